@@ -1,0 +1,77 @@
+import type { MemoryItem } from '../../lib/memory/types';
+import { countTokens } from '../../lib/memory/tokens';
+
+/** One LoCoMo conversation as Backstory memory: every turn an item, dated by its session, threaded by session. */
+export interface Conversation {
+  id: string;
+  items: MemoryItem[];
+  questions: { question: string; relevant: Set<string> }[];
+  /** When the user "asks": a day after the last session. */
+  now: number;
+}
+
+interface RawTurn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+
+/** "1:56 pm on 8 May, 2023" → epoch ms (UTC). */
+export function parseLocomoDate(s: string): number {
+  const m = s.match(/(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i);
+  if (!m) return Date.parse(s) || 0;
+  const months = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+  let h = Number(m[1]) % 12;
+  if (m[3].toLowerCase() === 'pm') h += 12;
+  const mon = months.indexOf(m[5].toLowerCase());
+  return Date.UTC(Number(m[6]), mon < 0 ? 0 : mon, Number(m[4]), h, Number(m[2]));
+}
+
+/** Evidence ids as written in the file, a few of them malformed ("D8:6; D9:17", "D:11:26"). */
+function evidenceIds(raw: string[]): string[] {
+  return raw
+    .flatMap((e) => String(e).split(/[;,\s]+/))
+    .map((e) => e.replace(/^D:/, 'D'))
+    .filter((e) => /^D\d+:\d+$/.test(e));
+}
+
+export function loadConversations(data: unknown[]): Conversation[] {
+  const out: Conversation[] = [];
+  for (const raw of data as { sample_id: string; conversation: Record<string, unknown>; qa: { question: string; evidence?: string[]; category: number }[] }[]) {
+    const conv = raw.conversation;
+    const items: MemoryItem[] = [];
+    let last = 0;
+    for (let s = 1; Array.isArray(conv[`session_${s}`]); s++) {
+      const date = parseLocomoDate(String(conv[`session_${s}_date_time`] ?? ''));
+      last = Math.max(last, date);
+      const turns = conv[`session_${s}`] as RawTurn[];
+      turns.forEach((t, i) => {
+        const at = date + i * 60_000;
+        items.push({
+          id: t.dia_id,
+          text: t.text,
+          title: t.speaker,
+          kind: 'evidence',
+          tags: [],
+          people: [t.speaker],
+          sites: [],
+          pinned: false,
+          createdAt: at,
+          updatedAt: at,
+          source: {},
+          tokens: countTokens(t.text),
+          thread: { id: `${raw.sample_id}:session_${s}`, seq: i },
+          ...(t.blip_caption ? { aux: `[shares a photo: ${t.blip_caption}]` } : {}),
+        });
+      });
+    }
+    const ids = new Set(items.map((i) => i.id));
+    const questions = raw.qa
+      .filter((q) => q.category !== 5 && q.evidence && q.evidence.length)
+      .map((q) => ({ question: String(q.question), relevant: new Set(evidenceIds(q.evidence!).filter((e) => ids.has(e))) }))
+      .filter((q) => q.relevant.size > 0);
+    out.push({ id: raw.sample_id, items, questions, now: last + 86_400_000 });
+  }
+  return out;
+}

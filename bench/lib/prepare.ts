@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MemoryView, TaskReading } from '../../lib/rank/types';
+import { arrayMemoryView } from '../../lib/rank/memory-view';
+import { taskQueryTexts } from '../../lib/rank/query';
+import { embedText } from '../../lib/rank/lexical-index';
+import { nodeEmbedder } from '../../lib/embed/node-embedder';
+import { MODEL_ID } from '../../lib/embed/embedder';
+import { EmbedCache } from './embed-cache';
+import { loadConversations, type Conversation } from './locomo-data';
+
+export interface PreparedQuestion {
+  question: string;
+  relevant: Set<string>;
+  task: TaskReading;
+  /** Embeddings of taskQueryTexts(task), in order. */
+  vectors: Float32Array[];
+}
+
+export interface PreparedConversation {
+  conv: Conversation;
+  view: MemoryView;
+  vectors: Map<string, Float32Array>;
+  questions: PreparedQuestion[];
+}
+
+export function benchTask(question: string, at: number): TaskReading {
+  // A question typed into a plain page's text box: no site, no people, no page text to lean on.
+  return { url: '', title: '', site: '', adapter: 'generic', field: { text: question, kind: 'textarea' }, at };
+}
+
+export async function prepare(dataFile: string, range: [number, number] | undefined, root: string): Promise<PreparedConversation[]> {
+  const data = JSON.parse(readFileSync(dataFile, 'utf8')) as unknown[];
+  let convs = loadConversations(data);
+  if (range) convs = convs.slice(range[0] - 1, range[1]);
+  const cache = new EmbedCache(join(root, 'node_modules', '.cache', 'backstory-bench'), MODEL_ID);
+  const out: PreparedConversation[] = [];
+  for (const conv of convs) {
+    const itemTexts = conv.items.map(embedText);
+    const tasks = conv.questions.map((q) => benchTask(q.question, conv.now));
+    const qTexts = tasks.map(taskQueryTexts);
+    const all = [...itemTexts, ...qTexts.flat()];
+    const vs = await cache.embedAll(all, nodeEmbedder, (d, t) => process.stderr.write(`\r  embedding ${conv.id}: ${d}/${t}   `));
+    const vectors = new Map<string, Float32Array>();
+    conv.items.forEach((it, i) => vectors.set(it.id, vs[i]));
+    let o = itemTexts.length;
+    const questions = conv.questions.map((q, i) => {
+      const n = qTexts[i].length;
+      const qv = vs.slice(o, o + n);
+      o += n;
+      return { question: q.question, relevant: q.relevant, task: tasks[i], vectors: qv };
+    });
+    out.push({ conv, view: arrayMemoryView(conv.items, vectors), vectors, questions });
+  }
+  process.stderr.write('\n');
+  return out;
+}

@@ -1,0 +1,129 @@
+/**
+ * LoCoMo evidence retrieval: every turn of a conversation is a memory item (dated by its session, threaded by
+ * session, the speaker as its person); each answerable question is the text in the focused field. All methods are
+ * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--json OUT]
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cosine } from '../lib/embed/embedder';
+import { DEFAULT_SETTINGS } from '../lib/settings/defaults';
+import { LexicalIndex } from '../lib/rank/lexical-index';
+import { rankMemory, scoreMemory } from '../lib/rank/rank';
+import type { RankRequest } from '../lib/rank/types';
+import { Tally, type MethodStats } from './lib/metrics';
+import { prepare, type PreparedConversation } from './lib/prepare';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+function args(argv: string[]) {
+  const get = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const conv = get('--conversations');
+  let range: [number, number] | undefined;
+  if (conv) {
+    const m = conv.match(/^(\d+)(?:-(\d+))?$/);
+    if (!m) throw new Error(`--conversations wants A-B (1-based), got "${conv}"`);
+    range = [Number(m[1]), Number(m[2] ?? m[1])];
+  }
+  return { data: get('--data'), range, json: get('--json') };
+}
+
+const ms = (t0: number) => performance.now() - t0;
+
+function denseOrder(p: PreparedConversation, q: Float32Array): string[] {
+  return p.conv.items
+    .map((it) => [it.id, cosine(q, p.vectors.get(it.id)!)] as const)
+    .sort((a, b) => b[1] - a[1])
+    .map(([id]) => id);
+}
+
+export async function runLocomo(dataFile: string, range?: [number, number]) {
+  const prepared = await prepare(dataFile, range, ROOT);
+  const names = ['recency', 'bm25', 'dense', 'hybrid', 'backstory', 'backstory-cards'] as const;
+  const tallies = Object.fromEntries(names.map((n) => [n, new Tally()])) as Record<(typeof names)[number], Tally>;
+  let queries = 0;
+  for (const p of prepared) {
+    // Baselines index "[date] Speaker: text" (plus the caption) in a plain BM25 index, as the reference figures do.
+    const plain = new LexicalIndex();
+    for (const it of p.conv.items) plain.add(it.id, `${it.title} ${it.people.join(' ')}: ${it.text} ${it.aux ?? ''}`);
+    const newest = [...p.conv.items].sort((a, b) => b.createdAt - a.createdAt).map((i) => i.id);
+    for (const q of p.questions) {
+      queries++;
+      let t0 = performance.now();
+      const rec = newest.slice();
+      tallies.recency.add(rec, q.relevant, ms(t0));
+
+      t0 = performance.now();
+      const bm = plain.search(LexicalIndex.queryTerms(q.question), p.conv.items.length).map((h) => h.id);
+      tallies.bm25.add(bm, q.relevant, ms(t0));
+
+      // Dense: the question as typed (the first query text is the question itself when the page adds nothing).
+      t0 = performance.now();
+      const de = denseOrder(p, q.vectors[0]);
+      tallies.dense.add(de, q.relevant, ms(t0));
+
+      t0 = performance.now();
+      const rrf = new Map<string, number>();
+      bm.forEach((id, i) => rrf.set(id, (rrf.get(id) ?? 0) + 1 / (60 + i + 1)));
+      de.forEach((id, i) => rrf.set(id, (rrf.get(id) ?? 0) + 1 / (60 + i + 1)));
+      const hy = [...rrf].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+      tallies.hybrid.add(hy, q.relevant, ms(t0));
+
+      const req: RankRequest = {
+        task: q.task,
+        memory: p.view,
+        settings: DEFAULT_SETTINGS,
+        queryVector: q.vectors[0],
+        queryVectors: q.vectors,
+        now: p.conv.now,
+      };
+      // backstory: the shipping ranker's full scored order (stages 1-4 with default settings), before the
+      // panel's budget and card limit cut it to a few cards.
+      t0 = performance.now();
+      const full = scoreMemory(req).ranked.map((s) => s.item.id);
+      tallies.backstory.add(full, q.relevant, ms(t0));
+
+      // backstory-cards: what the panel actually shows (default budget and card limit), scored the same way.
+      t0 = performance.now();
+      const cards = rankMemory(req).cards.map((c) => c.item.id);
+      tallies['backstory-cards'].add(cards, q.relevant, ms(t0));
+    }
+  }
+  const methods: Record<string, MethodStats> = {};
+  for (const n of names) methods[n] = tallies[n].stats();
+  return { queries, methods };
+}
+
+function table(res: { queries: number; methods: Record<string, MethodStats> }): string {
+  const rows = [
+    '| method | R@5 | R@10 | nDCG@10 | MRR | p50 ms | p95 ms |',
+    '|---|---|---|---|---|---|---|',
+    ...Object.entries(res.methods).map(
+      ([n, m]) =>
+        `| ${n} | ${m.recall5.toFixed(3)} | ${m.recall10.toFixed(3)} | ${m.ndcg10.toFixed(3)} | ${m.mrr.toFixed(3)} | ${m.p50_ms.toFixed(2)} | ${m.p95_ms.toFixed(2)} |`,
+    ),
+  ];
+  return `${res.queries} questions\n${rows.join('\n')}`;
+}
+
+async function main() {
+  const a = args(process.argv.slice(2));
+  const data = a.data ? resolve(a.data) : join(ROOT, '..', 'shared', 'datasets', 'locomo-dev.json');
+  if (!existsSync(data)) {
+    console.error(`No LoCoMo file at ${data}; pass --data FILE (see shared/datasets/README.md).`);
+    process.exit(2);
+  }
+  const res = await runLocomo(data, a.range);
+  console.log(table(res));
+  if (a.json) writeFileSync(a.json, JSON.stringify(res, null, 2) + '\n');
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

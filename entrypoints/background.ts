@@ -1,0 +1,24 @@
+import { browser } from 'wxt/browser';
+import { PANEL_PORT } from '../lib/messaging/protocol';
+import { isExtensionPage } from '../lib/messaging/rpc';
+import { BackstoryService } from '../lib/service/backstory-service';
+import { installMenus, openPanel } from '../lib/service/browser-ui';
+
+export default defineBackground(() => {
+  const service = new BackstoryService();
+  service.serve();
+  installMenus();
+  browser.runtime.onConnect.addListener((port) => {
+    if (port.name === PANEL_PORT && port.sender && isExtensionPage(port.sender)) service.connectPanel(port);
+  });
+  browser.contextMenus.onClicked.addListener((info, tab) => {
+    if (info.menuItemId === 'remember-selection') void service.rememberSelection(info, tab);
+    if (info.menuItemId === 'remember-page') void service.rememberPage(info, tab);
+  });
+  browser.commands.onCommand.addListener((command, tab) => {
+    if (command === 'insert-top-card') void service.insertTopCard(tab);
+    if (command === 'open-side-panel') void openPanel(tab);
+  });
+  // Load memory and model early so the first ranking is quick; nothing depends on this finishing.
+  void service.store.load().then(() => service.model.get()).then(() => service.store.embedPending());
+});

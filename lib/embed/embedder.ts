@@ -1,0 +1,19 @@
+/** Turns texts into unit-length vectors. The extension and Node share this interface. */
+export interface Embedder {
+  readonly modelId: string;
+  readonly dim: number;
+  /** Which runtime actually runs the model, e.g. 'wasm', 'webgpu', 'node'. */
+  readonly backend: string;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+export const MODEL_ID = 'all-MiniLM-L6-v2';
+export const MODEL_DIM = 384;
+/** Texts are cut to this many characters before embedding; the model sees at most 256 word pieces anyway. */
+export const MAX_EMBED_CHARS = 2000;
+
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
+  return dot; // both are normalised
+}

@@ -1,0 +1,45 @@
+import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
+import { MAX_EMBED_CHARS, MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
+
+export interface TransformersEmbedderOptions {
+  /** Folder (path in Node, URL in the extension) holding `all-MiniLM-L6-v2/`. */
+  modelRoot: string;
+  /** URL of the bundled ort-wasm .wasm file (browser only); without it the runtime would reach for a CDN. */
+  wasmUrl?: string;
+  device?: 'wasm' | 'webgpu' | 'cpu';
+  batchSize?: number;
+}
+
+/** all-MiniLM-L6-v2 (q4) through transformers.js, with every remote fetch switched off. */
+export async function createTransformersEmbedder(opts: TransformersEmbedderOptions): Promise<Embedder> {
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  env.localModelPath = opts.modelRoot.endsWith('/') ? opts.modelRoot : opts.modelRoot + '/';
+  env.useBrowserCache = false;
+  const onnx = env.backends.onnx;
+  if (opts.wasmUrl && onnx?.wasm) {
+    onnx.wasm.numThreads = 1; // service workers cannot start the threads' Workers
+    onnx.wasm.proxy = false;
+    onnx.wasm.wasmPaths = { wasm: opts.wasmUrl };
+  }
+  const extractor = (await pipeline('feature-extraction', MODEL_ID, {
+    dtype: 'q4',
+    ...(opts.device ? { device: opts.device } : {}),
+  })) as FeatureExtractionPipeline;
+  const batchSize = opts.batchSize ?? 16;
+  return {
+    modelId: MODEL_ID,
+    dim: MODEL_DIM,
+    backend: opts.device ?? 'node',
+    async embed(texts: string[]): Promise<Float32Array[]> {
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += batchSize) {
+        const batch = texts.slice(i, i + batchSize).map((t) => t.slice(0, MAX_EMBED_CHARS) || ' ');
+        const tensor = await extractor(batch, { pooling: 'mean', normalize: true });
+        const data = tensor.data as Float32Array;
+        for (let j = 0; j < batch.length; j++) out.push(data.slice(j * MODEL_DIM, (j + 1) * MODEL_DIM));
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import type { Embedder } from '../embed/embedder';
+import { embedText } from '../rank/lexical-index';
+import { IndexedMemory } from '../rank/memory-view';
+import type { BackstoryDB } from './db';
+import { createItem, patchItem } from './normalize';
+import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
+
+const MODEL_TAG = 'all-MiniLM-L6-v2/q4';
+
+/**
+ * The memory: IndexedDB is the truth; an IndexedMemory (items, vectors, BM25 and prefix indexes) is kept in step
+ * with it so ranking never waits on the database. Runs in the service worker and in Node (fake-indexeddb).
+ * Every write goes to IndexedDB first, in one transaction, and only then to the in-memory indexes.
+ */
+export class MemoryStore {
+  private mem = new IndexedMemory();
+  private loaded?: Promise<void>;
+
+  constructor(
+    private readonly db: BackstoryDB,
+    /** Resolves to null when the model cannot load: items are then stored unembedded and ranked lexically. */
+    private readonly getEmbedder: () => Promise<Embedder | null>,
+  ) {}
+
+  /** The memory as the ranker reads it. */
+  get view(): IndexedMemory {
+    return this.mem;
+  }
+  get size(): number {
+    return this.mem.size;
+  }
+  get(id: string): MemoryItem | undefined {
+    return this.mem.get(id);
+  }
+  items(): Iterable<MemoryItem> {
+    return this.mem.items();
+  }
+
+  /** Reads everything from IndexedDB once per worker life. */
+  load(): Promise<void> {
+    this.loaded ??= (async () => {
+      const [items, vectors] = await Promise.all([this.db.items.toArray(), this.db.vectors.toArray()]);
+      const byId = new Map(vectors.filter((v) => v.model === MODEL_TAG).map((v) => [v.id, v.vector]));
+      for (const item of items) this.mem.put(item, byId.get(item.id));
+    })();
+    return this.loaded;
+  }
+
+  /** Ids of items still waiting for an embedding (model missing or failed). */
+  unembedded(): string[] {
+    return [...this.mem.items()].filter((it) => !this.mem.vector(it.id)).map((it) => it.id);
+  }
+
+  /** Adds items in one transaction: all of them or, on failure, none. */
+  async add(inputs: MemoryInput[], now = Date.now()): Promise<MemoryItem[]> {
+    await this.load();
+    const items = inputs.map((input) => createItem(input, now));
+    const vectors = await this.tryEmbed(items);
+    await this.db.transaction('rw', this.db.items, this.db.vectors, async () => {
+      await this.db.items.bulkPut(items);
+      if (vectors) await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: MODEL_TAG, vector })));
+    });
+    items.forEach((item, i) => this.mem.put(item, vectors?.[i]));
+    return items;
+  }
+
+  async update(id: string, patch: MemoryPatch, now = Date.now()): Promise<MemoryItem> {
+    await this.load();
+    const current = this.mem.get(id);
+    if (!current) throw new Error(`No memory with id ${id}.`);
+    const { item, textChanged } = patchItem(current, patch, now);
+    const reembed = textChanged || item.title !== current.title;
+    const vector = reembed ? (await this.tryEmbed([item]))?.[0] : undefined;
+    await this.db.transaction('rw', this.db.items, this.db.vectors, async () => {
+      await this.db.items.put(item);
+      if (vector) await this.db.vectors.put({ id, model: MODEL_TAG, vector });
+      else if (reembed) await this.db.vectors.delete(id);
+    });
+    this.mem.put(item);
+    if (reembed) this.mem.setVector(id, vector);
+    return item;
+  }
+
+  /** Marks items as used now (continuity and recency count it). */
+  async touch(ids: string[], now = Date.now()): Promise<void> {
+    await this.load();
+    const items = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x).map((it) => ({ ...it, lastUsedAt: now }));
+    await this.db.items.bulkPut(items);
+    for (const it of items) this.mem.put(it);
+  }
+
+  async remove(ids: string[]): Promise<MemoryItem[]> {
+    await this.load();
+    const removed = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x);
+    await this.db.transaction('rw', this.db.items, this.db.vectors, async () => {
+      await this.db.items.bulkDelete(ids);
+      await this.db.vectors.bulkDelete(ids);
+    });
+    for (const id of ids) this.mem.delete(id);
+    return removed;
+  }
+
+  /** Deletes every memory. */
+  async clear(): Promise<void> {
+    await this.load();
+    await this.db.transaction('rw', this.db.items, this.db.vectors, async () => {
+      await this.db.items.clear();
+      await this.db.vectors.clear();
+    });
+    this.mem = new IndexedMemory();
+  }
+
+  /** Embeds items that have no vector yet (after the model was missing, or an import). Returns how many. */
+  async embedPending(batch = 32): Promise<number> {
+    await this.load();
+    const embedder = await this.getEmbedder();
+    if (!embedder) return 0;
+    let done = 0;
+    for (let ids = this.unembedded(); ids.length; ids = this.unembedded()) {
+      const items = ids.slice(0, batch).map((id) => this.mem.get(id)!);
+      const vectors = await embedder.embed(items.map(embedText));
+      await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: MODEL_TAG, vector })));
+      items.forEach((it, i) => this.mem.setVector(it.id, vectors[i]));
+      done += items.length;
+    }
+    return done;
+  }
+
+  private async tryEmbed(items: MemoryItem[]): Promise<Float32Array[] | null> {
+    const embedder = await this.getEmbedder();
+    if (!embedder) return null;
+    try {
+      return await embedder.embed(items.map(embedText));
+    } catch {
+      return null; // kept unembedded; embedPending() retries
+    }
+  }
+}

@@ -1,0 +1,60 @@
+/** What a memory item is about: facts to draw on, or how to behave. */
+export type MemoryKind = 'evidence' | 'instruction';
+
+export interface MemorySource {
+  url?: string;
+  title?: string;
+}
+
+/** A memory item as stored. Times are epoch milliseconds. */
+export interface MemoryItem {
+  id: string;
+  text: string;
+  title: string;
+  kind: MemoryKind;
+  tags: string[];
+  people: string[];
+  /** Sites (hostnames) the item is tied to; empty means any site. */
+  sites: string[];
+  pinned: boolean;
+  /** Never offered, whatever the score ("never include"). */
+  excluded?: boolean;
+  archived?: boolean;
+  createdAt: number;
+  updatedAt: number;
+  lastUsedAt?: number;
+  source: MemorySource;
+  /** gpt-tokenizer count of `text`. */
+  tokens: number;
+  /** Fields of an imported item that Backstory does not know, kept for round trips. */
+  extra?: Record<string, unknown>;
+  /**
+   * Place in a thread (an email thread, a chat session, a saved page split in parts). Items of one thread are each
+   * other's context for ranking; the item whose id equals `thread.id` is the parent, and its children follow it.
+   */
+  thread?: { id: string; seq: number };
+  /** User emphasis short of pinning (a star). */
+  starred?: boolean;
+  /** Text the item is found by but that is not part of its body, e.g. an image caption. Indexed, not inserted. */
+  aux?: string;
+}
+
+/** What a caller supplies to create an item; everything but text has a default. */
+export interface MemoryInput {
+  id?: string;
+  text: string;
+  title?: string;
+  kind?: MemoryKind;
+  tags?: string[];
+  people?: string[];
+  sites?: string[];
+  pinned?: boolean;
+  excluded?: boolean;
+  archived?: boolean;
+  createdAt?: number;
+  updatedAt?: number;
+  source?: MemorySource;
+  extra?: Record<string, unknown>;
+}
+
+export type MemoryPatch = Partial<Omit<MemoryInput, 'id' | 'text'>> & { text?: string };

@@ -1,0 +1,70 @@
+import { browser, type Browser } from 'wxt/browser';
+import { CONTENT_SCRIPT_MESSAGES, type BackgroundProtocol, type ContentProtocol, type Req, type Res } from './protocol';
+
+/** Errors cross the message boundary as data, then are thrown again on the caller's side. */
+type Wire<T> = { ok: true; value: T } | { ok: false; error: string };
+
+async function unwrap<T>(p: Promise<unknown>): Promise<T> {
+  const wire = (await p) as Wire<T> | undefined;
+  if (!wire) throw new Error('No answer from Backstory (the extension may have been reloaded).');
+  if (!wire.ok) throw new Error(wire.error);
+  return wire.value;
+}
+
+export function callBackground<K extends keyof BackgroundProtocol>(
+  type: K,
+  payload: Req<BackgroundProtocol, K>,
+): Promise<Res<BackgroundProtocol, K>> {
+  return unwrap(browser.runtime.sendMessage({ type, payload }));
+}
+
+export function callTab<K extends keyof ContentProtocol>(
+  tabId: number,
+  type: K,
+  payload: Req<ContentProtocol, K>,
+  frameId = 0,
+): Promise<Res<ContentProtocol, K>> {
+  return unwrap(browser.tabs.sendMessage(tabId, { type, payload }, { frameId }));
+}
+
+type Handlers<P> = { [K in keyof P]?: (payload: Req<P, K>, sender: Browser.runtime.MessageSender) => Promise<Res<P, K>> | Res<P, K> };
+
+/** True when a message comes from this extension: one of its pages, or its content script in a tab. */
+export function fromThisExtension(sender: Browser.runtime.MessageSender): boolean {
+  return sender.id === browser.runtime.id;
+}
+
+/** An extension page (side panel, options), whether in the panel, a window or a tab; content scripts have the page's URL. */
+export function isExtensionPage(sender: Browser.runtime.MessageSender): boolean {
+  const origin = new URL(browser.runtime.getURL('/')).origin;
+  return typeof sender.url === 'string' && new URL(sender.url).origin === origin;
+}
+
+function serve<P>(handlers: Handlers<P>, allowed: (type: keyof P, sender: Browser.runtime.MessageSender) => boolean): void {
+  browser.runtime.onMessage.addListener(((msg: unknown, sender: Browser.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
+    const m = msg as { type?: keyof P; payload?: unknown } | undefined;
+    if (!m || typeof m.type !== 'string' || !(m.type in handlers)) return false;
+    if (!allowed(m.type, sender)) {
+      sendResponse({ ok: false, error: `Message "${String(m.type)}" refused from this sender.` } satisfies Wire<never>);
+      return false;
+    }
+    const handler = handlers[m.type] as (p: unknown, s: Browser.runtime.MessageSender) => unknown;
+    Promise.resolve()
+      .then(() => handler(m.payload, sender))
+      .then(
+        (value) => sendResponse({ ok: true, value }),
+        (e: unknown) => sendResponse({ ok: false, error: e instanceof Error ? e.message : String(e) }),
+      );
+    return true; // answer asynchronously
+  }) as Parameters<typeof browser.runtime.onMessage.addListener>[0]);
+}
+
+/** Service worker side: content scripts may only send what CONTENT_SCRIPT_MESSAGES allows. */
+export function serveBackground(handlers: Handlers<BackgroundProtocol>): void {
+  serve(handlers, (type, sender) => fromThisExtension(sender) && (isExtensionPage(sender) || CONTENT_SCRIPT_MESSAGES.has(type)));
+}
+
+/** Content script side: only the service worker (no tab, this extension) may ask a page to act. */
+export function serveContent(handlers: Handlers<ContentProtocol>): void {
+  serve(handlers, (_type, sender) => fromThisExtension(sender) && !sender.tab);
+}

@@ -1,0 +1,180 @@
+import type { LexicalHit, LexicalSearcher } from './types';
+import type { MemoryItem } from '../memory/types';
+import { terms as toTerms, hasTimeExpression, TIME_TERM, PERSON_PREFIX } from './tokenize';
+
+export interface LexicalIndexOptions {
+  /** BM25 term-frequency saturation. */
+  k1?: number;
+  /** BM25 length normalisation. */
+  b?: number;
+}
+
+interface Doc {
+  id: string;
+  len: number;
+  tf: Map<string, number>;
+  thread?: { id: string; seq: number };
+  /** The text asks something: the next item in its thread is likely the answer. */
+  asks: boolean;
+}
+
+/**
+ * An in-memory BM25 index. The Node memory view and the extension's store both hold one: `add` when an item is
+ * saved or edited, `remove` when it is deleted. Statistics are kept up to date on every change so a query only
+ * walks the postings of its own terms.
+ */
+export class LexicalIndex implements LexicalSearcher {
+  private readonly k1: number;
+  private readonly b: number;
+  private readonly docs = new Map<string, Doc>();
+  private readonly postings = new Map<string, Map<string, number>>();
+  private totalLen = 0;
+  private readonly threads = new Map<string, Map<number, string>>();
+
+  constructor(opts: LexicalIndexOptions = {}) {
+    this.k1 = opts.k1 ?? 1.2;
+    this.b = opts.b ?? 0.75;
+  }
+
+  get size(): number {
+    return this.docs.size;
+  }
+
+  has(id: string): boolean {
+    return this.docs.has(id);
+  }
+
+  /** Index (or re-index) a memory item: what the store calls on every save or edit. */
+  addItem(item: Pick<MemoryItem, 'id' | 'text' | 'title' | 'tags' | 'people' | 'aux' | 'thread'>): void {
+    // Only the body says when something happened; a title is often just a date.
+    const extra = hasTimeExpression(item.text + ' ' + (item.aux ?? '')) ? [TIME_TERM] : [];
+    // People as a field of their own, so an ask naming someone can prefer items by or about them.
+    for (const p of item.people) for (const t of toTerms(p.replace(/@.*$/, ''))) extra.push(PERSON_PREFIX + t);
+    this.add(item.id, searchText(item), item.thread, extra);
+  }
+
+  /** Index (or re-index) a text. `thread` lets the ranker use neighbouring items as context. */
+  add(id: string, text: string, thread?: { id: string; seq: number }, extraTerms: string[] = []): void {
+    if (this.docs.has(id)) this.remove(id);
+    const tf = new Map<string, number>();
+    const ts = toTerms(text).concat(extraTerms);
+    for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
+    const doc: Doc = { id, len: ts.length, tf, thread, asks: text.includes('?') };
+    this.docs.set(id, doc);
+    this.totalLen += doc.len;
+    for (const [t, n] of tf) {
+      let p = this.postings.get(t);
+      if (!p) this.postings.set(t, (p = new Map()));
+      p.set(id, n);
+    }
+    if (thread) {
+      let th = this.threads.get(thread.id);
+      if (!th) this.threads.set(thread.id, (th = new Map()));
+      th.set(thread.seq, id);
+    }
+  }
+
+  remove(id: string): void {
+    const doc = this.docs.get(id);
+    if (!doc) return;
+    this.docs.delete(id);
+    this.totalLen -= doc.len;
+    for (const t of doc.tf.keys()) {
+      const p = this.postings.get(t);
+      p?.delete(id);
+      if (p && p.size === 0) this.postings.delete(t);
+    }
+    if (doc.thread) {
+      const th = this.threads.get(doc.thread.id);
+      if (th?.get(doc.thread.seq) === id) th.delete(doc.thread.seq);
+      if (th && th.size === 0) this.threads.delete(doc.thread.id);
+    }
+  }
+
+  /** Whether any indexed item has this term (e.g. a person term). */
+  hasTerm(term: string): boolean {
+    return this.postings.has(term);
+  }
+
+  idf(term: string): number {
+    const n = this.postings.get(term)?.size ?? 0;
+    const N = this.docs.size;
+    return Math.log(1 + (N - n + 0.5) / (n + 0.5));
+  }
+
+  asks(id: string): boolean {
+    return this.docs.get(id)?.asks ?? false;
+  }
+
+  termsOf(id: string): Map<string, number> | undefined {
+    return this.docs.get(id)?.tf;
+  }
+
+  neighbour(id: string, offset: number): string | undefined {
+    const th = this.docs.get(id)?.thread;
+    if (!th) return undefined;
+    return this.threads.get(th.id)?.get(th.seq + offset);
+  }
+
+  /** Query terms of a text with weight 1 each (repeats add up). */
+  static queryTerms(text: string, weight = 1): Map<string, number> {
+    const q = new Map<string, number>();
+    for (const t of toTerms(text)) q.set(t, Math.max(q.get(t) ?? 0, weight));
+    return q;
+  }
+
+  idealScore(terms: Map<string, number>): number {
+    // A document of average length holding each term once scores idf × 1 per term (BM25 with tf = 1, len = avg).
+    let s = 0;
+    for (const [t, w] of terms) if (this.postings.has(t)) s += w * this.idf(t);
+    return s;
+  }
+
+  search(terms: Map<string, number>, limit: number): LexicalHit[] {
+    const avg = this.docs.size ? this.totalLen / this.docs.size : 1;
+    const acc = new Map<string, { score: number; matched: string[] }>();
+    for (const [t, w] of terms) {
+      const p = this.postings.get(t);
+      if (!p || w <= 0) continue;
+      const idf = this.idf(t) * w;
+      for (const [id, tf] of p) {
+        const len = this.docs.get(id)!.len;
+        const s = (idf * tf * (this.k1 + 1)) / (tf + this.k1 * (1 - this.b + (this.b * len) / avg));
+        const a = acc.get(id);
+        if (a) {
+          a.score += s;
+          a.matched.push(t);
+        } else acc.set(id, { score: s, matched: [t] });
+      }
+    }
+    const hits: LexicalHit[] = [];
+    for (const [id, a] of acc) hits.push({ id, score: a.score, matched: a.matched });
+    hits.sort((x, y) => y.score - x.score);
+    return hits.length > limit ? hits.slice(0, limit) : hits;
+  }
+}
+
+/** The text an item is found by: title, body, image captions and the like, tags and people. */
+export function searchText(item: {
+  title?: string;
+  text: string;
+  aux?: string;
+  tags?: string[];
+  people?: string[];
+}): string {
+  return [item.title ?? '', item.text, item.aux ?? '', (item.tags ?? []).join(' '), (item.people ?? []).join(' ')]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/**
+ * The text to embed for an item (what the store should embed on save): "Title: body" and captions. A short title
+ * (a speaker, a subject) in front of the body measurably helps the small model tie the text to who or what it is
+ * about; a title that merely repeats the body's start is left out.
+ */
+export function embedText(item: { title?: string; text: string; aux?: string }): string {
+  const title = (item.title ?? '').trim();
+  const text = item.text.trim();
+  const head = title && title.length <= 80 && !text.toLowerCase().startsWith(title.toLowerCase()) ? `${title}: ` : '';
+  return [head + text, item.aux ?? ''].filter(Boolean).join(' ');
+}

@@ -1,0 +1,110 @@
+import { Index } from 'flexsearch';
+import type { MemoryItem } from '../memory/types';
+import type { MemoryView } from './types';
+import { LexicalIndex, searchText } from './lexical-index';
+import { personKey, hostOf } from './situation';
+
+/**
+ * The memory held for ranking: items, vectors, the BM25 index, a FlexSearch prefix index for recall as the user
+ * types, the few items that may need a guarantee, and items keyed by person, site and URL, so the ranker finds what
+ * it must guarantee without scanning all memory. The extension's store keeps one in step with IndexedDB; Node
+ * (tests, bench) builds one from arrays.
+ */
+export class IndexedMemory implements MemoryView {
+  private byId = new Map<string, MemoryItem>();
+  private vectors = new Map<string, Float32Array>();
+  readonly lexicalIndex = new LexicalIndex();
+  private prefix = new Index({ tokenize: 'forward', resolution: 9 });
+  private flaggedIds = new Set<string>();
+  private byKey = new Map<string, Set<string>>();
+
+  get size(): number {
+    return this.byId.size;
+  }
+  items(): Iterable<MemoryItem> {
+    return this.byId.values();
+  }
+  get(id: string): MemoryItem | undefined {
+    return this.byId.get(id);
+  }
+  vector(id: string): Float32Array | undefined {
+    return this.vectors.get(id);
+  }
+  vectorEntries(): Iterable<[string, Float32Array]> {
+    return this.vectors.entries();
+  }
+  lexical(query: string, limit: number): string[] {
+    return query.trim() ? (this.prefix.search(query, { limit, suggest: true }) as string[]) : [];
+  }
+  *flagged(): Iterable<MemoryItem> {
+    for (const id of this.flaggedIds) yield this.byId.get(id)!;
+  }
+  situated(keys: string[]): Iterable<MemoryItem> {
+    const ids = new Set<string>();
+    for (const k of keys) for (const id of this.byKey.get(k) ?? []) ids.add(id);
+    return [...ids].map((id) => this.byId.get(id)!);
+  }
+
+  /** Adds or replaces an item (and its vector, when given) in every index. */
+  put(item: MemoryItem, vector?: Float32Array): void {
+    const old = this.byId.get(item.id);
+    if (old) this.unkey(old);
+    this.byId.set(item.id, item);
+    if (vector) this.vectors.set(item.id, vector);
+    this.lexicalIndex.addItem(item);
+    if (old) this.prefix.update(item.id, searchText(item));
+    else this.prefix.add(item.id, searchText(item));
+    if (isFlagged(item)) this.flaggedIds.add(item.id);
+    for (const k of situationKeys(item)) {
+      const set = this.byKey.get(k) ?? new Set<string>();
+      set.add(item.id);
+      this.byKey.set(k, set);
+    }
+  }
+
+  setVector(id: string, vector: Float32Array | undefined): void {
+    if (vector) this.vectors.set(id, vector);
+    else this.vectors.delete(id);
+  }
+
+  delete(id: string): void {
+    const old = this.byId.get(id);
+    if (!old) return;
+    this.unkey(old);
+    this.byId.delete(id);
+    this.vectors.delete(id);
+    this.lexicalIndex.remove(id);
+    this.prefix.remove(id);
+  }
+
+  private unkey(item: MemoryItem): void {
+    this.flaggedIds.delete(item.id);
+    for (const k of situationKeys(item)) this.byKey.get(k)?.delete(item.id);
+  }
+}
+
+/** A MemoryView over plain arrays (Node, tests, the bench), with the same indexes the extension's store holds. */
+export function arrayMemoryView(items: MemoryItem[], vectors: Map<string, Float32Array>): IndexedMemory {
+  const mem = new IndexedMemory();
+  for (const item of items) mem.put(item, vectors.get(item.id));
+  return mem;
+}
+
+/** Pinned items and instructions: few, and always considered. */
+export function isFlagged(item: MemoryItem): boolean {
+  return item.pinned || item.kind === 'instruction' || item.sites.length > 0;
+}
+
+/** Keys under which an item is listed for `MemoryView.situated`: person, site, URL. */
+export function situationKeys(item: MemoryItem): string[] {
+  const keys: string[] = [];
+  for (const p of item.people) keys.push('person:' + personKey(p));
+  for (const s of item.sites) keys.push('site:' + s.toLowerCase());
+  const url = item.source?.url;
+  if (url) {
+    keys.push('url:' + url);
+    const h = hostOf(url);
+    if (h) keys.push('site:' + h);
+  }
+  return keys;
+}

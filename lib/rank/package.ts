@@ -1,0 +1,107 @@
+import type { RankedCard } from './types';
+import { countTokens } from '../memory/tokens';
+
+export type Destination = 'chat' | 'email' | 'generic';
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Order for the reader: items of one thread together in thread order, at the place of the thread's best card;
+ * otherwise the rank order.
+ */
+function readerOrder(cards: RankedCard[]): RankedCard[] {
+  const groups = new Map<string, RankedCard[]>();
+  const order: string[] = [];
+  for (const c of cards) {
+    const key = c.item.thread ? 't:' + c.item.thread.id : 'i:' + c.item.id;
+    if (!groups.has(key)) groups.set(key, []), order.push(key);
+    groups.get(key)!.push(c);
+  }
+  const out: RankedCard[] = [];
+  for (const k of order) out.push(...groups.get(k)!.sort((a, b) => (a.item.thread?.seq ?? 0) - (b.item.thread?.seq ?? 0)));
+  return out;
+}
+
+function render(dest: Destination, instr: string[], evid: string[]): string {
+  const parts: string[] = [];
+  if (dest === 'chat') {
+    // A compact Markdown block an assistant reads as background, with the standing rules first.
+    if (instr.length) parts.push('**How I like things done:**\n' + instr.map((t) => `- ${t}`).join('\n'));
+    if (evid.length) parts.push('**Background:**\n' + evid.map((t) => `- ${t}`).join('\n'));
+    return parts.join('\n\n');
+  }
+  if (dest === 'email') {
+    // Plain prose lines: no Markdown in a mail body.
+    if (evid.length) parts.push(evid.join('\n'));
+    if (instr.length) parts.push(instr.join('\n'));
+    return parts.join('\n\n');
+  }
+  if (instr.length) parts.push('Instructions:\n' + instr.map((t) => `- ${t}`).join('\n'));
+  if (evid.length) parts.push('Background:\n' + evid.map((t) => `- ${t}`).join('\n'));
+  return parts.join('\n\n');
+}
+
+function lineOf(c: RankedCard, dest: Destination): string {
+  const text = oneLine(c.item.text);
+  const title = oneLine(c.item.title);
+  if (!title || text.toLowerCase().startsWith(title.toLowerCase()) || c.kind === 'instruction') return text;
+  return dest === 'chat' ? `**${title}:** ${text}` : `${title}: ${text}`;
+}
+
+/** Cut a text to at most `max` tokens (by halving the cut until it fits). */
+function cutToTokens(text: string, max: number): string {
+  if (countTokens(text) <= max) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (countTokens(text.slice(0, mid) + '…') <= max) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo > 0 ? text.slice(0, lo).trimEnd() + '…' : '';
+}
+
+/**
+ * The context package: instructions and evidence kept apart, formatted for the destination, never over budget.
+ * Cards are taken in rank order; one that would overflow is left out (or, if it is the first, cut).
+ */
+export function buildPackage(
+  cards: RankedCard[],
+  destination: Destination,
+  budgetTokens: number,
+): { text: string; tokens: number; ids: string[] } {
+  const instr: RankedCard[] = [];
+  const evid: RankedCard[] = [];
+  let text = '';
+  let tokens = 0;
+  for (const c of cards) {
+    const tryInstr = c.kind === 'instruction' ? [...instr, c] : instr;
+    const tryEvid = c.kind === 'instruction' ? evid : [...evid, c];
+    const t = render(destination, tryInstr.map((x) => lineOf(x, destination)), readerOrder(tryEvid).map((x) => lineOf(x, destination)));
+    const n = countTokens(t);
+    if (n <= budgetTokens) {
+      if (c.kind === 'instruction') instr.push(c);
+      else evid.push(c);
+      text = t;
+      tokens = n;
+    } else if (instr.length + evid.length === 0 && budgetTokens > 20) {
+      // Nothing fits whole: cut the best card rather than hand back nothing.
+      const framing = countTokens(render(destination, c.kind === 'instruction' ? ['x'] : [], c.kind === 'instruction' ? [] : ['x']));
+      const cut = cutToTokens(lineOf(c, destination), budgetTokens - framing - 2);
+      if (!cut) continue;
+      const t2 = render(destination, c.kind === 'instruction' ? [cut] : [], c.kind === 'instruction' ? [] : [cut]);
+      const n2 = countTokens(t2);
+      if (n2 <= budgetTokens) {
+        if (c.kind === 'instruction') instr.push(c);
+        else evid.push(c);
+        text = t2;
+        tokens = n2;
+        break; // the cut card's full line is not in the text; adding more would re-render it whole
+      }
+    }
+  }
+  const ids = [...instr, ...readerOrder(evid)].map((c) => c.item.id);
+  return { text, tokens, ids };
+}

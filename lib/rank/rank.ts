@@ -1,0 +1,189 @@
+import type { MemoryItem } from '../memory/types';
+import { cosine } from '../embed/embedder';
+import type { RankRequest, RankResult, RankedCard, TraceEntry, TaskReading } from './types';
+import { planQuery, type QueryPlan } from './query';
+import { retrieve, type Retrieval, type Signal } from './retrieve';
+import { filterReason, isGlobalInstruction } from './filters';
+import { scoreItem, type Scored } from './score';
+import { selectCards, type Decision } from './select';
+import { buildPackage, type Destination } from './package';
+import { explainScore, scoreSummary } from './trace';
+import { explicitlyTied, taskSituationKeys } from './situation';
+import { terms } from './tokenize';
+import { TUNING, type Tuning } from './tuning';
+
+export interface ScoredMemory {
+  plan: QueryPlan;
+  retrieval: Retrieval;
+  /** Candidates that passed the filters, best score first: the full order used before budget selection. */
+  ranked: Scored[];
+  /** Candidates removed by a hard filter, with the reason. */
+  filtered: { item: MemoryItem; reason: string }[];
+  pinned: Scored[];
+  instructions: Scored[];
+  situated: Scored[];
+}
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+function emptySignal(id: string): Signal {
+  return { id, semantic: 0, lexical: 0, matched: [], viaNeighbour: [], expanded: [], fused: 0 };
+}
+
+/** Which package format the page wants. */
+export function destinationOf(task: TaskReading): Destination {
+  const a = (task.adapter || '').toLowerCase();
+  if (/gmail|outlook|mail/.test(a) || /^mail\./.test(task.site)) return 'email';
+  if (/chatgpt|claude|gemini|chat|copilot|perplexity/.test(a)) return 'chat';
+  return 'generic';
+}
+
+/**
+ * Stages 1-4: query, hybrid retrieval, late hydration of the fused top candidates (plus what a guarantee may need),
+ * hard filters, and the weighted factor score. Exposed so the bench can read the full order; the extension calls
+ * `rankMemory`.
+ */
+export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMemory {
+  const { task, memory, settings } = req;
+  const plan = planQuery(task);
+  let qvs: Float32Array[] = [];
+  let qw: number[] = [];
+  if (req.queryVectors && req.queryVectors.length === plan.texts.length && plan.texts.length > 0) {
+    qvs = req.queryVectors;
+    qw = plan.weights;
+  } else if (req.queryVector) {
+    qvs = [req.queryVector];
+    qw = [1];
+  }
+  const retrieval = retrieve(memory, plan, qvs, qw, settings.weights, tuning);
+
+  // Late hydration: only the pool, pinned items, instructions and items tied to this situation are loaded.
+  const hydrated = new Map<string, MemoryItem>();
+  for (const id of retrieval.pool) {
+    const it = memory.get(id);
+    if (it) hydrated.set(id, it);
+  }
+  const flagged = memory.flagged ? memory.flagged() : [...memory.items()].filter((i) => i.pinned || i.kind === 'instruction' || i.sites.length > 0);
+  for (const it of flagged) hydrated.set(it.id, it);
+  const keys = taskSituationKeys(task);
+  if (keys.length) {
+    const tied = memory.situated ? memory.situated(keys) : memory.items();
+    for (const it of tied) hydrated.set(it.id, it);
+  }
+
+  const dismissed = new Set(req.dismissed ?? []);
+  const used = new Set(req.recentlyUsed ?? []);
+  const usedThreads = new Set<string>();
+  for (const id of used) {
+    const t = memory.get(id)?.thread?.id;
+    if (t) usedThreads.add(t);
+  }
+  const ranked: Scored[] = [];
+  const filtered: { item: MemoryItem; reason: string }[] = [];
+  for (const item of hydrated.values()) {
+    const why = filterReason(item, task, dismissed);
+    if (why) {
+      filtered.push({ item, reason: why });
+      continue;
+    }
+    const sig = retrieval.signals.get(item.id) ?? emptySignal(item.id);
+    ranked.push(scoreItem(item, sig, task, settings, used, usedThreads, req.now));
+  }
+  ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
+
+  const pinned = ranked.filter((s) => s.item.pinned);
+  const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
+  const instructions = ranked
+    .filter((s) => !s.item.pinned && isGlobalInstruction(s.item))
+    .sort((a, b) => touched(b.item) - touched(a.item));
+  const situated = ranked.filter((s) => !s.item.pinned && !isGlobalInstruction(s.item) && explicitlyTied(s.item, task));
+  return { plan, retrieval, ranked, filtered, pinned, instructions, situated };
+}
+
+/** The ranker: cards for the panel, the context package, and a trace of every candidate. Pure and synchronous. */
+export function rankMemory(req: RankRequest): RankResult {
+  const t0 = now();
+  const { settings, memory } = req;
+  const sm = scoreMemory(req);
+  const byId = new Map(sm.ranked.map((s) => [s.item.id, s]));
+
+  const vecSim = (a: Scored, b: Scored): number | undefined => {
+    const va = memory.vector(a.item.id);
+    const vb = memory.vector(b.item.id);
+    return va && vb && va.length === vb.length ? Math.max(0, cosine(va, vb)) : undefined;
+  };
+  const termSets = new Map<string, Set<string>>();
+  const termSet = (s: Scored) => {
+    let set = termSets.get(s.item.id);
+    if (!set) termSets.set(s.item.id, (set = new Set(terms(s.item.text))));
+    return set;
+  };
+  const sim = (a: Scored, b: Scored): number => {
+    const v = vecSim(a, b);
+    if (v !== undefined) return v;
+    const A = termSet(a);
+    const B = termSet(b);
+    let inter = 0;
+    for (const x of A) if (B.has(x)) inter++;
+    const union = A.size + B.size - inter;
+    return union ? inter / union : 0;
+  };
+  const childrenOf = (p: Scored): Scored[] => {
+    const out: Scored[] = [];
+    const idx = memory.lexicalIndex;
+    if (!idx) return out;
+    // The parent is the item whose id names the thread; its children are that thread's next items.
+    for (let k = 1; k <= 8; k++) {
+      const id = idx.neighbour(p.item.id, k);
+      if (!id) break;
+      const s = byId.get(id);
+      if (s && s.item.thread?.id === p.item.id) out.push(s);
+    }
+    return out;
+  };
+
+  const { selected, decisions } = selectCards({
+    ranked: sm.ranked,
+    pinned: sm.pinned,
+    instructions: sm.instructions,
+    situated: sm.situated,
+    childrenOf,
+    settings,
+    tuning: TUNING,
+    sim,
+  });
+
+  const cards: RankedCard[] = selected.map((d) => ({
+    item: d.s.item,
+    kind: d.s.item.kind,
+    score: d.s.score,
+    factors: d.s.factors,
+    matched: d.s.signal.matched,
+    why: [...(d.guaranteed ? [d.reason] : []), ...explainScore(d.s)],
+    ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
+  }));
+
+  const trace: TraceEntry[] = [];
+  const entry = (d: Decision): TraceEntry => ({
+    id: d.s.item.id,
+    title: d.s.item.title || d.s.item.text.slice(0, 60),
+    included: d.included,
+    reason: d.stage === 'selected' ? scoreSummary(d.s) : `${d.reason}. ${scoreSummary(d.s)}`,
+    score: d.s.score,
+    factors: d.s.factors,
+    contributions: d.s.contributions,
+    stage: d.stage,
+  });
+  for (const d of selected) trace.push(entry(d));
+  for (const s of sm.ranked) {
+    const d = decisions.get(s.item.id);
+    if (d && !d.included) trace.push(entry(d));
+    else if (!d) trace.push(entry({ s, included: false, stage: 'limit', reason: 'Not reached' }));
+  }
+  for (const f of sm.filtered)
+    trace.push({ id: f.item.id, title: f.item.title || f.item.text.slice(0, 60), included: false, reason: f.reason, stage: 'filter' });
+
+  const empty = !selected.some((d) => d.s.score >= settings.threshold);
+  const pkg = buildPackage(cards, destinationOf(req.task), settings.budgetTokens);
+  return { cards, trace, empty, query: sm.plan.texts[0] ?? '', tookMs: now() - t0, package: pkg };
+}

@@ -1,0 +1,200 @@
+import { cosine } from '../embed/embedder';
+import type { LexicalHit, LexicalSearcher, MemoryView, Weights } from './types';
+import type { QueryPlan } from './query';
+import type { Tuning } from './tuning';
+import { TIME_TERM, PERSON_PREFIX } from './tokenize';
+
+/** What retrieval knows of one candidate before it is loaded: its two relevance signals in [0, 1]. */
+export interface Signal {
+  id: string;
+  semantic: number;
+  lexical: number;
+  /** Query terms the item itself matched. */
+  matched: string[];
+  /** Terms only a thread neighbour matched (the item is the reply to / context of a match). */
+  viaNeighbour: string[];
+  /** Query-expansion terms (pseudo-relevance feedback) the item matched. */
+  expanded: string[];
+  /** semantic and lexical fused (weighted by the user's weights): the order candidates are hydrated in. */
+  fused: number;
+}
+
+export interface Retrieval {
+  signals: Map<string, Signal>;
+  /** The top `pool` ids by fused relevance. */
+  pool: string[];
+  /** Terms added by pseudo-relevance feedback. */
+  expansion: string[];
+}
+
+function clamp01(x: number): number {
+  return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+/** Cosine of every stored vector with the (weighted) query vectors, plus optional Rocchio feedback. */
+function densePass(memory: MemoryView, qvs: Float32Array[], qw: number[], t: Tuning): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!qvs.length) return out;
+  const wsum = qw.reduce((a, b) => a + b, 0) || 1;
+  const entries: [string, Float32Array][] = [];
+  if (memory.vectorEntries) for (const e of memory.vectorEntries()) entries.push(e);
+  else
+    for (const it of memory.items()) {
+      const v = memory.vector(it.id);
+      if (v) entries.push([it.id, v]);
+    }
+  for (const [id, v] of entries) {
+    if (v.length !== qvs[0].length) continue;
+    let s = 0;
+    for (let i = 0; i < qvs.length; i++) s += qw[i] * cosine(qvs[i], v);
+    out.set(id, s / wsum);
+  }
+  if (t.rocchio > 0 && out.size > t.prfDocs) {
+    const top = [...out].sort((a, b) => b[1] - a[1]).slice(0, t.prfDocs);
+    const dim = qvs[0].length;
+    const c = new Float32Array(dim);
+    for (const [id] of top) {
+      const v = memory.vector(id)!;
+      for (let i = 0; i < dim; i++) c[i] += v[i] / top.length;
+    }
+    // Score against the centroid separately and blend: cheaper than renormalising each query vector.
+    let norm = 0;
+    for (let i = 0; i < dim; i++) norm += c[i] * c[i];
+    norm = Math.sqrt(norm) || 1;
+    for (let i = 0; i < dim; i++) c[i] /= norm;
+    for (const [id, v] of entries) {
+      if (v.length !== dim) continue;
+      out.set(id, (1 - t.rocchio) * out.get(id)! + t.rocchio * cosine(c, v));
+    }
+  }
+  return out;
+}
+
+/** Fallback when the view has no BM25 index: ranks become descending scores. */
+function rankOnlySearcher(memory: MemoryView, text: string): LexicalHit[] {
+  const ids = memory.lexical(text, 200);
+  return ids.map((id, i) => ({ id, score: 1 / (1 + i), matched: [] }));
+}
+
+/** Terms of the top documents that the query lacks, weighted by how typical they are of those documents. */
+function feedbackTerms(index: LexicalSearcher, top: string[], query: Map<string, number>, t: Tuning) {
+  const gain = new Map<string, number>();
+  for (const id of top) {
+    const tf = index.termsOf(id);
+    if (!tf) continue;
+    let len = 0;
+    for (const n of tf.values()) len += n;
+    for (const [term, n] of tf) {
+      if (query.has(term) || term === TIME_TERM) continue;
+      const idf = index.idf(term);
+      gain.set(term, (gain.get(term) ?? 0) + (n / len) * idf);
+    }
+  }
+  // A term must recur in at least two of the top documents' worth of mass to be trusted; otherwise it is one
+  // document's noise.
+  const sorted = [...gain].sort((a, b) => b[1] - a[1]).slice(0, t.prfTerms);
+  const best = sorted[0]?.[1] ?? 0;
+  return sorted.map(([term, g]) => [term, (t.prfWeight * g) / (best || 1)] as const);
+}
+
+export function retrieve(
+  memory: MemoryView,
+  plan: QueryPlan,
+  qvs: Float32Array[],
+  qw: number[],
+  weights: Weights,
+  t: Tuning,
+): Retrieval {
+  const dense = densePass(memory, qvs, qw, t);
+  const index = memory.lexicalIndex;
+
+  // Lexical: BM25 with weighted terms, normalised by the score an ideal match would get.
+  let lexHits: LexicalHit[];
+  let ideal = 1;
+  let expansion: string[] = [];
+  if (index) {
+    const q = new Map(plan.terms);
+    // Words of the ask that name someone in memory also look for items by or about that person.
+    if (t.personWeight > 0)
+      for (const [term, w] of plan.terms)
+        if (index.hasTerm(PERSON_PREFIX + term)) q.set(PERSON_PREFIX + term, w * t.personWeight);
+    lexHits = index.search(q, t.lexicalLimit);
+    if (t.prfDocs > 0 && t.prfTerms > 0 && lexHits.length >= 2) {
+      // Feedback documents are chosen by both signals, so one noisy channel cannot steer the expansion alone.
+      const topLex = lexHits.slice(0, t.prfDocs).map((h) => h.id);
+      const fb = feedbackTerms(index, topLex, q, t);
+      if (fb.length) {
+        for (const [term, w] of fb) q.set(term, w);
+        expansion = fb.map(([term]) => term);
+        lexHits = index.search(q, t.lexicalLimit);
+      }
+    }
+    ideal = index.idealScore(plan.terms) || 1;
+  } else {
+    lexHits = rankOnlySearcher(memory, plan.texts[0] ?? plan.ask);
+  }
+  const lex = new Map<string, LexicalHit>();
+  for (const h of lexHits) lex.set(h.id, h);
+  const expSet = new Set(expansion);
+
+  const signals = new Map<string, Signal>();
+  const ids = new Set<string>([...dense.keys(), ...lex.keys()]);
+  // Neighbours of lexical hits become candidates too: a reply is often the answer to the matching turn.
+  if (index && t.neighbourLexical > 0)
+    for (const h of lexHits.slice(0, 50)) {
+      const p = index.neighbour(h.id, 1);
+      const n = index.neighbour(h.id, -1);
+      if (p) ids.add(p);
+      if (n) ids.add(n);
+    }
+  const lexOf = (id: string | undefined) => (id ? (lex.get(id)?.score ?? 0) : 0);
+  const denOf = (id: string | undefined) => (id ? (dense.get(id) ?? 0) : 0);
+  const ws = weights.semantic || 0;
+  const wl = weights.lexical || 0;
+  const ctxLex = new Map<string, number>();
+  let maxLex = 0;
+  for (const id of ids) {
+    const prev = index?.neighbour(id, -1);
+    const next = index?.neighbour(id, 1);
+    // A reply inherits more from a question it answers.
+    const fromPrev = lexOf(prev) * (prev && index?.asks?.(prev) ? 1 + t.replyBoost : 1);
+    let v = lexOf(id) + t.neighbourLexical * Math.max(fromPrev, 0.5 * lexOf(next));
+    // Further along the thread, the same topic with a decaying share.
+    if (t.window2 > 0 && index)
+      for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
+        v += w * t.neighbourLexical * Math.max(lexOf(index.neighbour(id, -k)), lexOf(index.neighbour(id, k)));
+    ctxLex.set(id, v);
+    if (v > maxLex) maxLex = v;
+  }
+  // Scale by the best candidate, but never above what an ideal match would score: a weak best match stays weak
+  // (so the empty state can show), a strong field keeps its spread (no clamping at 1).
+  const lexScale = Math.max(maxLex, ideal) || 1;
+  for (const id of ids) {
+    const prev = index?.neighbour(id, -1);
+    const next = index?.neighbour(id, 1);
+    const lexical = clamp01(ctxLex.get(id)! / lexScale);
+    const prevAsks = !!prev && !!index?.asks?.(prev);
+    let nbCos = Math.max(denOf(prev) * (prevAsks ? 1 + t.replyBoostSemantic : 1), denOf(next));
+    if (t.window2 > 0 && index && t.semanticWindow)
+      for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
+        nbCos = Math.max(nbCos, w * Math.max(denOf(index.neighbour(id, -k)), denOf(index.neighbour(id, k))));
+    const cos = (denOf(id) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
+    const semantic = dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
+    const hit = lex.get(id);
+    const matched = (hit?.matched ?? []).filter((m) => !expSet.has(m) && m !== TIME_TERM && !m.startsWith(PERSON_PREFIX));
+    const expanded = (hit?.matched ?? []).filter((m) => expSet.has(m));
+    const nbMatched = new Set<string>();
+    for (const nb of [prev, next]) for (const m of (nb && lex.get(nb)?.matched) || []) nbMatched.add(m);
+    const viaNeighbour = [...nbMatched].filter(
+      (m) => !matched.includes(m) && !expSet.has(m) && m !== TIME_TERM && !m.startsWith(PERSON_PREFIX),
+    );
+    const fused = ws + wl > 0 ? (ws * semantic + wl * lexical) / (ws + wl) : (semantic + lexical) / 2;
+    signals.set(id, { id, semantic, lexical, matched, viaNeighbour, expanded, fused });
+  }
+  const pool = [...signals.values()]
+    .sort((a, b) => b.fused - a.fused)
+    .slice(0, t.pool)
+    .map((s) => s.id);
+  return { signals, pool, expansion };
+}
+

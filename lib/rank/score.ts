@@ -1,0 +1,86 @@
+import type { MemoryItem } from '../memory/types';
+import type { FactorScores, RankSettings, TaskReading, WeightName } from './types';
+import { WEIGHT_NAMES } from './types';
+import type { Signal } from './retrieve';
+import { situationMatch } from './situation';
+
+const DAY = 86_400_000;
+
+export interface Scored {
+  item: MemoryItem;
+  signal: Signal;
+  factors: FactorScores;
+  contributions: FactorScores;
+  /** Weighted mean of the factors, in [0, 1]. */
+  score: number;
+  situationReasons: string[];
+  continuityReason?: string;
+}
+
+/** Exponential decay from the item's latest touch: created, edited or used, whichever is newest. */
+export function recencyFactor(item: MemoryItem, now: number, halfLifeDays: number): number {
+  const touched = Math.max(item.createdAt || 0, item.updatedAt || 0, item.lastUsedAt || 0);
+  const age = Math.max(0, now - touched) / DAY;
+  return halfLifeDays > 0 ? Math.pow(0.5, age / halfLifeDays) : 0;
+}
+
+export function priorityFactor(item: MemoryItem): number {
+  if (item.pinned) return 1;
+  if (item.starred || item.tags.some((t) => /^(star(red)?|important|priority)$/i.test(t))) return 0.6;
+  return 0;
+}
+
+/** Was it used in this session, or is it part of a thread something was used from? */
+export function continuityFactor(
+  item: MemoryItem,
+  used: Set<string>,
+  usedThreads: Set<string>,
+  now: number,
+): { value: number; reason?: string } {
+  if (used.has(item.id)) return { value: 1, reason: 'you inserted it earlier in this session' };
+  if (item.thread && usedThreads.has(item.thread.id))
+    return { value: 0.6, reason: 'same thread as something you inserted this session' };
+  if (item.lastUsedAt && now - item.lastUsedAt < DAY) return { value: 0.3, reason: 'used in the last day' };
+  return { value: 0 };
+}
+
+export function scoreItem(
+  item: MemoryItem,
+  signal: Signal,
+  task: TaskReading,
+  settings: RankSettings,
+  used: Set<string>,
+  usedThreads: Set<string>,
+  now: number,
+): Scored {
+  const sit = situationMatch(item, task);
+  const cont = continuityFactor(item, used, usedThreads, now);
+  const factors: FactorScores = {
+    semantic: signal.semantic,
+    lexical: signal.lexical,
+    recency: recencyFactor(item, now, settings.halfLifeDays),
+    priority: priorityFactor(item),
+    continuity: cont.value,
+    situation: sit.score,
+  };
+  const contributions = {} as FactorScores;
+  let total = 0;
+  let wsum = 0;
+  for (const name of WEIGHT_NAMES) {
+    const w = Math.max(0, settings.weights[name as WeightName] ?? 0);
+    wsum += w;
+    contributions[name] = w * factors[name];
+    total += contributions[name];
+  }
+  // Normalise by the weight sum so the threshold means the same whatever the sliders' scale.
+  if (wsum > 0) for (const name of WEIGHT_NAMES) contributions[name] /= wsum;
+  return {
+    item,
+    signal,
+    factors,
+    contributions,
+    score: wsum > 0 ? total / wsum : 0,
+    situationReasons: sit.reasons,
+    continuityReason: cont.reason,
+  };
+}

@@ -1,0 +1,210 @@
+import type { RankSettings, TraceStage } from './types';
+import type { Scored } from './score';
+import type { Tuning } from './tuning';
+import { countTokens } from '../memory/tokens';
+
+export type Guarantee = 'pinned' | 'instruction' | 'situation' | 'child';
+
+export interface Decision {
+  s: Scored;
+  included: boolean;
+  stage: TraceStage;
+  reason: string;
+  guaranteed?: Guarantee;
+  /** Redundancy with the closest already-selected card, when it mattered. */
+  similarTo?: { title: string; sim: number };
+}
+
+export interface SelectInput {
+  /** Candidates that passed the filters, best score first. */
+  ranked: Scored[];
+  pinned: Scored[];
+  /** Global instructions, newest first. */
+  instructions: Scored[];
+  /** Items tied to this situation, best first. */
+  situated: Scored[];
+  /** Children of an item (its thread after it), loaded on demand. */
+  childrenOf: (s: Scored) => Scored[];
+  settings: RankSettings;
+  tuning: Tuning;
+  /** Similarity in [0, 1] of two items (cosine of embeddings, or word overlap). */
+  sim: (a: Scored, b: Scored) => number;
+}
+
+/** Tokens a card takes in the package: its text plus a line of framing. */
+export function cardTokens(s: Scored): number {
+  return (s.item.tokens || countTokens(s.item.text)) + 6;
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+const quote = (s: Scored) => `"${(s.item.title || s.item.text).slice(0, 40)}"`;
+
+/**
+ * Guarantees first (pinned, global instructions, this situation), then the rest by score with a redundancy
+ * penalty that grows as the budget fills (MMR), then an exact small knapsack for the last slots.
+ */
+export function selectCards(inp: SelectInput): { selected: Decision[]; decisions: Map<string, Decision> } {
+  const { settings, tuning } = inp;
+  const budget = Math.max(0, settings.budgetTokens);
+  const maxCards = Math.max(0, settings.maxCards);
+  const decisions = new Map<string, Decision>();
+  const selected: Decision[] = [];
+  let used = 0;
+  let instrUsed = 0;
+  const instrCap = tuning.instructionShare * budget;
+
+  const decide = (d: Decision) => {
+    decisions.set(d.s.item.id, d);
+    if (d.included) {
+      selected.push(d);
+      used += cardTokens(d.s);
+      if (d.s.item.kind === 'instruction') instrUsed += cardTokens(d.s);
+    }
+  };
+  const fits = (s: Scored) => used + cardTokens(s) <= budget;
+  const noRoom = (s: Scored): Decision => ({
+    s,
+    included: false,
+    stage: 'budget',
+    reason: `Did not fit the ${budget}-token budget (needs ${cardTokens(s)}, ${Math.max(0, budget - used)} left)`,
+  });
+  const full = (s: Scored): Decision => ({
+    s,
+    included: false,
+    stage: 'limit',
+    reason: `Beyond the ${maxCards} cards shown`,
+  });
+
+  const pullChildren = (parent: Scored) => {
+    let n = 0;
+    for (const c of inp.childrenOf(parent)) {
+      if (n >= tuning.childCap || decisions.has(c.item.id)) continue;
+      if (selected.length >= maxCards) decide(full(c));
+      else if (!fits(c)) decide(noRoom(c));
+      else {
+        decide({ s: c, included: true, stage: 'guarantee', reason: `Follows ${quote(parent)} in its thread`, guaranteed: 'child' });
+        n++;
+      }
+    }
+  };
+  const guarantee = (s: Scored, g: Guarantee, reason: string, extraRoom = true) => {
+    if (decisions.has(s.item.id)) return;
+    if (selected.length >= maxCards) return decide(full(s));
+    if (!fits(s) || !extraRoom) return decide(noRoom(s));
+    decide({ s, included: true, stage: 'guarantee', reason, guaranteed: g });
+    pullChildren(s);
+  };
+
+  for (const s of inp.pinned) guarantee(s, 'pinned', 'Pinned: always included');
+  let nInstr = 0;
+  for (const s of inp.instructions) {
+    if (decisions.has(s.item.id)) continue;
+    if (nInstr >= tuning.instructionCap) {
+      decide({ s, included: false, stage: 'limit', reason: `Only the ${tuning.instructionCap} newest instructions are included` });
+      continue;
+    }
+    const roomInShare = instrUsed + cardTokens(s) <= instrCap;
+    guarantee(s, 'instruction', 'Instruction: applies everywhere (newest first)', roomInShare);
+    if (decisions.get(s.item.id)?.included) nInstr++;
+    else if (!roomInShare) decisions.get(s.item.id)!.reason = `Instructions may take ${pct(tuning.instructionShare)} of the budget; this one did not fit`;
+  }
+  let nSit = 0;
+  for (const s of inp.situated) {
+    if (decisions.has(s.item.id) || nSit >= tuning.situationCap) continue;
+    guarantee(s, 'situation', `Tied to this situation: ${s.situationReasons.join(', ')}`);
+    if (decisions.get(s.item.id)?.included) nSit++;
+  }
+
+  // Scored selection (MMR): pick the best adjusted score, where the penalty for resembling a selected card grows
+  // with the share of the budget already used.
+  const rest = inp.ranked.filter((s) => !decisions.has(s.item.id));
+  const closest = (s: Scored): { sim: number; to?: Scored } => {
+    let best = 0;
+    let to: Scored | undefined;
+    for (const d of selected) {
+      const x = inp.sim(s, d.s);
+      if (x > best) (best = x), (to = d.s);
+    }
+    return { sim: best, to };
+  };
+  const open = new Set(rest);
+  const reject = (s: Scored, d: Omit<Decision, 's' | 'included'>) => {
+    open.delete(s);
+    decide({ s, included: false, ...d });
+  };
+  for (const s of rest)
+    if (s.score < settings.threshold)
+      reject(s, { stage: 'threshold', reason: `Not relevant enough (${s.score.toFixed(2)} < ${settings.threshold.toFixed(2)})` });
+
+  while (open.size) {
+    const fill = budget > 0 ? Math.min(1, used / budget) : 1;
+    let pick: Scored | undefined;
+    let pickAdj = -Infinity;
+    for (const s of [...open]) {
+      const c = closest(s);
+      if (c.to && c.sim >= tuning.duplicateSim) {
+        reject(s, {
+          stage: 'redundancy',
+          reason: `Says the same as ${quote(c.to)} (${pct(c.sim)} similar)`,
+          similarTo: { title: c.to.item.title, sim: c.sim },
+        });
+        continue;
+      }
+      const adj = s.score - tuning.redundancy * fill * c.sim;
+      if (adj < settings.threshold && c.to && c.sim > 0) {
+        reject(s, {
+          stage: 'redundancy',
+          reason: `Mostly repeats ${quote(c.to)} (${pct(c.sim)} similar) and the budget is ${pct(fill)} full`,
+          similarTo: { title: c.to.item.title, sim: c.sim },
+        });
+        continue;
+      }
+      if (adj > pickAdj) (pickAdj = adj), (pick = s);
+    }
+    if (!pick) break;
+    if (selected.length >= maxCards) {
+      for (const s of open) decide(full(s));
+      break;
+    }
+    if (fits(pick)) {
+      open.delete(pick);
+      decide({ s: pick, included: true, stage: 'selected', reason: 'Relevant' });
+      pullChildren(pick);
+      for (const s of [...open]) if (decisions.has(s.item.id)) open.delete(s);
+      continue;
+    }
+    // The best remaining card does not fit: choose the best set of the next few that does (exact, small).
+    const next = [...open]
+      .map((s) => ({ s, adj: s.score - tuning.redundancy * fill * closest(s).sim }))
+      .sort((a, b) => b.adj - a.adj)
+      .slice(0, tuning.knapsackSize);
+    const chosen = knapsack(next, budget - used, maxCards - selected.length);
+    for (const { s } of next) if (chosen.has(s)) decide({ s, included: true, stage: 'selected', reason: 'Relevant' });
+    for (const s of open) if (!decisions.has(s.item.id)) decide(selected.length >= maxCards ? full(s) : noRoom(s));
+    break;
+  }
+  return { selected, decisions };
+}
+
+/** Best total adjusted score within `room` tokens and `slots` cards; exhaustive over at most a dozen items. */
+function knapsack(cands: { s: Scored; adj: number }[], room: number, slots: number): Set<Scored> {
+  let best = new Set<Scored>();
+  let bestVal = 0;
+  const n = cands.length;
+  for (let mask = 1; mask < 1 << n; mask++) {
+    let tok = 0;
+    let val = 0;
+    let k = 0;
+    for (let i = 0; i < n; i++)
+      if (mask & (1 << i)) {
+        tok += cardTokens(cands[i].s);
+        val += cands[i].adj;
+        k++;
+      }
+    if (tok <= room && k <= slots && val > bestVal) {
+      bestVal = val;
+      best = new Set(cands.filter((_, i) => mask & (1 << i)).map((c) => c.s));
+    }
+  }
+  return best;
+}

@@ -1,0 +1,89 @@
+import type { MemoryItem } from '../memory/types';
+import type { TaskReading } from './types';
+
+/** Lower-case host of a URL, or '' when it is not one. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
+/** One normalised key for a person: the email address when there is one, else the lower-cased name. */
+export function personKey(p: string): string {
+  const email = p.match(/[^\s<>"']+@[^\s<>"']+/);
+  if (email) return email[0].toLowerCase();
+  return p.replace(/[<>"]/g, '').trim().toLowerCase().replace(/\s+/g, ' ');
+}
+
+/** Every key a person may be listed under ("Bob Smith <bob@x.com>" is both the address and the name). */
+export function personKeys(p: string): string[] {
+  const keys = new Set<string>([personKey(p)]);
+  const name = p.replace(/<[^>]*>/g, '').replace(/["]/g, '').trim().toLowerCase().replace(/\s+/g, ' ');
+  if (name && !name.includes('@')) keys.add(name);
+  return [...keys];
+}
+
+export function siteMatches(itemSite: string, site: string): boolean {
+  const a = itemSite.toLowerCase().replace(/^www\./, '');
+  const b = site.toLowerCase().replace(/^www\./, '');
+  return !!a && !!b && (a === b || b.endsWith('.' + a));
+}
+
+/** Keys of the task's situation, in the form `MemoryView.situated` takes. */
+export function taskSituationKeys(task: TaskReading): string[] {
+  const keys: string[] = [];
+  for (const p of task.people ?? []) for (const k of personKeys(p)) keys.push('person:' + k);
+  if (task.site) keys.push('site:' + task.site.toLowerCase());
+  if (task.url) keys.push('url:' + task.url);
+  return keys;
+}
+
+export interface SituationMatch {
+  /** In [0, 1]: URL 1, person 0.8, site 0.5 (the strongest tie wins, a second adds a little). */
+  score: number;
+  /** Plain words: "from this page", "about Bob", "for mail.google.com". */
+  reasons: string[];
+}
+
+export function situationMatch(item: MemoryItem, task: TaskReading): SituationMatch {
+  const reasons: string[] = [];
+  const parts: number[] = [];
+  if (task.url && item.source?.url && sameUrl(item.source.url, task.url)) {
+    parts.push(1);
+    reasons.push('saved from this page');
+  }
+  const taskPeople = new Set((task.people ?? []).flatMap(personKeys));
+  const hitPerson = item.people.find((p) => personKeys(p).some((k) => taskPeople.has(k)));
+  if (hitPerson) {
+    parts.push(0.8);
+    reasons.push(`about ${hitPerson}, who is on this ${task.adapter === 'gmail' ? 'email' : 'page'}`);
+  }
+  if (task.site && item.sites.some((s) => siteMatches(s, task.site))) {
+    parts.push(0.5);
+    reasons.push(`kept for ${task.site}`);
+  } else if (task.site && item.source?.url && siteMatches(hostOf(item.source.url), task.site)) {
+    parts.push(0.25);
+    reasons.push(`saved on ${task.site}`);
+  }
+  parts.sort((a, b) => b - a);
+  const score = parts.length ? Math.min(1, parts[0] + 0.2 * (parts.length - 1)) : 0;
+  return { score, reasons };
+}
+
+/**
+ * Explicitly tied to this situation, and so guaranteed a place: saved from this very page, about a person on it,
+ * or scoped to this site. Merely captured somewhere on the same site only adds to the situation score.
+ */
+export function explicitlyTied(item: MemoryItem, task: TaskReading): boolean {
+  if (task.url && item.source?.url && sameUrl(item.source.url, task.url)) return true;
+  if (task.site && item.sites.some((s) => siteMatches(s, task.site))) return true;
+  const taskPeople = new Set((task.people ?? []).flatMap(personKeys));
+  return taskPeople.size > 0 && item.people.some((p) => personKeys(p).some((k) => taskPeople.has(k)));
+}
+
+function sameUrl(a: string, b: string): boolean {
+  const strip = (u: string) => u.replace(/#.*$/, '').replace(/\/$/, '');
+  return strip(a) === strip(b);
+}

@@ -1,0 +1,87 @@
+/**
+ * Words for lexical matching: lower-cased, stop words dropped, lightly stemmed so that "painted", "painting" and
+ * "paints" meet. Shared by the index and the query so both sides agree.
+ */
+
+// Common English function words; they carry no topic and would swamp BM25 on short asks.
+const STOP = new Set(
+  (
+    'a about above after again against all am an and any are as at be because been before being below between both ' +
+    'but by can could did do does doing down during each few for from further had has have having he her here hers ' +
+    'herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on ' +
+    'once only or other our ours ourselves out over own same she should so some such than that the their theirs them ' +
+    'themselves then there these they this those through to too under until up very was we were what when where ' +
+    'which while who whom why will with would you your yours yourself yourselves s t d ll m re ve don doesn didn ' +
+    'isn wasn aren weren won wouldn couldn shouldn hasn haven hadn let us also may might must shall ever yet'
+  ).split(' '),
+);
+
+export function isStopWord(word: string): boolean {
+  return STOP.has(word);
+}
+
+/** Light suffix stemming: plural, -ing, -ed, -ly, and a final e, so inflections of one word meet. */
+export function stem(w: string): string {
+  if (w.length <= 3 || /\d/.test(w)) return w;
+  let s = w;
+  if (s.endsWith('ies') && s.length > 4) s = s.slice(0, -3) + 'y';
+  else if (s.endsWith('sses')) s = s.slice(0, -2);
+  else if (/(ches|shes|xes|zzes)$/.test(s)) s = s.slice(0, -2);
+  else if (s.endsWith('s') && !/(ss|us|is|ous)$/.test(s)) s = s.slice(0, -1);
+
+  if (s.endsWith('ied') && s.length > 4) s = s.slice(0, -3) + 'y';
+  else if (s.endsWith('ing') && s.length > 5) s = undouble(s.slice(0, -3));
+  else if (s.endsWith('ed') && s.length > 4 && !s.endsWith('eed')) s = undouble(s.slice(0, -2));
+  else if (s.endsWith('ly') && s.length > 5) s = s.slice(0, -2);
+
+  if (s.endsWith('e') && s.length > 3) s = s.slice(0, -1);
+  if (s.endsWith('y') && s.length > 3) s = s.slice(0, -1) + 'i';
+  return s;
+}
+
+function undouble(s: string): string {
+  const n = s.length;
+  if (n > 3 && s[n - 1] === s[n - 2] && !/[aeiouslz]/.test(s[n - 1])) return s.slice(0, -1);
+  return s;
+}
+
+/** Raw words (lower-cased, possessives removed), stop words kept. */
+export function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/['’]s\b/g, '')
+    .replace(/['’]/g, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0 && w.length < 40);
+}
+
+/** Index terms of a text: stop words removed, stemmed. Repeats are kept (term frequency). */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (STOP.has(w)) continue;
+    if (w.length === 1 && !/\d/.test(w)) continue;
+    out.push(stem(w));
+  }
+  return out;
+}
+
+/** Prefix of person terms (an item's people, indexed as a field of their own). */
+export const PERSON_PREFIX = '@';
+
+/** A pseudo-term indexed for every text that says when something happened. */
+export const TIME_TERM = '⌚time';
+
+const TIME_RE = new RegExp(
+  '\\b(yesterday|today|tonight|tomorrow|ago|last (week|month|year|night|weekend|summer|winter|spring|fall|time)|' +
+    'next (week|month|year|weekend)|this (week|month|year|weekend|morning|afternoon|evening)|' +
+    '(few|couple of|two|three|several) (days|weeks|months|years)|' +
+    'monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|' +
+    'january|february|march|april|june|july|august|september|october|november|december|' +
+    '(19|20)\\d\\d|\\d{1,2}(st|nd|rd|th)|\\d{1,2}[/.-]\\d{1,2}([/.-]\\d{2,4})?)\\b',
+  'i',
+);
+
+export function hasTimeExpression(text: string): boolean {
+  return TIME_RE.test(text);
+}

@@ -1,0 +1,72 @@
+/**
+ * The ranker's internal constants. Kept few and general; the bench may pass overrides to measure alternatives,
+ * the extension never does. Why each value: see the notes next to it.
+ */
+export interface Tuning {
+  /** Fused candidates loaded in full ("late hydration"); cost stays flat as memory grows. */
+  pool: number;
+  /** Lexical hits read per query. */
+  lexicalLimit: number;
+  /** Cosine of all-MiniLM-L6-v2 mapped to [0, 1]: unrelated sentences sit near `cosLow`, paraphrases near `cosHigh`. */
+  cosLow: number;
+  cosHigh: number;
+  /** Share of a thread neighbour's lexical / semantic evidence an item inherits (context of the previous turn). */
+  neighbourLexical: number;
+  neighbourSemantic: number;
+  /** Extra share a reply inherits from the question before it. */
+  replyBoost: number;
+  replyBoostSemantic: number;
+  /** Share (of the neighbour share) for items two places away in the thread. */
+  window2: number;
+  /** How far along the thread context reaches. */
+  window: number;
+  /** Whether the semantic side also looks further than the adjacent items. */
+  semanticWindow: boolean;
+  /** Weight of the person field for ask words that name someone in memory (relative to the word itself). */
+  personWeight: number;
+  /** Pseudo-relevance feedback: terms of the top documents added to the lexical query. */
+  prfDocs: number;
+  prfTerms: number;
+  prfWeight: number;
+  /** Dense pseudo-relevance feedback (Rocchio): share of the top documents' centroid added to the query vector. */
+  rocchio: number;
+  /** Global instructions guaranteed at most (newest first), and the budget share they may take. */
+  instructionCap: number;
+  instructionShare: number;
+  /** Items tied to this situation guaranteed at most. */
+  situationCap: number;
+  /** Children pulled in after their parent at most. */
+  childCap: number;
+  /** Similarity at which a candidate counts as a duplicate of a selected card and is dropped. */
+  duplicateSim: number;
+  /** Redundancy penalty weight once the budget is full (it grows linearly with the fill). */
+  redundancy: number;
+  /** Candidates considered by the exact (knapsack) pass once greedy selection meets the budget. */
+  knapsackSize: number;
+}
+
+export const TUNING: Tuning = {
+  pool: 80,
+  lexicalLimit: 300,
+  cosLow: 0.1,
+  cosHigh: 0.7,
+  neighbourLexical: 0.5,
+  neighbourSemantic: 0.2,
+  replyBoost: 1,
+  replyBoostSemantic: 0,
+  window2: 0.6,
+  window: 3,
+  semanticWindow: false,
+  personWeight: 0.5,
+  prfDocs: 5,
+  prfTerms: 0,
+  prfWeight: 0.3,
+  rocchio: 0,
+  instructionCap: 3,
+  instructionShare: 0.3,
+  situationCap: 2,
+  childCap: 3,
+  duplicateSim: 0.95,
+  redundancy: 0.3,
+  knapsackSize: 12,
+};

@@ -1,0 +1,158 @@
+import type { MemoryItem, MemoryKind } from '../memory/types';
+
+/** The names of the scoring factors; each factor is in [0, 1] and the options page weights it. */
+export const WEIGHT_NAMES = ['semantic', 'lexical', 'recency', 'priority', 'continuity', 'situation'] as const;
+export type WeightName = (typeof WEIGHT_NAMES)[number];
+export type Weights = Record<WeightName, number>;
+
+/** What the content script read of the task at hand. Everything but url/title/site is optional. */
+export interface TaskReading {
+  url: string;
+  title: string;
+  /** Hostname, e.g. mail.google.com. */
+  site: string;
+  /** Which site adapter produced the reading: 'gmail' | 'chatgpt' | 'claude' | 'generic' | ... */
+  adapter: string;
+  /** The focused editable's text (the current ask). */
+  field?: { text: string; kind: 'textarea' | 'input' | 'contenteditable'; label?: string };
+  selection?: string;
+  subject?: string;
+  /** Recipients or chat partner: names and/or email addresses. */
+  people?: string[];
+  /** The last few turns of the conversation / thread on screen, oldest first. */
+  turns?: string[];
+  /** Nearby headings on generic pages. */
+  headings?: string[];
+  /** When the reading was taken (epoch ms). */
+  at: number;
+}
+
+export interface RankSettings {
+  weights: Weights;
+  /** Recency half-life in days. */
+  halfLifeDays: number;
+  /** Total token budget of the context package. */
+  budgetTokens: number;
+  /** At most this many cards in the panel. */
+  maxCards: number;
+  /** Cards whose relevance is below this are not shown (empty state instead of noise). */
+  threshold: number;
+}
+
+/** The memory as the ranker sees it; implemented by the store in the extension and by plain arrays in Node. */
+export interface MemoryView {
+  items(): Iterable<MemoryItem>;
+  get(id: string): MemoryItem | undefined;
+  vector(id: string): Float32Array | undefined;
+  /** Lexical recall: ids of items matching the query words, best first. */
+  lexical(query: string, limit: number): string[];
+  readonly size: number;
+  /**
+   * BM25-scored lexical search with weighted query terms (see lib/rank/lexical-index.ts). A store that holds a
+   * `LexicalIndex` exposes it here; without it the ranker falls back to `lexical()` ranks.
+   */
+  lexicalIndex?: LexicalSearcher;
+  /** Id and vector of every item, for the dense pass, without loading the items themselves. */
+  vectorEntries?(): Iterable<[string, Float32Array]>;
+  /**
+   * Items that may need a guarantee whatever their score: pinned, instructions, items tied to a site, person or
+   * URL. Without it the ranker scans `items()`.
+   */
+  flagged?(): Iterable<MemoryItem>;
+  /**
+   * Items listed under any of these keys ('person:<name or email>', 'site:<host>', 'url:<url>'; see
+   * `situationKeys` in lib/rank/memory-view.ts). Without it the ranker scans `items()` when the task names any.
+   */
+  situated?(keys: string[]): Iterable<MemoryItem>;
+}
+
+/** The part of a lexical index the ranker needs; `LexicalIndex` implements it. */
+export interface LexicalSearcher {
+  /** Items matching any of the weighted terms, best BM25 score first. */
+  search(terms: Map<string, number>, limit: number): LexicalHit[];
+  /** BM25 score an item would get if it matched every term (normalises scores into [0, 1]). */
+  idealScore(terms: Map<string, number>): number;
+  /** Term frequencies of an indexed item (pseudo-relevance feedback). */
+  termsOf(id: string): Map<string, number> | undefined;
+  /** Inverse document frequency of a term. */
+  idf(term: string): number;
+  /** Whether any item holds the term. */
+  hasTerm(term: string): boolean;
+  /** Whether the item asks a question (its thread successor is then likely the answer). */
+  asks?(id: string): boolean;
+  /** The id of the item `offset` places away in the same thread, if indexed. */
+  neighbour(id: string, offset: number): string | undefined;
+}
+
+export interface LexicalHit {
+  id: string;
+  score: number;
+  /** Query terms (normalised) the item matched. */
+  matched: string[];
+}
+
+export interface FactorScores {
+  semantic: number;
+  lexical: number;
+  recency: number;
+  priority: number;
+  continuity: number;
+  situation: number;
+}
+
+export interface RankedCard {
+  item: MemoryItem;
+  kind: MemoryKind;
+  score: number;
+  factors: FactorScores;
+  /** Words of the task that the item matched (for highlighting and explanations). */
+  matched: string[];
+  /** Plain-words explanation of why this card is here. */
+  why: string[];
+  /** Set when the card is here because of a guarantee rather than its score. */
+  guaranteed?: 'pinned' | 'instruction' | 'situation' | 'child';
+}
+
+export interface TraceEntry {
+  id: string;
+  title: string;
+  included: boolean;
+  /** The deciding reason in plain words. */
+  reason: string;
+  score?: number;
+  factors?: FactorScores;
+  /** Which stage decided: 'filter' | 'guarantee' | 'threshold' | 'budget' | 'redundancy' | 'selected' | 'limit'. */
+  stage?: TraceStage;
+  /** Each factor's weighted contribution to the score. */
+  contributions?: FactorScores;
+}
+
+export type TraceStage = 'filter' | 'guarantee' | 'threshold' | 'budget' | 'redundancy' | 'selected' | 'limit';
+
+export interface RankResult {
+  cards: RankedCard[];
+  /** Every candidate considered, included or not, with the deciding reason. */
+  trace: TraceEntry[];
+  /** True when nothing cleared the relevance threshold. */
+  empty: boolean;
+  /** The text of the query actually used (for debugging and the panel). */
+  query: string;
+  tookMs: number;
+  /** The context package of the selected cards for the task's destination (what "insert all" inserts). */
+  package?: { text: string; tokens: number; ids: string[] };
+}
+
+export interface RankRequest {
+  task: TaskReading;
+  memory: MemoryView;
+  settings: RankSettings;
+  /** Embedding of the task text, when the model is available. */
+  queryVector?: Float32Array;
+  /** Embeddings of `taskQueryTexts(task)`, in the same order; when given, preferred over `queryVector`. */
+  queryVectors?: Float32Array[];
+  /** Ids of items inserted earlier in this session (continuity). */
+  recentlyUsed?: string[];
+  /** Ids the user dismissed for this page. */
+  dismissed?: string[];
+  now: number;
+}

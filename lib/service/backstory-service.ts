@@ -1,0 +1,238 @@
+import { browser, type Browser } from 'wxt/browser';
+import { openMemoryDB } from '../memory/db';
+import { parseImport } from '../memory/memory-file';
+import { serializeMemoryFile } from '../memory/memory-file';
+import { MemoryStore } from '../memory/store';
+import { guessKind } from '../memory/kind-guess';
+import type { InsertOutcome } from '../insert/index';
+import type { PanelPush, PanelState, PanelWatch } from '../messaging/protocol';
+import { callTab, serveBackground } from '../messaging/rpc';
+import type { RankSettings } from '../rank/types';
+import { ModelHolder } from './model';
+import { QueryVectorCache } from './query-vectors';
+import { rankForTab } from './ranking';
+import { loadSettings, onSettingsChanged, saveSettings } from './settings-store';
+import { TabTasks } from './tab-tasks';
+
+
+/** The service worker's state and behaviour; the background entrypoint only wires events to it. */
+export class BackstoryService {
+  readonly store: MemoryStore;
+  readonly model: ModelHolder;
+  private tasks = new TabTasks();
+  private queries = new QueryVectorCache();
+  private settings?: Promise<RankSettings>;
+  private panels = new Map<Browser.runtime.Port, PanelWatch>();
+  private seq = new Map<number, number>();
+
+  constructor() {
+    this.model = new ModelHolder(() => this.refreshAll());
+    this.store = new MemoryStore(openMemoryDB(), () => this.model.get());
+  }
+
+  private getSettings(): Promise<RankSettings> {
+    this.settings ??= loadSettings();
+    return this.settings;
+  }
+
+  /** Asks the tab's content script for the task as it is this instant (a keyboard command may beat the debounce). */
+  private async readTabNow(tabId: number): Promise<void> {
+    try {
+      await this.tasks.set(tabId, await callTab(tabId, 'page:read', {}));
+    } catch {
+      // No content script there (browser page, or not yet injected): keep the last reading.
+    }
+  }
+
+  /** Ranks for a tab; a newer request for the same tab makes older results stale, and they are dropped. */
+  async rank(tabId: number, search?: string): Promise<PanelState | null> {
+    const seq = (this.seq.get(tabId) ?? 0) + 1;
+    this.seq.set(tabId, seq);
+    await this.store.load();
+    const [task, settings] = await Promise.all([this.tasks.get(tabId), this.getSettings()]);
+    const embedder = this.model.status.state === 'failed' ? null : await this.model.get();
+    try {
+      const state = await rankForTab({
+        tabId, task, search, store: this.store, settings, embedder, queries: this.queries, model: this.model.status,
+        recentlyUsed: this.tasks.usedIn(tabId), dismissed: this.tasks.dismissedIn(tabId), seq,
+      });
+      return this.seq.get(tabId) === seq ? state : null;
+    } catch (e) {
+      return { tabId, status: 'error', error: e instanceof Error ? e.message : String(e), cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
+    }
+  }
+
+  private push(port: Browser.runtime.Port, state: PanelState) {
+    try {
+      port.postMessage({ type: 'state', state } satisfies PanelPush);
+    } catch {
+      this.panels.delete(port);
+    }
+  }
+
+  private async refreshPanel(port: Browser.runtime.Port) {
+    const watch = this.panels.get(port);
+    if (!watch) return;
+    const state = await this.rank(watch.tabId, watch.search);
+    if (state && this.panels.get(port) === watch) this.push(port, state);
+  }
+
+  /** Re-ranks every open panel (memory, settings or model changed). */
+  refreshAll(): void {
+    for (const port of this.panels.keys()) void this.refreshPanel(port);
+  }
+
+  private refreshTab(tabId: number): void {
+    for (const [port, watch] of this.panels) {
+      if (watch.tabId !== tabId) continue;
+      this.push(port, { tabId, status: 'searching', cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq: -1 });
+      void this.refreshPanel(port);
+    }
+  }
+
+  connectPanel(port: Browser.runtime.Port): void {
+    port.onMessage.addListener((msg: unknown) => {
+      const w = msg as PanelWatch;
+      if (typeof w?.tabId !== 'number') return;
+      const known = [...this.panels.values()].some((x) => x.tabId === w.tabId);
+      this.panels.set(port, { tabId: w.tabId, search: w.search });
+      // A panel newly watching a tab starts from the page as it is now, not a reading from before a restart.
+      void (known ? Promise.resolve() : this.readTabNow(w.tabId)).then(() => this.refreshPanel(port));
+    });
+    port.onDisconnect.addListener(() => this.panels.delete(port));
+  }
+
+  async insertCard(tabId: number, id: string): Promise<InsertOutcome> {
+    await this.store.load();
+    const item = this.store.get(id);
+    if (!item) throw new Error('That memory no longer exists.');
+    const outcome = await callTab(tabId, 'page:insert', { text: item.text });
+    if (outcome.ok) {
+      this.tasks.markUsed(tabId, id);
+      await this.store.touch([id]);
+    }
+    return outcome;
+  }
+
+  /** The insert-top-card command: rank the active tab now and insert its first card. */
+  async insertTopCard(tab: Browser.tabs.Tab | undefined): Promise<InsertOutcome> {
+    const tabId = tab?.id ?? (await browser.tabs.query({ active: true, lastFocusedWindow: true }))[0]?.id;
+    if (tabId === undefined) return { ok: false, technique: 'none', hint: 'No active tab.' };
+    await this.readTabNow(tabId);
+    const state = await this.rank(tabId);
+    const top = state?.cards[0];
+    if (!top) return { ok: false, technique: 'none', hint: 'Nothing relevant to insert.' };
+    return this.insertCard(tabId, top.item.id);
+  }
+
+  async rememberSelection(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
+    // The page's own selection keeps line breaks that selectionText collapses.
+    let text = info.selectionText ?? '';
+    if (tab?.id !== undefined) {
+      try {
+        const page = await callTab(tab.id, 'page:read', {}, info.frameId ?? 0);
+        if (page.selection && page.selection.replace(/\s+/g, ' ').trim().length >= text.trim().length) text = page.selection;
+      } catch {
+        // No content script on this page (e.g. a browser page): selectionText is all there is.
+      }
+    }
+    await this.remember(text, tab, info.pageUrl);
+  }
+
+  async rememberPage(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
+    let page = { title: tab?.title ?? '', url: info.pageUrl ?? tab?.url ?? '', text: '' };
+    if (tab?.id !== undefined) {
+      try {
+        page = await callTab(tab.id, 'page:capture', {}, info.frameId ?? 0);
+      } catch {
+        // Fall back to what the tab tells us.
+      }
+    }
+    await this.remember(page.text || `${page.title}\n${page.url}`, tab, page.url, page.title);
+  }
+
+  private async remember(text: string, tab: Browser.tabs.Tab | undefined, url?: string, title?: string): Promise<void> {
+    const pageUrl = url ?? tab?.url ?? '';
+    let site = '';
+    try {
+      site = new URL(pageUrl).hostname;
+    } catch {
+      // not a URL
+    }
+    await this.store.add([{ text, kind: guessKind(text), source: { url: pageUrl, title: title ?? tab?.title ?? site }, tags: site ? [site] : [] }]);
+    this.refreshAll();
+  }
+
+  /** Wires the typed message protocol. */
+  serve(): void {
+    serveBackground({
+      'task:update': async ({ reading }, sender) => {
+        const tabId = sender.tab?.id;
+        // Only the top frame's reading (or a frame with a focused field) describes the tab's task.
+        if (tabId !== undefined && (sender.frameId === 0 || reading.field)) {
+          await this.tasks.set(tabId, reading);
+          this.refreshTab(tabId);
+        }
+        return { ok: true };
+      },
+      'panel:get': async ({ tabId, search }) => {
+        for (;;) {
+          const s = await this.rank(tabId, search);
+          if (s) return s;
+        }
+      },
+      'card:insert': ({ tabId, id }) => this.insertCard(tabId, id),
+      'card:dismiss': async ({ tabId, id }) => {
+        this.tasks.dismiss(tabId, id);
+        this.refreshTab(tabId);
+        return { ok: true };
+      },
+      'memory:add': async ({ items }) => {
+        const added = await this.store.add(items);
+        this.refreshAll();
+        return { items: added };
+      },
+      'memory:update': async ({ id, patch }) => {
+        const item = await this.store.update(id, patch);
+        this.refreshAll();
+        return { item };
+      },
+      'memory:delete': async ({ ids }) => {
+        const removed = await this.store.remove(ids);
+        this.refreshAll();
+        return { removed };
+      },
+      'memory:list': async () => {
+        await this.store.load();
+        return { items: [...this.store.items()].sort((a, b) => b.updatedAt - a.updatedAt) };
+      },
+      'memory:import': async ({ fileName, content }) => {
+        const inputs = parseImport(fileName, content);
+        const added = await this.store.add(inputs);
+        this.refreshAll();
+        return { added: added.length };
+      },
+      'memory:export': async () => {
+        await this.store.load();
+        return { content: serializeMemoryFile([...this.store.items()]) };
+      },
+      'memory:clear': async () => {
+        await this.store.clear();
+        this.refreshAll();
+        return { ok: true };
+      },
+      'settings:get': () => this.getSettings(),
+      'settings:set': async ({ settings }) => {
+        const saved = await saveSettings(settings);
+        this.settings = Promise.resolve(saved);
+        this.refreshAll();
+        return saved;
+      },
+    });
+    onSettingsChanged((s) => {
+      this.settings = Promise.resolve(s);
+      this.refreshAll();
+    });
+    browser.tabs.onRemoved.addListener((tabId) => void this.tasks.forget(tabId));
+  }
+}

@@ -1,0 +1,71 @@
+import type { Embedder } from '../embed/embedder';
+import type { MemoryStore } from '../memory/store';
+import type { ModelStatus, PanelState } from '../messaging/protocol';
+import { rankMemory } from '../rank/rank';
+import { taskQueryTexts } from '../rank/query';
+import type { RankSettings, TaskReading } from '../rank/types';
+import type { QueryVectorCache } from './query-vectors';
+
+export interface RankInputs {
+  tabId: number;
+  task: TaskReading | undefined;
+  search?: string;
+  store: MemoryStore;
+  settings: RankSettings;
+  embedder: Embedder | null;
+  queries: QueryVectorCache;
+  model: ModelStatus;
+  recentlyUsed: string[];
+  dismissed: string[];
+  seq: number;
+}
+
+/** The text the user is asking about: the search box wins over the page. */
+function effectiveTask(task: TaskReading | undefined, search: string | undefined): TaskReading | undefined {
+  if (search?.trim()) {
+    return { url: task?.url ?? '', title: '', site: task?.site ?? '', adapter: 'search', field: { text: search.trim(), kind: 'input' }, at: Date.now() };
+  }
+  return task;
+}
+
+function hasAsk(t: TaskReading): boolean {
+  return !!(t.field?.text.trim() || t.selection?.trim() || t.subject?.trim() || t.people?.length || t.turns?.length);
+}
+
+/** Ranks memory for one tab and shapes the result as the panel shows it. */
+export async function rankForTab(inp: RankInputs): Promise<PanelState> {
+  const task = effectiveTask(inp.task, inp.search);
+  const base: PanelState = {
+    tabId: inp.tabId,
+    status: 'watching',
+    cards: [],
+    trace: [],
+    model: inp.model,
+    memorySize: inp.store.size,
+    seq: inp.seq,
+    ...(inp.search ? { search: inp.search } : {}),
+  };
+  if (!task) return base;
+  base.task = {
+    title: task.title,
+    site: task.site,
+    adapter: task.adapter,
+    people: task.people,
+    subject: task.subject,
+    ask: (task.field?.text || task.selection || '').slice(0, 200),
+  };
+  if (!hasAsk(task)) return base;
+  // Each query variant (the ask, the ask with its page around it...) is embedded once and cached.
+  const texts = taskQueryTexts(task).filter((t) => t.trim());
+  const queryVectors = inp.embedder && texts.length ? await Promise.all(texts.map((t) => inp.queries.get(inp.embedder!, t))) : undefined;
+  const result = rankMemory({
+    task,
+    memory: inp.store.view,
+    settings: inp.settings,
+    queryVectors,
+    recentlyUsed: inp.recentlyUsed,
+    dismissed: inp.dismissed,
+    now: Date.now(),
+  });
+  return { ...base, status: result.empty ? 'empty' : 'found', cards: result.cards, trace: result.trace };
+}

@@ -1,0 +1,140 @@
+import type { TaskReading } from '../rank/types';
+import type { SiteAdapter } from './adapter';
+import { stripInsertedText } from '../insert/state';
+import { editableText } from './editable';
+import { blockText, clip, outermost, tidy, uniq } from './text';
+
+/**
+ * Gmail compose and reply. Found by what Gmail exposes for accessibility and its long-lived form names, never by
+ * its generated class names:
+ * - compose body: [role="textbox"][aria-label="Message Body"] (also g_editable="true")
+ * - subject: input[name="subjectbox"]; recipients: chips carrying data-hovercard-id / email attributes, the hidden
+ *   input[name="to|cc|bcc"] fields, and the "To recipients" combobox input
+ * - thread: messages carry data-message-id; senders are [email][name]; the thread subject is h2[data-thread-perm-id]
+ */
+const BODY = '[role="textbox"][aria-label="Message Body" i], [g_editable="true"][contenteditable="true"], [contenteditable="true"][aria-label="Message Body" i]';
+const SUBJECT = 'input[name="subjectbox"]';
+const RECIPIENT_INPUTS = 'input[name="to"], input[name="cc"], input[name="bcc"]';
+const RECIPIENT_COMBO = 'input[aria-label*="recipients" i], input[aria-label="To" i], input[aria-label="Cc" i], input[aria-label="Bcc" i]';
+const CHIP = '[data-hovercard-id*="@"], [email]';
+const QUOTED = 'blockquote, .gmail_quote, .gmail_extra, [data-smartmail="gmail_signature"]';
+const MESSAGE = '[data-message-id]';
+const MAX_TURNS = 3;
+const TURN_CHARS = 1500;
+
+/** The compose window around the body: the nearest ancestor that also holds the subject or recipients. */
+export function findCompose(doc: Document, focused: HTMLElement | null): { root: Element; body: HTMLElement | null } | null {
+  const start = focused?.closest<HTMLElement>(BODY) ?? focused;
+  const fromNode = (node: Element | null): { root: Element; body: HTMLElement | null } | null => {
+    for (let el = node, depth = 0; el && depth < 25; el = el.parentElement, depth++) {
+      if (el.querySelector(`${SUBJECT}, ${RECIPIENT_INPUTS}, ${RECIPIENT_COMBO}`)) {
+        return { root: el, body: el.querySelector<HTMLElement>(BODY) };
+      }
+    }
+    return null;
+  };
+  if (start) {
+    const found = fromNode(start);
+    if (found) return found;
+  }
+  // Nothing focused in a compose: the last open compose body on the page (new message dialog or inline reply).
+  const bodies = Array.from(doc.querySelectorAll<HTMLElement>(BODY));
+  for (let i = bodies.length - 1; i >= 0; i--) {
+    const found = fromNode(bodies[i]);
+    if (found) return found;
+  }
+  return null;
+}
+
+function addressParts(raw: string): string[] {
+  // "Ana Lima <ana@x.com>, bo@y.org" -> ["Ana Lima", "ana@x.com", "bo@y.org"]
+  const out: string[] = [];
+  for (const part of raw.split(/[,;]/)) {
+    const m = part.match(/^\s*"?([^"<]*?)"?\s*<([^>]+)>\s*$/);
+    if (m) {
+      if (m[1].trim()) out.push(m[1].trim());
+      out.push(m[2].trim());
+    } else if (part.trim()) out.push(part.trim());
+  }
+  return out;
+}
+
+export function readRecipients(compose: Element): string[] {
+  const people: string[] = [];
+  for (const chip of outermost(Array.from(compose.querySelectorAll<HTMLElement>(CHIP)))) {
+    // Chips of the message being replied to (quoted headers) are not recipients.
+    if (chip.closest(QUOTED) || chip.closest(BODY)) continue;
+    const email = chip.getAttribute('email') ?? chip.getAttribute('data-hovercard-id') ?? '';
+    const name = chip.getAttribute('name') ?? chip.getAttribute('data-name') ?? '';
+    const shown = (chip.textContent ?? '').trim();
+    if (name) people.push(name);
+    else if (shown && shown !== email && !shown.includes('@')) people.push(shown);
+    if (email.includes('@')) people.push(email);
+  }
+  for (const input of Array.from(compose.querySelectorAll<HTMLInputElement>(RECIPIENT_INPUTS))) people.push(...addressParts(input.value));
+  for (const input of Array.from(compose.querySelectorAll<HTMLInputElement>(RECIPIENT_COMBO))) {
+    if (input.value.includes('@')) people.push(...addressParts(input.value));
+  }
+  return uniq(people).slice(0, 20);
+}
+
+function threadSubject(doc: Document): string | undefined {
+  const h = doc.querySelector('h2[data-thread-perm-id], [role="main"] h2[data-legacy-thread-id]');
+  const text = h?.textContent?.trim();
+  if (text) return text;
+  // Gmail titles a thread "Subject - account - Gmail".
+  const m = doc.title.match(/^(.*) - [^-]+@[^-]+ - Gmail$/);
+  return m && !/^(Inbox|Sent|Drafts|Starred)( \(\d+\))?$/.test(m[1]) ? m[1] : undefined;
+}
+
+/** The last messages of the open thread, oldest first, as "Sender: text". */
+export function readThread(doc: Document): { turns: string[]; lastSender?: string[] } {
+  const scope = doc.querySelector('[role="main"]') ?? doc.body;
+  if (!scope) return { turns: [] };
+  const messages = outermost(Array.from(scope.querySelectorAll<HTMLElement>(MESSAGE))).filter((m) => !m.closest(BODY));
+  const turns: string[] = [];
+  let lastSender: string[] | undefined;
+  for (const msg of messages.slice(-MAX_TURNS)) {
+    const sender = msg.querySelector<HTMLElement>('[email][name], [email]');
+    const name = sender?.getAttribute('name') || sender?.textContent?.trim() || '';
+    const email = sender?.getAttribute('email') ?? '';
+    // The body is the message's text block (Gmail wraps it in div[dir]); headers, buttons and quotes are left out.
+    const bodyEl = msg.querySelector<HTMLElement>(':scope [dir="ltr"], :scope [dir="auto"], :scope [dir="rtl"]');
+    const text = tidy(blockText(bodyEl ?? msg, { exclude: `${QUOTED}, [role="button"], [role="toolbar"], h3, [email]`, maxChars: TURN_CHARS * 2 }));
+    if (!text) continue;
+    turns.push(clip(name ? `${name}: ${text}` : text, TURN_CHARS));
+    if (email || name) lastSender = [name, email].filter(Boolean);
+  }
+  return { turns, lastSender };
+}
+
+export const gmailAdapter: SiteAdapter = {
+  name: 'gmail',
+  matches: (loc) => loc.hostname === 'mail.google.com',
+  read(doc, focused) {
+    const compose = findCompose(doc, focused);
+    const thread = readThread(doc);
+    if (!compose && !thread.turns.length) return null;
+    const out: Partial<TaskReading> = {};
+    if (compose) {
+      const people = readRecipients(compose.root);
+      if (people.length) out.people = people;
+      const subject = compose.root.querySelector<HTMLInputElement>(SUBJECT)?.value.trim();
+      if (subject) out.subject = subject;
+      const body = compose.body;
+      if (body && (!focused || focused === body || body.contains(focused))) {
+        // The body being written, without the quoted history Gmail appends to replies.
+        const text = tidy(blockText(body, { exclude: QUOTED, maxChars: 20_000 })) || editableText(body).trim();
+        out.field = { text: stripInsertedText(body, text), kind: 'contenteditable', label: body.getAttribute('aria-label') ?? 'Message Body' };
+      }
+    }
+    out.subject ??= threadSubject(doc);
+    if (thread.turns.length) out.turns = thread.turns;
+    if (!out.people?.length && thread.lastSender && compose) out.people = thread.lastSender;
+    return out;
+  },
+  scope(doc, focused) {
+    return findCompose(doc, focused)?.root ?? doc.querySelector('[role="main"]');
+  },
+  observe: { childList: true, subtree: true, attributes: true, attributeFilter: ['email', 'data-hovercard-id', 'value'] },
+};

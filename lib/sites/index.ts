@@ -1,0 +1,225 @@
+import type { TaskReading } from '../rank/types';
+import { INSERTED_ATTR, isInserting, noteUserInput, saveSelection, stripInsertedText } from '../insert/state';
+import type { SiteAdapter } from './adapter';
+import { chatgptAdapter, claudeAdapter } from './chat';
+import { deepActiveElement, editableKind, editableRoot, editableText, fieldLabel, isSecretField } from './editable';
+import { genericAdapter } from './generic';
+import { gmailAdapter } from './gmail';
+
+export type { SiteAdapter } from './adapter';
+export { INSERTED_ATTR };
+
+/** Site adapters, most specific first; the generic adapter is the last and matches every page. */
+export const ADAPTERS: SiteAdapter[] = [gmailAdapter, chatgptAdapter, claudeAdapter, genericAdapter];
+
+const MAX_FIELD_CHARS = 20_000;
+const MAX_SELECTION_CHARS = 5_000;
+
+export function pickAdapter(loc: Location): SiteAdapter {
+  return ADAPTERS.find((a) => a.matches(loc)) ?? genericAdapter;
+}
+
+/** One reading of the task: the focused editable, selection, page, plus what the site adapter adds. */
+export function readTask(doc: Document, focused: HTMLElement | null): TaskReading {
+  const loc = doc.location;
+  const adapter = pickAdapter(loc);
+  const reading: TaskReading = {
+    url: loc.href,
+    title: doc.title,
+    site: loc.hostname,
+    adapter: adapter.name,
+    at: Date.now(),
+  };
+  const root = focused && focused.isConnected ? editableRoot(focused) : null;
+  const kind = root ? editableKind(root) : null;
+  if (root && kind) {
+    reading.field = {
+      text: stripInsertedText(root, editableText(root)).slice(0, MAX_FIELD_CHARS),
+      kind,
+      label: fieldLabel(root),
+    };
+  }
+  const sel = readSelection(doc);
+  if (sel) reading.selection = sel.slice(0, MAX_SELECTION_CHARS);
+  let site: Partial<TaskReading> | null = null;
+  if (adapter !== genericAdapter) {
+    try {
+      site = adapter.read(doc, root);
+    } catch {
+      site = null;
+    }
+  }
+  if (site) {
+    Object.assign(reading, site);
+    if (reading.field) reading.field.text = reading.field.text.slice(0, MAX_FIELD_CHARS);
+  } else {
+    // A site changed under us (or this is any other page): the generic reading still stands.
+    reading.adapter = genericAdapter.name;
+    Object.assign(reading, genericAdapter.read(doc, root));
+  }
+  return reading;
+}
+
+function readSelection(doc: Document): string {
+  // A selection inside a password field never leaves the page.
+  const active = deepActiveElement(doc);
+  if (active && isSecretField(active)) return '';
+  if (active instanceof HTMLTextAreaElement || (active instanceof HTMLInputElement && editableKind(active))) {
+    const { selectionStart: a, selectionEnd: b } = active;
+    if (a != null && b != null && b > a) return active.value.slice(a, b).trim();
+  }
+  return doc.getSelection()?.toString().trim() ?? '';
+}
+
+export interface TaskWatcher {
+  /** The editable the user last focused on this page (kept when the side panel takes focus). */
+  lastEditable(): HTMLElement | null;
+  stop(): void;
+}
+
+export interface WatchOptions {
+  /** Quiet time before a reading, ms. */
+  debounceMs?: number;
+  /** A reading is taken at least this often while changes keep coming (a streaming reply), ms. */
+  maxWaitMs?: number;
+}
+
+/**
+ * Watches focus, typing, selection and the site's scoped container; calls onTask with a fresh reading, debounced.
+ * The scoped observer is disconnected when the field goes away, when focus moves to another site scope, and on stop.
+ */
+export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debounceOrOptions: number | WatchOptions = 250): TaskWatcher {
+  const opts = typeof debounceOrOptions === 'number' ? { debounceMs: debounceOrOptions } : debounceOrOptions;
+  const debounceMs = opts.debounceMs ?? 250;
+  const maxWaitMs = opts.maxWaitMs ?? Math.max(2000, debounceMs * 4);
+  let last: HTMLElement | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let firstPending = 0;
+  let lastSent = '';
+  let stopped = false;
+  let observer: MutationObserver | null = null;
+  let observed: Element | null = null;
+
+  const current = () => (last && last.isConnected ? last : null);
+
+  const take = () => {
+    timer = undefined;
+    firstPending = 0;
+    if (stopped) return;
+    if (last && !last.isConnected) {
+      last = null;
+      rescope();
+    } else if (observed && !observed.isConnected) rescope();
+    let reading: TaskReading;
+    try {
+      reading = readTask(doc, current());
+    } catch {
+      return;
+    }
+    const key = JSON.stringify({ ...reading, at: 0 });
+    if (key === lastSent) return;
+    lastSent = key;
+    onTask(reading);
+  };
+  const schedule = () => {
+    if (stopped) return;
+    const now = Date.now();
+    if (!firstPending) firstPending = now;
+    clearTimeout(timer);
+    const wait = Math.max(0, Math.min(debounceMs, firstPending + maxWaitMs - now));
+    timer = setTimeout(take, wait);
+  };
+
+  const disconnect = () => {
+    observer?.disconnect();
+    observer = null;
+    observed = null;
+  };
+  const rescope = () => {
+    const adapter = pickAdapter(doc.location);
+    let scope: Element | null = null;
+    try {
+      scope = adapter.scope?.(doc, current()) ?? null;
+    } catch {
+      scope = null;
+    }
+    if (scope === observed) return;
+    disconnect();
+    if (!scope) return;
+    observed = scope;
+    observer = new MutationObserver(() => {
+      if (last && !last.isConnected) {
+        // The field went away (compose closed, conversation switched): stop watching its scope.
+        last = null;
+        disconnect();
+        rescope();
+      }
+      schedule();
+    });
+    observer.observe(scope, adapter.observe ?? { childList: true, subtree: true });
+  };
+
+  const track = (root: HTMLElement) => {
+    if (root !== last) {
+      last = root;
+      rescope();
+    }
+    saveSelection(root);
+  };
+  const onFocus = () => {
+    const root = editableRoot(deepActiveElement(doc));
+    if (root) {
+      track(root);
+      schedule();
+    }
+  };
+  const onInput = (e: Event) => {
+    const root = editableRoot(e.composedPath?.()[0] instanceof Element ? (e.composedPath()[0] as Element) : (e.target as Element));
+    if (!root) return;
+    track(root);
+    if (e.isTrusted && !isInserting()) noteUserInput(root);
+    schedule();
+  };
+  const onSelection = () => {
+    const l = current();
+    const active = deepActiveElement(doc);
+    if (l && active && (l === active || l.contains(active))) saveSelection(l);
+    if (doc.getSelection()?.toString().trim()) schedule();
+  };
+  const onCaretMove = (e: Event) => {
+    const root = editableRoot(e.target as Element);
+    if (root && root === current()) saveSelection(root);
+  };
+  doc.addEventListener('focusin', onFocus, true);
+  doc.addEventListener('input', onInput, true);
+  doc.addEventListener('selectionchange', onSelection);
+  doc.addEventListener('keyup', onCaretMove, true);
+  doc.addEventListener('mouseup', onCaretMove, true);
+  doc.addEventListener('select', onCaretMove, true);
+  onFocus();
+  rescope();
+  schedule();
+  return {
+    lastEditable: current,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      disconnect();
+      doc.removeEventListener('focusin', onFocus, true);
+      doc.removeEventListener('input', onInput, true);
+      doc.removeEventListener('selectionchange', onSelection);
+      doc.removeEventListener('keyup', onCaretMove, true);
+      doc.removeEventListener('mouseup', onCaretMove, true);
+      doc.removeEventListener('select', onCaretMove, true);
+    },
+  };
+}
+
+/** What "Remember this page" saves: title, URL and the focused field's text or the page's main text. */
+export function readPageForCapture(doc: Document, focused: HTMLElement | null): { title: string; url: string; text: string } {
+  const root = focused && focused.isConnected ? editableRoot(focused) : null;
+  const fieldText = root ? editableText(root).trim() : '';
+  const main = doc.querySelector('main, article, [role="main"]') as HTMLElement | null;
+  const text = fieldText || ((main ?? doc.body)?.innerText ?? '').trim();
+  return { title: doc.title, url: doc.location.href, text };
+}

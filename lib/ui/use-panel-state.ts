@@ -1,0 +1,68 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { browser } from 'wxt/browser';
+import { PANEL_PORT, type PanelPush, type PanelState, type PanelWatch } from '../messaging/protocol';
+
+/** The tab this panel shows: `?tab=<id>` pins it; otherwise it follows the active tab of the focused window. */
+export function useWatchedTab(): number | undefined {
+  const pinned = Number(new URLSearchParams(location.search).get('tab'));
+  const [tabId, setTabId] = useState<number | undefined>(Number.isInteger(pinned) && pinned > 0 ? pinned : undefined);
+  useEffect(() => {
+    if (pinned > 0) return;
+    const update = async () => {
+      const [tab] = await browser.tabs.query({ active: true, lastFocusedWindow: true, windowType: 'normal' });
+      if (tab?.id !== undefined) setTabId(tab.id);
+    };
+    void update();
+    const onActivated = () => void update();
+    browser.tabs.onActivated.addListener(onActivated);
+    browser.windows.onFocusChanged.addListener(onActivated);
+    return () => {
+      browser.tabs.onActivated.removeListener(onActivated);
+      browser.windows.onFocusChanged.removeListener(onActivated);
+    };
+  }, []);
+  return tabId;
+}
+
+/**
+ * A live ranked state for the tab, pushed by the service worker over a port. The port is reopened when MV3 stops
+ * the worker, so the panel keeps working across restarts.
+ */
+export function usePanelState(tabId: number | undefined, search: string): PanelState | undefined {
+  const [state, setState] = useState<PanelState>();
+  const portRef = useRef<ReturnType<typeof browser.runtime.connect> | undefined>(undefined);
+  const watchRef = useRef<PanelWatch | undefined>(undefined);
+
+  useEffect(() => {
+    let closed = false;
+    const connect = () => {
+      if (closed) return;
+      const port = browser.runtime.connect({ name: PANEL_PORT });
+      portRef.current = port;
+      port.onMessage.addListener((msg: unknown) => {
+        const push = msg as PanelPush;
+        if (push.type === 'state' && push.state.tabId === watchRef.current?.tabId) setState(push.state);
+      });
+      port.onDisconnect.addListener(() => {
+        portRef.current = undefined;
+        setTimeout(connect, 100);
+      });
+      if (watchRef.current) port.postMessage(watchRef.current);
+    };
+    connect();
+    return () => {
+      closed = true;
+      portRef.current?.disconnect();
+    };
+  }, []);
+
+  useEffect(() => {
+    if (tabId === undefined) return;
+    const watch: PanelWatch = { tabId, ...(search.trim() ? { search: search.trim() } : {}) };
+    watchRef.current = watch;
+    const t = setTimeout(() => portRef.current?.postMessage(watch), search ? 150 : 0);
+    return () => clearTimeout(t);
+  }, [tabId, search]);
+
+  return state;
+}

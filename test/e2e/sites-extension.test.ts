@@ -1,0 +1,87 @@
+/**
+ * Site adapters through the built extension: the content script on the real hostnames (served from the fixture pages
+ * by the router) reports the site's reading to the service worker, and inserts into the sites' own fields.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchExtension, type Harness } from './harness';
+import { buildFixtures } from './fixtures/build';
+import { routeFixtures } from './fixtures/editors/serve';
+import { SITE_MAP, SITE_URLS } from './fixtures/sites/pages';
+import type { PanelState } from '../../lib/messaging/protocol';
+import type { InsertOutcome } from '../../lib/insert/index';
+
+const NOTE = { id: 'budget', text: 'Q3 budget: hardware line is 12k\nTravel moved to Q4 (Lisbon offsite)' };
+let h: Harness;
+
+beforeAll(async () => {
+  await buildFixtures();
+  h = await launchExtension();
+  await routeFixtures(h.context, SITE_MAP);
+  await h.seed([NOTE]);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function openSite(url: string, waitFor: string): Promise<{ page: Page; tabId: number }> {
+  const page = await h.context.newPage();
+  await page.goto(url);
+  await page.waitForSelector(waitFor);
+  const sw = await h.serviceWorker();
+  const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, page.url());
+  if (tabId === undefined) throw new Error(`no tab for ${url}`);
+  return { page, tabId };
+}
+
+const task = async (tabId: number) => (await h.call<PanelState>('panel:get', { tabId })).task;
+
+describe('site adapters in the extension', () => {
+  it('Gmail reply: the worker gets the gmail reading, and a card goes into the body once, not read back', async () => {
+    const field = '[role="main"] [aria-label="Message Body"]';
+    const { page, tabId } = await openSite(SITE_URLS.gmailReply, field);
+    await page.click(field);
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.type('About the hardware line in the Q3 budget: ');
+    await expect.poll(async () => (await task(tabId))?.adapter, { timeout: 30_000 }).toBe('gmail');
+    const t = (await task(tabId))!;
+    expect(t.subject).toBe('Re: Q3 budget review');
+    expect(t.people).toEqual(expect.arrayContaining(['Ana Lima', 'ana@example.com']));
+    expect(t.ask).toContain('hardware line');
+
+    const outcome = await h.call<InsertOutcome>('card:insert', { tabId, id: NOTE.id });
+    expect(outcome).toMatchObject({ ok: true, technique: 'execCommand', editor: 'contenteditable' });
+    const text = await page.$eval(field, (el) => (el as HTMLElement).innerText);
+    expect(text.replace(/\n+/g, '\n')).toContain('About the hardware line in the Q3 budget: Q3 budget: hardware line is 12k\nTravel moved to Q4');
+    await page.waitForTimeout(600);
+    expect((await task(tabId))?.ask).not.toContain('Travel moved to Q4');
+    await page.close();
+  });
+
+  for (const [name, url, prompt] of [
+    ['chatgpt', SITE_URLS.chatgpt, '#prompt-textarea'],
+    ['claude', SITE_URLS.claude, '[data-testid="chat-input"]'],
+  ] as const) {
+    it(`${name}: the prompt box is read and a card goes into its ProseMirror editor`, async () => {
+      const { page, tabId } = await openSite(url, `${prompt}[contenteditable="true"]`);
+      await page.click(prompt);
+      await page.keyboard.type('Summarise the Q3 budget for me: ');
+      await expect.poll(async () => (await task(tabId))?.adapter, { timeout: 30_000 }).toBe(name);
+      expect((await task(tabId))?.ask).toContain('Summarise the Q3 budget');
+      const outcome = await h.call<InsertOutcome>('card:insert', { tabId, id: NOTE.id });
+      expect(outcome).toMatchObject({ ok: true, editor: 'prosemirror' });
+      const model = await page.evaluate(() => (window as any).__fixture.text());
+      expect(model).toBe('Summarise the Q3 budget for me: Q3 budget: hardware line is 12k\nTravel moved to Q4 (Lisbon offsite)');
+      await page.close();
+    });
+  }
+
+  it('Gmail page without Gmail structure: the generic reading still reaches the worker', async () => {
+    const { page, tabId } = await openSite(SITE_URLS.gmailChanged, '#sig');
+    await page.click('#sig');
+    await page.keyboard.type(' - Q3 budget owner');
+    await expect.poll(async () => (await task(tabId))?.ask ?? '', { timeout: 30_000 }).toContain('Q3 budget owner');
+    expect((await task(tabId))?.adapter).toBe('generic');
+    await page.close();
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * Reading the task on the sites' fixture pages, served at the real hostnames, through the real lib/sites code
+ * bundled for the page; plus insertion into the sites' own fields and the feedback guard.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { buildFixtures } from './fixtures/build';
+import { FIXTURE_ORIGIN, routeFixtures } from './fixtures/editors/serve';
+import { SITE_MAP, SITE_URLS } from './fixtures/sites/pages';
+
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  await buildFixtures();
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ARGS });
+  context = await browser.newContext();
+  await routeFixtures(context, SITE_MAP);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+interface Reading {
+  adapter: string;
+  site: string;
+  field?: { text: string; kind: string; label?: string };
+  selection?: string;
+  subject?: string;
+  people?: string[];
+  turns?: string[];
+  headings?: string[];
+}
+
+async function open(url: string, waitFor?: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(url);
+  if (waitFor) await page.waitForSelector(waitFor);
+  await page.addScriptTag({ url: `${new URL(url).origin}/__fixtures/editors/dist/backstory-page.js` });
+  await page.evaluate(() => {
+    const w = window as any;
+    w.__readings = [];
+    w.__watcher = w.__backstory.watchTask(document, (r: unknown) => w.__readings.push(r), 40);
+  });
+  return page;
+}
+const read = (page: Page): Promise<Reading> =>
+  page.evaluate(() => {
+    const w = window as any;
+    return w.__backstory.readTask(document, w.__watcher.lastEditable());
+  });
+const readings = (page: Page): Promise<Reading[]> => page.evaluate(() => (window as any).__readings);
+
+describe('Gmail adapter', () => {
+  it('compose: recipients (names and addresses), subject, the body being written', async () => {
+    const page = await open(SITE_URLS.gmailCompose);
+    await page.click('[role="dialog"] [aria-label="Message Body"]');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('End');
+    await page.keyboard.type(' the Q3 travel line is over budget.');
+    const r = await read(page);
+    expect(r.adapter).toBe('gmail');
+    expect(r.site).toBe('mail.google.com');
+    expect(r.subject).toBe('Q3 budget numbers');
+    expect(r.people).toEqual(expect.arrayContaining(['Ana Lima', 'ana@example.com', 'bo@example.org', 'Dee Park', 'dee@example.com']));
+    // Inbox rows are not recipients.
+    expect(r.people).not.toContain('carol@example.com');
+    expect(r.field?.text).toContain('Hi Ana, the Q3 travel line is over budget.');
+    expect(r.field?.text).not.toContain('Me'); // the signature is not the ask
+    expect(r.field?.label).toBe('Message Body');
+    // The watcher reported the same, debounced.
+    await page.waitForTimeout(200);
+    const all = await readings(page);
+    expect(all.at(-1)?.field?.text).toContain('over budget');
+    expect(all.length).toBeLessThanOrEqual(4);
+    await page.close();
+  });
+
+  it('reply: subject, replying-to recipients and the last messages of the thread, oldest first, without quotes', async () => {
+    const page = await open(SITE_URLS.gmailReply);
+    await page.click('[role="main"] [aria-label="Message Body"]');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.type('Hardware is 12k, confirmed.');
+    const r = await read(page);
+    expect(r.adapter).toBe('gmail');
+    expect(r.subject).toBe('Re: Q3 budget review');
+    expect(r.people).toEqual(expect.arrayContaining(['Ana Lima', 'ana@example.com']));
+    expect(r.turns).toHaveLength(3);
+    expect(r.turns?.[0]).toMatch(/^Ana Lima: Hi team,\s+Please send your Q3 numbers/);
+    expect(r.turns?.[1]).toBe('Bo Chen: Travel was the offsite in Lisbon. I can move it to Q4.');
+    expect(r.turns?.[2]).toMatch(/^Ana Lima: Can you also confirm the hardware line\?/);
+    expect(r.turns?.join(' ')).not.toContain('QUOTED-OLD-TEXT');
+    expect(r.field?.text).toBe('Hardware is 12k, confirmed.');
+    await page.close();
+  });
+
+  it('degrades to the generic reading when the page lacks Gmail structure (never to nothing)', async () => {
+    const page = await open(SITE_URLS.gmailChanged);
+    await page.click('#sig');
+    await page.keyboard.type(' and team');
+    const r = await read(page);
+    expect(r.adapter).toBe('generic');
+    expect(r.site).toBe('mail.google.com');
+    expect(r.field).toMatchObject({ text: 'Me and team', kind: 'textarea', label: 'Signature text' });
+    expect(r.headings).toEqual(['Signature', 'Settings']);
+    await page.close();
+  });
+
+  it('never reads a password field, its text or its selection', async () => {
+    const page = await open(SITE_URLS.gmailChanged);
+    await page.click('#sig');
+    await page.click('#pw');
+    await page.keyboard.type('secret-typed');
+    await page.keyboard.press('Control+a');
+    await page.waitForTimeout(150);
+    const r = await read(page);
+    const all = await readings(page);
+    const blob = JSON.stringify([r, all]);
+    expect(blob).not.toContain('hunter2');
+    expect(blob).not.toContain('secret-typed');
+    // The last editable stays the signature field, not the password.
+    expect(await page.evaluate(() => (window as any).__watcher.lastEditable()?.id)).toBe('sig');
+    await page.close();
+  });
+});
+
+describe('ChatGPT and Claude adapters', () => {
+  for (const [name, url, prompt, first, last] of [
+    ['chatgpt', SITE_URLS.chatgpt, '#prompt-textarea', 'User: My budget is 120 EUR a night.', 'ChatGPT: Try a francesinha near Bolhão.'],
+    ['chatgpt', SITE_URLS.chatgptLegacy, '#prompt-textarea', 'User: My budget is 120 EUR a night.', 'ChatGPT: Try a francesinha near Bolhão.'],
+    ['claude', SITE_URLS.claude, '[data-testid="chat-input"]', 'Claude: Split it into a TaxPolicy and an InvoiceRenderer.\nExtract interfaces\nMove tests', 'User: What about VAT in the EU?'],
+  ] as const) {
+    it(`${name} (${new URL(url).hostname}): the prompt box text and the last turns`, async () => {
+      const page = await open(url, `${prompt}[contenteditable="true"]`);
+      await page.click(prompt);
+      await page.keyboard.type('Which neighbourhood is best for me?');
+      const r = await read(page);
+      expect(r.adapter).toBe(name);
+      expect(r.field).toMatchObject({ text: 'Which neighbourhood is best for me?', kind: 'contenteditable' });
+      expect(r.turns).toHaveLength(4);
+      expect(r.turns?.[0]).toBe(first);
+      expect(r.turns?.[3]).toBe(last);
+      expect(r.turns?.join('\n')).not.toMatch(/Copy|Retry|said:/);
+      expect(r.subject).toBe(name === 'claude' ? 'Refactor the billing module' : 'Trip to Porto');
+      await page.close();
+    });
+  }
+
+  it('a reading is taken without focus too (the prompt box and the turns), and follows new turns through the scoped observer', async () => {
+    const page = await open(SITE_URLS.chatgpt, '#prompt-textarea[contenteditable="true"]');
+    await page.waitForTimeout(150);
+    let all = await readings(page);
+    expect(all.at(-1)?.adapter).toBe('chatgpt');
+    expect(all.at(-1)?.turns).toHaveLength(4);
+    // A reply arrives: the observer scoped to <main> produces a new reading without any focus or typing.
+    await page.evaluate(() => {
+      const turn = document.createElement('div');
+      turn.setAttribute('data-message-author-role', 'assistant');
+      turn.textContent = 'Also book a Douro valley day trip.';
+      document.querySelector('main [role="presentation"]')!.append(turn);
+    });
+    await page.waitForTimeout(200);
+    all = await readings(page);
+    expect(all.at(-1)?.turns?.at(-1)).toBe('ChatGPT: Also book a Douro valley day trip.');
+    const count = all.length;
+    // Stopped: the observer is disconnected, nothing more is read.
+    await page.evaluate(() => {
+      (window as any).__watcher.stop();
+      const turn = document.createElement('div');
+      turn.setAttribute('data-message-author-role', 'user');
+      turn.textContent = 'Thanks';
+      document.querySelector('main [role="presentation"]')!.append(turn);
+    });
+    await page.waitForTimeout(200);
+    expect((await readings(page)).length).toBe(count);
+    await page.close();
+  });
+
+  it('when the field goes away the watcher lets go of it and reads again', async () => {
+    const page = await open(SITE_URLS.chatgpt, '#prompt-textarea[contenteditable="true"]');
+    await page.click('#prompt-textarea');
+    await page.keyboard.type('draft question');
+    await page.waitForTimeout(150);
+    await page.evaluate(() => document.querySelector('form')!.remove());
+    await page.waitForTimeout(200);
+    expect(await page.evaluate(() => (window as any).__watcher.lastEditable())).toBeNull();
+    const last = (await readings(page)).at(-1);
+    expect(last?.field).toBeUndefined();
+    expect(last?.adapter).toBe('chatgpt');
+    await page.close();
+  });
+
+  it('the same page on another host is read by the generic adapter (hostname decides, not look-alike markup)', async () => {
+    const page = await open(`${FIXTURE_ORIGIN}/sites/chatgpt.html`, '#prompt-textarea[contenteditable="true"]');
+    await page.click('#prompt-textarea');
+    await page.keyboard.type('hello');
+    const r = await read(page);
+    expect(r.adapter).toBe('generic');
+    expect(r.turns).toBeUndefined();
+    expect(r.field?.text).toBe('hello');
+    await page.close();
+  });
+});
+
+describe('inserting into the sites’ fields', () => {
+  for (const [name, url, field] of [
+    ['Gmail compose body', SITE_URLS.gmailCompose, '[role="dialog"] [aria-label="Message Body"]'],
+    ['Gmail reply body', SITE_URLS.gmailReply, '[role="main"] [aria-label="Message Body"]'],
+    ['ChatGPT prompt (ProseMirror)', SITE_URLS.chatgpt, '#prompt-textarea'],
+    ['Claude prompt (ProseMirror)', SITE_URLS.claude, '[data-testid="chat-input"]'],
+  ] as const) {
+    it(`${name}: inserted at the caret, lines kept, not read back as the ask, one undo`, async () => {
+      const page = await open(url, field);
+      await page.click(field);
+      await page.keyboard.press('Control+Home');
+      await page.keyboard.type('Note: ');
+      const before = await page.$eval(field, (el) => (el as HTMLElement).innerText);
+      await page.focus('#outside');
+      const outcome = await page.evaluate(
+        () => (window as any).__backstory.insertText((window as any).__watcher.lastEditable(), 'Budget owner: Ana\nDeadline: Friday'),
+      );
+      expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
+      const text = await page.$eval(field, (el) => (el as HTMLElement).innerText);
+      expect(text.replace(/\n+/g, '\n')).toContain('Note: Budget owner: Ana\nDeadline: Friday');
+      await page.waitForTimeout(150);
+      const r = await read(page);
+      expect(r.field?.text).toContain('Note:');
+      expect(r.field?.text).not.toContain('Budget owner');
+      const all = await readings(page);
+      expect(JSON.stringify(all.map((x) => x.field?.text ?? ''))).not.toContain('Budget owner');
+      await page.keyboard.press('Control+z');
+      await page.waitForTimeout(100);
+      expect(await page.$eval(field, (el) => (el as HTMLElement).innerText)).toBe(before);
+      await page.close();
+    });
+  }
+});

@@ -1,0 +1,260 @@
+import { describe, expect, it } from 'vitest';
+import type { MemoryItem } from '../../lib/memory/types';
+import { countTokens } from '../../lib/memory/tokens';
+import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/types';
+import { rankMemory } from '../../lib/rank/rank';
+import { arrayMemoryView } from '../../lib/rank/memory-view';
+import { buildPackage } from '../../lib/rank/package';
+import { LexicalIndex } from '../../lib/rank/lexical-index';
+import { planQuery, taskQueryText, taskQueryTexts } from '../../lib/rank/query';
+import { terms } from '../../lib/rank/tokenize';
+
+// Deterministic stand-in for the model: a hashed bag of stemmed words, normalised. Texts sharing words are close.
+const DIM = 128;
+function fakeEmbed(text: string): Float32Array {
+  const v = new Float32Array(DIM);
+  for (const t of terms(text)) {
+    let h = 2166136261;
+    for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619);
+    v[Math.abs(h) % DIM] += 1;
+  }
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n) || 1;
+  for (let i = 0; i < DIM; i++) v[i] /= n;
+  return v;
+}
+
+const NOW = Date.UTC(2025, 5, 1);
+const DAY = 86_400_000;
+let seq = 0;
+function item(text: string, extra: Partial<MemoryItem> = {}): MemoryItem {
+  const id = extra.id ?? `m${++seq}`;
+  return {
+    id,
+    text,
+    title: '',
+    kind: 'evidence',
+    tags: [],
+    people: [],
+    sites: [],
+    pinned: false,
+    createdAt: NOW - 10 * DAY,
+    updatedAt: NOW - 10 * DAY,
+    source: {},
+    tokens: countTokens(text),
+    ...extra,
+  };
+}
+
+const SETTINGS: RankSettings = {
+  weights: { semantic: 0.45, lexical: 0.35, recency: 0.08, priority: 0.06, continuity: 0.03, situation: 0.03 },
+  halfLifeDays: 30,
+  budgetTokens: 800,
+  maxCards: 8,
+  threshold: 0.2,
+};
+
+function task(text: string, extra: Partial<TaskReading> = {}): TaskReading {
+  return { url: 'https://example.com/page', title: 'Page', site: 'example.com', adapter: 'generic', field: { text, kind: 'textarea' }, at: NOW, ...extra };
+}
+
+function request(items: MemoryItem[], t: TaskReading, settings: Partial<RankSettings> = {}, extra: Partial<RankRequest> = {}): RankRequest {
+  const vectors = new Map(items.map((i) => [i.id, fakeEmbed(i.text)]));
+  return {
+    task: t,
+    memory: arrayMemoryView(items, vectors),
+    settings: { ...SETTINGS, ...settings },
+    queryVectors: taskQueryTexts(t).map(fakeEmbed),
+    now: NOW,
+    ...extra,
+  };
+}
+
+const ids = (r: { cards: { item: MemoryItem }[] }) => r.cards.map((c) => c.item.id);
+const traceOf = (r: ReturnType<typeof rankMemory>, id: string) => r.trace.find((e) => e.id === id);
+
+describe('tokenize and lexical index', () => {
+  it('lets inflections of a word meet', () => {
+    expect(terms('painted paintings')).toEqual(terms('paint painting'));
+    expect(terms('The retries failed')).toEqual(terms('retry fails'));
+  });
+
+  it('scores a rare matching word above a common one (BM25) and forgets removed items', () => {
+    const idx = new LexicalIndex();
+    idx.add('a', 'budget meeting notes');
+    idx.add('b', 'meeting with the team');
+    idx.add('c', 'meeting again');
+    const hits = idx.search(LexicalIndex.queryTerms('budget meeting'), 10);
+    expect(hits[0].id).toBe('a');
+    expect(hits[0].matched).toContain('budget');
+    idx.remove('a');
+    expect(idx.search(LexicalIndex.queryTerms('budget'), 10)).toEqual([]);
+    expect(idx.size).toBe(2);
+  });
+});
+
+describe('query', () => {
+  it('folds the page around a short ask into the query and strips reply prefixes', () => {
+    const t = task('re: budget', { subject: 'Q3 marketing budget', people: ['Dana Lee <dana@acme.com>'] });
+    const plan = planQuery(t);
+    expect(plan.ask).toBe('budget');
+    expect(plan.short).toBe(true);
+    expect(taskQueryText(t)).toContain('Q3 marketing budget');
+    expect(taskQueryTexts(t).length).toBeGreaterThan(1);
+    expect(plan.terms.get('budget')).toBe(1);
+    expect(plan.terms.get(terms('marketing')[0])).toBeLessThan(1);
+  });
+
+  it('finds the background of a two-word ask through the page subject', () => {
+    const notes = [
+      item('The flaky upload retry loop: exponential backoff resets on 503, see ticket INFRA-212', { id: 'retry' }),
+      item('Lunch options near the office: tacos, ramen, salads', { id: 'lunch' }),
+      item('Holiday schedule for December', { id: 'holiday' }),
+    ];
+    const r = rankMemory(request(notes, task('fix it', { subject: 'Upload retry backoff broken again' })));
+    expect(ids(r)[0]).toBe('retry');
+  });
+});
+
+describe('filters', () => {
+  it('never shows archived, never-include, dismissed or other-site items, however relevant', () => {
+    const text = 'Quarterly budget for the marketing team is 40k';
+    const notes = [
+      item(text, { id: 'ok' }),
+      item(text + ' (archived copy)', { id: 'arch', archived: true }),
+      item(text + ' (private)', { id: 'never', excluded: true }),
+      item(text + ' (dismissed)', { id: 'dis' }),
+      item(text + ' (other site)', { id: 'site', sites: ['mail.google.com'] }),
+      item('Always sign budget mails to Bob as B.', { id: 'bob-rule', kind: 'instruction', people: ['Bob'] }),
+    ];
+    const r = rankMemory(request(notes, task('what is the marketing budget this quarter'), {}, { dismissed: ['dis'] }));
+    expect(ids(r)).toEqual(['ok']);
+    for (const id of ['arch', 'never', 'dis', 'site', 'bob-rule']) expect(traceOf(r, id)?.stage).toBe('filter');
+    expect(traceOf(r, 'arch')?.reason).toMatch(/archived/i);
+    expect(traceOf(r, 'site')?.reason).toMatch(/mail\.google\.com/);
+    expect(r.package?.text).not.toContain('archived copy');
+  });
+
+  it('keeps a site-scoped item on its own site', () => {
+    const notes = [item('Gmail filters: label invoices automatically', { id: 'g', sites: ['mail.google.com'] })];
+    const r = rankMemory(request(notes, task('invoices label', { site: 'mail.google.com', url: 'https://mail.google.com/x' })));
+    expect(ids(r)).toContain('g');
+  });
+});
+
+describe('guarantees', () => {
+  it('keeps pinned items, global instructions and this recipient\'s notes even when evidence fills the budget', () => {
+    const filler = Array.from({ length: 30 }, (_, i) =>
+      item(`Project Falcon launch plan part ${i}: the launch checklist, launch dates and launch owners for Falcon.`, { id: `f${i}` }),
+    );
+    const notes = [
+      ...filler,
+      item('My home address is 12 Elm Street', { id: 'pin', pinned: true }),
+      item('Keep replies short and friendly.', { id: 'ins-old', kind: 'instruction', createdAt: NOW - 90 * DAY }),
+      item('Never use exclamation marks.', { id: 'ins-new', kind: 'instruction', createdAt: NOW - DAY }),
+      item('Dana prefers calls before 10am', { id: 'dana', people: ['dana@acme.com'] }),
+    ];
+    const r = rankMemory(request(notes, task('Falcon launch checklist status', { people: ['Dana <dana@acme.com>'] }), { budgetTokens: 300 }));
+    const got = ids(r);
+    expect(got.slice(0, 4)).toEqual(['pin', 'ins-new', 'ins-old', 'dana']);
+    expect(r.cards.find((c) => c.item.id === 'dana')?.guaranteed).toBe('situation');
+    expect(got.some((id) => id.startsWith('f'))).toBe(true);
+    const used = r.cards.reduce((n, c) => n + c.item.tokens + 6, 0);
+    expect(used).toBeLessThanOrEqual(300);
+  });
+
+  it('brings a thread\'s children along after their parent', () => {
+    const notes = [
+      item('Vendor contract renewal: Acme wants a 3-year term', { id: 'p', thread: { id: 'p', seq: 0 } }),
+      item('Reply: legal asked for a 1-year term instead', { id: 'c1', thread: { id: 'p', seq: 1 } }),
+      item('Reply: Acme agreed to 2 years', { id: 'c2', thread: { id: 'p', seq: 2 } }),
+      item('Unrelated note about printers', { id: 'x' }),
+    ];
+    const r = rankMemory(request(notes, task('Acme vendor contract renewal term')));
+    const got = ids(r);
+    expect(got.indexOf('c1')).toBe(got.indexOf('p') + 1);
+    expect(traceOf(r, 'c1')?.reason).toMatch(/Follows/);
+  });
+});
+
+describe('budget, redundancy, trace, empty state', () => {
+  const many = Array.from({ length: 20 }, (_, i) =>
+    item(`Budget item ${i}: the budget review covers spend category ${i} and its forecast for next quarter budget planning.`, { id: `b${i}` }),
+  );
+
+  it('never exceeds the budget, in cards or in the package', () => {
+    for (const budget of [40, 90, 150, 400]) {
+      const r = rankMemory(request(many, task('budget review forecast'), { budgetTokens: budget, maxCards: 20 }));
+      const used = r.cards.reduce((n, c) => n + c.item.tokens + 6, 0);
+      expect(used).toBeLessThanOrEqual(budget);
+      expect(r.package!.tokens).toBeLessThanOrEqual(budget);
+      expect(countTokens(r.package!.text)).toBe(r.package!.tokens);
+      const over = r.trace.find((e) => e.stage === 'budget');
+      if (r.cards.length < 20) expect(over?.reason).toMatch(/budget/);
+    }
+  });
+
+  it('drops a near-duplicate of a selected card and says which', () => {
+    const notes = [
+      item('The wifi password for the guest network is tulip-42', { id: 'a' }),
+      item('The wifi password for the guest network is tulip-42.', { id: 'dup' }),
+      item('Printer on floor 2 needs toner', { id: 'z' }),
+    ];
+    const r = rankMemory(request(notes, task('guest wifi password')));
+    expect(ids(r).filter((id) => id === 'a' || id === 'dup')).toHaveLength(1);
+    const dropped = traceOf(r, ids(r).includes('a') ? 'dup' : 'a');
+    expect(dropped?.stage).toBe('redundancy');
+    expect(dropped?.reason).toMatch(/same as/);
+  });
+
+  it('names the deciding reason for each candidate left out', () => {
+    const r = rankMemory(request(many, task('budget review forecast'), { maxCards: 2, budgetTokens: 5000 }));
+    expect(r.cards).toHaveLength(2);
+    expect(r.trace.filter((e) => e.included)).toHaveLength(2);
+    const left = r.trace.filter((e) => !e.included);
+    expect(left.length).toBeGreaterThan(0);
+    for (const e of left) expect(['limit', 'redundancy', 'threshold']).toContain(e.stage);
+    expect(left.some((e) => /Beyond the 2 cards/.test(e.reason))).toBe(true);
+    const top = r.trace[0];
+    expect(top.reason).toMatch(/shares words|similar in meaning/);
+    expect(top.contributions!.lexical).toBeGreaterThan(0);
+  });
+
+  it('says nothing is relevant instead of showing noise', () => {
+    const r = rankMemory(request(many, task('birthday cake recipe with strawberries')));
+    expect(r.empty).toBe(true);
+    expect(r.cards.filter((c) => !c.guaranteed)).toHaveLength(0);
+    expect(r.trace.some((e) => e.stage === 'threshold')).toBe(true);
+  });
+});
+
+describe('package', () => {
+  const cards = rankMemory(
+    request(
+      [
+        item('Dana owns the Q3 budget; the cap is 40k', { id: 'e1', title: 'Q3 budget' }),
+        item('Write in plain English, no jargon.', { id: 'i1', kind: 'instruction' }),
+      ],
+      task('Q3 budget cap question'),
+    ),
+  ).cards;
+
+  it('keeps instructions and evidence apart, formatted for the destination', () => {
+    const chat = buildPackage(cards, 'chat', 500);
+    expect(chat.text).toMatch(/\*\*How I like things done:\*\*\n- Write in plain English/);
+    expect(chat.text).toMatch(/\*\*Background:\*\*\n- \*\*Q3 budget:\*\* Dana owns/);
+    const mail = buildPackage(cards, 'email', 500);
+    expect(mail.text).not.toMatch(/\*\*|^- /m);
+    expect(mail.text).toContain('Q3 budget: Dana owns the Q3 budget');
+    expect(mail.ids.sort()).toEqual(['e1', 'i1']);
+  });
+
+  it('cuts rather than overflows when one card alone is over budget', () => {
+    const long = item('word '.repeat(400), { id: 'long' });
+    const p = buildPackage(rankMemory(request([long], task('word'), { budgetTokens: 5000 })).cards, 'generic', 60);
+    expect(p.tokens).toBeLessThanOrEqual(60);
+    expect(p.ids).toEqual(['long']);
+    expect(p.text).toMatch(/…$/);
+  });
+});
