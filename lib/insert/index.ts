@@ -3,7 +3,7 @@ import { detectEditor, techniquesFor, UNDO_GROUP_MS, type EditorKind, type Techn
 import { showHint } from './hint';
 import { lastUserInput, rememberInserted, savedSelection, saveSelection, selectionFor, whileInserting } from './state';
 
-export { detectEditor, type EditorKind } from './detect';
+export { detectEditor, techniquesFor, type EditorKind, type Technique } from './detect';
 export { INSERTED_ATTR, stripInsertedText, insertedInto } from './state';
 
 export interface InsertOutcome {
@@ -23,6 +23,8 @@ export interface InsertOptions {
   showHint?: boolean;
   /** Fall back to the clipboard when no technique took. Default true. */
   clipboard?: boolean;
+  /** Techniques to try instead of the editor's measured order (tests, site-specific tweaks). */
+  techniques?: Technique[];
 }
 
 const CLIPBOARD_HINT = 'Backstory could not type into this field: the text is on the clipboard, press Ctrl+V.';
@@ -43,7 +45,7 @@ export async function insertText(target: HTMLElement | null, text: string, optio
     await placeCaret(root);
     const before = readBack(root);
     const tried: Technique[] = [];
-    for (const technique of techniquesFor(editor)) {
+    for (const technique of options.techniques ?? techniquesFor(editor)) {
       tried.push(technique);
       let handled: boolean;
       try {

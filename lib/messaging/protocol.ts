@@ -25,6 +25,27 @@ export interface PanelState {
   error?: string;
   /** Increases with every ranking so the panel can drop stale states. */
   seq: number;
+  /** The ranker's context package for the cards (what "insert all" inserts) and the budget it was cut to. */
+  package?: { text: string; tokens: number; ids: string[]; budget: number };
+  /** Set when Backstory is switched off for the tab's site (options: excluded sites). */
+  paused?: { site: string };
+  /** People the task names that no memory mentions yet (the panel offers "save a note about ..."). */
+  unknownPeople?: string[];
+  /** Items still being embedded (an import or the model arriving late). */
+  indexing?: IndexingProgress;
+}
+
+export interface IndexingProgress {
+  done: number;
+  total: number;
+}
+
+/** A small ranking for the options page's live preview. */
+export interface PreviewCard {
+  id: string;
+  title: string;
+  kind: 'evidence' | 'instruction';
+  score: number;
 }
 
 /** Messages to the service worker: request and response types. */
@@ -46,6 +67,18 @@ export interface BackgroundProtocol {
   'memory:clear': { req: Record<string, never>; res: { ok: true } };
   'settings:get': { req: Record<string, never>; res: RankSettings };
   'settings:set': { req: { settings: RankSettings }; res: RankSettings };
+  /** Panel: the package for a chosen set of the tab's cards (preview), and inserting it. */
+  'package:build': { req: { tabId: number; ids: string[]; search?: string }; res: { text: string; tokens: number; ids: string[]; budget: number } };
+  'package:insert': { req: { tabId: number; ids: string[]; search?: string }; res: InsertOutcome };
+  /** Options page: how a sample task ranks under the given (unsaved or saved) settings. */
+  'rank:preview': { req: { text: string; settings?: RankSettings; people?: string[]; site?: string }; res: { cards: PreviewCard[] } };
+  /** Model and index status for the options page. */
+  'model:status': { req: Record<string, never>; res: ModelStatus & { memorySize: number; unembedded: number } };
+  /** The item saved by the last "Remember this" (for the quick edit popover), if it is recent. */
+  'capture:recent': { req: Record<string, never>; res: { item?: MemoryItem } };
+  'capture:dismiss': { req: { id: string }; res: { ok: true } };
+  /** Content script (lib/sites/capture-sent.ts): a message the user sent; saved only when the options allow it. */
+  'capture:sent': { req: { text: string; url: string; title: string; site: string; people?: string[] }; res: { saved: boolean } };
 }
 
 /** Messages from the service worker to a tab's content script. */
@@ -61,10 +94,15 @@ export const PANEL_PORT = 'backstory-panel';
 export type PanelWatch = { tabId: number; search?: string };
 
 /** Messages the service worker pushes to connected side panels over a port. */
-export type PanelPush = { type: 'state'; state: PanelState };
+export type PanelPush =
+  | { type: 'state'; state: PanelState }
+  /** "Remember this" saved an item: panels show the quick edit popover. */
+  | { type: 'captured'; item: MemoryItem }
+  /** Embedding progress of a large import. */
+  | { type: 'indexing'; progress: IndexingProgress };
 
 /** Only these may come from content scripts; everything else needs an extension page. */
-export const CONTENT_SCRIPT_MESSAGES: ReadonlySet<keyof BackgroundProtocol> = new Set(['task:update']);
+export const CONTENT_SCRIPT_MESSAGES: ReadonlySet<keyof BackgroundProtocol> = new Set(['task:update', 'capture:sent']);
 
 export type Envelope<P, K extends keyof P = keyof P> = { type: K; payload: P[K] extends { req: infer R } ? R : never };
 export type Req<P, K extends keyof P> = P[K] extends { req: infer R } ? R : never;

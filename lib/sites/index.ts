@@ -101,6 +101,12 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
   let observed: Element | null = null;
 
   const current = () => (last && last.isConnected ? last : null);
+  // An observer does not see its own target leave the page (a closed compose window is removed from above), so a
+  // cheap check notices the field or its scope going away and reads again.
+  const LIVENESS_MS = 1000;
+  const liveness = setInterval(() => {
+    if ((last && !last.isConnected) || (observed && !observed.isConnected)) schedule();
+  }, LIVENESS_MS);
 
   const take = () => {
     timer = undefined;
@@ -148,9 +154,9 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
     if (!scope) return;
     observed = scope;
     observer = new MutationObserver(() => {
-      if (last && !last.isConnected) {
-        // The field went away (compose closed, conversation switched): stop watching its scope.
-        last = null;
+      if ((last && !last.isConnected) || (observed && !observed.isConnected)) {
+        // The field or its scope went away (compose closed, conversation switched): stop watching it.
+        if (last && !last.isConnected) last = null;
         disconnect();
         rescope();
       }
@@ -204,6 +210,7 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
     stop() {
       stopped = true;
       clearTimeout(timer);
+      clearInterval(liveness);
       disconnect();
       doc.removeEventListener('focusin', onFocus, true);
       doc.removeEventListener('input', onInput, true);

@@ -183,3 +183,40 @@ describe('fields inside an open shadow root', () => {
     });
   }
 });
+
+describe('the later techniques of each chain also reach the model', () => {
+  for (const [name, technique] of [
+    ['React textarea', 'value'],
+    ['React input', 'value'],
+    ['ProseMirror/TipTap', 'paste'],
+    ['Quill', 'execCommand'],
+    ['Slate', 'beforeinput'],
+  ] as const) {
+    it(`${name}: ${technique}`, async () => {
+      const c = EDITOR_CASES.find((x) => x.name === name)!;
+      const page = await context.newPage();
+      try {
+        const selector = await openEditor(page, c);
+        await withBackstory(page);
+        const { pre } = await prepare(page, selector, 'middle');
+        await page.focus('#outside');
+        const outcome = await page.evaluate(
+          ([text, t]) => (window as any).__backstory.insertText((window as any).__watcher.lastEditable(), text, { techniques: [t] }),
+          [INSERT_TEXT, technique] as const,
+        );
+        expect(outcome).toMatchObject({ ok: true, technique });
+        const want = expected(pre, c, 'middle');
+        await page.waitForTimeout(50);
+        expect(await model(page)).toEqual({ text: want.text, before: want.before });
+        if (c.rerender) {
+          await page.evaluate(() => (document.querySelector('#rerender') as HTMLButtonElement).click());
+          await page.waitForTimeout(50);
+          expect((await model(page)).text).toBe(want.text);
+          expect(await page.$eval(selector, (el) => (el as HTMLInputElement).value)).toBe(want.text);
+        }
+      } finally {
+        await page.close();
+      }
+    });
+  }
+});

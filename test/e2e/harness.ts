@@ -46,11 +46,20 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function launchExtension(options: { headless?: boolean; buildDir?: string } = {}): Promise<Harness> {
+export interface LaunchOptions {
+  headless?: boolean;
+  buildDir?: string;
+  /** A profile kept between runs (npm start); by default a fresh one that close() deletes. */
+  userDataDir?: string;
+  /** Port of the local page server; 0 picks a free one. */
+  port?: number;
+}
+
+export async function launchExtension(options: LaunchOptions = {}): Promise<Harness> {
   const buildDir = options.buildDir ?? BUILD_DIR;
   if (!existsSync(join(buildDir, 'manifest.json'))) throw new Error(`No extension build at ${buildDir}: run \`npm run build\` first.`);
-  const server = await serveStatic({ demo: join(ROOT, 'demo', 'pages'), fixtures: join(ROOT, 'test', 'e2e', 'fixtures') });
-  const userDataDir = mkdtempSync(join(tmpdir(), 'backstory-e2e-'));
+  const server = await serveStatic({ demo: join(ROOT, 'demo', 'pages'), fixtures: join(ROOT, 'test', 'e2e', 'fixtures') }, options.port ?? 0);
+  const userDataDir = options.userDataDir ?? mkdtempSync(join(tmpdir(), 'backstory-e2e-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: options.headless ?? true,
@@ -147,7 +156,7 @@ export async function launchExtension(options: { headless?: boolean; buildDir?: 
     async close() {
       await context.close();
       await server.close();
-      rmSync(userDataDir, { recursive: true, force: true });
+      if (!options.userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     },
   };
   return h;

@@ -77,6 +77,23 @@ describe('Gmail adapter', () => {
     await page.close();
   });
 
+  it('compose closed: the scoped observer sees it, lets go of the body and reads again', async () => {
+    const page = await open(SITE_URLS.gmailCompose);
+    await page.click('[role="dialog"] [aria-label="Message Body"]');
+    await page.keyboard.type('draft');
+    await page.waitForTimeout(150);
+    expect((await readings(page)).at(-1)?.people).toContain('Ana Lima');
+    await page.evaluate(() => document.querySelector('[role="dialog"]')!.remove());
+    await page.waitForTimeout(1400);
+    expect(await page.evaluate(() => (window as any).__watcher.lastEditable())).toBeNull();
+    const last = (await readings(page)).at(-1);
+    expect(last?.field).toBeUndefined();
+    expect(last?.people).toBeUndefined();
+    expect(last?.adapter).toBe('generic');
+    expect(last?.headings).toContain('Inbox');
+    await page.close();
+  });
+
   it('reply: subject, replying-to recipients and the last messages of the thread, oldest first, without quotes', async () => {
     const page = await open(SITE_URLS.gmailReply);
     await page.click('[role="main"] [aria-label="Message Body"]');

@@ -1,0 +1,160 @@
+// Rewrites the bundled all-MiniLM-L6-v2 q4 model (4-bit MatMulNBits, slow in onnxruntime-web's WASM kernels) into an
+// int8 model of the same weights that WASM runs 3-4x faster:
+//   every MatMulNBits(A, W4, scales)  ->  DynamicQuantizeLinear(A) -> MatMulInteger(A_u8, W_i8) -> Cast -> Mul(scale)
+// The 4-bit weights are dequantised exactly (value = (q - 8) * block scale; the model has no zero points) and
+// requantised symmetrically per output column to int8. Everything else (embeddings, layer norms, attention) is
+// copied unchanged. The result is one self-contained file at onnx/model_quantized.onnx, the name transformers.js
+// loads for dtype 'q8'. Fidelity against q4 is checked in test/unit/embed-int8.test.ts.
+//
+// Usage: node scripts/quantize-int8.mjs [modelDir]   (default public/models/all-MiniLM-L6-v2)
+import { readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as P from './onnx-proto.mjs';
+
+/** Bump when the rewrite changes, so install-assets.mjs regenerates the file. */
+export const REWRITE_VERSION = 'int8-dq-matmulinteger-percol-v1';
+
+/** Dequantises a MatMulNBits weight into a row-major float matrix W[k * N + n] (K x N). */
+export function dequantizeNBits(packed, scales, zeroPoints, K, N, bits, blockSize) {
+  if (bits !== 4) throw new Error(`MatMulNBits with ${bits} bits is not supported`);
+  const blocks = Math.ceil(K / blockSize);
+  const blob = (blockSize * bits) / 8;
+  const W = new Float32Array(K * N);
+  const zpBytesPerCol = Math.ceil((blocks * bits) / 8);
+  for (let n = 0; n < N; n++) {
+    for (let b = 0; b < blocks; b++) {
+      const s = scales[n * blocks + b];
+      let zp = 8;
+      if (zeroPoints) {
+        const idx = n * zpBytesPerCol + (b >> 1);
+        zp = b & 1 ? zeroPoints[idx] >> 4 : zeroPoints[idx] & 0x0f;
+      }
+      const base = (n * blocks + b) * blob;
+      for (let j = 0; j < blockSize; j++) {
+        const k = b * blockSize + j;
+        if (k >= K) break;
+        const byte = packed[base + (j >> 1)];
+        const q = j & 1 ? byte >> 4 : byte & 0x0f;
+        W[k * N + n] = (q - zp) * s;
+      }
+    }
+  }
+  return W;
+}
+
+/** Symmetric per-column int8: W[k,n] ~ q[k,n] * scale[n], q in [-127, 127]. */
+export function quantizePerColumn(W, K, N) {
+  const scale = new Float32Array(N);
+  for (let n = 0; n < N; n++) {
+    let m = 0;
+    for (let k = 0; k < K; k++) m = Math.max(m, Math.abs(W[k * N + n]));
+    scale[n] = m / 127 || 1;
+  }
+  const q = new Int8Array(K * N);
+  for (let k = 0; k < K; k++)
+    for (let n = 0; n < N; n++) q[k * N + n] = Math.max(-127, Math.min(127, Math.round(W[k * N + n] / scale[n])));
+  return { q, scale };
+}
+
+/** The rewrite itself: bytes of model_q4.onnx and its external data in, bytes of the int8 model out. */
+export function rewriteToInt8(modelBytes, externalBytes) {
+  const model = P.decode(modelBytes);
+  const graphField = P.first(model, P.Model.graph);
+  const graph = P.decode(graphField.v);
+
+  // Initializers by name, all brought inline (the output has no external data).
+  const inits = new Map();
+  for (const f of P.all(graph, P.Graph.initializer)) {
+    const t = P.readTensor(P.decode(f.v), externalBytes);
+    inits.set(t.name, t);
+  }
+  const used = new Set();
+  const newInits = [];
+  const newNodes = [];
+  const quantizedInputs = new Map(); // A -> [A_u8, A_scale, A_zp], shared by q/k/v projections
+  let rewritten = 0;
+
+  for (const nf of P.all(graph, P.Graph.node)) {
+    const fields = P.decode(nf.v);
+    const node = P.readNode(fields);
+    if (node.opType !== 'MatMulNBits') {
+      for (const i of node.inputs) used.add(i);
+      newNodes.push(fields);
+      continue;
+    }
+    const [A, Bname, Sname, ZPname, gIdx, bias] = node.inputs;
+    if (gIdx || bias) throw new Error(`MatMulNBits ${node.name}: g_idx/bias inputs are not supported`);
+    const K = node.attrs.get('K');
+    const N = node.attrs.get('N');
+    const B = inits.get(Bname);
+    const S = inits.get(Sname);
+    const ZP = ZPname ? inits.get(ZPname) : undefined;
+    if (!B || !S) throw new Error(`MatMulNBits ${node.name}: weights are not initializers`);
+    const scales = new Float32Array(S.raw.slice().buffer);
+    const W = dequantizeNBits(B.raw, scales, ZP?.raw, K, N, node.attrs.get('bits'), node.attrs.get('block_size'));
+    const { q, scale } = quantizePerColumn(W, K, N);
+    const base = node.name || Bname;
+    const wName = `${base}.weight_int8`;
+    const sName = `${base}.weight_scale`;
+    newInits.push(P.makeTensor(wName, P.DType.INT8, [K, N], q));
+    newInits.push(P.makeTensor(sName, P.DType.FLOAT, [N], scale));
+
+    let qa = quantizedInputs.get(A);
+    if (!qa) {
+      qa = [`${A}_u8`, `${A}_scale`, `${A}_zp`];
+      quantizedInputs.set(A, qa);
+      used.add(A);
+      newNodes.push(P.makeNode('DynamicQuantizeLinear', [A], qa, `${A}_DynamicQuantizeLinear`));
+    }
+    const Y = node.outputs[0];
+    newNodes.push(P.makeNode('MatMulInteger', [qa[0], wName, qa[2]], [`${base}_i32`], `${base}_MatMulInteger`));
+    newNodes.push(P.makeNode('Cast', [`${base}_i32`], [`${base}_f32`], `${base}_Cast`, [P.intAttr('to', P.DType.FLOAT)]));
+    newNodes.push(P.makeNode('Mul', [qa[1], sName], [`${base}_scale`], `${base}_ScaleMul`));
+    newNodes.push(P.makeNode('Mul', [`${base}_f32`, `${base}_scale`], [Y], `${base}_Mul`));
+    rewritten++;
+  }
+  if (!rewritten) throw new Error('no MatMulNBits nodes found: not the expected q4 model');
+
+  // Keep the graph's other fields in order, replacing nodes and initializers.
+  const out = [];
+  let placedNodes = false;
+  let placedInits = false;
+  for (const f of graph) {
+    if (f.no === P.Graph.node) {
+      if (!placedNodes) for (const n of newNodes) out.push(P.msgField(P.Graph.node, n));
+      placedNodes = true;
+    } else if (f.no === P.Graph.initializer) {
+      if (!placedInits) {
+        for (const t of inits.values()) {
+          if (!used.has(t.name)) continue; // the 4-bit weights and their scales are gone
+          out.push(P.msgField(P.Graph.initializer, P.makeTensor(t.name, t.dataType, t.dims, t.raw)));
+        }
+        for (const t of newInits) out.push(P.msgField(P.Graph.initializer, t));
+      }
+      placedInits = true;
+    } else out.push(f);
+  }
+  const graphBytes = P.encode(out);
+  const modelOut = model.map((f) => (f.no === P.Model.graph ? P.bytesField(P.Model.graph, graphBytes) : f));
+  return { bytes: P.encode(modelOut), rewritten };
+}
+
+export function writeInt8Model(modelDir) {
+  const onnxDir = join(modelDir, 'onnx');
+  const { bytes, rewritten } = rewriteToInt8(
+    readFileSync(join(onnxDir, 'model_q4.onnx')),
+    readFileSync(join(onnxDir, 'model_q4.onnx_data')),
+  );
+  const target = join(onnxDir, 'model_quantized.onnx');
+  writeFileSync(target + '.tmp', bytes);
+  renameSync(target + '.tmp', target); // never leave a half-written model where the loader looks
+  return { target, rewritten, bytes: bytes.length };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const dir = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'public', 'models', 'all-MiniLM-L6-v2');
+  const t0 = performance.now();
+  const r = writeInt8Model(dir);
+  console.log(`int8 model: ${r.rewritten} MatMulNBits rewritten, ${(r.bytes / 1e6).toFixed(1)} MB at ${r.target} (${Math.round(performance.now() - t0)} ms)`);
+}

@@ -1,0 +1,67 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import type { Embedder } from '../../lib/embed/embedder';
+import { nodeEmbedder } from '../../lib/embed/node-embedder';
+import { openMemoryDB } from '../../lib/memory/db';
+import { MemoryStore } from '../../lib/memory/store';
+import { rankMemory } from '../../lib/rank/rank';
+import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
+
+const freshDb = () => openMemoryDB('test', { indexedDB: new IDBFactory(), IDBKeyRange });
+
+function task(text: string) {
+  return { url: 'https://example.com/', title: 'Example', site: 'example.com', adapter: 'generic', field: { text, kind: 'textarea' as const }, at: Date.now() };
+}
+
+describe('MemoryStore with the real model', () => {
+  it('stores, embeds and finds an item again after the store is reopened from IndexedDB', async () => {
+    const db = freshDb();
+    const embedder = await nodeEmbedder();
+    const store = new MemoryStore(db, async () => embedder);
+    const [a] = await store.add([{ text: 'Our sync worker must use exponential backoff with jitter after an outage.' }]);
+    await store.add([{ text: 'Tomato seedlings need a week of hardening off.' }]);
+    expect(a.tokens).toBeGreaterThan(5);
+
+    const reopened = new MemoryStore(db, async () => embedder);
+    await reopened.load();
+    expect(reopened.size).toBe(2);
+    const v = reopened.view.vector(a.id)!;
+    expect(v).toBeInstanceOf(Float32Array);
+    expect(v.length).toBe(384);
+    const [q] = await embedder.embed(['how should retries back off?']);
+    const result = rankMemory({ task: task('how should retries back off?'), memory: reopened.view, settings: DEFAULT_SETTINGS, queryVector: q, now: Date.now() });
+    expect(result.cards[0].item.id).toBe(a.id);
+  });
+
+  it('keeps items without a vector when the model is missing, ranks them by words, and embeds them later', async () => {
+    const db = freshDb();
+    let embedder: Embedder | null = null;
+    const store = new MemoryStore(db, async () => embedder);
+    const [item] = await store.add([{ text: 'The Lisbon offsite hotel is near Cais do Sodré.' }]);
+    expect(store.unembedded()).toEqual([item.id]);
+    const lexicalOnly = rankMemory({ task: task('which hotel for the Lisbon offsite?'), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() });
+    expect(lexicalOnly.cards.map((c) => c.item.id)).toContain(item.id);
+    embedder = await nodeEmbedder();
+    expect(await store.embedPending()).toBe(1);
+    expect(store.unembedded()).toEqual([]);
+  });
+
+  it('adds a batch all or nothing: one bad item rejects the batch and nothing is stored', async () => {
+    const store = new MemoryStore(freshDb(), async () => null);
+    await store.add([{ text: 'kept' }]);
+    await expect(store.add([{ text: 'fine' }, { text: '   ' }])).rejects.toThrow(/no text/i);
+    expect([...store.items()].map((i) => i.text)).toEqual(['kept']);
+  });
+
+  it('edits re-index the text, and deletes remove the item from ranking', async () => {
+    const store = new MemoryStore(freshDb(), async () => null);
+    const [item] = await store.add([{ text: 'Invoices from Acme are paid net 30.' }]);
+    await store.update(item.id, { text: 'Invoices from Globex are paid net 45.' });
+    const found = (q: string) => rankMemory({ task: task(q), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() }).cards.map((c) => c.item.id);
+    expect(found('Globex invoices')).toContain(item.id);
+    expect(found('Acme invoices net')).toContain(item.id); // "invoices", "net" still match
+    await store.remove([item.id]);
+    expect(found('Globex invoices')).toEqual([]);
+    expect(store.size).toBe(0);
+  });
+});
