@@ -91,7 +91,7 @@ export function rewriteToInt8(modelBytes, externalBytes) {
     const S = inits.get(Sname);
     const ZP = ZPname ? inits.get(ZPname) : undefined;
     if (!B || !S) throw new Error(`MatMulNBits ${node.name}: weights are not initializers`);
-    const scales = new Float32Array(S.raw.slice().buffer);
+    const scales = new Float32Array(new Uint8Array(S.raw).buffer); // a copy: Buffer.slice would be a view
     const W = dequantizeNBits(B.raw, scales, ZP?.raw, K, N, node.attrs.get('bits'), node.attrs.get('block_size'));
     const { q, scale } = quantizePerColumn(W, K, N);
     const base = node.name || Bname;

@@ -5,9 +5,14 @@ import { serializeMemoryFile } from '../memory/memory-file';
 import { MemoryStore } from '../memory/store';
 import { guessKind } from '../memory/kind-guess';
 import type { InsertOutcome } from '../insert/index';
-import type { PanelPush, PanelState, PanelWatch } from '../messaging/protocol';
+import type { IndexingProgress, PanelPush, PanelState, PanelWatch } from '../messaging/protocol';
+import type { MemoryInput, MemoryItem } from '../memory/types';
+import { buildPackage } from '../rank/package';
+import { destinationOf } from '../rank/rank';
+import { personKeys } from '../rank/situation';
+import { normalizeSettings, siteListed } from '../settings/settings';
 import { callTab, serveBackground } from '../messaging/rpc';
-import type { RankSettings } from '../rank/types';
+import type { RankSettings, TaskReading } from '../rank/types';
 import { ModelHolder } from './model';
 import { QueryVectorCache } from './query-vectors';
 import { rankForTab } from './ranking';
@@ -24,6 +29,10 @@ export class BackstoryService {
   private settings?: Promise<RankSettings>;
   private panels = new Map<Browser.runtime.Port, PanelWatch>();
   private seq = new Map<number, number>();
+  /** Every open panel or options port, watching a tab or not (capture and indexing pushes go to all). */
+  private ports = new Set<Browser.runtime.Port>();
+  private indexing?: IndexingProgress;
+  private lastCapture?: { item: MemoryItem; at: number };
 
   constructor() {
     this.model = new ModelHolder(() => this.refreshAll());
@@ -52,10 +61,20 @@ export class BackstoryService {
     const [task, settings] = await Promise.all([this.tasks.get(tabId), this.getSettings()]);
     const embedder = this.model.status.state === 'failed' ? null : await this.model.get();
     try {
+      if (task && !search?.trim() && siteListed(settings.excludedSites, task.site)) {
+        const paused: PanelState = { tabId, status: 'watching', paused: { site: task.site }, cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
+        return this.seq.get(tabId) === seq ? paused : null;
+      }
       const state = await rankForTab({
         tabId, task, search, store: this.store, settings, embedder, queries: this.queries, model: this.model.status,
         recentlyUsed: this.tasks.usedIn(tabId), dismissed: this.tasks.dismissedIn(tabId), seq,
       });
+      if (state.package) state.package.budget = settings.budgetTokens;
+      if (this.indexing) state.indexing = this.indexing;
+      if (!search?.trim() && task?.people?.length) {
+        const unknown = task.people.filter((p) => ![...this.store.view.situated(personKeys(p).map((k) => 'person:' + k))].length);
+        if (unknown.length) state.unknownPeople = unknown.slice(0, 3);
+      }
       return this.seq.get(tabId) === seq ? state : null;
     } catch (e) {
       return { tabId, status: 'error', error: e instanceof Error ? e.message : String(e), cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
@@ -90,7 +109,20 @@ export class BackstoryService {
     }
   }
 
+  /** Sends a push to every open extension page port. */
+  private broadcast(push: PanelPush): void {
+    for (const port of this.ports) {
+      try {
+        port.postMessage(push);
+      } catch {
+        this.ports.delete(port);
+      }
+    }
+  }
+
   connectPanel(port: Browser.runtime.Port): void {
+    this.ports.add(port);
+    port.onDisconnect.addListener(() => this.ports.delete(port));
     port.onMessage.addListener((msg: unknown) => {
       const w = msg as PanelWatch;
       if (typeof w?.tabId !== 'number') return;
@@ -151,6 +183,70 @@ export class BackstoryService {
     await this.remember(page.text || `${page.title}\n${page.url}`, tab, page.url, page.title);
   }
 
+  async rememberLink(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
+    const url = info.linkUrl ?? '';
+    if (!url) return;
+    // Chrome gives no link text; Firefox does (linkText). A selected link's text arrives as selectionText.
+    const label = ((info as { linkText?: string }).linkText ?? info.selectionText ?? '').trim();
+    const text = [label, url, tab?.title ? `(linked from ${tab.title})` : ''].filter(Boolean).join('\n');
+    let site = '';
+    try {
+      site = new URL(url).hostname;
+    } catch {
+      // not a URL
+    }
+    await this.capture({ text, title: label || `Link: ${site || url}`, kind: 'evidence', source: { url, title: label || site }, tags: ['link', ...(site ? [site] : [])] });
+  }
+
+  /** Saves a capture, then offers the quick edit popover in every open panel. */
+  private async capture(input: MemoryInput): Promise<MemoryItem> {
+    const [item] = await this.store.add([input]);
+    this.lastCapture = { item, at: Date.now() };
+    this.broadcast({ type: 'captured', item });
+    this.refreshAll();
+    return item;
+  }
+
+  /** Import, in slices with progress when large; on failure every slice already written is undone. */
+  private async importInputs(inputs: MemoryInput[]): Promise<MemoryItem[]> {
+    const SLICE = 50;
+    if (inputs.length <= 2 * SLICE) return this.store.add(inputs);
+    await this.store.load();
+    const before = new Map<string, MemoryItem>();
+    for (const inp of inputs) {
+      const old = inp.id ? this.store.get(inp.id) : undefined;
+      if (old) before.set(old.id, old);
+    }
+    const added: MemoryItem[] = [];
+    try {
+      for (let i = 0; i < inputs.length; i += SLICE) {
+        this.indexing = { done: i, total: inputs.length };
+        this.broadcast({ type: 'indexing', progress: this.indexing });
+        added.push(...(await this.store.add(inputs.slice(i, i + SLICE))));
+      }
+    } catch (e) {
+      await this.store.remove(added.map((it) => it.id).filter((id) => !before.has(id)));
+      const restore = [...before.values()];
+      if (restore.length) await this.store.add(restore.map(toInput));
+      throw e;
+    } finally {
+      this.indexing = undefined;
+      this.broadcast({ type: 'indexing', progress: { done: inputs.length, total: inputs.length } });
+    }
+    return added;
+  }
+
+  /** The package for some of a tab's cards, in the ranker's format for the tab's destination. */
+  private async packageFor(tabId: number, ids: string[], search?: string) {
+    const state = await this.rank(tabId, search);
+    const settings = await this.getSettings();
+    const task = await this.tasks.get(tabId);
+    const want = new Set(ids);
+    const cards = (state?.cards ?? []).filter((c) => want.has(c.item.id));
+    const dest = search?.trim() || !task ? 'generic' : destinationOf(task);
+    return { ...buildPackage(cards, dest, settings.budgetTokens), budget: settings.budgetTokens };
+  }
+
   private async remember(text: string, tab: Browser.tabs.Tab | undefined, url?: string, title?: string): Promise<void> {
     const pageUrl = url ?? tab?.url ?? '';
     let site = '';
@@ -159,8 +255,7 @@ export class BackstoryService {
     } catch {
       // not a URL
     }
-    await this.store.add([{ text, kind: guessKind(text), source: { url: pageUrl, title: title ?? tab?.title ?? site }, tags: site ? [site] : [] }]);
-    this.refreshAll();
+    await this.capture({ text, kind: guessKind(text), source: { url: pageUrl, title: title ?? tab?.title ?? site }, tags: site ? [site] : [] });
   }
 
   /** Wires the typed message protocol. */
@@ -208,7 +303,7 @@ export class BackstoryService {
       },
       'memory:import': async ({ fileName, content }) => {
         const inputs = parseImport(fileName, content);
-        const added = await this.store.add(inputs);
+        const added = await this.importInputs(inputs);
         this.refreshAll();
         return { added: added.length };
       },
@@ -228,6 +323,50 @@ export class BackstoryService {
         this.refreshAll();
         return saved;
       },
+      'package:build': ({ tabId, ids, search }) => this.packageFor(tabId, ids, search),
+      'package:insert': async ({ tabId, ids, search }) => {
+        const pkg = await this.packageFor(tabId, ids, search);
+        if (!pkg.text) return { ok: false, technique: 'none', hint: 'Nothing selected to insert.' };
+        const outcome = await callTab(tabId, 'page:insert', { text: pkg.text });
+        if (outcome.ok) {
+          for (const id of pkg.ids) this.tasks.markUsed(tabId, id);
+          await this.store.touch(pkg.ids);
+        }
+        return outcome;
+      },
+      'rank:preview': async ({ text, settings, people, site }) => {
+        await this.store.load();
+        const task: TaskReading = { url: '', title: '', site: site ?? '', adapter: 'search', field: { text, kind: 'input' }, ...(people?.length ? { people } : {}), at: Date.now() };
+        const embedder = this.model.status.state === 'failed' ? null : await this.model.get();
+        const state = await rankForTab({
+          tabId: -1, task, store: this.store, settings: settings ? normalizeSettings(settings) : await this.getSettings(), embedder,
+          queries: this.queries, model: this.model.status, recentlyUsed: [], dismissed: [], seq: 0,
+        });
+        return { cards: state.cards.map((c) => ({ id: c.item.id, title: c.item.title || c.item.text.slice(0, 60), kind: c.kind, score: c.score })) };
+      },
+      'model:status': async () => {
+        await this.store.load();
+        return { ...this.model.status, memorySize: this.store.size, unembedded: this.store.unembedded().length };
+      },
+      'capture:recent': () => {
+        const c = this.lastCapture;
+        return c && Date.now() - c.at < 5 * 60_000 && this.store.get(c.item.id) ? { item: this.store.get(c.item.id) } : {};
+      },
+      'capture:dismiss': ({ id }) => {
+        if (this.lastCapture?.item.id === id) this.lastCapture = undefined;
+        return { ok: true };
+      },
+      'capture:sent': async ({ text, url, title, site, people }) => {
+        const settings = await this.getSettings();
+        if (!settings.captureSent || !siteListed(settings.captureSites, site) || siteListed(settings.excludedSites, site)) return { saved: false };
+        if (!text.trim()) return { saved: false };
+        await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [] }]);
+        this.refreshAll();
+        return { saved: true };
+      },
+    });
+    browser.contextMenus.onClicked.addListener((info, tab) => {
+      if (info.menuItemId === 'remember-link') void this.rememberLink(info, tab);
     });
     onSettingsChanged((s) => {
       this.settings = Promise.resolve(s);
@@ -235,4 +374,12 @@ export class BackstoryService {
     });
     browser.tabs.onRemoved.addListener((tabId) => void this.tasks.forget(tabId));
   }
+}
+
+/** A stored item as input again (undo of a delete, rollback of an import): same id, same times. */
+export function toInput(it: MemoryItem): MemoryInput {
+  return {
+    id: it.id, text: it.text, title: it.title, kind: it.kind, tags: it.tags, people: it.people, sites: it.sites, pinned: it.pinned,
+    excluded: it.excluded, archived: it.archived, createdAt: it.createdAt, updatedAt: it.updatedAt, source: it.source, extra: it.extra,
+  };
 }

@@ -67,5 +67,11 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
     dismissed: inp.dismissed,
     now: Date.now(),
   });
-  return { ...base, status: result.empty ? 'empty' : 'found', cards: result.cards, trace: result.trace };
+  return {
+    ...base,
+    status: result.empty ? 'empty' : 'found',
+    cards: result.cards,
+    trace: result.trace,
+    ...(result.package ? { package: { ...result.package, budget: inp.settings.budgetTokens } } : {}),
+  };
 }

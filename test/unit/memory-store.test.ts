@@ -28,8 +28,8 @@ describe('MemoryStore with the real model', () => {
     const v = reopened.view.vector(a.id)!;
     expect(v).toBeInstanceOf(Float32Array);
     expect(v.length).toBe(384);
-    const [q] = await embedder.embed(['how should retries back off?']);
-    const result = rankMemory({ task: task('how should retries back off?'), memory: reopened.view, settings: DEFAULT_SETTINGS, queryVector: q, now: Date.now() });
+    const [q] = await embedder.embed(['what backoff should the sync worker use when retrying?']);
+    const result = rankMemory({ task: task('what backoff should the sync worker use when retrying?'), memory: reopened.view, settings: DEFAULT_SETTINGS, queryVector: q, now: Date.now() });
     expect(result.cards[0].item.id).toBe(a.id);
   });
 
