@@ -47,6 +47,7 @@ export function createItem(input: MemoryInput, now = Date.now()): MemoryItem {
     pinned: input.pinned ?? false,
     ...(input.excluded ? { excluded: true } : {}),
     ...(input.archived ? { archived: true } : {}),
+    ...(input.needsReview ? { needsReview: input.needsReview } : {}),
     createdAt,
     updatedAt: input.updatedAt ?? createdAt,
     source: { ...(input.source ?? {}) },

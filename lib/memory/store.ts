@@ -48,7 +48,7 @@ export class MemoryStore {
 
   /** Ids of items still waiting for an embedding (model missing or failed). */
   unembedded(): string[] {
-    return [...this.mem.items()].filter((it) => !this.mem.vector(it.id)).map((it) => it.id);
+    return [...this.mem.items()].filter((it) => !it.needsReview && !this.mem.vector(it.id)).map((it) => it.id);
   }
 
   /** Adds items in one transaction: all of them or, on failure, none. */
@@ -127,6 +127,8 @@ export class MemoryStore {
   }
 
   private async tryEmbed(items: MemoryItem[]): Promise<Float32Array[] | null> {
+    // Held-back items are not embedded until confirmed; embedPending() picks them up then.
+    if (items.some((it) => it.needsReview)) return null;
     const embedder = await this.getEmbedder();
     if (!embedder) return null;
     try {

@@ -20,6 +20,8 @@ export interface MemoryItem {
   /** Never offered, whatever the score ("never include"). */
   excluded?: boolean;
   archived?: boolean;
+  /** Held back from indexing and ranking until the user confirms (e.g. it looks like it holds a secret). */
+  needsReview?: string;
   createdAt: number;
   updatedAt: number;
   lastUsedAt?: number;
@@ -51,6 +53,7 @@ export interface MemoryInput {
   pinned?: boolean;
   excluded?: boolean;
   archived?: boolean;
+  needsReview?: string;
   createdAt?: number;
   updatedAt?: number;
   source?: MemorySource;

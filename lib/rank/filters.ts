@@ -5,6 +5,7 @@ import { personKeys, siteMatches, hostOf } from './situation';
 /** Why an item may not appear at all, in plain words; undefined when it may. Runs before any scoring. */
 export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set<string>): string | undefined {
   if (item.archived) return 'Archived';
+  if (item.needsReview) return `Held back until you confirm it: ${item.needsReview}`;
   if (item.excluded) return 'You marked it "never include"';
   if (dismissed.has(item.id)) return 'You dismissed it on this page';
   if (item.sites.length > 0 && !item.sites.some((s) => siteMatches(s, task.site || hostOf(task.url))))

@@ -50,9 +50,16 @@ export class IndexedMemory implements MemoryView {
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
     this.byId.set(item.id, item);
+    if (item.needsReview) {
+      // Held back (e.g. it looks like a secret): kept, but in no index until the user confirms it.
+      this.vectors.delete(item.id);
+      this.lexicalIndex.remove(item.id);
+      if (old) this.prefix.remove(item.id);
+      return;
+    }
     if (vector) this.vectors.set(item.id, vector);
     this.lexicalIndex.addItem(item);
-    if (old) this.prefix.update(item.id, searchText(item));
+    if (old && !old.needsReview) this.prefix.update(item.id, searchText(item));
     else this.prefix.add(item.id, searchText(item));
     if (isFlagged(item)) this.flaggedIds.add(item.id);
     for (const k of situationKeys(item)) {

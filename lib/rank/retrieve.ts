@@ -169,17 +169,21 @@ export function retrieve(
   // Scale by the best candidate, but never above what an ideal match would score: a weak best match stays weak
   // (so the empty state can show), a strong field keeps its spread (no clamping at 1).
   const lexScale = Math.max(maxLex, ideal) || 1;
+  // An ask that names someone in memory is about them: items neither by nor about them are discounted.
+  const named: string[] = [];
+  if (index && t.personFocus > 0)
+    for (const term of plan.terms.keys()) if (index.hasTerm(PERSON_PREFIX + term)) named.push(PERSON_PREFIX + term);
   for (const id of ids) {
     const prev = index?.neighbour(id, -1);
     const next = index?.neighbour(id, 1);
-    const lexical = clamp01(ctxLex.get(id)! / lexScale);
+    let lexical = clamp01(ctxLex.get(id)! / lexScale);
     const prevAsks = !!prev && !!index?.asks?.(prev);
     let nbCos = Math.max(denOf(prev) * (prevAsks ? 1 + t.replyBoostSemantic : 1), denOf(next));
     if (t.window2 > 0 && index && t.semanticWindow)
       for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
         nbCos = Math.max(nbCos, w * Math.max(denOf(index.neighbour(id, -k)), denOf(index.neighbour(id, k))));
     const cos = (denOf(id) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
-    const semantic = dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
+    let semantic = dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
     const hit = lex.get(id);
     const matched = (hit?.matched ?? []).filter((m) => !expSet.has(m) && m !== TIME_TERM && !m.startsWith(PERSON_PREFIX));
     const expanded = (hit?.matched ?? []).filter((m) => expSet.has(m));
@@ -188,6 +192,13 @@ export function retrieve(
     const viaNeighbour = [...nbMatched].filter(
       (m) => !matched.includes(m) && !expSet.has(m) && m !== TIME_TERM && !m.startsWith(PERSON_PREFIX),
     );
+    let focus = 1;
+    if (named.length) {
+      const tf = index!.termsOf(id);
+      if (!tf || !named.some((n) => tf.has(n))) focus = 1 - t.personFocus;
+    }
+    semantic *= focus;
+    lexical *= focus;
     const fused = ws + wl > 0 ? (ws * semantic + wl * lexical) / (ws + wl) : (semantic + lexical) / 2;
     signals.set(id, { id, semantic, lexical, matched, viaNeighbour, expanded, fused });
   }

@@ -24,6 +24,8 @@ export interface Tuning {
   semanticWindow: boolean;
   /** Weight of the person field for ask words that name someone in memory (relative to the word itself). */
   personWeight: number;
+  /** Discount of items neither by nor about a person the ask names (when memory knows that person). */
+  personFocus: number;
   /** Pseudo-relevance feedback: terms of the top documents added to the lexical query. */
   prfDocs: number;
   prfTerms: number;
@@ -58,6 +60,7 @@ export const TUNING: Tuning = {
   window: 3,
   semanticWindow: false,
   personWeight: 0.5,
+  personFocus: 0,
   prfDocs: 5,
   prfTerms: 0,
   prfWeight: 0.3,

@@ -4,6 +4,7 @@ import { parseImport } from '../memory/memory-file';
 import { serializeMemoryFile } from '../memory/memory-file';
 import { MemoryStore } from '../memory/store';
 import { guessKind } from '../memory/kind-guess';
+import { findSecrets } from '../memory/secrets';
 import type { InsertOutcome } from '../insert/index';
 import type { IndexingProgress, PanelPush, PanelState, PanelWatch } from '../messaging/protocol';
 import type { MemoryInput, MemoryItem } from '../memory/types';
@@ -238,11 +239,16 @@ export class BackstoryService {
 
   /** The package for some of a tab's cards, in the ranker's format for the tab's destination. */
   private async packageFor(tabId: number, ids: string[], search?: string) {
-    const state = await this.rank(tabId, search);
-    const settings = await this.getSettings();
-    const task = await this.tasks.get(tabId);
+    // Ranked afresh but outside the tab's sequence, so an open panel's ranking is not made stale by this one.
+    await this.store.load();
+    const [task, settings] = await Promise.all([this.tasks.get(tabId), this.getSettings()]);
+    const embedder = this.model.status.state === 'failed' ? null : await this.model.get();
+    const state = await rankForTab({
+      tabId, task, search, store: this.store, settings, embedder, queries: this.queries, model: this.model.status,
+      recentlyUsed: this.tasks.usedIn(tabId), dismissed: this.tasks.dismissedIn(tabId), seq: 0,
+    });
     const want = new Set(ids);
-    const cards = (state?.cards ?? []).filter((c) => want.has(c.item.id));
+    const cards = state.cards.filter((c) => want.has(c.item.id));
     const dest = search?.trim() || !task ? 'generic' : destinationOf(task);
     return { ...buildPackage(cards, dest, settings.budgetTokens), budget: settings.budgetTokens };
   }
@@ -255,7 +261,15 @@ export class BackstoryService {
     } catch {
       // not a URL
     }
-    await this.capture({ text, kind: guessKind(text), source: { url: pageUrl, title: title ?? tab?.title ?? site }, tags: site ? [site] : [] });
+    // Something that looks like a credential is kept but held out of every index until the user confirms it.
+    const secrets = findSecrets(text);
+    await this.capture({
+      text,
+      kind: guessKind(text),
+      source: { url: pageUrl, title: title ?? tab?.title ?? site },
+      tags: site ? [site] : [],
+      ...(secrets.length ? { needsReview: `it looks like it contains a secret (${secrets.join(', ')})` } : {}),
+    });
   }
 
   /** Wires the typed message protocol. */

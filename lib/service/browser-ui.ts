@@ -5,6 +5,7 @@ export function installMenus(): void {
   browser.contextMenus.removeAll(() => {
     browser.contextMenus.create({ id: 'remember-selection', title: 'Remember this selection', contexts: ['selection'] });
     browser.contextMenus.create({ id: 'remember-page', title: 'Remember this page', contexts: ['page', 'editable'] });
+    browser.contextMenus.create({ id: 'remember-link', title: 'Remember this link', contexts: ['link'] });
   });
   // Chrome: the toolbar button opens the side panel.
   const sidePanel = (browser as unknown as { sidePanel?: { setPanelBehavior(o: { openPanelOnActionClick: boolean }): Promise<void> } }).sidePanel;

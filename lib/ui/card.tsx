@@ -1,72 +1,148 @@
 import { useState } from 'preact/hooks';
-import { callBackground } from '../messaging/rpc';
-import type { RankedCard } from '../rank/types';
-import { WEIGHT_NAMES } from '../rank/types';
+import type { MemoryPatch } from '../memory/types';
+import type { RankedCard, TraceEntry } from '../rank/types';
+import { WEIGHT_NAMES, type WeightName } from '../rank/types';
+import { age, plainWhy, safeUrl, sourceLine } from './format';
+import { ItemEditor } from './item-editor';
 
-function age(ms: number): string {
-  const d = Math.floor((Date.now() - ms) / 86_400_000);
-  if (d < 1) return 'today';
-  if (d < 2) return 'yesterday';
-  if (d < 60) return `${d} days ago`;
-  return `${Math.floor(d / 30)} months ago`;
-}
+const FACTOR_LABEL: Record<WeightName, string> = {
+  semantic: 'meaning',
+  lexical: 'words',
+  recency: 'recency',
+  priority: 'priority',
+  continuity: 'continuity',
+  situation: 'situation',
+};
 
 /** The card's text with the matched words marked; built from text nodes, never HTML. */
-function Snippet({ text, matched }: { text: string; matched: string[] }) {
-  const snippet = text.length > 280 ? text.slice(0, 277) + '…' : text;
+export function Snippet({ text, matched, max = 280 }: { text: string; matched: string[]; max?: number }) {
+  const snippet = text.length > max ? text.slice(0, max - 3) + '…' : text;
   const words = matched.filter((w) => w.length > 1).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   if (!words.length) return <p class="snippet">{snippet}</p>;
-  const re = new RegExp(`\\b(${words.join('|')})`, 'gi');
+  const re = new RegExp(`(?<![\\p{L}\\p{N}])(${words.join('|')})`, 'giu');
   const parts = snippet.split(re);
   return <p class="snippet">{parts.map((p, i) => (i % 2 ? <mark key={i}>{p}</mark> : p))}</p>;
 }
 
-export function Card({ card, rank, onInsert, tabId }: { card: RankedCard; rank: number; onInsert: () => void; tabId?: number }) {
+/** Factor contributions as small bars (the ranker's weighted contributions when the trace has them). */
+export function FactorBars({ values, label }: { values: Record<WeightName, number>; label: string }) {
+  const shown = WEIGHT_NAMES.filter((n) => values[n] >= 0.005);
+  const max = Math.max(...shown.map((n) => values[n]), 0.0001);
+  if (!shown.length) return <p class="muted">No factor contributed.</p>;
+  return (
+    <div class="bars" role="list" aria-label={label}>
+      {shown.map((n) => (
+        <div class="bar-row" role="listitem" key={n} aria-label={`${FACTOR_LABEL[n]} ${values[n].toFixed(2)}`}>
+          <span>{FACTOR_LABEL[n]}</span>
+          <span class="bar" aria-hidden="true"><span style={{ width: `${Math.max(3, Math.round((values[n] / max) * 100))}%` }} /></span>
+          <span class="num">{values[n].toFixed(2)}</span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export interface CardActions {
+  insert(): void;
+  copy(): void;
+  pin(): void;
+  dismiss(): void;
+  remove(): void;
+  edit(patch: MemoryPatch): Promise<void>;
+  toggleSelect(): void;
+}
+
+export function Card(props: {
+  card: RankedCard;
+  rank: number;
+  trace?: TraceEntry;
+  taskPeople: string[];
+  selected: boolean;
+  canAct: boolean;
+  actions: CardActions;
+}) {
+  const { card, rank, trace, actions } = props;
   const [open, setOpen] = useState(false);
+  const [editing, setEditing] = useState(false);
   const { item } = card;
-  const source = item.source.title || item.source.url || item.sites[0] || '';
-  const total = WEIGHT_NAMES.reduce((s, n) => s + card.factors[n], 0) || 1;
+  const source = sourceLine(item);
+  const url = safeUrl(item.source.url);
+  const title = item.title || item.text.slice(0, 60);
+  const whyId = `why-${item.id}`;
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.target !== e.currentTarget) return; // keys inside buttons and the editor act there
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      actions.insert();
+    } else if (e.key === ' ') {
+      e.preventDefault();
+      setOpen(!open);
+    }
+  };
+
   return (
     <li
-      class={`card card-${card.kind}`}
+      class={`card card-${card.kind}${props.selected ? ' card-selected' : ''}`}
       data-testid="card"
       data-kind={card.kind}
       data-id={item.id}
-      draggable
-      onDragStart={(e) => e.dataTransfer?.setData('text/plain', item.text)}
-      aria-label={`${rank}. ${item.title}`}
+      tabIndex={0}
+      draggable={!editing}
+      onDragStart={(e) => {
+        e.dataTransfer?.setData('text/plain', item.text);
+        if (e.dataTransfer) e.dataTransfer.effectAllowed = 'copy';
+      }}
+      onKeyDown={onKeyDown}
+      aria-label={`${rank}. ${card.kind}: ${title}. Enter inserts, space explains.`}
     >
       <div class="card-top">
-        <span class={`badge badge-${card.kind}`}>{card.kind}</span>
-        <strong class="card-title">{item.title}</strong>
-        {item.pinned ? <span class="pin" title="Pinned">📌</span> : null}
+        <input type="checkbox" class="select" data-testid="card-select" checked={props.selected} onChange={actions.toggleSelect}
+          aria-label={`Include “${title}” in the package`} title="Include in the package" />
+        <span class={`badge badge-${card.kind}`} data-testid="card-kind">{card.kind}</span>
+        <strong class="card-title" data-testid="card-title" title={title}>{title}</strong>
+        {item.pinned ? <span class="pin" title="Pinned" aria-label="Pinned">●</span> : null}
       </div>
-      <Snippet text={item.text} matched={card.matched} />
-      <div class="meta muted">
+      {editing ? (
+        <ItemEditor
+          showText
+          initial={{ title: item.title, text: item.text, kind: item.kind, people: item.people, tags: item.tags, sites: item.sites }}
+          onCancel={() => setEditing(false)}
+          onSave={async (v) => {
+            await actions.edit(v);
+            setEditing(false);
+          }}
+        />
+      ) : (
+        <Snippet text={item.text} matched={card.matched} />
+      )}
+      <div class="meta muted" data-testid="card-meta">
         {[source, item.people.join(', '), age(item.createdAt)].filter(Boolean).join(' · ')}
       </div>
       <div class="actions">
-        <button data-testid="card-insert" class="primary" onClick={onInsert} title="Insert into the focused field">Insert</button>
-        <button data-testid="card-why" aria-expanded={open} onClick={() => setOpen(!open)}>Why?</button>
-        <button data-testid="card-pin" aria-pressed={item.pinned} onClick={() => void callBackground('memory:update', { id: item.id, patch: { pinned: !item.pinned } })}>
+        <button data-testid="card-insert" class="primary" onClick={actions.insert} disabled={!props.canAct} title="Insert into the focused field (Enter)">Insert</button>
+        <button data-testid="card-copy" onClick={actions.copy} title="Copy the text">Copy</button>
+        <button data-testid="card-why" aria-expanded={open} aria-controls={whyId} onClick={() => setOpen(!open)}>Why?</button>
+        <button data-testid="card-pin" aria-pressed={item.pinned} onClick={actions.pin} title={item.pinned ? 'Stop always including it' : 'Always include it'}>
           {item.pinned ? 'Unpin' : 'Pin'}
         </button>
-        <button data-testid="card-dismiss" disabled={tabId === undefined} onClick={() => tabId !== undefined && void callBackground('card:dismiss', { tabId, id: item.id })} title="Not useful here">
-          Dismiss
+        <button data-testid="card-dismiss" disabled={!props.canAct} onClick={actions.dismiss} title="Not useful here: hide it on this page">
+          Not useful
         </button>
+        <span class="more">
+          <button data-testid="card-edit" onClick={() => setEditing(!editing)} aria-pressed={editing}>Edit</button>
+          {url ? (
+            <a class="button" data-testid="card-open" href={url} target="_blank" rel="noopener noreferrer" title={url}>Source</a>
+          ) : null}
+          <button data-testid="card-delete" class="danger" onClick={actions.remove} title="Delete this memory (can be undone)">Delete</button>
+        </span>
       </div>
       {open ? (
-        <div class="why" data-testid="card-why-text">
+        <div class="why" id={whyId} data-testid="card-why-text">
+          <p class="why-line">{plainWhy(card, props.taskPeople)}</p>
           <ul>{card.why.map((w, i) => <li key={i}>{w}</li>)}</ul>
-          <div class="bars" aria-label="Score contributions">
-            {WEIGHT_NAMES.filter((n) => card.factors[n] > 0).map((n) => (
-              <div class="bar-row" key={n}>
-                <span>{n}</span>
-                <span class="bar"><span style={{ width: `${Math.round((card.factors[n] / total) * 100)}%` }} /></span>
-                <span class="num">{card.factors[n].toFixed(2)}</span>
-              </div>
-            ))}
-          </div>
+          <FactorBars values={trace?.contributions ?? card.factors} label="What the score is made of" />
+          <p class="muted">Score {card.score.toFixed(2)}{trace?.stage ? ` · ${trace.stage}` : ''}</p>
         </div>
       ) : null}
     </li>

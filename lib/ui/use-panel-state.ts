@@ -28,8 +28,10 @@ export function useWatchedTab(): number | undefined {
  * A live ranked state for the tab, pushed by the service worker over a port. The port is reopened when MV3 stops
  * the worker, so the panel keeps working across restarts.
  */
-export function usePanelState(tabId: number | undefined, search: string): PanelState | undefined {
+export function usePanelState(tabId: number | undefined, search: string, onPush?: (push: PanelPush) => void): PanelState | undefined {
   const [state, setState] = useState<PanelState>();
+  const onPushRef = useRef(onPush);
+  onPushRef.current = onPush;
   const portRef = useRef<ReturnType<typeof browser.runtime.connect> | undefined>(undefined);
   const watchRef = useRef<PanelWatch | undefined>(undefined);
 
@@ -41,7 +43,9 @@ export function usePanelState(tabId: number | undefined, search: string): PanelS
       portRef.current = port;
       port.onMessage.addListener((msg: unknown) => {
         const push = msg as PanelPush;
-        if (push.type === 'state' && push.state.tabId === watchRef.current?.tabId) setState(push.state);
+        if (push.type === 'state') {
+          if (push.state.tabId === watchRef.current?.tabId) setState(push.state);
+        } else onPushRef.current?.(push);
       });
       port.onDisconnect.addListener(() => {
         portRef.current = undefined;
@@ -60,9 +64,34 @@ export function usePanelState(tabId: number | undefined, search: string): PanelS
     if (tabId === undefined) return;
     const watch: PanelWatch = { tabId, ...(search.trim() ? { search: search.trim() } : {}) };
     watchRef.current = watch;
+    if (search.trim()) setState((s) => (s ? { ...s, status: 'searching' } : s));
     const t = setTimeout(() => portRef.current?.postMessage(watch), search ? 150 : 0);
     return () => clearTimeout(t);
   }, [tabId, search]);
 
   return state;
+}
+
+/** Pushes that are not about a tab (capture, indexing progress), for pages that show no ranking (options). */
+export function useServicePush(onPush: (push: PanelPush) => void): void {
+  const ref = useRef(onPush);
+  ref.current = onPush;
+  useEffect(() => {
+    let closed = false;
+    let port: ReturnType<typeof browser.runtime.connect> | undefined;
+    const connect = () => {
+      if (closed) return;
+      port = browser.runtime.connect({ name: PANEL_PORT });
+      port.onMessage.addListener((msg: unknown) => {
+        const push = msg as PanelPush;
+        if (push.type !== 'state') ref.current(push);
+      });
+      port.onDisconnect.addListener(() => setTimeout(connect, 200));
+    };
+    connect();
+    return () => {
+      closed = true;
+      port?.disconnect();
+    };
+  }, []);
 }
