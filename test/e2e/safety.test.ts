@@ -1,0 +1,108 @@
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_DIR, launchExtension, type Harness } from './harness';
+
+const SECRET_NOTE = { id: 'budget', text: 'The draft budget for Q3 is 1.2M; Dana approved the contractor cut.' };
+
+describe('privacy and safety in Chromium', () => {
+  let h: Harness;
+  const requests: string[] = [];
+  beforeAll(async () => {
+    h = await launchExtension();
+    h.context.on('request', (r) => requests.push(r.url()));
+    await h.seed([SECRET_NOTE, { id: 'html', text: '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> budget markup note' }]);
+  });
+  afterAll(async () => h?.close());
+
+  it('never reads password or one-time-code fields into the task', async () => {
+    const { page, tabId } = await h.openPage('/fixtures/hostile.html');
+    await page.locator('#password').click();
+    await page.keyboard.type('hunter2-budget');
+    await page.locator('#otp').click();
+    await page.keyboard.type('123456');
+    await page.waitForTimeout(600);
+    const state = await h.call<{ task?: { ask: string }; status: string }>('panel:get', { tabId });
+    expect(JSON.stringify(state)).not.toContain('hunter2');
+    expect(JSON.stringify(state)).not.toContain('123456');
+    expect(state.status).toBe('watching');
+    await page.close();
+  });
+
+  it('gives page scripts no way to reach memory, and shows nothing to them before an explicit insert', async () => {
+    const { page, tabId } = await h.openPage('/fixtures/hostile.html');
+    await page.locator('#field').click();
+    await page.keyboard.type('What is the draft budget for Q3?');
+    await page.waitForTimeout(600);
+    const state = await h.call<{ cards: { item: { id: string } }[] }>('panel:get', { tabId });
+    expect(state.cards[0]?.item.id).toBe('budget');
+    // A page script cannot message the extension (no externally_connectable)…
+    const reach = await page.evaluate(async (id) => {
+      const rt = (globalThis as { chrome?: { runtime?: { sendMessage?: unknown } } }).chrome?.runtime;
+      if (!rt || typeof rt.sendMessage !== 'function') return 'no runtime';
+      try {
+        return await (rt.sendMessage as (id: string, m: unknown) => Promise<unknown>)(id, { type: 'memory:list', payload: {} });
+      } catch (e) {
+        return `refused: ${(e as Error).message}`;
+      }
+    }, h.extensionId);
+    expect(JSON.stringify(reach)).not.toContain('Dana');
+    // …and although memory was ranked for this page, none of it reached the page's DOM or messages.
+    const seen = await page.evaluate(() => (window as unknown as { __seen: string[] }).__seen.join('\n'));
+    expect(seen).not.toContain('Dana approved');
+    await page.close();
+  });
+
+  it('renders memory text as text: markup in a memory is shown, never run', async () => {
+    const { page, tabId } = await h.openPage('/fixtures/textarea.html');
+    await page.locator('#field').click();
+    await page.keyboard.type('budget markup note');
+    const panel = await h.openPanel(tabId);
+    const card = panel.locator('[data-testid="card"][data-id="html"]');
+    await card.waitFor({ timeout: 60_000 });
+    expect(await card.innerText()).toContain('<img src=x onerror=');
+    expect(await panel.locator('[data-testid="card"] img, [data-testid="card"] script').count()).toBe(0);
+    expect(await panel.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await panel.close();
+    await page.close();
+  });
+
+  it('makes no network request beyond its own files and the pages the user opened', async () => {
+    const foreign = requests.filter((u) => !u.startsWith('chrome-extension://') && !u.startsWith(h.origin) && !u.startsWith('data:') && !u.startsWith('blob:'));
+    expect(foreign).toEqual([]);
+    // The model really was fetched from the extension itself.
+    expect(requests.some((u) => u.startsWith(`chrome-extension://${h.extensionId}/models/`))).toBe(true);
+  });
+});
+
+describe('when the model cannot load', () => {
+  let h: Harness;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'backstory-broken-model-'));
+    cpSync(BUILD_DIR, dir, { recursive: true });
+    const onnxDir = join(dir, 'models', 'all-MiniLM-L6-v2', 'onnx');
+    for (const f of readdirSync(onnxDir)) writeFileSync(join(onnxDir, f), 'corrupt');
+    h = await launchExtension({ buildDir: dir });
+    await h.seed([SECRET_NOTE, { id: 'garden', text: 'Tomato seedlings need hardening off for a week.' }]);
+  });
+  afterAll(async () => {
+    await h?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('still ranks by words, and the panel says why meaning-matching is off', async () => {
+    const { page, tabId } = await h.openPage('/fixtures/textarea.html');
+    await page.locator('#field').click();
+    await page.keyboard.type('draft budget for Q3');
+    const panel = await h.openPanel(tabId);
+    await panel.locator('[data-testid="card"][data-id="budget"]').waitFor({ timeout: 60_000 });
+    await expect.poll(() => panel.locator('body').innerText(), { timeout: 30_000 }).toMatch(/model did not load/i);
+    const state = await h.call<{ model: { state: string }; cards: { item: { id: string } }[] }>('panel:get', { tabId });
+    expect(state.model.state).toBe('failed');
+    expect(state.cards.map((c) => c.item.id)).not.toContain('garden');
+    await panel.close();
+    await page.close();
+  });
+});
