@@ -7,6 +7,18 @@ import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
 const MODEL_TAG = 'all-MiniLM-L6-v2/q4';
 
+/** IndexedDB refused a write because the browser's storage quota is used up. */
+export class StorageFullError extends Error {
+  constructor() {
+    super("Backstory's storage is full, so nothing was saved. Delete or export old memories, or free disk space, and try again.");
+  }
+}
+
+function isQuotaError(e: unknown): boolean {
+  const err = e as { name?: string; inner?: { name?: string } } | undefined;
+  return err?.name === 'QuotaExceededError' || err?.inner?.name === 'QuotaExceededError';
+}
+
 /**
  * The memory: IndexedDB is the truth; an IndexedMemory (items, vectors, BM25 and prefix indexes) is kept in step
  * with it so ranking never waits on the database. Runs in the service worker and in Node (fake-indexeddb).
@@ -36,6 +48,15 @@ export class MemoryStore {
     return this.mem.items();
   }
 
+  /** One read-write transaction over items and vectors: all of it is written or none. */
+  private async write(fn: () => Promise<void>): Promise<void> {
+    try {
+      await this.db.transaction('rw', this.db.items, this.db.vectors, fn);
+    } catch (e) {
+      throw isQuotaError(e) ? new StorageFullError() : e;
+    }
+  }
+
   /** Reads everything from IndexedDB once per worker life. */
   load(): Promise<void> {
     this.loaded ??= (async () => {
@@ -56,7 +77,7 @@ export class MemoryStore {
     await this.load();
     const items = inputs.map((input) => createItem(input, now));
     const vectors = await this.tryEmbed(items);
-    await this.db.transaction('rw', this.db.items, this.db.vectors, async () => {
+    await this.write(async () => {
       await this.db.items.bulkPut(items);
       if (vectors) await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: MODEL_TAG, vector })));
     });
@@ -71,7 +92,7 @@ export class MemoryStore {
     const { item, textChanged } = patchItem(current, patch, now);
     const reembed = textChanged || item.title !== current.title;
     const vector = reembed ? (await this.tryEmbed([item]))?.[0] : undefined;
-    await this.db.transaction('rw', this.db.items, this.db.vectors, async () => {
+    await this.write(async () => {
       await this.db.items.put(item);
       if (vector) await this.db.vectors.put({ id, model: MODEL_TAG, vector });
       else if (reembed) await this.db.vectors.delete(id);
@@ -92,7 +113,7 @@ export class MemoryStore {
   async remove(ids: string[]): Promise<MemoryItem[]> {
     await this.load();
     const removed = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x);
-    await this.db.transaction('rw', this.db.items, this.db.vectors, async () => {
+    await this.write(async () => {
       await this.db.items.bulkDelete(ids);
       await this.db.vectors.bulkDelete(ids);
     });
@@ -103,7 +124,7 @@ export class MemoryStore {
   /** Deletes every memory. */
   async clear(): Promise<void> {
     await this.load();
-    await this.db.transaction('rw', this.db.items, this.db.vectors, async () => {
+    await this.write(async () => {
       await this.db.items.clear();
       await this.db.vectors.clear();
     });

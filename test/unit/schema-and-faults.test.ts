@@ -1,0 +1,52 @@
+import Dexie from 'dexie';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import { openMemoryDB } from '../../lib/memory/db';
+import { MemoryStore, StorageFullError } from '../../lib/memory/store';
+
+describe('schema upgrade', () => {
+  it('opens a database written by schema v1 and migrates its items without loss', async () => {
+    const indexedDB = new IDBFactory();
+    // The fixture: the database as version 1 of Backstory left it, with items in v1's looser shape.
+    const v1 = new Dexie('backstory', { indexedDB, IDBKeyRange });
+    v1.version(1).stores({ items: 'id, kind, updatedAt, *people, *sites, *tags', vectors: 'id', meta: 'key' });
+    await v1.table('items').bulkPut([
+      { id: 'old-1', text: 'Dana prefers numbers first.', kind: 'instruction', people: ['Dana'], sites: ['Mail.Google.com'], createdAt: 1, updatedAt: 2 },
+      { id: 'old-2', text: 'The offsite is in Lisbon.\nHotel near the river.', createdAt: 5 },
+    ]);
+    await v1.table('vectors').put({ id: 'old-1', model: 'all-MiniLM-L6-v2/q4', vector: new Float32Array(384).fill(0.05) });
+    v1.close();
+
+    const db = openMemoryDB('backstory', { indexedDB, IDBKeyRange });
+    const store = new MemoryStore(db, async () => null);
+    await store.load();
+    expect(db.verno).toBe(2);
+    expect(store.size).toBe(2);
+    const a = store.get('old-1')!;
+    expect(a).toMatchObject({ text: 'Dana prefers numbers first.', kind: 'instruction', sites: ['mail.google.com'], tags: [], createdAt: 1, updatedAt: 2 });
+    expect(a.tokens).toBeGreaterThan(3);
+    expect(store.view.vector('old-1')?.length).toBe(384);
+    const b = store.get('old-2')!;
+    expect(b).toMatchObject({ title: 'The offsite is in Lisbon.', kind: 'evidence', pinned: false, people: [], updatedAt: 5 });
+    // The new index works on migrated data.
+    expect(await db.items.orderBy('lastUsedAt').count()).toBe(0);
+  });
+});
+
+describe('storage faults', () => {
+  it('tells the user when storage is full, writes nothing, and keeps reading', async () => {
+    const db = openMemoryDB('full', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const store = new MemoryStore(db, async () => null);
+    const [kept] = await store.add([{ text: 'Invoices from Acme are paid net 30.' }]);
+    const realBulkPut = db.items.bulkPut.bind(db.items);
+    db.items.bulkPut = (async () => {
+      throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    }) as unknown as typeof db.items.bulkPut;
+    await expect(store.add([{ text: 'one more' }, { text: 'and another' }])).rejects.toThrow(StorageFullError);
+    await expect(store.add([{ text: 'one more' }])).rejects.toThrow(/storage is full/i);
+    db.items.bulkPut = realBulkPut;
+    expect(await db.items.count()).toBe(1);
+    expect([...store.items()].map((i) => i.id)).toEqual([kept.id]);
+    expect(store.view.lexical('Acme', 5)).toEqual([kept.id]);
+  });
+});
