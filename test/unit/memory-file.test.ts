@@ -47,3 +47,24 @@ describe('kind guess', () => {
     expect(guessKind(text)).toBe(kind);
   });
 });
+
+describe('large imports', () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `n${i}`, text: `Note ${i} about project ${i % 97} and the ${['budget', 'offsite', 'retry'][i % 3]}.` }));
+
+  it('names the one bad item among 100,000', () => {
+    const items: { id: string; text?: string }[] = many(100_000);
+    delete items[99_998].text;
+    expect(() => parseMemoryFile(file(items))).toThrow('Item 99998 has no "text".');
+  });
+
+  it('imports 100,000 items in one all-or-nothing write', async () => {
+    const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb');
+    const { openMemoryDB } = await import('../../lib/memory/db');
+    const { MemoryStore } = await import('../../lib/memory/store');
+    const db = openMemoryDB('big', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const store = new MemoryStore(db, async () => null);
+    await store.add(parseMemoryFile(file(many(100_000))));
+    expect(await db.items.count()).toBe(100_000);
+    expect(store.view.lexical('project 42 offsite', 5).length).toBeGreaterThan(0);
+  });
+});
