@@ -68,6 +68,44 @@ describe('privacy and safety in Chromium', () => {
     await page.close();
   });
 
+  it('stays responsive with 200,000 characters in the field', async () => {
+    const { page, tabId } = await h.openPage('/fixtures/textarea.html');
+    await page.locator('#field').click();
+    await page.evaluate(() => {
+      const el = document.querySelector('#field') as HTMLTextAreaElement;
+      el.value = 'filler words '.repeat(15_000) + ' What is the draft budget for Q3?';
+    });
+    await page.keyboard.type(' Dana');
+    const panel = await h.openPanel(tabId);
+    await panel.locator('[data-testid="status"][data-state="found"], [data-testid="status"][data-state="empty"]').waitFor({ timeout: 30_000 });
+    const state = await h.call<{ task?: { ask: string } }>('panel:get', { tabId });
+    expect(state.task?.ask.length).toBeLessThanOrEqual(200);
+    await panel.close();
+    await page.close();
+  });
+
+  it('coalesces a page that changes 100 times a second instead of ranking on every change', async () => {
+    const { page, tabId } = await h.openPage('/fixtures/churn.html');
+    await page.locator('#field').click();
+    await page.keyboard.type('draft budget');
+    const panel = await h.openPanel(tabId);
+    await panel.locator('[data-testid="status"][data-state="found"]').waitFor({ timeout: 30_000 });
+    const seqBefore = (await h.call<{ seq: number }>('panel:get', { tabId })).seq;
+    await page.evaluate(() => (window as unknown as { __churn(on: boolean): void }).__churn(true));
+    for (let i = 0; i < 20; i++) {
+      await page.keyboard.type(i % 2 ? 'x' : 'y');
+      await page.waitForTimeout(100);
+    }
+    await page.evaluate(() => (window as unknown as { __churn(on: boolean): void }).__churn(false));
+    await page.waitForTimeout(600);
+    const after = await h.call<{ seq: number; cards: { item: { id: string } }[] }>('panel:get', { tabId });
+    // ~200 page changes and 20 keystrokes in two seconds: a handful of rankings, and the newest text wins.
+    expect(after.seq - seqBefore).toBeLessThan(15);
+    expect(after.cards[0]?.item.id).toBe('budget');
+    await panel.close();
+    await page.close();
+  });
+
   it('makes no network request beyond its own files and the pages the user opened', async () => {
     const foreign = requests.filter((u) => !u.startsWith('chrome-extension://') && !u.startsWith(h.origin) && !u.startsWith('data:') && !u.startsWith('blob:'));
     expect(foreign).toEqual([]);
