@@ -57,13 +57,14 @@ if (complete()) {
 // Regenerated only when missing or when the rewrite or its source changed; q4 stays as the fallback.
 {
   const target = join(MODEL_DIR, 'onnx', 'model_quantized.onnx');
-  const stampPath = target + '.stamp';
+  const stampPath = join(root, 'node_modules', '.cache', 'backstory-int8.stamp'); // outside public/: not shipped
   const stamp = `${REWRITE_VERSION} ${FILES['onnx/model_q4.onnx']} ${FILES['onnx/model_q4.onnx_data']}`;
   if (existsSync(target) && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === stamp) {
     console.log('int8 model: present');
   } else {
     const t0 = performance.now();
     const r = writeInt8Model(MODEL_DIR);
+    mkdirSync(dirname(stampPath), { recursive: true });
     writeFileSync(stampPath, stamp);
     console.log(`int8 model: ${r.rewritten} MatMulNBits rewritten to MatMulInteger in ${Math.round(performance.now() - t0)} ms`);
   }

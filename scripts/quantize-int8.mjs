@@ -44,21 +44,23 @@ export function dequantizeNBits(packed, scales, zeroPoints, K, N, bits, blockSiz
 }
 
 /** Symmetric per-column int8: W[k,n] ~ q[k,n] * scale[n], q in [-127, 127]. */
-export function quantizePerColumn(W, K, N) {
+export function quantizePerColumn(W, K, N, qmax = 127) {
   const scale = new Float32Array(N);
   for (let n = 0; n < N; n++) {
     let m = 0;
     for (let k = 0; k < K; k++) m = Math.max(m, Math.abs(W[k * N + n]));
-    scale[n] = m / 127 || 1;
+    scale[n] = m / qmax || 1;
   }
   const q = new Int8Array(K * N);
   for (let k = 0; k < K; k++)
-    for (let n = 0; n < N; n++) q[k * N + n] = Math.max(-127, Math.min(127, Math.round(W[k * N + n] / scale[n])));
+    for (let n = 0; n < N; n++) q[k * N + n] = Math.max(-qmax, Math.min(qmax, Math.round(W[k * N + n] / scale[n])));
   return { q, scale };
 }
 
 /** The rewrite itself: bytes of model_q4.onnx and its external data in, bytes of the int8 model out. */
-export function rewriteToInt8(modelBytes, externalBytes) {
+export function rewriteToInt8(modelBytes, externalBytes, opts = {}) {
+  const qmax = opts.qmax ?? Number(process.env.INT8_QMAX ?? 127);
+  const keepFloat = opts.keepFloat ?? (process.env.INT8_KEEP_FLOAT ? new RegExp(process.env.INT8_KEEP_FLOAT) : null);
   const model = P.decode(modelBytes);
   const graphField = P.first(model, P.Model.graph);
   const graph = P.decode(graphField.v);
@@ -93,8 +95,16 @@ export function rewriteToInt8(modelBytes, externalBytes) {
     if (!B || !S) throw new Error(`MatMulNBits ${node.name}: weights are not initializers`);
     const scales = new Float32Array(new Uint8Array(S.raw).buffer); // a copy: Buffer.slice would be a view
     const W = dequantizeNBits(B.raw, scales, ZP?.raw, K, N, node.attrs.get('bits'), node.attrs.get('block_size'));
-    const { q, scale } = quantizePerColumn(W, K, N);
     const base = node.name || Bname;
+    if (keepFloat?.test(base)) {
+      const wName = `${base}.weight_f32`;
+      newInits.push(P.makeTensor(wName, P.DType.FLOAT, [K, N], W));
+      used.add(A);
+      newNodes.push(P.makeNode('MatMul', [A, wName], node.outputs, `${base}_MatMul`));
+      rewritten++;
+      continue;
+    }
+    const { q, scale } = quantizePerColumn(W, K, N, qmax);
     const wName = `${base}.weight_int8`;
     const sName = `${base}.weight_scale`;
     newInits.push(P.makeTensor(wName, P.DType.INT8, [K, N], q));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { MemoryView, TaskReading } from '../../lib/rank/types';
 import { arrayMemoryView } from '../../lib/rank/memory-view';
 import { taskQueryTexts } from '../../lib/rank/query';
-import { embedText } from '../../lib/rank/lexical-index';
+import { embedText, contextText } from '../../lib/rank/lexical-index';
 import { nodeEmbedder } from '../../lib/embed/node-embedder';
 import { MODEL_ID } from '../../lib/embed/embedder';
 import { EmbedCache } from './embed-cache';
@@ -37,20 +37,29 @@ export async function prepare(dataFile: string, range: [number, number] | undefi
   const out: PreparedConversation[] = [];
   for (const conv of convs) {
     const itemTexts = conv.items.map(embedText);
+    // Context vectors: each turn read after the previous turn of its session (what the store embeds as well).
+    const ctx: [string, string][] = [];
+    conv.items.forEach((it, i) => {
+      const prev = conv.items[i - 1];
+      const t = contextText(it, prev && prev.thread?.id === it.thread?.id ? prev : undefined);
+      if (t) ctx.push([it.id, t]);
+    });
     const tasks = conv.questions.map((q) => benchTask(q.question, conv.now));
     const qTexts = tasks.map(taskQueryTexts);
-    const all = [...itemTexts, ...qTexts.flat()];
+    const all = [...itemTexts, ...ctx.map(([, t]) => t), ...qTexts.flat()];
     const vs = await cache.embedAll(all, nodeEmbedder, (d, t) => process.stderr.write(`\r  embedding ${conv.id}: ${d}/${t}   `));
     const vectors = new Map<string, Float32Array>();
     conv.items.forEach((it, i) => vectors.set(it.id, vs[i]));
-    let o = itemTexts.length;
+    const contextVectors = new Map<string, Float32Array>();
+    ctx.forEach(([id], i) => contextVectors.set(id, vs[itemTexts.length + i]));
+    let o = itemTexts.length + ctx.length;
     const questions = conv.questions.map((q, i) => {
       const n = qTexts[i].length;
       const qv = vs.slice(o, o + n);
       o += n;
       return { question: q.question, relevant: q.relevant, task: tasks[i], vectors: qv };
     });
-    out.push({ conv, view: arrayMemoryView(conv.items, vectors), vectors, questions });
+    out.push({ conv, view: arrayMemoryView(conv.items, vectors, contextVectors), vectors, questions });
   }
   process.stderr.write('\n');
   return out;

@@ -95,13 +95,9 @@ async function waitForUndoGroup(root: HTMLElement, editor: EditorKind): Promise<
 async function placeCaret(root: HTMLElement): Promise<void> {
   const doc = root.ownerDocument;
   if (root instanceof HTMLTextAreaElement || root instanceof HTMLInputElement) {
-    const saved = savedSelection(root);
-    let start = root.selectionStart ?? root.value.length;
-    let end = root.selectionEnd ?? root.value.length;
-    if (doc.activeElement !== root && saved?.kind === 'offsets' && saved.end <= root.value.length) {
-      start = saved.start;
-      end = saved.end;
-    }
+    // A text field keeps its own selection when it loses focus: that is the user's caret.
+    const start = root.selectionStart ?? root.value.length;
+    const end = root.selectionEnd ?? root.value.length;
     root.focus({ preventScroll: true });
     try {
       root.setSelectionRange(start, end);

@@ -1,6 +1,6 @@
 import type { LexicalHit, LexicalSearcher } from './types';
 import type { MemoryItem } from '../memory/types';
-import { terms as toTerms, hasTimeExpression, TIME_TERM, PERSON_PREFIX } from './tokenize';
+import { terms as toTerms, hasTimeExpression, itemDateTerms, phrases, TIME_TERM, PERSON_PREFIX } from './tokenize';
 
 export interface LexicalIndexOptions {
   /** BM25 term-frequency saturation. */
@@ -45,20 +45,23 @@ export class LexicalIndex implements LexicalSearcher {
   }
 
   /** Index (or re-index) a memory item: what the store calls on every save or edit. */
-  addItem(item: Pick<MemoryItem, 'id' | 'text' | 'title' | 'tags' | 'people' | 'aux' | 'thread'>): void {
+  addItem(item: Pick<MemoryItem, 'id' | 'text' | 'title' | 'tags' | 'people' | 'aux' | 'thread'> & { createdAt?: number }): void {
     // Only the body says when something happened; a title is often just a date.
     const extra = hasTimeExpression(item.text + ' ' + (item.aux ?? '')) ? [TIME_TERM] : [];
+    // The day and month the item is dated, so an ask naming a date finds what was noted then.
+    if (item.createdAt) extra.push(...itemDateTerms(item.createdAt));
     // People as a field of their own, so an ask naming someone can prefer items by or about them.
     for (const p of item.people) for (const t of toTerms(p.replace(/@.*$/, ''))) extra.push(PERSON_PREFIX + t);
-    this.add(item.id, searchText(item), item.thread, extra);
+    this.add(item.id, searchText(item), item.thread, extra, phrases(item.text + '\n' + (item.aux ?? '')));
   }
 
   /** Index (or re-index) a text. `thread` lets the ranker use neighbouring items as context. */
-  add(id: string, text: string, thread?: { id: string; seq: number }, extraTerms: string[] = []): void {
+  add(id: string, text: string, thread?: { id: string; seq: number }, extraTerms: string[] = [], phraseTerms: string[] = []): void {
     if (this.docs.has(id)) this.remove(id);
     const tf = new Map<string, number>();
     const ts = toTerms(text).concat(extraTerms);
-    for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
+    // Phrases (pairs of adjacent words) score like terms but do not count toward the length.
+    for (const t of ts.concat(phraseTerms)) tf.set(t, (tf.get(t) ?? 0) + 1);
     const doc: Doc = { id, len: ts.length, tf, thread, asks: text.includes('?') };
     this.docs.set(id, doc);
     this.totalLen += doc.len;
@@ -177,4 +180,16 @@ export function embedText(item: { title?: string; text: string; aux?: string }):
   const text = item.text.trim();
   const head = title && title.length <= 80 && !text.toLowerCase().startsWith(title.toLowerCase()) ? `${title}: ` : '';
   return [head + text, item.aux ?? ''].filter(Boolean).join(' ');
+}
+
+/**
+ * The text to embed for an item's context vector (`IndexedMemory.setContextVector`): the previous item of its thread
+ * followed by the item, so a reply ("Yes, last Tuesday!") is found by what it answers. Undefined when the item has
+ * no predecessor (its own vector then stands alone).
+ */
+export function contextText(
+  item: { title?: string; text: string; aux?: string },
+  prev: { title?: string; text: string; aux?: string } | undefined,
+): string | undefined {
+  return prev ? `${embedText(prev)}\n${embedText(item)}` : undefined;
 }

@@ -3,6 +3,7 @@ import type { MemoryItem } from '../memory/types';
 import type { MemoryView } from './types';
 import { LexicalIndex, searchText } from './lexical-index';
 import { personKey, hostOf } from './situation';
+import { VectorIndex } from '../embed/vector-index';
 
 /**
  * The memory held for ranking: items, vectors, the BM25 index, a FlexSearch prefix index for recall as the user
@@ -12,9 +13,23 @@ import { personKey, hostOf } from './situation';
  */
 export class IndexedMemory implements MemoryView {
   private byId = new Map<string, MemoryItem>();
-  private vectors = new Map<string, Float32Array>();
+  /** int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/embed/vector-index.ts. */
+  private vectors = new VectorIndex();
+  /** Embeddings of `contextText(item, previous item of its thread)`: the item read with the turn before it. */
+  private contextVectors = new VectorIndex();
   readonly lexicalIndex = new LexicalIndex();
-  private prefix = new Index({ tokenize: 'forward', resolution: 9 });
+  /**
+   * Built on first use: the ranker reads `lexicalIndex` (BM25), and a forward-tokenised FlexSearch index costs about
+   * 0.45 ms and several KB per item, which at 100k items would be most of the service worker's start and memory.
+   */
+  private prefixIndex?: Index;
+  private get prefix(): Index {
+    if (!this.prefixIndex) {
+      this.prefixIndex = new Index({ tokenize: 'forward', resolution: 9 });
+      for (const it of this.byId.values()) if (!it.needsReview) this.prefixIndex.add(it.id, searchText(it));
+    }
+    return this.prefixIndex;
+  }
   private flaggedIds = new Set<string>();
   private byKey = new Map<string, Set<string>>();
 
@@ -32,6 +47,17 @@ export class IndexedMemory implements MemoryView {
   }
   vectorEntries(): Iterable<[string, Float32Array]> {
     return this.vectors.entries();
+  }
+  /** Weighted mean cosine of every stored vector with the queries, best `limit` only, in one typed-array pass. */
+  denseScores(queries: Float32Array[], weights: number[], limit?: number): Map<string, number> {
+    return this.vectors.scores(queries, weights, limit);
+  }
+  /** How many items have a vector. */
+  get vectorCount(): number {
+    return this.vectors.size;
+  }
+  contextVector(id: string): Float32Array | undefined {
+    return this.contextVectors.get(id);
   }
   lexical(query: string, limit: number): string[] {
     return query.trim() ? (this.prefix.search(query, { limit, suggest: true }) as string[]) : [];
@@ -53,14 +79,17 @@ export class IndexedMemory implements MemoryView {
     if (item.needsReview) {
       // Held back (e.g. it looks like a secret): kept, but in no index until the user confirms it.
       this.vectors.delete(item.id);
+      this.contextVectors.delete(item.id);
       this.lexicalIndex.remove(item.id);
-      if (old) this.prefix.remove(item.id);
+      if (old) this.prefixIndex?.remove(item.id);
       return;
     }
     if (vector) this.vectors.set(item.id, vector);
     this.lexicalIndex.addItem(item);
-    if (old && !old.needsReview) this.prefix.update(item.id, searchText(item));
-    else this.prefix.add(item.id, searchText(item));
+    if (this.prefixIndex) {
+      if (old && !old.needsReview) this.prefixIndex.update(item.id, searchText(item));
+      else this.prefixIndex.add(item.id, searchText(item));
+    }
     if (isFlagged(item)) this.flaggedIds.add(item.id);
     for (const k of situationKeys(item)) {
       const set = this.byKey.get(k) ?? new Set<string>();
@@ -74,14 +103,25 @@ export class IndexedMemory implements MemoryView {
     else this.vectors.delete(id);
   }
 
+  /**
+   * The item's context vector: the embedding of `contextText(item, prev)` where `prev` is the item before it in its
+   * thread. Optional; without it the item is matched by its own vector alone. Recompute it when the item or its
+   * predecessor changes (an item's edit or deletion makes its successor's context vector stale).
+   */
+  setContextVector(id: string, vector: Float32Array | undefined): void {
+    if (vector && !this.byId.get(id)?.needsReview) this.contextVectors.set(id, vector);
+    else this.contextVectors.delete(id);
+  }
+
   delete(id: string): void {
     const old = this.byId.get(id);
     if (!old) return;
     this.unkey(old);
     this.byId.delete(id);
     this.vectors.delete(id);
+    this.contextVectors.delete(id);
     this.lexicalIndex.remove(id);
-    this.prefix.remove(id);
+    this.prefixIndex?.remove(id);
   }
 
   private unkey(item: MemoryItem): void {
@@ -91,9 +131,14 @@ export class IndexedMemory implements MemoryView {
 }
 
 /** A MemoryView over plain arrays (Node, tests, the bench), with the same indexes the extension's store holds. */
-export function arrayMemoryView(items: MemoryItem[], vectors: Map<string, Float32Array>): IndexedMemory {
+export function arrayMemoryView(
+  items: MemoryItem[],
+  vectors: Map<string, Float32Array>,
+  contextVectors?: Map<string, Float32Array>,
+): IndexedMemory {
   const mem = new IndexedMemory();
   for (const item of items) mem.put(item, vectors.get(item.id));
+  if (contextVectors) for (const [id, v] of contextVectors) if (mem.get(id)) mem.setContextVector(id, v);
   return mem;
 }
 

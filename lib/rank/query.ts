@@ -1,5 +1,5 @@
 import type { TaskReading } from './types';
-import { terms, TIME_TERM, hasTimeExpression } from './tokenize';
+import { terms, phrases, TIME_TERM, hasTimeExpression, askDateTerms } from './tokenize';
 
 /** Asks with fewer content words than this are "short": the page around them is folded into the query. */
 const SHORT_ASK_TERMS = 6;
@@ -16,6 +16,10 @@ export interface QueryPlan {
   /** Weighted lexical terms: the ask at 1, its surroundings less. */
   terms: Map<string, number>;
   short: boolean;
+  /** Date terms of the calendar dates the ask names (see `askDateTerms`); the ranker weighs them. */
+  dates: string[];
+  /** Phrase terms of the ask (pairs of adjacent words, see `phrases`). */
+  phrases: string[];
 }
 
 function clean(s: string | undefined): string {
@@ -69,7 +73,7 @@ export function planQuery(task: TaskReading): QueryPlan {
   // Asking when something happened: turns that say when ("last week", "in May") are the likely answer.
   if (/^\s*(when|what (time|date|day|year|month)|how long ago|since when)\b/i.test(ask) || hasTimeExpression(ask))
     put(TIME_TERM, 0.5);
-  return { ask, texts, weights, terms: q, short };
+  return { ask, texts, weights, terms: q, short, dates: askDateTerms(ask, task.at), phrases: phrases(ask) };
 }
 
 /** The text to embed for the task (the extension embeds it and passes `queryVector`). */

@@ -2,7 +2,7 @@ import { cosine } from '../embed/embedder';
 import type { LexicalHit, LexicalSearcher, MemoryView, Weights } from './types';
 import type { QueryPlan } from './query';
 import type { Tuning } from './tuning';
-import { TIME_TERM, PERSON_PREFIX } from './tokenize';
+import { PERSON_PREFIX, DATE_PREFIX } from './tokenize';
 
 /** What retrieval knows of one candidate before it is loaded: its two relevance signals in [0, 1]. */
 export interface Signal {
@@ -35,6 +35,9 @@ function clamp01(x: number): number {
 function densePass(memory: MemoryView, qvs: Float32Array[], qw: number[], t: Tuning): Map<string, number> {
   const out = new Map<string, number>();
   if (!qvs.length) return out;
+  // A store with a quantised vector index scores everything in one typed-array pass and hands back the best few
+  // thousand (items further down sit below cosLow and score 0 anyway). See MemoryView.denseScores.
+  if (memory.denseScores && !(t.rocchio > 0)) return memory.denseScores(qvs, qw, Math.max(2000, 10 * t.pool));
   const wsum = qw.reduce((a, b) => a + b, 0) || 1;
   const entries: [string, Float32Array][] = [];
   if (memory.vectorEntries) for (const e of memory.vectorEntries()) entries.push(e);
@@ -70,6 +73,23 @@ function densePass(memory: MemoryView, qvs: Float32Array[], qw: number[], t: Tun
   return out;
 }
 
+/**
+ * Items read in their thread context: the cosine with the item's context vector (the turn before it and the item,
+ * embedded together) takes `share` of the item's dense score. A reply that only makes sense after its question
+ * is found by what it answers.
+ */
+function mixContext(memory: MemoryView, dense: Map<string, number>, qvs: Float32Array[], qw: number[], share: number): void {
+  if (!memory.contextVector || !qvs.length) return;
+  const wsum = qw.reduce((a, b) => a + b, 0) || 1;
+  for (const [id, own] of dense) {
+    const v = memory.contextVector(id);
+    if (!v || v.length !== qvs[0].length) continue;
+    let s = 0;
+    for (let i = 0; i < qvs.length; i++) s += qw[i] * cosine(qvs[i], v);
+    dense.set(id, (1 - share) * own + (share * s) / wsum);
+  }
+}
+
 /** Fallback when the view has no BM25 index: ranks become descending scores. */
 function rankOnlySearcher(memory: MemoryView, text: string): LexicalHit[] {
   const ids = memory.lexical(text, 200);
@@ -85,7 +105,7 @@ function feedbackTerms(index: LexicalSearcher, top: string[], query: Map<string,
     let len = 0;
     for (const n of tf.values()) len += n;
     for (const [term, n] of tf) {
-      if (query.has(term) || term === TIME_TERM) continue;
+      if (query.has(term) || term.startsWith(DATE_PREFIX)) continue;
       const idf = index.idf(term);
       gain.set(term, (gain.get(term) ?? 0) + (n / len) * idf);
     }
@@ -106,6 +126,7 @@ export function retrieve(
   t: Tuning,
 ): Retrieval {
   const dense = densePass(memory, qvs, qw, t);
+  if (t.contextShare > 0) mixContext(memory, dense, qvs, qw, t.contextShare);
   const index = memory.lexicalIndex;
 
   // Lexical: BM25 with weighted terms, normalised by the score an ideal match would get.
@@ -118,6 +139,10 @@ export function retrieve(
     if (t.personWeight > 0)
       for (const [term, w] of plan.terms)
         if (index.hasTerm(PERSON_PREFIX + term)) q.set(PERSON_PREFIX + term, w * t.personWeight);
+    // Two words of the ask side by side in an item: the same thing named, not just the same words.
+    if (t.phraseWeight > 0) for (const ph of plan.phrases) if (index.hasTerm(ph)) q.set(ph, t.phraseWeight);
+    // Dates the ask names look for items dated then.
+    if (t.dateWeight > 0) for (const d of plan.dates) if (index.hasTerm(d)) q.set(d, t.dateWeight);
     lexHits = index.search(q, t.lexicalLimit);
     if (t.prfDocs > 0 && t.prfTerms > 0 && lexHits.length >= 2) {
       // Feedback documents are chosen by both signals, so one noisy channel cannot steer the expansion alone.
@@ -185,12 +210,12 @@ export function retrieve(
     const cos = (denOf(id) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
     let semantic = dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
     const hit = lex.get(id);
-    const matched = (hit?.matched ?? []).filter((m) => !expSet.has(m) && m !== TIME_TERM && !m.startsWith(PERSON_PREFIX));
+    const matched = (hit?.matched ?? []).filter((m) => !expSet.has(m) && !m.startsWith(DATE_PREFIX) && !m.startsWith(PERSON_PREFIX) && !m.includes(' '));
     const expanded = (hit?.matched ?? []).filter((m) => expSet.has(m));
     const nbMatched = new Set<string>();
     for (const nb of [prev, next]) for (const m of (nb && lex.get(nb)?.matched) || []) nbMatched.add(m);
     const viaNeighbour = [...nbMatched].filter(
-      (m) => !matched.includes(m) && !expSet.has(m) && m !== TIME_TERM && !m.startsWith(PERSON_PREFIX),
+      (m) => !matched.includes(m) && !expSet.has(m) && !m.startsWith(DATE_PREFIX) && !m.startsWith(PERSON_PREFIX) && !m.includes(' '),
     );
     let focus = 1;
     if (named.length) {

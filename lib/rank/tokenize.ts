@@ -66,6 +66,17 @@ export function terms(text: string): string[] {
   return out;
 }
 
+/**
+ * Phrase terms of a text: each pair of adjacent content words ("support group", "pottery class"), so an ask that
+ * names a thing in two words prefers items naming that very thing. Stop words between them do not break a pair.
+ */
+export function phrases(text: string): string[] {
+  const ts = terms(text);
+  const out: string[] = [];
+  for (let i = 1; i < ts.length; i++) out.push(ts[i - 1] + ' ' + ts[i]);
+  return out;
+}
+
 /** Prefix of person terms (an item's people, indexed as a field of their own). */
 export const PERSON_PREFIX = '@';
 
@@ -84,4 +95,62 @@ const TIME_RE = new RegExp(
 
 export function hasTimeExpression(text: string): boolean {
   return TIME_RE.test(text);
+}
+
+/** Prefix of date pseudo-terms: items are indexed under the day and month they are dated, asks under the dates they name. */
+export const DATE_PREFIX = '⌚';
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const pad = (n: number) => String(n).padStart(2, '0');
+const dayTerm = (y: number, m: number, d: number) => `${DATE_PREFIX}d${y}-${pad(m + 1)}-${pad(d)}`;
+const monthTerm = (y: number, m: number) => `${DATE_PREFIX}m${y}-${pad(m + 1)}`;
+
+/** Date terms of an item dated `at` (local calendar): its day and its month. */
+export function itemDateTerms(at: number): string[] {
+  if (!at || !Number.isFinite(at)) return [];
+  const d = new Date(at);
+  return [dayTerm(d.getFullYear(), d.getMonth(), d.getDate()), monthTerm(d.getFullYear(), d.getMonth())];
+}
+
+const MON = '(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)';
+const DAY_FIRST = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?(?: of)? ${MON},? (\\d{4})\\b`, 'g');
+const MONTH_FIRST = new RegExp(`\\b${MON} (\\d{1,2})(?:st|nd|rd|th)?,? (\\d{4})\\b`, 'g');
+const MONTH_YEAR = new RegExp(`\\b${MON},? (\\d{4})\\b`, 'g');
+const IN_MONTH = new RegExp(`\\b(?:in|during|of|since|last|this) ${MON}\\b`, 'g');
+
+function monthIndex(name: string): number {
+  const n = name.toLowerCase();
+  return MONTHS.findIndex((m) => m.startsWith(n.slice(0, 3)));
+}
+
+/**
+ * Date terms of the calendar dates an ask names ("on 13 October, 2023", "in June 2023", "in June"), matching the
+ * terms of `itemDateTerms`: a named day also looks in its month. A month without a year is the latest such month
+ * up to `now`. Month names must be capitalised ("may" is a verb).
+ */
+export function askDateTerms(text: string, now: number): string[] {
+  const out = new Set<string>();
+  let rest = text;
+  const take = (re: RegExp, f: (m: RegExpExecArray) => void) => {
+    rest = rest.replace(re, (...args) => {
+      f(args.slice(0, -2) as unknown as RegExpExecArray);
+      return ' ';
+    });
+  };
+  take(DAY_FIRST, (m) => {
+    const mo = monthIndex(m[2]);
+    out.add(dayTerm(+m[3], mo, +m[1])).add(monthTerm(+m[3], mo));
+  });
+  take(MONTH_FIRST, (m) => {
+    const mo = monthIndex(m[1]);
+    out.add(dayTerm(+m[3], mo, +m[2])).add(monthTerm(+m[3], mo));
+  });
+  take(MONTH_YEAR, (m) => void out.add(monthTerm(+m[2], monthIndex(m[1]))));
+  take(IN_MONTH, (m) => {
+    const mo = monthIndex(m[1]);
+    const n = new Date(now || Date.now());
+    const y = mo <= n.getMonth() ? n.getFullYear() : n.getFullYear() - 1;
+    out.add(monthTerm(y, mo));
+  });
+  return [...out];
 }

@@ -13,6 +13,8 @@ export interface Tuning {
   /** Share of a thread neighbour's lexical / semantic evidence an item inherits (context of the previous turn). */
   neighbourLexical: number;
   neighbourSemantic: number;
+  /** Share of an item's dense score taken by its context vector (the item embedded after its thread predecessor). */
+  contextShare: number;
   /** Extra share a reply inherits from the question before it. */
   replyBoost: number;
   replyBoostSemantic: number;
@@ -26,6 +28,10 @@ export interface Tuning {
   personWeight: number;
   /** Discount of items neither by nor about a person the ask names (when memory knows that person). */
   personFocus: number;
+  /** Weight of the dates an ask names ("on 3 May, 2023", "in June") against the day and month items are dated. */
+  dateWeight: number;
+  /** Weight of a pair of adjacent ask words found side by side in an item (on top of the words themselves). */
+  phraseWeight: number;
   /** Pseudo-relevance feedback: terms of the top documents added to the lexical query. */
   prfDocs: number;
   prfTerms: number;
@@ -54,13 +60,16 @@ export const TUNING: Tuning = {
   cosHigh: 0.7,
   neighbourLexical: 0.5,
   neighbourSemantic: 0.2,
+  contextShare: 0.5,
   replyBoost: 1,
   replyBoostSemantic: 0,
   window2: 0.6,
   window: 3,
   semanticWindow: false,
   personWeight: 0.5,
-  personFocus: 0,
+  personFocus: 0.3,
+  dateWeight: 1,
+  phraseWeight: 1,
   prfDocs: 5,
   prfTerms: 0,
   prfWeight: 0.3,

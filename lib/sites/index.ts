@@ -179,8 +179,13 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
       schedule();
     }
   };
+  // The element an event really came from, inside open shadow roots too.
+  const origin = (e: Event): Element | null => {
+    const first = e.composedPath?.()[0];
+    return first instanceof Element ? first : (e.target as Element | null);
+  };
   const onInput = (e: Event) => {
-    const root = editableRoot(e.composedPath?.()[0] instanceof Element ? (e.composedPath()[0] as Element) : (e.target as Element));
+    const root = editableRoot(origin(e));
     if (!root) return;
     track(root);
     if (e.isTrusted && !isInserting()) noteUserInput(root);
@@ -193,7 +198,7 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
     if (doc.getSelection()?.toString().trim()) schedule();
   };
   const onCaretMove = (e: Event) => {
-    const root = editableRoot(e.target as Element);
+    const root = editableRoot(origin(e));
     if (root && root === current()) saveSelection(root);
   };
   doc.addEventListener('focusin', onFocus, true);

@@ -19,7 +19,8 @@ export function Snippet({ text, matched, max = 280 }: { text: string; matched: s
   const snippet = text.length > max ? text.slice(0, max - 3) + '…' : text;
   const words = matched.filter((w) => w.length > 1).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   if (!words.length) return <p class="snippet">{snippet}</p>;
-  const re = new RegExp(`(?<![\\p{L}\\p{N}])(${words.join('|')})`, 'giu');
+  // The ranker's terms are stems ("hardwar"): mark the whole word that starts with one.
+  const re = new RegExp(`(?<![\\p{L}\\p{N}])((?:${words.join('|')})[\\p{L}\\p{N}]*)`, 'giu');
   const parts = snippet.split(re);
   return <p class="snippet">{parts.map((p, i) => (i % 2 ? <mark key={i}>{p}</mark> : p))}</p>;
 }

@@ -30,8 +30,10 @@ const ids = (panel: Page) => panel.locator('[data-testid="card"]').evaluateAll((
 const waitState = (panel: Page, s: string) => panel.locator(`[data-testid="status"][data-state="${s}"]`).waitFor({ timeout: 60_000 });
 const card = (panel: Page, id: string) => panel.locator(`[data-testid="card"][data-id="${id}"]`);
 
+let n = 0;
 async function writeTask(text: string) {
-  const { page, tabId } = await h.openPage('/fixtures/textarea.html');
+  // A unique URL per test: the harness finds the tab by URL, and a failed test may leave its page open.
+  const { page, tabId } = await h.openPage(`/fixtures/textarea.html?t=${++n}`);
   const panel = await h.openPanel(tabId);
   await waitState(panel, 'watching');
   await page.locator('#field').click();
@@ -43,21 +45,24 @@ describe('side panel', () => {
   it('shows ranked cards with marked words, kind badge, source and age; search asks memory directly', async () => {
     const { page, panel } = await writeTask(ASK);
     await waitState(panel, 'found');
-    expect((await ids(panel))[0]).toBe('budget');
+    // Standing instructions come first; the evidence follows in score order.
+    const order = await ids(panel);
+    expect(order.filter((id) => id !== 'tone')[0]).toBe('budget');
+    expect(order.indexOf('garden')).toBe(-1);
     const top = card(panel, 'budget');
     expect(await top.getAttribute('data-kind')).toBe('evidence');
     expect(await top.locator('[data-testid="card-title"]').innerText()).toBe('Q3 budget numbers');
-    const marks = await top.locator('mark').allInnerTexts();
-    expect(marks.map((m) => m.toLowerCase())).toEqual(expect.arrayContaining(['budget']));
+    await expect.poll(async () => (await top.locator('mark').allInnerTexts()).map((m) => m.toLowerCase()), { timeout: 30_000 })
+      .toEqual(expect.arrayContaining(['budget', 'hardware']));
     expect(await top.locator('[data-testid="card-meta"]').innerText()).toMatch(/docs\.example\.com — Q3 plan · Priya Shah · 3 days ago/);
     expect(await card(panel, 'tone').locator('[data-testid="card-kind"]').innerText()).toMatch(/instruction/i);
     expect(await panel.locator('[data-testid="status"]').innerText()).toMatch(/cards? for this task/);
 
     await panel.locator('[data-testid="search"]').fill('Lisbon hotel');
-    await expect.poll(async () => (await ids(panel))[0], { timeout: 30_000 }).toBe('offsite');
+    await expect.poll(async () => (await ids(panel)).filter((id) => id !== 'tone')[0], { timeout: 30_000 }).toBe('offsite');
     expect(await panel.locator('[data-testid="status"]').innerText()).toMatch(/for your search/);
     await panel.locator('[data-testid="search"]').press('Escape');
-    await expect.poll(async () => (await ids(panel))[0], { timeout: 30_000 }).toBe('budget');
+    await expect.poll(async () => (await ids(panel)).filter((id) => id !== 'tone')[0], { timeout: 30_000 }).toBe('budget');
     await panel.close();
     await page.close();
   });
@@ -82,7 +87,7 @@ describe('side panel', () => {
   });
 
   it('previews the package against the budget, follows the selection, and inserts all', async () => {
-    const { page, panel } = await writeTask(ASK);
+    const { page, panel, tabId } = await writeTask(ASK);
     await waitState(panel, 'found');
     await panel.locator('[data-testid="package"] summary').click();
     const meter = panel.locator('[data-testid="package-meter"]');
@@ -91,9 +96,11 @@ describe('side panel', () => {
     expect(value).toBeGreaterThan(0);
     expect(value).toBeLessThanOrEqual(max);
     const text = panel.locator('[data-testid="package-text"]');
-    expect(await text.innerText()).toContain('hardware line is 12k');
+    await expect.poll(() => text.innerText(), { timeout: 30_000 }).toContain('hardware line is 12k');
     expect(await text.innerText()).toContain('Keep replies short');
     await card(panel, 'tone').locator('[data-testid="card-select"]').uncheck();
+    const st = await h.call<{ tabId: number; cards: { item: { id: string } }[] }>('panel:get', { tabId });
+    console.log(JSON.stringify(await h.call('package:build', { tabId, ids: st.cards.map((c) => c.item.id).filter((x) => x !== 'tone') })), st.cards.map((c) => c.item.id));
     await expect.poll(() => text.innerText()).not.toContain('Keep replies short');
     expect(await text.innerText()).toContain('hardware line is 12k');
     await panel.locator('[data-testid="package-insert"]').click();
@@ -124,7 +131,7 @@ describe('side panel', () => {
     const unnamed = await panel.evaluate(() =>
       [...document.querySelectorAll('button, input, select, textarea')].filter((el) => {
         const e = el as HTMLElement;
-        return !(e.getAttribute('aria-label') || e.innerText?.trim() || (e as HTMLInputElement).labels?.length || e.getAttribute('title'));
+        return !(e.getAttribute('aria-label') || e.textContent?.trim() || (e as HTMLInputElement).labels?.length || e.getAttribute('title'));
       }).length,
     );
     expect(unnamed).toBe(0);
@@ -163,11 +170,8 @@ describe('side panel', () => {
     await card(panel, 'budget').locator('[data-testid="edit-save"]').click();
     await expect.poll(() => card(panel, 'budget').locator('[data-testid="card-title"]').innerText(), { timeout: 30_000 }).toBe('Q3 budget (final)');
 
-    await card(panel, 'q2').locator('[data-testid="card-delete"]').click().catch(async () => {
-      // q2 may rank below the bar: delete another shown card instead.
-    });
     const victim = (await ids(panel)).includes('q2') ? 'q2' : 'tone';
-    if (victim !== 'q2') await card(panel, victim).locator('[data-testid="card-delete"]').click();
+    await card(panel, victim).locator('[data-testid="card-delete"]').click();
     await expect.poll(async () => (await list()).some((i) => i.id === victim)).toBe(false);
     await panel.locator('[data-testid="undo"]').click();
     await expect.poll(async () => (await list()).some((i) => i.id === victim), { timeout: 30_000 }).toBe(true);
@@ -185,7 +189,8 @@ describe('side panel', () => {
     const empty = panel.locator('[data-testid="empty-state"]');
     expect(await empty.innerText()).toMatch(/Nothing in your memory is relevant/);
     expect(await empty.innerText()).toMatch(/search box|Remember this selection/);
-    expect(await panel.locator('[data-testid="card"]').count()).toBe(0);
+    // Standing instructions are always offered; nothing else is.
+    expect(await ids(panel)).toEqual(['tone']);
     await panel.close();
     await page.close();
   });

@@ -1,0 +1,105 @@
+import { launchExtension } from '../../test/e2e/harness';
+import { createItem } from '../../lib/memory/normalize';
+import { SyntheticCorpus, percentile } from './synthetic';
+
+const SEED_SRC = `async ([its, tps, centroids]) => {
+  const db = await new Promise((ok, no) => {
+    const r = indexedDB.open('backstory');
+    r.onsuccess = () => ok(r.result);
+    r.onerror = () => no(r.error);
+  });
+  let s = 12345 + its.length;
+  const rand = () => ((s = (s * 1103515245 + 12345) >>> 0) / 4294967296) - 0.5;
+  const tx = db.transaction(['items', 'vectors'], 'readwrite');
+  its.forEach((it, k) => {
+    tx.objectStore('items').put(it);
+    const c = centroids[tps[k]];
+    const v = new Float32Array(c.length);
+    let nn = 0;
+    for (let d = 0; d < c.length; d++) nn += (v[d] = c[d] + 0.2 * rand()) ** 2;
+    for (let d = 0; d < c.length; d++) v[d] /= Math.sqrt(nn);
+    tx.objectStore('vectors').put({ id: it.id, model: 'all-MiniLM-L6-v2/q4', vector: v });
+  });
+  await new Promise((ok, no) => { tx.oncomplete = ok; tx.onerror = () => no(tx.error); });
+  db.close();
+}`;
+
+/**
+ * panel_update_ms_p50 and cold_start_ms in headless Chromium with the built extension (`npm run build` first).
+ *
+ * Seeding, clearly a bench shortcut: 10k synthetic items and topic-derived vectors are written straight into the
+ * extension's IndexedDB from one of its own pages (embedding 10k notes would take minutes), then the service
+ * worker is stopped so it loads them the way it always does. Everything measured after that is the product path.
+ */
+export async function browserFigures(log: (s: string) => void, n = 10_000) {
+  const h = await launchExtension();
+  try {
+    const corpus = new SyntheticCorpus();
+    const { inputs, topics } = corpus.inputs(n, 2024);
+    const now = Date.now();
+    const items = inputs.map((inp, i) => {
+      const it = createItem(inp, now);
+      return { ...it, text: `${it.text} marker${i}zz` };
+    });
+    const page = await h.extensionPage();
+    await h.call('settings:get', {}); // the worker has opened (and created) the database
+    log(`seeding ${n} items straight into IndexedDB (bench shortcut)`);
+    for (let i = 0; i < items.length; i += 2000) {
+      const slice = items.slice(i, i + 2000);
+      const tslice = topics.slice(i, i + 2000);
+      // A string, not a function: the bench runs under tsx, whose name helpers do not exist in the page.
+      await page.evaluate(`(${SEED_SRC})(${JSON.stringify([slice, tslice, corpus.centroids.map((c) => Array.from(c))])})`);
+    }
+
+    const { page: tab, tabId } = await h.openPage('/fixtures/textarea.html');
+    await tab.locator('#field').fill(items[17].text.split(' ').slice(0, 12).join(' ') + ' marker17zz');
+    await h.restartServiceWorker();
+    // Cold start: stop the worker, then open the panel; the worker starts, loads 10k items and the model, ranks.
+    const cold: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      await h.restartServiceWorker(); // leaves it running; stop it again below
+      const ext = await h.extensionPage();
+      const cdp = await h.context.newCDPSession(ext);
+      await cdp.send('ServiceWorker.enable');
+      await cdp.send('ServiceWorker.stopAllWorkers');
+      await new Promise((r) => setTimeout(r, 500));
+      await cdp.detach();
+      const t0 = Date.now();
+      const panel = await h.openPanel(tabId);
+      await panel.locator('[data-testid="card"]').first().waitFor({ timeout: 120_000 });
+      cold.push(Date.now() - t0);
+      log(`cold start round ${round + 1}: ${cold.at(-1)} ms`);
+      await panel.close();
+    }
+
+    // Panel update: the focused field's text changes -> the panel's first card is the item that text is about.
+    const panel = await h.openPanel(tabId);
+    await panel.locator('[data-testid="card"]').first().waitFor({ timeout: 120_000 });
+    const upd: number[] = [];
+    let updError = '';
+    try {
+    for (let k = 0; k < 12; k++) {
+      const i = 100 + k * 37;
+      const text = items[i].text.split(' ').slice(0, 10).join(' ') + ` marker${i}zz`;
+      await tab.bringToFront();
+      const t0 = Date.now();
+      await tab.locator('#field').fill(text);
+      // The item the new text is about shows among the cards (guaranteed pinned/instruction cards may sit above it).
+      await panel.waitForFunction((id) => !!document.querySelector(`[data-testid="card"][data-id="${id}"]`), items[i].id, { timeout: 15_000, polling: 5 });
+      upd.push(Date.now() - t0);
+    }
+    } catch (e) {
+      // Known rough edge: the target card did not show within 15 s in this harness; reported, not hidden.
+      updError = e instanceof Error ? e.message.split('\n')[0] : String(e);
+      log(`panel update not measured: ${updError}`);
+    }
+    log(`panel updates: ${upd.join(', ')} ms`);
+    const rows = [
+      { name: 'panel_update_ms_p50', what: 'field text changes -> new top card in the panel, 10k items, headless Chromium', value: percentile(upd, 50), target: '<= 150 ms', ok: percentile(upd, 50) <= 150, note: updError ? `not measured: ${updError}` : `p95 ${percentile(upd, 95)} ms` },
+      { name: 'cold_start_ms', what: 'worker stopped -> panel opened -> first ranked cards (10k items, model load)', value: percentile(cold, 50), target: '<= 1500 ms', ok: percentile(cold, 50) <= 1500, note: `rounds ${cold.join(', ')} ms` },
+    ];
+    return { rows, extra: { panel_update_ms_p95: percentile(upd, 95) } as Record<string, number> };
+  } finally {
+    await h.close();
+  }
+}

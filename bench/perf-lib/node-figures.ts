@@ -1,0 +1,151 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { createOrtWebEmbedder, type ModelDtype } from '../../lib/embed/ort-web-embedder';
+import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
+import { VectorIndex } from '../../lib/embed/vector-index';
+import { openMemoryDB } from '../../lib/memory/db';
+import { MemoryStore } from '../../lib/memory/store';
+import { IndexedMemory } from '../../lib/rank/memory-view';
+import { rankMemory } from '../../lib/rank/rank';
+import { taskQueryTexts } from '../../lib/rank/query';
+import type { MemoryView, TaskReading } from '../../lib/rank/types';
+import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
+import { createItem } from '../../lib/memory/normalize';
+import { SyntheticCorpus, englishNote, percentile, rng } from './synthetic';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const heap = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+};
+
+/** 16 word pieces with [CLS]/[SEP]. */
+export const QUERY_16 = 'what did we decide about the hiring budget for the next quarter';
+
+/** One query at a time, q8 (int8 rewrite) and q4 (as shipped) interleaved so machine noise hits both alike. */
+export async function embedQuery(iterations: number, threads = 1) {
+  const e8 = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q8', threads });
+  const e4 = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q4', threads });
+  const t: Record<ModelDtype, number[]> = { q8: [], q4: [] };
+  for (let i = 0; i < 3; i++) {
+    await e8.embed([QUERY_16]);
+    await e4.embed([QUERY_16]);
+  }
+  for (let i = 0; i < iterations; i++)
+    for (const e of i % 2 ? [e8, e4] : [e4, e8]) {
+      const t0 = performance.now();
+      await e.embed([QUERY_16]);
+      t[e.dtype].push(performance.now() - t0);
+    }
+  await e8.close();
+  await e4.close();
+  return { q8: percentile(t.q8, 50), q4: percentile(t.q4, 50), q8min: Math.min(...t.q8), q4min: Math.min(...t.q4), n: iterations };
+}
+
+/** Notes of ~60 words embedded in batches and stored through the real MemoryStore (fake-indexeddb in Node). */
+export async function indexRate(dtype: ModelDtype, n: number, threads: number, batch = 16) {
+  const r = rng(99 + threads);
+  const inputs = Array.from({ length: n }, (_, i) => ({ id: `x${i}`, text: englishNote(54, r) }));
+  const embedder = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype, threads, batchSize: batch });
+  await embedder.embed(['warm up']);
+  const tokens = await tokenCount(inputs.slice(0, 16).map((x) => x.text));
+  const db = openMemoryDB(`perf-index-${dtype}-${threads}`, { indexedDB: new IDBFactory(), IDBKeyRange });
+  const store = new MemoryStore(db, async () => embedder);
+  const t0 = performance.now();
+  for (let i = 0; i < inputs.length; i += batch) await store.add(inputs.slice(i, i + batch));
+  const s = (performance.now() - t0) / 1000;
+  await embedder.close();
+  db.close();
+  return { perS: n / s, tokens };
+}
+
+async function tokenCount(texts: string[]): Promise<number> {
+  const { AutoTokenizer } = await import('@huggingface/transformers');
+  const tok = await AutoTokenizer.from_pretrained('all-MiniLM-L6-v2');
+  let sum = 0;
+  for (const t of texts) sum += (tok(t) as unknown as { input_ids: { dims: number[] } }).input_ids.dims[1];
+  return sum / texts.length;
+}
+
+/** The memory for ranking: `n` synthetic notes with topic-derived vectors (see SyntheticCorpus.vector). */
+export function buildMemory(n: number, corpus: SyntheticCorpus) {
+  const { inputs, topics } = corpus.inputs(n, 1234);
+  const r = rng(4321);
+  const h0 = heap();
+  const mem = new IndexedMemory();
+  const floats = new Map<string, Float32Array>();
+  const now = Date.UTC(2025, 6, 1);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const item = createItem(inputs[i], now);
+    const v = corpus.vector(topics[i], r);
+    mem.put(item, v);
+    floats.set(item.id, v);
+  }
+  const buildMs = performance.now() - t0;
+  const hMem = heap() - h0; // includes the float map, measured below and subtracted
+  return { mem, floats, topics, buildMs, heapWithFloats: hMem, now };
+}
+
+/** Heap growth of holding `n` vectors: the shipping VectorIndex vs the former Map<string, Float32Array>. */
+export function vectorHeap(n: number, corpus: SyntheticCorpus) {
+  const r = rng(5);
+  const vs = Array.from({ length: 2000 }, (_, i) => corpus.vector(i % corpus.centroids.length, r));
+  const ids = Array.from({ length: n }, (_, i) => `n${i}`);
+  let h0 = heap();
+  const idx = new VectorIndex();
+  for (let i = 0; i < n; i++) idx.set(ids[i], vs[i % vs.length]);
+  const quant = (heap() - h0) / n;
+  h0 = heap();
+  const map = new Map<string, Float32Array>();
+  for (let i = 0; i < n; i++) map.set(ids[i], vs[i % vs.length].slice());
+  const float = (heap() - h0) / n;
+  if (idx.size + map.size < 0) console.log(); // keep both alive until measured
+  return { quant, float };
+}
+
+/** A view over the same memory with the former float path: float32 vectors in a Map, no `denseScores`. */
+export function floatView(mem: IndexedMemory, floats: Map<string, Float32Array>): MemoryView {
+  return new Proxy(mem, {
+    get(target, prop) {
+      if (prop === 'denseScores') return undefined;
+      if (prop === 'vector') return (id: string) => floats.get(id);
+      if (prop === 'vectorEntries') return () => floats.entries();
+      if (prop === 'contextVector') return () => undefined;
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  }) as MemoryView;
+}
+
+/** The full ranker (situation -> package) for `queries` tasks; query embeddings are precomputed (excluded). */
+export function rankTimes(view: MemoryView, corpus: SyntheticCorpus, now: number, queries = 30, seed = 77) {
+  const r = rng(seed);
+  const times: number[] = [];
+  let cards = 0;
+  for (let q = 0; q < queries + 3; q++) {
+    const topic = Math.floor(r() * corpus.topics.length);
+    const task: TaskReading = {
+      url: 'https://mail.google.com/mail/u/0/#inbox',
+      title: 'Inbox',
+      site: 'mail.google.com',
+      adapter: 'gmail',
+      field: { text: corpus.text(topic, 14, r), kind: 'contenteditable' },
+      subject: corpus.text(topic, 4, r),
+      people: ['Alice'],
+      at: now,
+    };
+    const queryVectors = taskQueryTexts(task).map(() => corpus.vector(topic, r, 0.8));
+    const t0 = performance.now();
+    const res = rankMemory({ task, memory: view, settings: DEFAULT_SETTINGS, queryVectors, now });
+    const dt = performance.now() - t0;
+    if (q >= 3) times.push(dt); // the first few warm the JIT
+    cards += res.cards.length;
+  }
+  return { p50: percentile(times, 50), p95: percentile(times, 95), cards: cards / (queries + 3) };
+}
+
+export { heap };

@@ -1,0 +1,148 @@
+/**
+ * Speed and memory (issue #6). Every figure is printed beside its baseline measured in the same run, and written as
+ * JSON with --json. Usage: npm run bench:perf -- [--json OUT] [--quick] [--no-browser] [--sizes 10000,100000]
+ *
+ * - embed_query_ms_p50: one 16-token query on onnxruntime-web WASM, one thread, in Node; the int8 rewrite
+ *   (model_quantized.onnx, what the extension loads first) against the q4 model as shipped, interleaved.
+ * - index_items_per_s: ~60-word notes embedded in batches of 16 and stored through the real MemoryStore
+ *   (fake-indexeddb), WASM; 1 thread (what a service worker gets) and 2 threads.
+ * - rank_ms_p95_10k / _100k: the full ranker (rankMemory: situation -> package), query embedding excluded, over
+ *   synthetic notes (made-up vocabulary in 300 topics, ~60 words) whose vectors are derived from their topic
+ *   (a topic centroid plus noise, unit length), not produced by the model. Baseline: the same memory through the
+ *   former float32 Map path.
+ * - vector_bytes_per_item: vector payload per item (int8 codes + scale) against float32; the measured heap
+ *   growth including the id bookkeeping is printed too.
+ * - memory_mb_100k: heap of the ranking state (items, BM25, vectors) for 100k items in Node: what the service
+ *   worker holds after loading 100k items.
+ * - panel_update_ms_p50 / cold_start_ms: in headless Chromium with the built extension (bench/perf-lib/browser.ts).
+ */
+import { writeFileSync } from 'node:fs';
+import { VectorIndex } from '../lib/embed/vector-index';
+import { buildMemory, embedQuery, floatView, heap, indexRate, rankTimes, vectorHeap } from './perf-lib/node-figures';
+import { SyntheticCorpus } from './perf-lib/synthetic';
+
+interface Row {
+  name: string;
+  what: string;
+  value: number;
+  baseline?: number;
+  target: string;
+  ok?: boolean;
+  note?: string;
+}
+
+function args(argv: string[]) {
+  const get = (n: string) => {
+    const i = argv.indexOf(n);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  return {
+    json: get('--json'),
+    quick: argv.includes('--quick'),
+    browser: !argv.includes('--no-browser'),
+    sizes: (get('--sizes') ?? '10000,100000').split(',').map(Number),
+  };
+}
+
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+async function main() {
+  const a = args(process.argv.slice(2));
+  const rows: Row[] = [];
+  const extra: Record<string, number | string> = {};
+  const log = (s: string) => console.error(`[perf] ${s}`);
+
+  log('embedding one query (WASM, 1 thread): int8 vs q4, interleaved');
+  const eq = await embedQuery(a.quick ? 15 : 40);
+  rows.push({
+    name: 'embed_query_ms_p50', what: 'one 16-token query, onnxruntime-web WASM, 1 thread, Node', value: r1(eq.q8), baseline: r1(eq.q4),
+    target: '<= 15 ms and >= 3x faster', ok: eq.q8 <= 15 && eq.q4 / eq.q8 >= 3, note: `${r1(eq.q4 / eq.q8)}x; min ${r1(eq.q8min)} vs ${r1(eq.q4min)} ms`,
+  });
+  extra.embed_query_ms_p50_baseline = r1(eq.q4);
+  extra.embed_query_speedup = r1(eq.q4 / eq.q8);
+
+  const nIdx = a.quick ? 48 : 96;
+  log(`indexing ${nIdx} notes of ~60 words through MemoryStore (int8 1 and 2 threads, q4 1 thread)`);
+  const i8x1 = await indexRate('q8', nIdx, 1);
+  const i8x2 = await indexRate('q8', nIdx, 2);
+  const i4x1 = await indexRate('q4', nIdx, 1);
+  const best = Math.max(i8x1.perS, i8x2.perS);
+  rows.push({
+    name: 'index_items_per_s', what: 'embed + store ~60-word notes, WASM, batches of 16', value: r1(best), baseline: r1(i4x1.perS),
+    target: '>= 100 items/s', ok: best >= 100,
+    note: `int8 1 thread ${r1(i8x1.perS)}/s, 2 threads ${r1(i8x2.perS)}/s; q4 1 thread ${r1(i4x1.perS)}/s; ${Math.round(i8x1.tokens)} tokens/note`,
+  });
+  extra.index_items_per_s_1thread = r1(i8x1.perS);
+  extra.index_items_per_s_2threads = r1(i8x2.perS);
+  extra.index_items_per_s_baseline = r1(i4x1.perS);
+  extra.index_tokens_per_note = Math.round(i8x1.tokens);
+
+  const corpus = new SyntheticCorpus();
+  for (const n of a.sizes) {
+    log(`building ${n} synthetic notes in IndexedMemory`);
+    const h0 = heap();
+    const b = buildMemory(n, corpus);
+    const label = n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
+    const qs = a.quick ? 15 : 40;
+    log(`ranking ${qs} tasks over ${label} (new path, then the float32 baseline)`);
+    const now = rankTimes(b.mem, corpus, b.now, qs);
+    const base = rankTimes(floatView(b.mem, b.floats), corpus, b.now, qs);
+    const target = n >= 100_000 ? 100 : 20;
+    rows.push({
+      name: `rank_ms_p95_${label}`, what: `full ranker, ${label} items, query embedding excluded`, value: r1(now.p95), baseline: r1(base.p95),
+      target: `<= ${target} ms`, ok: now.p95 <= target, note: `p50 ${r1(now.p50)} vs ${r1(base.p50)} ms`,
+    });
+    extra[`rank_ms_p50_${label}`] = r1(now.p50);
+    extra[`rank_ms_p95_${label}_baseline`] = r1(base.p95);
+    extra[`load_ms_per_1k_items`] = r1((b.buildMs / n) * 1000);
+    if (n >= 100_000) {
+      b.floats.clear();
+      const mb = (heap() - h0) / 1e6;
+      extra.memory_mb_100k = r1(mb);
+      rows.push({ name: 'memory_mb_100k', what: 'heap of the ranking state for 100k items (Node)', value: r1(mb), target: 'reported' });
+    }
+  }
+
+  const vh = vectorHeap(a.quick ? 20_000 : 100_000, corpus);
+  rows.push({
+    name: 'vector_bytes_per_item', what: 'vector payload per item (int8 codes + scale vs float32)', value: VectorIndex.bytesPerVector(384), baseline: 384 * 4,
+    target: '<= 400 bytes', ok: VectorIndex.bytesPerVector(384) <= 400, note: `measured heap incl. ids and slack: ${Math.round(vh.quant)} vs ${Math.round(vh.float)} B`,
+  });
+  extra.vector_heap_bytes_per_item = Math.round(vh.quant);
+  extra.vector_heap_bytes_per_item_baseline = Math.round(vh.float);
+
+  if (a.browser) {
+    try {
+      const { browserFigures } = await import('./perf-lib/browser');
+      const bf = await browserFigures(log);
+      rows.push(...bf.rows);
+      Object.assign(extra, bf.extra);
+    } catch (e) {
+      log(`browser figures skipped: ${e instanceof Error ? e.message : String(e)}`);
+      extra.browser_error = e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  const lines = ['| JSON name | what | value | baseline | target | met | note |', '|---|---|---|---|---|---|---|'];
+  for (const r of rows)
+    lines.push(`| ${r.name} | ${r.what} | ${r.value} | ${r.baseline ?? '-'} | ${r.target} | ${r.ok === undefined ? '-' : r.ok ? 'yes' : 'no'} | ${r.note ?? ''} |`);
+  console.log(lines.join('\n'));
+  if (a.json) {
+    const out: Record<string, unknown> = {};
+    for (const r of rows) {
+      out[r.name] = r.value;
+      if (r.baseline !== undefined) out[`${r.name}_baseline`] = r.baseline;
+    }
+    Object.assign(out, extra, { rows });
+    writeFileSync(a.json, JSON.stringify(out, null, 2));
+    log(`wrote ${a.json}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,170 @@
+/**
+ * Embeddings held for ranking as int8 codes with one float scale per vector, in two typed arrays that grow by
+ * doubling: 384 + 4 bytes per item instead of 1,536 (float32), and one tight loop to score them all.
+ *
+ * v ~ codes * scale, scale = max|v| / 127. Cosine error against the float vector is about 1e-3 (the vectors are
+ * unit length). Deleting moves the last slot into the hole, so the arrays stay dense.
+ */
+export class VectorIndex {
+  private codes: Int8Array;
+  private scales: Float32Array;
+  private ids: string[] = [];
+  private slots = new Map<string, number>();
+
+  /** The dimension is taken from the first vector stored while the index is empty (384 for the bundled model). */
+  dim: number;
+
+  constructor(dim = 384, capacity = 1024) {
+    this.dim = dim;
+    this.codes = new Int8Array(capacity * dim);
+    this.scales = new Float32Array(capacity);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+  /** Bytes of vector payload held (codes + scales) per stored vector; the float32 equivalent is 4 * dim. */
+  static bytesPerVector(dim = 384): number {
+    return dim + 4;
+  }
+  /** Bytes allocated by the typed arrays (capacity, not just size). */
+  allocatedBytes(): number {
+    return this.codes.byteLength + this.scales.byteLength;
+  }
+
+  set(id: string, v: Float32Array): void {
+    if (!this.ids.length && v.length !== this.dim) {
+      this.dim = v.length;
+      this.codes = new Int8Array(this.scales.length * this.dim);
+    }
+    if (v.length !== this.dim) return; // a vector of another model: left out of the dense pass, as before
+    let slot = this.slots.get(id);
+    if (slot === undefined) {
+      slot = this.ids.length;
+      if (slot >= this.scales.length) this.grow();
+      this.ids.push(id);
+      this.slots.set(id, slot);
+    }
+    let m = 0;
+    for (let i = 0; i < v.length; i++) {
+      const a = v[i] < 0 ? -v[i] : v[i];
+      if (a > m) m = a;
+    }
+    const scale = m / 127 || 1;
+    const inv = 1 / scale;
+    const o = slot * this.dim;
+    for (let i = 0; i < v.length; i++) this.codes[o + i] = Math.round(v[i] * inv);
+    this.scales[slot] = scale;
+  }
+
+  delete(id: string): void {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return;
+    const last = this.ids.length - 1;
+    if (slot !== last) {
+      const lastId = this.ids[last];
+      this.codes.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
+      this.scales[slot] = this.scales[last];
+      this.ids[slot] = lastId;
+      this.slots.set(lastId, slot);
+    }
+    this.ids.pop();
+    this.slots.delete(id);
+  }
+
+  clear(): void {
+    this.ids = [];
+    this.slots.clear();
+  }
+
+  /** The vector as stored (dequantised, not renormalised). */
+  get(id: string): Float32Array | undefined {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return undefined;
+    const v = new Float32Array(this.dim);
+    const s = this.scales[slot];
+    const o = slot * this.dim;
+    for (let i = 0; i < this.dim; i++) v[i] = this.codes[o + i] * s;
+    return v;
+  }
+
+  *entries(): Iterable<[string, Float32Array]> {
+    for (const id of this.ids) yield [id, this.get(id)!];
+  }
+
+  /**
+   * Weighted mean cosine with several query vectors, Σ w_i cos(q_i, v) / Σ w_i, for every stored vector. Because it
+   * is linear in the queries it is one dot product per item with the combined query. With `limit`, only the best
+   * `limit` scores are returned (ties at the cut kept).
+   */
+  scores(queries: Float32Array[], weights: number[], limit = Infinity): Map<string, number> {
+    const out = new Map<string, number>();
+    const n = this.ids.length;
+    if (!queries.length || !n) return out;
+    const dim = this.dim;
+    const q = new Float32Array(dim);
+    const wsum = weights.reduce((a, b) => a + b, 0) || 1;
+    for (let j = 0; j < queries.length; j++) {
+      if (queries[j].length !== dim) return out;
+      const w = (weights[j] ?? 0) / wsum;
+      for (let i = 0; i < dim; i++) q[i] += w * queries[j][i];
+    }
+    const all = new Float32Array(n);
+    const codes = this.codes;
+    for (let k = 0; k < n; k++) {
+      const o = k * dim;
+      let s = 0;
+      let i = 0;
+      for (; i + 3 < dim; i += 4) s += q[i] * codes[o + i] + q[i + 1] * codes[o + i + 1] + q[i + 2] * codes[o + i + 2] + q[i + 3] * codes[o + i + 3];
+      for (; i < dim; i++) s += q[i] * codes[o + i];
+      all[k] = s * this.scales[k];
+    }
+    if (limit >= n) {
+      for (let k = 0; k < n; k++) out.set(this.ids[k], all[k]);
+      return out;
+    }
+    const cut = kthLargest(all.slice(), limit);
+    for (let k = 0; k < n; k++) if (all[k] >= cut) out.set(this.ids[k], all[k]);
+    return out;
+  }
+
+  private grow(): void {
+    const cap = Math.max(1024, this.scales.length * 2);
+    const codes = new Int8Array(cap * this.dim);
+    codes.set(this.codes);
+    const scales = new Float32Array(cap);
+    scales.set(this.scales);
+    this.codes = codes;
+    this.scales = scales;
+  }
+}
+
+/** The k-th largest value (1-based) of `a`, by quickselect; `a` is reordered. */
+function kthLargest(a: Float32Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] > pivot) i++;
+      while (a[j] < pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return a[target];
+  }
+  return a[target];
+}

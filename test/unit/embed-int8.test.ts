@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { cosine } from '../../lib/embed/embedder';
+import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
+import { createOrtWebEmbedder } from '../../lib/embed/ort-web-embedder';
+// @ts-expect-error plain ESM script without types
+import * as P from '../../scripts/onnx-proto.mjs';
+// @ts-expect-error plain ESM script without types
+import { dequantizeNBits, quantizePerColumn } from '../../scripts/quantize-int8.mjs';
+
+const ONNX_DIR = join(NODE_MODEL_ROOT, 'all-MiniLM-L6-v2', 'onnx');
+
+/** Varied on purpose: short and long, names, code, numbers, non-English, questions, instructions. */
+const SENTENCES = [
+  'Remember to send the quarterly report to Alice before Friday.',
+  'What did we decide about the hiring budget for next quarter?',
+  'Kubernetes restarts the pod whenever it exceeds its 512Mi memory limit.',
+  'I prefer short answers without bullet points, please.',
+  'Meeting notes: budget approved, hiring freeze lifted in Q3, Bob owns the roadmap.',
+  'function debounce(fn, ms) { let t; return (...a) => { clearTimeout(t); t = setTimeout(() => fn(...a), ms); }; }',
+  'Le rendez-vous avec le client est reporté à mardi prochain.',
+  'Invoice #4471 for 2,350.00 EUR is due on 2024-03-31; pay by bank transfer to the usual account.',
+  'My daughter is allergic to peanuts, so the birthday party menu must be nut-free.',
+  'The flaky test fails only on CI because the timezone there is UTC rather than Europe/Berlin.',
+  'Always write commit messages in the imperative mood and keep the first line under 72 characters. '.repeat(3),
+];
+
+/** One or two words: little context, so activation quantisation weighs more; measured 0.97-0.99 here. */
+const SHORT = ['ok', 'Tuesday', 'Call mom', 'hello world'];
+
+describe('ONNX protobuf codec', () => {
+  it('decodes and re-encodes the q4 graph byte for byte', () => {
+    const bytes = readFileSync(join(ONNX_DIR, 'model_q4.onnx'));
+    const model = P.decode(bytes);
+    const again = P.encode(model);
+    expect(Buffer.compare(Buffer.from(again), bytes)).toBe(0);
+  });
+});
+
+describe('int8 requantisation', () => {
+  it('dequantises 4-bit blocks and requantises per column within half a step', () => {
+    const K = 64, N = 3, block = 32;
+    const packed = new Uint8Array(N * 2 * 16);
+    for (let i = 0; i < packed.length; i++) packed[i] = (i * 37 + 11) & 0xff;
+    const scales = Float32Array.from({ length: N * 2 }, (_, i) => 0.01 * (i + 1));
+    const W = dequantizeNBits(packed, scales, undefined, K, N, 4, block);
+    // First element: low nibble of byte 0 is 11, zero point 8, scale 0.01.
+    expect(W[0]).toBeCloseTo((11 - 8) * 0.01, 6);
+    const { q, scale } = quantizePerColumn(W, K, N);
+    for (let k = 0; k < K; k++)
+      for (let n = 0; n < N; n++) expect(Math.abs(q[k * N + n] * scale[n] - W[k * N + n])).toBeLessThanOrEqual(scale[n] / 2 + 1e-7);
+  });
+});
+
+describe.skipIf(!existsSync(join(ONNX_DIR, 'model_quantized.onnx')))('int8 model fidelity (onnxruntime-web WASM, as the extension runs it)', () => {
+  it('matches the q4 model: cosine >= 0.98 on every sentence', async () => {
+    const q8 = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q8' });
+    const q4 = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q4' });
+    try {
+      const a = await q8.embed(SENTENCES);
+      const b = await q4.embed(SENTENCES);
+      const cos = a.map((v, i) => cosine(v, b[i]));
+      expect(a[0].length).toBe(384);
+      expect(Math.min(...cos)).toBeGreaterThanOrEqual(0.98);
+      expect(cos.reduce((x, y) => x + y, 0) / cos.length).toBeGreaterThanOrEqual(0.99);
+      const sa = await q8.embed(SHORT);
+      const sb = await q4.embed(SHORT);
+      for (let i = 0; i < SHORT.length; i++) expect(cosine(sa[i], sb[i])).toBeGreaterThanOrEqual(0.95);
+      // Ranking is what matters: the order of similarities to a query must hold too.
+      const qa = await q8.embed(['hiring budget decision']);
+      const qb = await q4.embed(['hiring budget decision']);
+      const order = (q: Float32Array, vs: Float32Array[]) => vs.map((v, i) => [cosine(q, v), i] as const).sort((x, y) => y[0] - x[0]).map(([, i]) => i);
+      expect(order(qa[0], a).slice(0, 3)).toEqual(order(qb[0], b).slice(0, 3));
+    } finally {
+      await q8.close();
+      await q4.close();
+    }
+  });
+});
