@@ -20,5 +20,5 @@ export default defineBackground(() => {
     if (command === 'open-side-panel') void openPanel(tab);
   });
   // Load memory and model early so the first ranking is quick; nothing depends on this finishing.
-  void service.store.load().then(() => service.model.get()).then(() => service.store.embedPending());
+  void service.store.load().then(() => service.model.get()).then(() => service.indexInBackground());
 });

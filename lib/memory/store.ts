@@ -27,6 +27,7 @@ function isQuotaError(e: unknown): boolean {
 export class MemoryStore {
   private mem = new IndexedMemory();
   private loaded?: Promise<void>;
+  private pending?: Promise<number>;
 
   constructor(
     private readonly db: BackstoryDB,
@@ -67,21 +68,30 @@ export class MemoryStore {
     return this.loaded;
   }
 
-  /** Ids of items still waiting for an embedding (model missing or failed). */
+  /** Ids of items still waiting for an embedding (model missing, or an import indexed in the background). */
   unembedded(): string[] {
     return [...this.mem.items()].filter((it) => !it.needsReview && !this.mem.vector(it.id)).map((it) => it.id);
   }
 
-  /** Adds items in one transaction: all of them or, on failure, none. */
-  async add(inputs: MemoryInput[], now = Date.now()): Promise<MemoryItem[]> {
+  /**
+   * Adds items in one transaction: all of them or, on failure, none. Small additions are embedded before they are
+   * written; with `deferEmbedding` (imports) the items are written at once and `embedPending` embeds them later,
+   * so a large import is atomic and fast, and its indexing resumes if the worker is stopped.
+   */
+  async add(inputs: MemoryInput[], opts: { deferEmbedding?: boolean; now?: number } = {}): Promise<MemoryItem[]> {
     await this.load();
-    const items = inputs.map((input) => createItem(input, now));
-    const vectors = await this.tryEmbed(items);
+    const items = inputs.map((input) => createItem(input, opts.now ?? Date.now()));
+    const vectors = opts.deferEmbedding ? null : await this.tryEmbed(items);
     await this.write(async () => {
       await this.db.items.bulkPut(items);
       if (vectors) await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: MODEL_TAG, vector })));
+      // An item replaced without a new vector must not keep its old one.
+      else await this.db.vectors.bulkDelete(items.map((it) => it.id));
     });
-    items.forEach((item, i) => this.mem.put(item, vectors?.[i]));
+    items.forEach((item, i) => {
+      this.mem.put(item, vectors?.[i]);
+      if (!vectors) this.mem.setVector(item.id, undefined);
+    });
     return items;
   }
 
@@ -131,20 +141,36 @@ export class MemoryStore {
     this.mem = new IndexedMemory();
   }
 
-  /** Embeds items that have no vector yet (after the model was missing, or an import). Returns how many. */
-  async embedPending(batch = 32): Promise<number> {
-    await this.load();
-    const embedder = await this.getEmbedder();
-    if (!embedder) return 0;
-    let done = 0;
-    for (let ids = this.unembedded(); ids.length; ids = this.unembedded()) {
-      const items = ids.slice(0, batch).map((id) => this.mem.get(id)!);
-      const vectors = await embedder.embed(items.map(embedText));
-      await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: MODEL_TAG, vector })));
-      items.forEach((it, i) => this.mem.setVector(it.id, vectors[i]));
-      done += items.length;
-    }
-    return done;
+  /**
+   * Embeds items that have no vector yet, in small batches so ranking requests get the thread in between.
+   * One run at a time: a second call joins the running one. Returns how many were embedded.
+   */
+  embedPending(onProgress?: (done: number, total: number) => void, batch = 16): Promise<number> {
+    this.pending ??= (async () => {
+      try {
+        await this.load();
+        const embedder = await this.getEmbedder();
+        if (!embedder) return 0;
+        const ids = this.unembedded();
+        let done = 0;
+        for (let i = 0; i < ids.length; i += batch) {
+          // Items deleted or edited meanwhile are skipped; an edit embeds its own new text.
+          const items = ids.slice(i, i + batch).map((id) => this.mem.get(id)).filter((it): it is MemoryItem => !!it && !it.needsReview && !this.mem.vector(it.id));
+          if (items.length) {
+            const vectors = await embedder.embed(items.map(embedText));
+            const live = items.filter((it) => this.mem.get(it.id) === it);
+            await this.db.vectors.bulkPut(live.map((it) => ({ id: it.id, model: MODEL_TAG, vector: vectors[items.indexOf(it)] })));
+            for (const it of live) this.mem.setVector(it.id, vectors[items.indexOf(it)]);
+          }
+          done = Math.min(ids.length, i + batch);
+          onProgress?.(done, ids.length);
+        }
+        return done;
+      } finally {
+        this.pending = undefined;
+      }
+    })();
+    return this.pending;
   }
 
   private async tryEmbed(items: MemoryItem[]): Promise<Float32Array[] | null> {

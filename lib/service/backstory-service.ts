@@ -208,33 +208,26 @@ export class BackstoryService {
     return item;
   }
 
-  /** Import, in slices with progress when large; on failure every slice already written is undone. */
+  /**
+   * Import: every item is written in one transaction (all or nothing), then embedded in the background with
+   * progress. Items are ranked by their words until their vectors arrive; if MV3 stops the worker, the worker's
+   * next start finds the unembedded items and carries on.
+   */
   private async importInputs(inputs: MemoryInput[]): Promise<MemoryItem[]> {
-    const SLICE = 50;
-    if (inputs.length <= 2 * SLICE) return this.store.add(inputs);
-    await this.store.load();
-    const before = new Map<string, MemoryItem>();
-    for (const inp of inputs) {
-      const old = inp.id ? this.store.get(inp.id) : undefined;
-      if (old) before.set(old.id, old);
-    }
-    const added: MemoryItem[] = [];
-    try {
-      for (let i = 0; i < inputs.length; i += SLICE) {
-        this.indexing = { done: i, total: inputs.length };
-        this.broadcast({ type: 'indexing', progress: this.indexing });
-        added.push(...(await this.store.add(inputs.slice(i, i + SLICE))));
-      }
-    } catch (e) {
-      await this.store.remove(added.map((it) => it.id).filter((id) => !before.has(id)));
-      const restore = [...before.values()];
-      if (restore.length) await this.store.add(restore.map(toInput));
-      throw e;
-    } finally {
-      this.indexing = undefined;
-      this.broadcast({ type: 'indexing', progress: { done: inputs.length, total: inputs.length } });
-    }
+    const added = await this.store.add(inputs, { deferEmbedding: inputs.length > 8 });
+    void this.indexInBackground();
     return added;
+  }
+
+  /** Embeds whatever is waiting, telling open panels how far it got. */
+  indexInBackground(): Promise<number> {
+    return this.store
+      .embedPending((done, total) => {
+        this.indexing = done < total ? { done, total } : undefined;
+        this.broadcast({ type: 'indexing', progress: { done, total } });
+        if (done === total || done % 256 === 0) this.refreshAll();
+      })
+      .catch(() => 0);
   }
 
   /** The package for some of a tab's cards, in the ranker's format for the tab's destination. */

@@ -65,3 +65,45 @@ describe('MemoryStore with the real model', () => {
     expect(store.size).toBe(0);
   });
 });
+
+describe('background indexing of an import', () => {
+  /** Counts what it embeds; can be told to die after some batches, as a stopped service worker would. */
+  function countingEmbedder(dieAfterBatches = Infinity) {
+    const seen: string[] = [];
+    let batches = 0;
+    const embedder: Embedder = {
+      modelId: 'test',
+      dim: 4,
+      backend: 'test',
+      async embed(texts) {
+        if (batches++ >= dieAfterBatches) throw new Error('worker stopped');
+        seen.push(...texts);
+        return texts.map((t) => Float32Array.from([t.length % 7, 1, 0, 0]).map((x, _i, a) => x / Math.hypot(...a)));
+      },
+    };
+    return { embedder, seen };
+  }
+
+  it('writes the whole import at once, and a restarted worker finishes embedding it without repeating work', async () => {
+    const db = freshDb();
+    const first = countingEmbedder(2);
+    const store = new MemoryStore(db, async () => first.embedder);
+    const inputs = Array.from({ length: 100 }, (_, i) => ({ id: `n${i}`, text: `note number ${i}` }));
+    await store.add(inputs, { deferEmbedding: true });
+    expect(await db.items.count()).toBe(100);
+    expect(store.unembedded()).toHaveLength(100);
+    await expect(store.embedPending(undefined, 16)).rejects.toThrow('worker stopped');
+    expect(await db.vectors.count()).toBe(32);
+
+    // The worker starts again: everything stored is there, and only the rest is embedded.
+    const second = countingEmbedder();
+    const restarted = new MemoryStore(db, async () => second.embedder);
+    const progress: number[] = [];
+    expect(await restarted.embedPending((done) => progress.push(done), 16)).toBe(68);
+    expect(second.seen).toHaveLength(68);
+    expect(new Set([...first.seen, ...second.seen]).size).toBe(100);
+    expect(await db.vectors.count()).toBe(100);
+    expect(progress.at(-1)).toBe(68);
+    expect(restarted.unembedded()).toEqual([]);
+  });
+});
