@@ -40,6 +40,8 @@ function args(argv: string[]) {
     json: get('--json'),
     quick: argv.includes('--quick'),
     browser: !argv.includes('--no-browser'),
+    /** Only the figures measured in Chromium (panel update, cold start, browser indexing). */
+    browserOnly: argv.includes('--browser-only'),
     sizes: (get('--sizes') ?? '10000,100000').split(',').map(Number),
   };
 }
@@ -52,6 +54,7 @@ async function main() {
   const extra: Record<string, number | string> = {};
   const log = (s: string) => console.error(`[perf] ${s}`);
 
+  if (!a.browserOnly) {
   log('embedding one query (WASM, 1 thread): int8 vs q4, interleaved');
   const eq = await embedQuery(a.quick ? 15 : 40);
   rows.push({
@@ -110,6 +113,7 @@ async function main() {
   });
   extra.vector_heap_bytes_per_item = Math.round(vh.quant);
   extra.vector_heap_bytes_per_item_baseline = Math.round(vh.float);
+  }
 
   if (a.browser) {
     try {

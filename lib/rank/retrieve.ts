@@ -222,8 +222,8 @@ export function retrieve(
       const tf = index!.termsOf(id);
       if (!tf || !named.some((n) => tf.has(n))) focus = 1 - t.personFocus;
     }
-    semantic *= focus;
-    lexical *= focus;
+    if ((globalThis as any).__fo !== "lex") semantic *= focus;
+    if ((globalThis as any).__fo !== "sem") lexical *= focus;
     const fused = ws + wl > 0 ? (ws * semantic + wl * lexical) / (ws + wl) : (semantic + lexical) / 2;
     signals.set(id, { id, semantic, lexical, matched, viaNeighbour, expanded, fused });
   }

@@ -319,7 +319,8 @@ export function OptionsPage() {
           </label>
           <label class="file">
             <span>A folder of notes</span>
-            <input data-testid="import-folder" type="file" {...{ webkitdirectory: '', directory: '' }} multiple onChange={onImport} />
+            <input data-testid="import-folder" type="file" multiple onChange={onImport}
+              ref={(el) => el?.setAttribute('webkitdirectory', '')} />
           </label>
           <button data-testid="export" onClick={() => void onExport()}>Export memory</button>
         </div>

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
 import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/types';
-import { rankMemory } from '../../lib/rank/rank';
+import { rankMemory, scoreMemory } from '../../lib/rank/rank';
 import { arrayMemoryView } from '../../lib/rank/memory-view';
 import { buildPackage } from '../../lib/rank/package';
-import { LexicalIndex } from '../../lib/rank/lexical-index';
+import { LexicalIndex, contextText } from '../../lib/rank/lexical-index';
 import { planQuery, taskQueryText, taskQueryTexts } from '../../lib/rank/query';
-import { terms } from '../../lib/rank/tokenize';
+import { terms, askDateTerms, itemDateTerms, phrases } from '../../lib/rank/tokenize';
 
 // Deterministic stand-in for the model: a hashed bag of stemmed words, normalised. Texts sharing words are close.
 const DIM = 128;
@@ -256,5 +256,60 @@ describe('package', () => {
     expect(p.tokens).toBeLessThanOrEqual(60);
     expect(p.ids).toEqual(['long']);
     expect(p.text).toMatch(/…$/);
+  });
+});
+
+describe('retrieval signals', () => {
+  const order = (req: RankRequest) => scoreMemory(req).ranked.map((s) => s.item.id);
+
+  it('matches dates the ask names against the day and month items are dated', () => {
+    const may3 = new Date(2023, 4, 3, 14, 0).getTime();
+    expect(askDateTerms('What did Maria do on May 3, 2023?', NOW)).toEqual(itemDateTerms(may3));
+    expect(askDateTerms('What did she find on 3rd May, 2023?', NOW)).toEqual(itemDateTerms(may3));
+    expect(askDateTerms('What did we plan in May 2023?', NOW)).toEqual([itemDateTerms(may3)[1]]);
+    expect(askDateTerms('May I ask what you think?', NOW)).toEqual([]);
+    const items = [
+      item('Went to the farmers market and bought apples', { id: 'early', createdAt: new Date(2023, 3, 20).getTime() }),
+      item('Went to the farmers market, got pears', { id: 'then', createdAt: may3 }),
+      item('Went to the farmers market for honey', { id: 'late', createdAt: new Date(2023, 5, 9).getTime() }),
+    ];
+    expect(order(request(items, task('What did I get at the market on May 3, 2023?')))[0]).toBe('then');
+  });
+
+  it('prefers items by or about the person the ask names', () => {
+    const items = [
+      item('I started learning the cello', { id: 'ana', people: ['Ana'] }),
+      item('I started learning the cello', { id: 'ben', people: ['Ben'] }),
+      item('Bought a bike', { id: 'other' }),
+    ];
+    const sem = (ask: string, id: string) => scoreMemory(request(items, task(ask))).retrieval.signals.get(id)!.semantic;
+    // Same text, same meaning: only who it is by tells them apart.
+    expect(sem('When did they start learning the cello?', 'ana')).toBeCloseTo(sem('When did they start learning the cello?', 'ben'));
+    expect(sem('When did Ana start learning the cello?', 'ana')).toBeGreaterThan(sem('When did Ana start learning the cello?', 'ben'));
+    expect(order(request(items, task('When did Ana start learning the cello?')))[0]).toBe('ana');
+    expect(order(request(items, task('When did Ben start learning the cello?')))[0]).toBe('ben');
+  });
+
+  it('scores phrases: two ask words side by side beat the same words apart', () => {
+    expect(phrases('the support group meets')).toEqual(['support group', 'group meet']);
+    const items = [
+      item('The group said my support of the plan helped', { id: 'apart' }),
+      item('I joined a support group last week', { id: 'phrase' }),
+    ];
+    expect(order(request(items, task('support group')))[0]).toBe('phrase');
+  });
+
+  it('finds a reply by what it answers through its context vector', () => {
+    const q = item('Where did you go on holiday this summer?', { id: 'q', thread: { id: 't', seq: 0 } });
+    const a = item('Lisbon, and the food was great', { id: 'a', thread: { id: 't', seq: 1 } });
+    const other = item('Lunch plans for Friday', { id: 'o' });
+    expect(contextText(a, q)).toBe('Where did you go on holiday this summer?\nLisbon, and the food was great');
+    expect(contextText(q, undefined)).toBeUndefined();
+    const t = task('summer holiday destination');
+    const req = request([q, a, other], t);
+    const view = req.memory as ReturnType<typeof arrayMemoryView>;
+    const before = scoreMemory(req).retrieval.signals.get('a')!.semantic;
+    view.setContextVector('a', fakeEmbed(contextText(a, q)!));
+    expect(scoreMemory(req).retrieval.signals.get('a')!.semantic).toBeGreaterThan(before);
   });
 });

@@ -1,0 +1,139 @@
+/**
+ * Optional capture of the messages the user sends (options: "Remember the messages I send on these sites"; off by
+ * default). Runs in the content script. It reads the settings itself and listens to nothing until capture is on for
+ * this site; then, when the user sends from a composer (Enter without Shift, Ctrl/Cmd+Enter, a send button, or a
+ * form submit), it takes the composer's text *before* the page clears it and hands it to the service worker
+ * (`capture:sent`), which checks the settings again before saving. Secret fields are never read.
+ *
+ * Wiring (content-agent, owned by lib/sites): `const stop = startSentCapture({ readField, send, people })`, where
+ * `readField(el)` returns the composer text (the content agent's `editableText` minus inserted cards) and `send`
+ * posts `{ type: 'capture:sent', payload }` to the service worker.
+ */
+
+export interface SentCaptureSettings {
+  captureSent?: boolean;
+  captureSites?: string[];
+  excludedSites?: string[];
+}
+
+export interface SentMessage {
+  text: string;
+  url: string;
+  title: string;
+  site: string;
+  people?: string[];
+}
+
+export interface SentCaptureDeps {
+  /** The composer's text for an editable element, or null when it is not one (or is a secret field). */
+  readField(el: Element): string | null;
+  /** Delivers a message to the service worker. */
+  send(msg: SentMessage): Promise<unknown>;
+  /** The people the page names (recipients, chat partner), if the site adapter knows them. */
+  people?(): string[] | undefined;
+  /** Current settings and their changes; defaults to chrome.storage.local's "settings". */
+  loadSettings?(): Promise<SentCaptureSettings | undefined>;
+  onSettingsChanged?(cb: (s: SentCaptureSettings | undefined) => void): () => void;
+  doc?: Document;
+}
+
+const SEND_BUTTON = [
+  'button[type="submit"]',
+  '[data-testid="send-button"]',
+  'button[aria-label^="Send" i]',
+  '[role="button"][aria-label^="Send" i]',
+  'button[data-testid*="send" i]',
+].join(',');
+
+function listed(list: readonly string[] | undefined, site: string): boolean {
+  const s = site.toLowerCase().replace(/^www\./, '');
+  return !!s && !!list?.some((h) => s === h || s.endsWith('.' + h));
+}
+
+/** Whether the settings allow capture on this site. */
+export function captureAllowed(s: SentCaptureSettings | undefined, site: string): boolean {
+  return !!s?.captureSent && listed(s.captureSites, site) && !listed(s.excludedSites, site);
+}
+
+function storageApi(): { get(k: string): Promise<Record<string, unknown>>; onChanged: { addListener(f: (c: Record<string, { newValue?: unknown }>, a: string) => void): void; removeListener(f: (c: Record<string, { newValue?: unknown }>, a: string) => void): void } } | undefined {
+  const g = globalThis as unknown as { browser?: { storage?: { local: unknown; onChanged: unknown } }; chrome?: { storage?: { local: unknown; onChanged: unknown } } };
+  const storage = g.browser?.storage ?? g.chrome?.storage;
+  if (!storage) return undefined;
+  const local = storage.local as { get(k: string): Promise<Record<string, unknown>> };
+  return { get: (k) => local.get(k), onChanged: storage.onChanged as never };
+}
+
+/** Starts watching for sent messages; returns a function that stops it. */
+export function startSentCapture(deps: SentCaptureDeps): () => void {
+  const doc = deps.doc ?? document;
+  const site = doc.location.hostname;
+  let settings: SentCaptureSettings | undefined;
+  let lastText = '';
+  let lastAt = 0;
+  let composer: Element | null = null;
+  let composerText = '';
+
+  const load = deps.loadSettings ?? (async () => (await storageApi()?.get('settings'))?.settings as SentCaptureSettings | undefined);
+  void load().then((s) => (settings = s)).catch(() => {});
+  let unsubscribe = () => {};
+  if (deps.onSettingsChanged) unsubscribe = deps.onSettingsChanged((s) => (settings = s));
+  else {
+    const api = storageApi();
+    const f = (c: Record<string, { newValue?: unknown }>, area: string) => {
+      if (area === 'local' && c.settings) settings = c.settings.newValue as SentCaptureSettings;
+    };
+    api?.onChanged.addListener(f);
+    unsubscribe = () => api?.onChanged.removeListener(f);
+  }
+
+  const deliver = (text: string) => {
+    const t = text.trim();
+    if (!t || !captureAllowed(settings, site)) return;
+    const now = Date.now();
+    if (t === lastText && now - lastAt < 3000) return; // one send seen by two listeners
+    lastText = t;
+    lastAt = now;
+    void deps.send({ text: t, url: doc.location.href, title: doc.title, site, people: deps.people?.() }).catch(() => {});
+  };
+
+  /** Keeps the latest composer text, so a send button that clears the field first still has it. */
+  const track = (e: Event) => {
+    if (!captureAllowed(settings, site)) return;
+    const el = e.target instanceof Element ? e.target : null;
+    const text = el ? deps.readField(el) : null;
+    if (text !== null) {
+      composer = el;
+      composerText = text;
+    }
+  };
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key !== 'Enter' || e.isComposing || !captureAllowed(settings, site)) return;
+    const el = e.target instanceof Element ? e.target : null;
+    if (!el) return;
+    const text = deps.readField(el);
+    if (text === null) return;
+    const isTextarea = el instanceof HTMLTextAreaElement || (el as HTMLElement).isContentEditable;
+    // In multi-line composers Enter sends on chat sites, Shift+Enter is a new line; Ctrl/Cmd+Enter sends mail.
+    if (isTextarea && e.shiftKey) return;
+    deliver(text);
+  };
+  const onClick = (e: MouseEvent) => {
+    const btn = e.target instanceof Element ? e.target.closest(SEND_BUTTON) : null;
+    if (btn && composer?.isConnected !== false) deliver(composerText);
+  };
+  const onSubmit = () => deliver(composerText);
+
+  doc.addEventListener('input', track, true);
+  doc.addEventListener('focusin', track, true);
+  doc.addEventListener('keydown', onKey, true);
+  doc.addEventListener('click', onClick, true);
+  doc.addEventListener('submit', onSubmit, true);
+  return () => {
+    unsubscribe();
+    doc.removeEventListener('input', track, true);
+    doc.removeEventListener('focusin', track, true);
+    doc.removeEventListener('keydown', onKey, true);
+    doc.removeEventListener('click', onClick, true);
+    doc.removeEventListener('submit', onSubmit, true);
+  };
+}
