@@ -32,7 +32,7 @@ export default defineConfig({
   manifest: ({ browser }) => ({
     name: 'Backstory',
     description: 'Brings the background you already wrote down to whatever you are writing now. Everything stays on your device.',
-    permissions: ['storage', 'contextMenus', 'tabs', ...(browser === 'firefox' ? [] : ['sidePanel'])],
+    permissions: ['storage', 'contextMenus', 'tabs', 'clipboardWrite', ...(browser === 'firefox' ? [] : ['sidePanel'])],
     host_permissions: ['<all_urls>'],
     action: { default_title: 'Open Backstory' },
     commands: {

@@ -48,7 +48,7 @@ export class BackstoryService {
   /** Asks the tab's content script for the task as it is this instant (a keyboard command may beat the debounce). */
   private async readTabNow(tabId: number): Promise<void> {
     try {
-      await this.tasks.set(tabId, await callTab(tabId, 'page:read', {}));
+      await this.tasks.set(tabId, await callTab(tabId, 'page:read', {}, this.tasks.frameOf(tabId)));
     } catch {
       // No content script there (browser page, or not yet injected): keep the last reading.
     }
@@ -139,7 +139,7 @@ export class BackstoryService {
     await this.store.load();
     const item = this.store.get(id);
     if (!item) throw new Error('That memory no longer exists.');
-    const outcome = await callTab(tabId, 'page:insert', { text: item.text });
+    const outcome = await callTab(tabId, 'page:insert', { text: item.text }, this.tasks.frameOf(tabId));
     if (outcome.ok) {
       this.tasks.markUsed(tabId, id);
       await this.store.touch([id]);
@@ -272,6 +272,7 @@ export class BackstoryService {
         const tabId = sender.tab?.id;
         // Only the top frame's reading (or a frame with a focused field) describes the tab's task.
         if (tabId !== undefined && (sender.frameId === 0 || reading.field)) {
+          if (reading.field) this.tasks.setFrame(tabId, sender.frameId ?? 0);
           await this.tasks.set(tabId, reading);
           this.refreshTab(tabId);
         }
@@ -334,7 +335,7 @@ export class BackstoryService {
       'package:insert': async ({ tabId, ids, search }) => {
         const pkg = await this.packageFor(tabId, ids, search);
         if (!pkg.text) return { ok: false, technique: 'none', hint: 'Nothing selected to insert.' };
-        const outcome = await callTab(tabId, 'page:insert', { text: pkg.text });
+        const outcome = await callTab(tabId, 'page:insert', { text: pkg.text }, this.tasks.frameOf(tabId));
         if (outcome.ok) {
           for (const id of pkg.ids) this.tasks.markUsed(tabId, id);
           await this.store.touch(pkg.ids);

@@ -19,6 +19,15 @@ export class TabTasks {
     return this.tasks.get(tabId);
   }
 
+  /** The frame whose focused field the task came from: inserts go there (an editor may live in an iframe). */
+  private frames = new Map<number, number>();
+  setFrame(tabId: number, frameId: number): void {
+    this.frames.set(tabId, frameId);
+  }
+  frameOf(tabId: number): number {
+    return this.frames.get(tabId) ?? 0;
+  }
+
   async set(tabId: number, reading: TaskReading): Promise<void> {
     const prev = this.tasks.get(tabId);
     if (prev && prev.url !== reading.url) this.dismissed.delete(tabId);
@@ -28,6 +37,7 @@ export class TabTasks {
 
   async forget(tabId: number): Promise<void> {
     this.tasks.delete(tabId);
+    this.frames.delete(tabId);
     this.used.delete(tabId);
     this.dismissed.delete(tabId);
     await browser.storage.session.remove(`task:${tabId}`);
