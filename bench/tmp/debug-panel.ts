@@ -29,8 +29,10 @@ try {
     const t0 = Date.now();
     await tab.locator('#field').fill(text);
     console.log('target', items[i].id, text);
-    for (let j = 0; j < 6; j++) { await new Promise((r) => setTimeout(r, 500)); console.log(Date.now() - t0, JSON.stringify(await dump())); }
-    const r = await h.call('rank:preview', { text });
-    console.log('preview', JSON.stringify(r).slice(0, 400));
+    for (let j = 0; j < 3; j++) { await new Promise((r) => setTimeout(r, 500)); console.log(Date.now() - t0, JSON.stringify(await dump())); }
+    const sw = await h.serviceWorker();
+    console.log('session', JSON.stringify(await sw.evaluate(async (id) => (await chrome.storage.session.get(`task:${id}`)), tabId)).slice(0, 300));
+    const g = await h.call<{ cards: { item: { id: string } }[]; status: string }>('panel:get', { tabId });
+    console.log('panel:get', g.status, g.cards.map((c) => c.item.id).join(','));
   }
 } finally { await h.close(); }

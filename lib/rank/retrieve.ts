@@ -133,8 +133,10 @@ export function retrieve(
   let lexHits: LexicalHit[];
   let ideal = 1;
   let expansion: string[] = [];
+  let query = plan.terms;
   if (index) {
     const q = new Map(plan.terms);
+    query = q;
     // Words of the ask that name someone in memory also look for items by or about that person.
     if (t.personWeight > 0)
       for (const [term, w] of plan.terms)
@@ -188,6 +190,9 @@ export function retrieve(
     if (t.window2 > 0 && index)
       for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
         v += w * t.neighbourLexical * Math.max(lexOf(index.neighbour(id, -k)), lexOf(index.neighbour(id, k)));
+    // The item read together with the one before it, as one text.
+    if (t.pairLexical > 0 && prev && index?.pairScore && (lex.has(id) || lex.has(prev)))
+      v += t.pairLexical * index.pairScore(prev, id, query);
     ctxLex.set(id, v);
     if (v > maxLex) maxLex = v;
   }
@@ -222,8 +227,8 @@ export function retrieve(
       const tf = index!.termsOf(id);
       if (!tf || !named.some((n) => tf.has(n))) focus = 1 - t.personFocus;
     }
-    if ((globalThis as any).__fo !== "lex") semantic *= focus;
-    if ((globalThis as any).__fo !== "sem") lexical *= focus;
+    semantic *= focus;
+    lexical *= focus;
     const fused = ws + wl > 0 ? (ws * semantic + wl * lexical) / (ws + wl) : (semantic + lexical) / 2;
     signals.set(id, { id, semantic, lexical, matched, viaNeighbour, expanded, fused });
   }

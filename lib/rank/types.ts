@@ -95,6 +95,8 @@ export interface LexicalSearcher {
   termsOf(id: string): Map<string, number> | undefined;
   /** Inverse document frequency of a term. */
   idf(term: string): number;
+  /** BM25 of two items read as one text (an item and its thread predecessor). */
+  pairScore?(a: string, b: string, terms: Map<string, number>): number;
   /** Whether any item holds the term. */
   hasTerm(term: string): boolean;
   /** Whether the item asks a question (its thread successor is then likely the answer). */

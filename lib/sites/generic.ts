@@ -18,12 +18,43 @@ export function nearbyHeadings(doc: Document, focused: HTMLElement | null, max =
   return Array.from(new Set(picked.map(text).filter(Boolean))).slice(0, max);
 }
 
-/** Any page: the nearest headings give the field its topic. */
+const ADDRESS_FIELD = /^(to|cc|bcc)\b|recipients?/i;
+const SUBJECT_FIELD = /^subject\b|^subjectbox$/i;
+const MAX_PEOPLE = 20;
+
+function fieldName(el: HTMLInputElement): string {
+  return el.getAttribute('aria-label') || el.name || el.id || '';
+}
+
+/**
+ * Any webmail-like form (Outlook, Fastmail, a CRM's "email contact"): when the field sits in a dialog or form that
+ * also has To/Cc inputs and a Subject, those are the recipients and the subject. Found by labels and names only.
+ */
+export function composeFields(focused: HTMLElement | null): { people?: string[]; subject?: string } {
+  const scope = focused?.closest('form, [role="dialog"], [role="form"], dialog');
+  if (!scope) return {};
+  const inputs = Array.from(scope.querySelectorAll<HTMLInputElement>('input:not([type="password"]):not([type="hidden"])'));
+  const people: string[] = [];
+  for (const input of inputs.filter((i) => ADDRESS_FIELD.test(fieldName(i)))) {
+    for (const part of input.value.split(/[,;]/)) {
+      const m = part.match(/^\s*"?([^"<]*?)"?\s*<([^>]+@[^>]+)>\s*$/);
+      if (m) people.push(...[m[1].trim(), m[2].trim()].filter(Boolean));
+      else if (/\S+@\S+/.test(part)) people.push(part.trim());
+    }
+  }
+  const subject = inputs.find((i) => SUBJECT_FIELD.test(fieldName(i)))?.value.trim();
+  return {
+    ...(people.length ? { people: Array.from(new Set(people)).slice(0, MAX_PEOPLE) } : {}),
+    ...(subject ? { subject: subject.slice(0, 300) } : {}),
+  };
+}
+
+/** Any page: the nearest headings give the field its topic; a compose form gives recipients and subject. */
 export const genericAdapter: SiteAdapter = {
   name: 'generic',
   matches: () => true,
   read(doc, focused) {
     const headings = nearbyHeadings(doc, focused);
-    return headings.length ? { headings } : {};
+    return { ...(headings.length ? { headings } : {}), ...composeFields(focused) };
   },
 };
