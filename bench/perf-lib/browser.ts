@@ -2,7 +2,7 @@ import { launchExtension } from '../../test/e2e/harness';
 import { createItem } from '../../lib/memory/normalize';
 import { SyntheticCorpus, percentile } from './synthetic';
 
-const SEED_SRC = `async ([its, tps, centroids]) => {
+export const SEED_SRC = `async ([its, tps, centroids]) => {
   const db = await new Promise((ok, no) => {
     const r = indexedDB.open('backstory');
     r.onsuccess = () => ok(r.result);

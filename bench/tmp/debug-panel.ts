@@ -1,15 +1,20 @@
 import { launchExtension } from '../../test/e2e/harness';
 import { createItem } from '../../lib/memory/normalize';
 import { SyntheticCorpus } from '../perf-lib/synthetic';
+import { SEED_SRC } from '../perf-lib/browser';
 
 const n = Number(process.argv[2] ?? 2000);
 const h = await launchExtension();
 try {
   const corpus = new SyntheticCorpus();
-  const { inputs } = corpus.inputs(n, 2024);
+  const { inputs, topics } = corpus.inputs(n, 2024);
   const now = Date.now();
   const items = inputs.map((inp, i) => { const it = createItem(inp, now); return { ...it, text: `${it.text} marker${i}zz` }; });
-  await h.seed(items.map((it) => ({ id: it.id, text: it.text, title: it.title, kind: it.kind, tags: it.tags, people: it.people, sites: it.sites })));
+  const page = await h.extensionPage();
+  await h.call('settings:get', {});
+  for (let i = 0; i < items.length; i += 2000)
+    await page.evaluate(`(${SEED_SRC})(${JSON.stringify([items.slice(i, i + 2000), topics.slice(i, i + 2000), corpus.centroids.map((c) => Array.from(c))])})`);
+  await h.restartServiceWorker();
   const { page: tab, tabId } = await h.openPage('/fixtures/textarea.html');
   const panel = await h.openPanel(tabId);
   panel.on('console', (m) => console.log('[panel]', m.text()));
@@ -29,7 +34,15 @@ try {
     const t0 = Date.now();
     await tab.locator('#field').fill(text);
     console.log('target', items[i].id, text);
-    for (let j = 0; j < 3; j++) { await new Promise((r) => setTimeout(r, 500)); console.log(Date.now() - t0, JSON.stringify(await dump())); }
+    const sw0 = await h.serviceWorker();
+    for (let j = 0; j < 40; j++) {
+      const got = await sw0.evaluate(async (id) => ((await chrome.storage.session.get(`task:${id}`))[`task:${id}`] as { at: number; field?: { text: string } }) ?? { at: 0 }, tabId);
+      const te = Date.now(); await sw0.evaluate(() => 1); const swLat = Date.now() - te;
+      if (j % 5 === 0) console.log('  sw eval ms', swLat, 'at', Date.now() - t0);
+      if (got.field?.text.includes(`marker${i}zz`)) { console.log('reading landed after', Date.now() - t0, 'taken at', got.at - t0); break; }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    console.log(Date.now() - t0, JSON.stringify(await dump()));
     const sw = await h.serviceWorker();
     console.log('session', JSON.stringify(await sw.evaluate(async (id) => (await chrome.storage.session.get(`task:${id}`)), tabId)).slice(0, 300));
     const g = await h.call<{ cards: { item: { id: string } }[]; status: string }>('panel:get', { tabId });

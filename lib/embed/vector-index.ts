@@ -131,6 +131,30 @@ export class VectorIndex {
     return out;
   }
 
+  /** `scores` for the given ids only (those stored): no decoding, no allocation per item. */
+  scoresFor(ids: Iterable<string>, queries: Float32Array[], weights: number[]): Map<string, number> {
+    const out = new Map<string, number>();
+    if (!queries.length || !this.ids.length) return out;
+    const dim = this.dim;
+    const q = new Float32Array(dim);
+    const wsum = weights.reduce((a, b) => a + b, 0) || 1;
+    for (let j = 0; j < queries.length; j++) {
+      if (queries[j].length !== dim) return out;
+      const w = (weights[j] ?? 0) / wsum;
+      for (let i = 0; i < dim; i++) q[i] += w * queries[j][i];
+    }
+    const codes = this.codes;
+    for (const id of ids) {
+      const k = this.slots.get(id);
+      if (k === undefined) continue;
+      const o = k * dim;
+      let s = 0;
+      for (let i = 0; i < dim; i++) s += q[i] * codes[o + i];
+      out.set(id, s * this.scales[k]);
+    }
+    return out;
+  }
+
   private grow(): void {
     const cap = Math.max(1024, this.scales.length * 2);
     const codes = new Int8Array(cap * this.dim);

@@ -126,25 +126,6 @@ export class LexicalIndex implements LexicalSearcher {
     return q;
   }
 
-  /**
-   * BM25 of two items read as one text (an item with the one before it in its thread): words of the ask split
-   * between a question and its answer then count together, with length normalised against two average items.
-   */
-  pairScore(a: string, b: string, terms: Map<string, number>): number {
-    const da = this.docs.get(a);
-    const db = this.docs.get(b);
-    if (!da || !db) return 0;
-    const avg = this.docs.size ? (2 * this.totalLen) / this.docs.size : 1;
-    const len = da.len + db.len;
-    let s = 0;
-    for (const [t, w] of terms) {
-      const tf = (da.tf.get(t) ?? 0) + (db.tf.get(t) ?? 0);
-      if (!tf || w <= 0) continue;
-      s += (w * this.idf(t) * tf * (this.k1 + 1)) / (tf + this.k1 * (1 - this.b + (this.b * len) / avg));
-    }
-    return s;
-  }
-
   idealScore(terms: Map<string, number>): number {
     // A document of average length holding each term once scores idf × 1 per term (BM25 with tf = 1, len = avg).
     let s = 0;

@@ -59,6 +59,10 @@ export class IndexedMemory implements MemoryView {
   contextVector(id: string): Float32Array | undefined {
     return this.contextVectors.get(id);
   }
+  /** Weighted mean cosine of the queries with the context vectors of these items (those that have one). */
+  contextScores(ids: Iterable<string>, queries: Float32Array[], weights: number[]): Map<string, number> {
+    return this.contextVectors.scoresFor(ids, queries, weights);
+  }
   lexical(query: string, limit: number): string[] {
     return query.trim() ? (this.prefix.search(query, { limit, suggest: true }) as string[]) : [];
   }

@@ -79,7 +79,12 @@ function densePass(memory: MemoryView, qvs: Float32Array[], qw: number[], t: Tun
  * is found by what it answers.
  */
 function mixContext(memory: MemoryView, dense: Map<string, number>, qvs: Float32Array[], qw: number[], share: number): void {
-  if (!memory.contextVector || !qvs.length) return;
+  if (!qvs.length) return;
+  if (memory.contextScores) {
+    for (const [id, c] of memory.contextScores(dense.keys(), qvs, qw)) dense.set(id, (1 - share) * dense.get(id)! + share * c);
+    return;
+  }
+  if (!memory.contextVector) return;
   const wsum = qw.reduce((a, b) => a + b, 0) || 1;
   for (const [id, own] of dense) {
     const v = memory.contextVector(id);
@@ -133,10 +138,8 @@ export function retrieve(
   let lexHits: LexicalHit[];
   let ideal = 1;
   let expansion: string[] = [];
-  let query = plan.terms;
   if (index) {
     const q = new Map(plan.terms);
-    query = q;
     // Words of the ask that name someone in memory also look for items by or about that person.
     if (t.personWeight > 0)
       for (const [term, w] of plan.terms)
@@ -190,9 +193,6 @@ export function retrieve(
     if (t.window2 > 0 && index)
       for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
         v += w * t.neighbourLexical * Math.max(lexOf(index.neighbour(id, -k)), lexOf(index.neighbour(id, k)));
-    // The item read together with the one before it, as one text.
-    if (t.pairLexical > 0 && prev && index?.pairScore && (lex.has(id) || lex.has(prev)))
-      v += t.pairLexical * index.pairScore(prev, id, query);
     ctxLex.set(id, v);
     if (v > maxLex) maxLex = v;
   }

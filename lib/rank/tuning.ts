@@ -15,8 +15,6 @@ export interface Tuning {
   neighbourSemantic: number;
   /** Share of an item's dense score taken by its context vector (the item embedded after its thread predecessor). */
   contextShare: number;
-  /** Weight of the BM25 score of the item read together with its thread predecessor (0: off). */
-  pairLexical: number;
   /** Extra share a reply inherits from the question before it. */
   replyBoost: number;
   replyBoostSemantic: number;
@@ -63,7 +61,6 @@ export const TUNING: Tuning = {
   neighbourLexical: 0.5,
   neighbourSemantic: 0.2,
   contextShare: 0.5,
-  pairLexical: 0,
   replyBoost: 1,
   replyBoostSemantic: 0,
   window2: 0.6,

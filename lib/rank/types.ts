@@ -65,6 +65,8 @@ export interface MemoryView {
    * when the store keeps one; the dense score then mixes it with the item's own vector.
    */
   contextVector?(id: string): Float32Array | undefined;
+  /** Weighted mean cosine of the queries with the context vectors of `ids` (those that have one), in one pass. */
+  contextScores?(ids: Iterable<string>, queries: Float32Array[], weights: number[]): Map<string, number>;
   /** Id and vector of every item, for the dense pass, without loading the items themselves. */
   vectorEntries?(): Iterable<[string, Float32Array]>;
   /**
@@ -95,8 +97,6 @@ export interface LexicalSearcher {
   termsOf(id: string): Map<string, number> | undefined;
   /** Inverse document frequency of a term. */
   idf(term: string): number;
-  /** BM25 of two items read as one text (an item and its thread predecessor). */
-  pairScore?(a: string, b: string, terms: Map<string, number>): number;
   /** Whether any item holds the term. */
   hasTerm(term: string): boolean;
   /** Whether the item asks a question (its thread successor is then likely the answer). */
