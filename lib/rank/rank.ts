@@ -153,7 +153,7 @@ export function rankMemory(req: RankRequest): RankResult {
     sim,
   });
 
-  const cards: RankedCard[] = selected.map((d) => ({
+  const cards: RankedCard[] = panelOrder(selected).map((d) => ({
     item: d.s.item,
     kind: d.s.item.kind,
     score: d.s.score,
@@ -186,4 +186,27 @@ export function rankMemory(req: RankRequest): RankResult {
   const empty = !selected.some((d) => d.s.score >= settings.threshold);
   const pkg = buildPackage(cards, destinationOf(req.task), settings.budgetTokens);
   return { cards, trace, empty, query: sm.plan.texts[0] ?? '', tookMs: now() - t0, package: pkg };
+}
+
+/**
+ * The order people see and the insert-top-card command takes: pinned cards first, then by score. Guarantees decide
+ * what is included, not what comes first, so a rule that merely applies everywhere never outranks the evidence
+ * the task is about. Children (later items of a selected item's thread) stay right after their parent.
+ */
+function panelOrder(selected: Decision[]): Decision[] {
+  const ids = new Set(selected.map((d) => d.s.item.id));
+  const parentOf = (d: Decision) => {
+    const t = d.s.item.thread?.id;
+    return t && t !== d.s.item.id && ids.has(t) ? t : undefined;
+  };
+  const heads = selected
+    .filter((d) => !parentOf(d))
+    .sort((a, b) => Number(b.s.item.pinned) - Number(a.s.item.pinned) || b.s.score - a.s.score);
+  const out: Decision[] = [];
+  for (const h of heads) {
+    out.push(h);
+    for (const c of selected) if (parentOf(c) === h.s.item.id) out.push(c);
+  }
+  for (const d of selected) if (!out.includes(d)) out.push(d);
+  return out;
 }

@@ -84,13 +84,16 @@ export interface WatchOptions {
   maxWaitMs?: number;
 }
 
+/** Quiet time before the content script reports a changed task, ms (see watchTask). */
+export const DEBOUNCE_MS = 250;
+
 /**
  * Watches focus, typing, selection and the site's scoped container; calls onTask with a fresh reading, debounced.
  * The scoped observer is disconnected when the field goes away, when focus moves to another site scope, and on stop.
  */
-export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debounceOrOptions: number | WatchOptions = 250): TaskWatcher {
+export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debounceOrOptions: number | WatchOptions = DEBOUNCE_MS): TaskWatcher {
   const opts = typeof debounceOrOptions === 'number' ? { debounceMs: debounceOrOptions } : debounceOrOptions;
-  const debounceMs = opts.debounceMs ?? 250;
+  const debounceMs = opts.debounceMs ?? DEBOUNCE_MS;
   const maxWaitMs = opts.maxWaitMs ?? Math.max(2000, debounceMs * 4);
   let last: HTMLElement | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
