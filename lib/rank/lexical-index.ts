@@ -7,6 +7,15 @@ export interface LexicalIndexOptions {
   k1?: number;
   /** BM25 length normalisation. */
   b?: number;
+  /**
+   * Where "very long" starts, in multiples of the average length (0: never). Beyond it each extra unit of length is
+   * normalised with `bLong` instead of `b`, so a gentle `b` for ordinary items does not let long pages crowd them out.
+   */
+  longAfter?: number;
+  /** Length normalisation slope past `longAfter` (classic BM25's 0.75 by default). */
+  bLong?: number;
+  /** BM25+ lower bound: each matched term adds at least `delta` × idf, whatever the item's length. */
+  delta?: number;
 }
 
 interface Doc {
@@ -24,16 +33,39 @@ interface Doc {
  * walks the postings of its own terms.
  */
 export class LexicalIndex implements LexicalSearcher {
-  private readonly k1: number;
-  private readonly b: number;
+  private k1 = 1.2;
+  private b = 0.75;
+  private longAfter = 0;
+  private bLong = 0.75;
+  private delta = 0;
   private readonly docs = new Map<string, Doc>();
   private readonly postings = new Map<string, Map<string, number>>();
   private totalLen = 0;
   private readonly threads = new Map<string, Map<number, string>>();
 
   constructor(opts: LexicalIndexOptions = {}) {
-    this.k1 = opts.k1 ?? 1.2;
-    this.b = opts.b ?? 0.75;
+    this.configure(opts);
+  }
+
+  /** Change scoring options (the bench compares variants on one index); statistics are unaffected. */
+  configure(opts: LexicalIndexOptions): void {
+    if (opts.k1 !== undefined) this.k1 = opts.k1;
+    if (opts.b !== undefined) this.b = opts.b;
+    if (opts.longAfter !== undefined) this.longAfter = opts.longAfter;
+    if (opts.bLong !== undefined) this.bLong = opts.bLong;
+    if (opts.delta !== undefined) this.delta = opts.delta;
+  }
+
+  options(): Required<LexicalIndexOptions> {
+    return { k1: this.k1, b: this.b, longAfter: this.longAfter, bLong: this.bLong, delta: this.delta };
+  }
+
+  /** BM25's length factor for a document of `len` terms: 1 at the average length. */
+  private lengthNorm(len: number, avg: number): number {
+    const r = len / avg;
+    const norm = 1 - this.b + this.b * r;
+    if (this.longAfter > 0 && r > this.longAfter) return norm + (this.bLong - this.b) * (r - this.longAfter);
+    return norm;
   }
 
   get size(): number {
@@ -142,7 +174,7 @@ export class LexicalIndex implements LexicalSearcher {
       const idf = this.idf(t) * w;
       for (const [id, tf] of p) {
         const len = this.docs.get(id)!.len;
-        const s = (idf * tf * (this.k1 + 1)) / (tf + this.k1 * (1 - this.b + (this.b * len) / avg));
+        const s = idf * ((tf * (this.k1 + 1)) / (tf + this.k1 * this.lengthNorm(len, avg)) + this.delta);
         const a = acc.get(id);
         if (a) {
           a.score += s;

@@ -2,7 +2,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import type { MemoryItem } from '../memory/types';
 import type { IndexingProgress, ModelStatus, PreviewCard } from '../messaging/protocol';
+import { decodeFileBytes } from '../memory/decode-text';
 import { callBackground } from '../messaging/rpc';
+
+const MAX_IMPORT_BYTES = 60 * 2 ** 20;
 import { WEIGHT_NAMES, type RankSettings, type WeightName } from '../rank/types';
 import { DEFAULT_SETTINGS } from '../settings/defaults';
 import { normalizeHost } from '../settings/settings';
@@ -190,7 +193,10 @@ export function OptionsPage() {
     for (const [i, file] of wanted.entries()) {
       setBusy(`Importing ${file.name} (${i + 1} of ${wanted.length})…`);
       try {
-        added += (await callBackground('memory:import', { fileName: file.name, content: await file.text() })).added;
+        // Chrome carries at most 64 MiB in one extension message; refuse before reading rather than fail midway.
+        if (file.size > MAX_IMPORT_BYTES) throw new Error(`The file is ${(file.size / 2 ** 20).toFixed(0)} MB; Backstory imports at most ${MAX_IMPORT_BYTES / 2 ** 20} MB at a time — split it into smaller files.`);
+        const content = decodeFileBytes(new Uint8Array(await file.arrayBuffer())).text;
+        added += (await callBackground('memory:import', { fileName: file.name, content })).added;
       } catch (err) {
         setBusy('');
         const before = added ? ` ${added} ${added === 1 ? 'memory' : 'memories'} from earlier files were kept.` : '';

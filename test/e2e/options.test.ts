@@ -134,6 +134,15 @@ describe('options page', () => {
     expect(out.items.find((i: { id: string }) => i.id === 'imp1')).toMatchObject({ text: 'Imported from JSON', mood: 'kept' });
   });
 
+  it('imports Markdown saved as Windows-1252 without mangling its accents', async () => {
+    // "# Café\nThe naïve plan – approved." in Windows-1252: é = 0xE9, ï = 0xEF, – = 0x96.
+    const cp1252 = Buffer.from([...Buffer.from('# Caf', 'latin1'), 0xe9, ...Buffer.from('\nThe na', 'latin1'), 0xef, ...Buffer.from('ve plan ', 'latin1'), 0x96, ...Buffer.from(' approved.', 'latin1')]);
+    await options.locator('[data-testid="import-file"]').setInputFiles([{ name: 'old-notes.md', mimeType: 'text/markdown', buffer: cp1252 }]);
+    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 30_000 }).toBe('Imported 1 memory from 1 file.');
+    const item = (await list()).find((i) => i.title === 'Café');
+    expect(item?.text).toBe('The naïve plan – approved.');
+  });
+
   it('shows indexing progress with a count for a large import, and model status', async () => {
     await options.evaluate(() => {
       const pushes: unknown[] = ((window as unknown as { pushes: unknown[] }).pushes = []);
