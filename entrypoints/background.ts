@@ -12,8 +12,8 @@ export default defineBackground(() => {
     if (port.name === PANEL_PORT && port.sender && isExtensionPage(port.sender)) service.connectPanel(port);
   });
   browser.contextMenus.onClicked.addListener((info, tab) => {
-    if (info.menuItemId === 'remember-selection') void service.rememberSelection(info, tab);
-    if (info.menuItemId === 'remember-page') void service.rememberPage(info, tab);
+    if (info.menuItemId === 'remember-selection') void service.reportFailure(service.rememberSelection(info, tab));
+    if (info.menuItemId === 'remember-page') void service.reportFailure(service.rememberPage(info, tab));
   });
   browser.commands.onCommand.addListener((command, tab) => {
     if (command === 'insert-top-card') void service.insertTopCard(tab);

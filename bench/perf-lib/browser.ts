@@ -48,8 +48,11 @@ export async function browserFigures(log: (s: string) => void, n = 10_000) {
     const corpus = new SyntheticCorpus();
     const { inputs, topics } = corpus.inputs(n, 2024);
     const now = Date.now();
+    // No pinned notes: the synthetic corpus pins 0.2% (20 notes of ~170 tokens at 10k), and pinned notes are always
+    // included, which fills the 800-token budget before anything relevant fits (the second reason the first version
+    // of this bench never saw its target). A memory with a few pinned notes behaves the same; twenty long ones do not.
     const items = inputs.map((inp, i) => {
-      const it = createItem(inp, now);
+      const it = createItem({ ...inp, pinned: false }, now);
       return { ...it, text: `${it.text} marker${i}zz` };
     });
     const targets = [17, ...Array.from({ length: ROUNDS }, (_, k) => 100 + k * 37)];

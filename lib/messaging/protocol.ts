@@ -86,6 +86,8 @@ export interface ContentProtocol {
   'page:insert': { req: { text: string }; res: InsertOutcome };
   'page:capture': { req: Record<string, never>; res: { title: string; url: string; text: string } };
   'page:read': { req: Record<string, never>; res: TaskReading };
+  /** The whole selection, line breaks kept (the task reading clips it). */
+  'page:selection': { req: Record<string, never>; res: { text: string } };
 }
 
 /** Name of the port a side panel opens to the service worker. */
@@ -99,7 +101,9 @@ export type PanelPush =
   /** "Remember this" saved an item: panels show the quick edit popover. */
   | { type: 'captured'; item: MemoryItem }
   /** Embedding progress of a large import. */
-  | { type: 'indexing'; progress: IndexingProgress };
+  | { type: 'indexing'; progress: IndexingProgress }
+  /** Something the user started away from the panel failed (a capture too large, storage full). */
+  | { type: 'problem'; message: string };
 
 /** Only these may come from content scripts; everything else needs an extension page. */
 export const CONTENT_SCRIPT_MESSAGES: ReadonlySet<keyof BackgroundProtocol> = new Set(['task:update', 'capture:sent']);

@@ -1,7 +1,7 @@
 import { Index } from 'flexsearch';
 import type { MemoryItem } from '../memory/types';
 import type { MemoryView } from './types';
-import { LexicalIndex, searchText } from './lexical-index';
+import { LexicalIndex, RANK_LEXICAL, searchText } from './lexical-index';
 import { personKey, hostOf } from './situation';
 import { VectorIndex } from '../embed/vector-index';
 
@@ -17,7 +17,7 @@ export class IndexedMemory implements MemoryView {
   private vectors = new VectorIndex();
   /** Embeddings of `contextText(item, previous item of its thread)`: the item read with the turn before it. */
   private contextVectors = new VectorIndex();
-  readonly lexicalIndex = new LexicalIndex();
+  readonly lexicalIndex = new LexicalIndex(RANK_LEXICAL);
   /**
    * Built on first use: the ranker reads `lexicalIndex` (BM25), and a forward-tokenised FlexSearch index costs about
    * 0.45 ms and several KB per item, which at 100k items would be most of the service worker's start and memory.

@@ -163,8 +163,8 @@ export class BackstoryService {
     let text = info.selectionText ?? '';
     if (tab?.id !== undefined) {
       try {
-        const page = await callTab(tab.id, 'page:read', {}, info.frameId ?? 0);
-        if (page.selection && page.selection.replace(/\s+/g, ' ').trim().length >= text.trim().length) text = page.selection;
+        const page = await callTab(tab.id, 'page:selection', {}, info.frameId ?? 0);
+        if (page.text.trim()) text = page.text;
       } catch {
         // No content script on this page (e.g. a browser page): selectionText is all there is.
       }
@@ -197,6 +197,24 @@ export class BackstoryService {
       // not a URL
     }
     await this.capture({ text, title: label || `Link: ${site || url}`, kind: 'evidence', source: { url, title: label || site }, tags: ['link', ...(site ? [site] : [])] });
+  }
+
+  /**
+   * A capture the user started from a menu has no caller to show its error: tell every open panel, and mark the
+   * toolbar button so the user notices even with no panel open. Nothing was saved in that case.
+   */
+  async reportFailure(work: Promise<unknown>): Promise<void> {
+    try {
+      await work;
+      await browser.action?.setBadgeText({ text: '' });
+      await browser.action?.setTitle({ title: 'Open Backstory' });
+    } catch (e) {
+      const message = `Not saved: ${e instanceof Error ? e.message : String(e)}`;
+      this.broadcast({ type: 'problem', message });
+      await browser.action?.setBadgeBackgroundColor({ color: '#c62828' }).catch(() => {});
+      await browser.action?.setBadgeText({ text: '!' }).catch(() => {});
+      await browser.action?.setTitle({ title: `Backstory — ${message}` }).catch(() => {});
+    }
   }
 
   /** Saves a capture, then offers the quick edit popover in every open panel. */
@@ -374,7 +392,7 @@ export class BackstoryService {
       },
     });
     browser.contextMenus.onClicked.addListener((info, tab) => {
-      if (info.menuItemId === 'remember-link') void this.rememberLink(info, tab);
+      if (info.menuItemId === 'remember-link') void this.reportFailure(this.rememberLink(info, tab));
     });
     onSettingsChanged((s) => {
       this.settings = Promise.resolve(s);

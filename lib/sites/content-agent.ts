@@ -7,6 +7,16 @@ import { startSentCapture } from './capture-sent';
 import { deepActiveElement, editableRoot, editableText } from './editable';
 import { readPageForCapture, readTask, watchTask, type TaskWatcher } from './index';
 
+/** The selection as the user sees it, including a selection inside a focused textarea or input (never a secret one). */
+function fullSelection(): string {
+  const el = editableRoot(deepActiveElement(document));
+  if (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) {
+    const { selectionStart: a, selectionEnd: b } = el;
+    if (a !== null && b !== null && b > a) return el.value.slice(a, b);
+  }
+  return document.getSelection()?.toString() ?? '';
+}
+
 /**
  * The content script's whole job: report the task (unless the user switched Backstory off for this site), act on
  * the service worker's insert and capture requests, and, only where the user turned it on, capture sent messages.
@@ -39,6 +49,7 @@ export function startContentAgent(): () => void {
     'page:insert': ({ text }) => insertText(focusedEditable(), text),
     'page:capture': () => readPageForCapture(document, focusedEditable()),
     'page:read': () => readTask(document, focusedEditable()),
+    'page:selection': () => ({ text: fullSelection() }),
   });
 
   const stopCapture = startSentCapture({

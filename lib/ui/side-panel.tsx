@@ -129,6 +129,7 @@ export function SidePanel() {
       setCaptured(push.item);
       setMemVersion((v) => v + 1);
     }
+    if (push.type === 'problem') show({ text: push.message, error: true });
     if (push.type === 'indexing') {
       setIndexing(push.progress.done >= push.progress.total ? undefined : push.progress);
       if (push.progress.done >= push.progress.total) setMemVersion((v) => v + 1);

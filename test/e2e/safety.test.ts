@@ -106,6 +106,27 @@ describe('privacy and safety in Chromium', () => {
     await page.close();
   });
 
+  it('refuses a 5 MB selection with a message in the panel, and saves nothing', async () => {
+    const { page, tabId } = await h.openPage('/fixtures/article.html');
+    const panel = await h.openPanel(tabId);
+    const before = (await h.call<{ items: unknown[] }>('memory:list', {})).items.length;
+    await page.evaluate(() => {
+      const div = document.createElement('div');
+      div.id = 'huge';
+      div.textContent = 'lorem ipsum dolor sit amet '.repeat(200_000);
+      document.body.append(div);
+      const range = document.createRange();
+      range.selectNodeContents(div);
+      getSelection()!.removeAllRanges();
+      getSelection()!.addRange(range);
+    });
+    await h.contextMenu({ menuItemId: 'remember-selection', selectionText: 'lorem ipsum', pageUrl: page.url(), frameId: 0, editable: false }, tabId);
+    await expect.poll(() => panel.locator('[data-testid="toast"]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/Not saved: The text is 5,399,999 characters; one memory holds at most/);
+    expect((await h.call<{ items: unknown[] }>('memory:list', {})).items.length).toBe(before);
+    await panel.close();
+    await page.close();
+  });
+
   it('makes no network request beyond its own files and the pages the user opened', async () => {
     const foreign = requests.filter((u) => !u.startsWith('chrome-extension://') && !u.startsWith(h.origin) && !u.startsWith('data:') && !u.startsWith('blob:'));
     expect(foreign).toEqual([]);
