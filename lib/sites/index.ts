@@ -85,7 +85,7 @@ export interface WatchOptions {
 }
 
 /** Quiet time before the content script reports a changed task, ms (see watchTask). */
-export const DEBOUNCE_MS = 250;
+export const DEBOUNCE_MS = 50;
 
 /**
  * Watches focus, typing, selection and the site's scoped container; calls onTask with a fresh reading, debounced.

@@ -5,7 +5,7 @@ import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/type
 import { rankMemory, scoreMemory } from '../../lib/rank/rank';
 import { arrayMemoryView } from '../../lib/rank/memory-view';
 import { buildPackage } from '../../lib/rank/package';
-import { LexicalIndex, contextText } from '../../lib/rank/lexical-index';
+import { LexicalIndex, RANK_LEXICAL, contextText } from '../../lib/rank/lexical-index';
 import { planQuery, taskQueryText, taskQueryTexts } from '../../lib/rank/query';
 import { terms, askDateTerms, itemDateTerms, phrases } from '../../lib/rank/tokenize';
 
@@ -91,6 +91,18 @@ describe('tokenize and lexical index', () => {
     idx.remove('a');
     expect(idx.search(LexicalIndex.queryTerms('budget'), 10)).toEqual([]);
     expect(idx.size).toBe(2);
+  });
+
+  it('does not let long saved pages that repeat a word crowd out the short note about it', () => {
+    const notes = Array.from({ length: 300 }, (_, i) => `Note ${i}: errands, groceries and calls for week ${i % 52}.`);
+    const page = ('Outdoor catalogue. ' + 'paddles tents stoves lanterns ropes '.repeat(6000) + 'kayak '.repeat(101)).trim();
+    for (const pages of [3, 30]) {
+      const idx = new LexicalIndex(RANK_LEXICAL);
+      notes.forEach((t, i) => idx.add(`n${i}`, t));
+      for (let p = 0; p < pages; p++) idx.add(`page${p}`, page);
+      idx.add('kayak-note', 'Book the kayak for Saturday at the harbour.');
+      expect(idx.search(LexicalIndex.queryTerms('kayak'), 5)[0].id).toBe('kayak-note');
+    }
   });
 });
 
