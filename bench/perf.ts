@@ -18,7 +18,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { VectorIndex } from '../lib/embed/vector-index';
-import { buildMemory, embedQuery, floatView, heap, indexRate, rankTimes, vectorHeap } from './perf-lib/node-figures';
+import { buildMemory, embedQuery, floatView, heap, indexRate, rankTimes, storeLoad, vectorHeap } from './perf-lib/node-figures';
 import { SyntheticCorpus } from './perf-lib/synthetic';
 
 interface Row {
@@ -105,6 +105,15 @@ async function main() {
       rows.push({ name: 'memory_mb_100k', what: 'heap of the ranking state for 100k items (Node)', value: r1(mb), target: 'reported' });
     }
   }
+
+  log('loading 10k items through MemoryStore (fake-indexeddb): tables vs persisted pack');
+  const ld = await storeLoad(10_000, corpus, a.quick ? 1 : 3);
+  rows.push({
+    name: 'store_load_ms_10k', what: 'MemoryStore.load(), 10k items, fake-indexeddb (Node): pack vs tables', value: r1(ld.packed), baseline: r1(ld.rows),
+    target: 'reported (part of cold_start_ms)', note: `writing the pack ${Math.round(ld.saveMs)} ms`,
+  });
+  extra.store_load_ms_10k_baseline = r1(ld.rows);
+  extra.pack_save_ms_10k = r1(ld.saveMs);
 
   const vh = vectorHeap(a.quick ? 20_000 : 100_000, corpus);
   rows.push({

@@ -19,6 +19,8 @@ export default defineBackground(() => {
     if (command === 'insert-top-card') void service.insertTopCard(tab);
     if (command === 'open-side-panel') void openPanel(tab);
   });
-  // Load memory and model early so the first ranking is quick; nothing depends on this finishing.
+  // Memory first, then the model: panels get cards ranked by words as soon as memory is in, and semantic ones when
+  // the model is ready (a second push). Loading the model alongside was slower to first cards: its session set-up
+  // runs on this same thread and held up the memory load. Nothing depends on this finishing.
   void service.store.load().then(() => service.model.get()).then(() => service.indexInBackground());
 });

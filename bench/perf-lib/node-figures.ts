@@ -149,3 +149,38 @@ export function rankTimes(view: MemoryView, corpus: SyntheticCorpus, now: number
 }
 
 export { heap };
+
+/**
+ * MemoryStore.load() for `n` items in fake-indexeddb: from the tables (every vector re-quantised, every item
+ * tokenised: the former path and the baseline) and from the persisted pack. fake-indexeddb's structured clone is
+ * slower than Chromium's, so the browser's cold_start_ms is the figure that counts; this isolates the CPU part.
+ */
+export async function storeLoad(n: number, corpus: SyntheticCorpus, reps = 3) {
+  const { inputs, topics } = corpus.inputs(n, 2024);
+  const r = rng(8);
+  const now = Date.UTC(2025, 6, 1);
+  const items = inputs.map((x) => createItem(x, now));
+  const db = openMemoryDB(`perf-load-${n}`, { indexedDB: new IDBFactory(), IDBKeyRange });
+  await db.items.bulkPut(items);
+  await db.vectors.bulkPut(items.map((it, i) => ({ id: it.id, model: 'all-MiniLM-L6-v2/q4', vector: corpus.vector(topics[i], r) })));
+  const rows: number[] = [];
+  const packed: number[] = [];
+  let saveMs = 0;
+  for (let k = 0; k < reps; k++) {
+    await db.packs.clear();
+    let s = new MemoryStore(db, async () => null);
+    let t0 = performance.now();
+    await s.load();
+    rows.push(performance.now() - t0);
+    t0 = performance.now();
+    await s.savePack();
+    saveMs = performance.now() - t0;
+    s = new MemoryStore(db, async () => null);
+    t0 = performance.now();
+    await s.load();
+    packed.push(performance.now() - t0);
+    if (s.size !== n || s.view.vectorCount !== n) throw new Error('pack load lost items');
+  }
+  db.close();
+  return { rows: percentile(rows, 50), packed: percentile(packed, 50), saveMs };
+}

@@ -13,8 +13,8 @@ try {
   const page = await h.extensionPage();
   await h.call('settings:get', {});
   for (let i = 0; i < items.length; i += 2000)
-    await page.evaluate(`(${SEED_SRC})(${JSON.stringify([items.slice(i, i + 2000), topics.slice(i, i + 2000), corpus.centroids.map((c) => Array.from(c))])})`);
-  for (let round = 0; round < 3; round++) {
+    await page.evaluate(`(${SEED_SRC})(${JSON.stringify([items.slice(i, i + 2000), topics.slice(i, i + 2000), corpus.centroids.map((c) => Array.from(c)), {}])})`);
+  for (let round = 0; round < 4; round++) {
     await h.restartServiceWorker();
     const cdp = await h.context.newCDPSession(page);
     await cdp.send('ServiceWorker.enable');

@@ -10,6 +10,28 @@ export interface StoredVector {
   vector: Float32Array;
 }
 
+/**
+ * A derived index persisted for fast starts (schema v3): one row holds, for every item, a fingerprint of the fields
+ * its indexes depend on, its int8 vector (codes + scale, as the in-memory VectorIndex holds them) and its BM25 entry
+ * already tokenised. Never the truth: the store uses an entry only when the item read from `items` still has the
+ * same fingerprint, and rewrites the pack after changes. Deleting it loses nothing but start time.
+ */
+export interface PackRow {
+  key: string;
+  version: number;
+  model: string;
+  /** What today's tokeniser makes of a fixed item; a pack made by other tokenising code is not used. */
+  canary: string;
+  dim: number;
+  ids: string[];
+  prints: Uint32Array;
+  /** Packed vector slot of ids[i], or -1 when the item had no vector. */
+  slots: Int32Array;
+  codes: Int8Array;
+  scales: Float32Array;
+  lexical: import('../rank/lexical-index').PackedLexicon;
+}
+
 export interface MetaRow {
   key: string;
   value: unknown;
@@ -19,6 +41,7 @@ export type BackstoryDB = Dexie & {
   items: EntityTable<MemoryItem, 'id'>;
   vectors: EntityTable<StoredVector, 'id'>;
   meta: EntityTable<MetaRow, 'key'>;
+  packs: EntityTable<PackRow, 'key'>;
 };
 
 export const DB_NAME = 'backstory';
@@ -41,6 +64,9 @@ export function openMemoryDB(name = DB_NAME, deps?: { indexedDB: IDBFactory; IDB
         .toCollection()
         .modify((item: Partial<MemoryItem> & { text: string }) => migrateItemV1(item)),
     );
+  // v3: a table for the persisted index pack (PackRow). Items, vectors and meta are untouched; a database without a
+  // pack simply starts the slow way once and writes one.
+  db.version(3).stores({ packs: 'key' });
   return db;
 }
 

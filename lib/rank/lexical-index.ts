@@ -33,6 +33,23 @@ export interface LexicalIndexOptions {
  */
 export const RANK_LEXICAL: LexicalIndexOptions = { k1: 1.2, b: 0.3, longAfter: 3, bLong: 0.75, geometric: true };
 
+/** A LexicalIndex's documents as flat arrays (`LexicalIndex.exportDocs`), as the store persists them. */
+export interface PackedLexicon {
+  /** The terms, joined by U+0000. */
+  terms: string;
+  /** Entry i's terms are term[start[i]] .. term[start[i+1] - 1], with counts in tf. */
+  start: Uint32Array;
+  term: Uint32Array;
+  tf: Uint32Array;
+  len: Uint32Array;
+  asks: Uint8Array;
+  threads: ({ id: string; seq: number } | null)[];
+}
+
+export function packedTerms(p: PackedLexicon): string[] {
+  return p.terms ? p.terms.split('\u0000') : [];
+}
+
 interface Doc {
   id: string;
   len: number;
@@ -106,12 +123,64 @@ export class LexicalIndex implements LexicalSearcher {
 
   /** Index (or re-index) a text. `thread` lets the ranker use neighbouring items as context. */
   add(id: string, text: string, thread?: { id: string; seq: number }, extraTerms: string[] = [], phraseTerms: string[] = []): void {
-    if (this.docs.has(id)) this.remove(id);
     const tf = new Map<string, number>();
     const ts = toTerms(text).concat(extraTerms);
     // Phrases (pairs of adjacent words) score like terms but do not count toward the length.
     for (const t of ts.concat(phraseTerms)) tf.set(t, (tf.get(t) ?? 0) + 1);
-    const doc: Doc = { id, len: ts.length, tf, thread, asks: text.includes('?') };
+    this.insert({ id, len: ts.length, tf, thread, asks: text.includes('?') });
+  }
+
+  /**
+   * The documents of `ids` (in that order) as flat arrays, for persisting the index: the tokenising, stemming and
+   * phrase work is done once and a later start only re-inserts the counts (IndexedDB stays the truth; the store
+   * checks each item against a fingerprint before it uses its entry). Ids not indexed get an empty entry.
+   */
+  exportDocs(ids: string[]): PackedLexicon {
+    const dict = new Map<string, number>();
+    const terms: string[] = [];
+    const start = new Uint32Array(ids.length + 1);
+    let total = 0;
+    for (const id of ids) total += this.docs.get(id)?.tf.size ?? 0;
+    const term = new Uint32Array(total);
+    const tf = new Uint32Array(total);
+    const len = new Uint32Array(ids.length);
+    const asks = new Uint8Array(ids.length);
+    const threads: ({ id: string; seq: number } | null)[] = [];
+    let k = 0;
+    ids.forEach((id, i) => {
+      start[i] = k;
+      const doc = this.docs.get(id);
+      threads.push(doc?.thread ?? null);
+      if (!doc) return;
+      len[i] = doc.len;
+      asks[i] = doc.asks ? 1 : 0;
+      for (const [t, n] of doc.tf) {
+        let ti = dict.get(t);
+        if (ti === undefined) {
+          ti = terms.length;
+          dict.set(t, ti);
+          terms.push(t);
+        }
+        term[k] = ti;
+        tf[k++] = n;
+      }
+    });
+    start[ids.length] = k;
+    // One string instead of hundreds of thousands: IndexedDB clones it in one piece.
+    return { terms: terms.join('\u0000'), start, term, tf, len, asks, threads };
+  }
+
+  /** Indexes entry `i` of an `exportDocs` result under `id` (`terms` split once by the caller: `packedTerms`). */
+  addPacked(id: string, p: PackedLexicon, terms: string[], i: number): void {
+    const tf = new Map<string, number>();
+    for (let k = p.start[i]; k < p.start[i + 1]; k++) tf.set(terms[p.term[k]], p.tf[k]);
+    this.insert({ id, len: p.len[i], tf, thread: p.threads[i] ?? undefined, asks: p.asks[i] === 1 });
+  }
+
+  private insert(doc: Doc): void {
+    const id = doc.id;
+    if (this.docs.has(id)) this.remove(id);
+    const { tf, thread } = doc;
     this.docs.set(id, doc);
     this.totalLen += doc.len;
     this.totalLogLen += Math.log1p(doc.len);

@@ -1,7 +1,7 @@
 import { Index } from 'flexsearch';
 import type { MemoryItem } from '../memory/types';
 import type { MemoryView } from './types';
-import { LexicalIndex, RANK_LEXICAL, searchText } from './lexical-index';
+import { LexicalIndex, RANK_LEXICAL, searchText, type PackedLexicon } from './lexical-index';
 import { personKey, hostOf } from './situation';
 import { VectorIndex } from '../embed/vector-index';
 
@@ -75,8 +75,20 @@ export class IndexedMemory implements MemoryView {
     return [...ids].map((id) => this.byId.get(id)!);
   }
 
-  /** Adds or replaces an item (and its vector, when given) in every index. */
-  put(item: MemoryItem, vector?: Float32Array): void {
+  /** The vectors' int8 codes and scales, for the store's persisted pack (lib/memory/store.ts). */
+  packedVectors(): ReturnType<VectorIndex['packed']> {
+    return this.vectors.packed();
+  }
+  /** Adds vectors already quantised (from the store's pack); see VectorIndex.addPacked. */
+  addPackedVectors(ids: string[], slots: ArrayLike<number>, dim: number, codes: Int8Array, scales: Float32Array): void {
+    this.vectors.addPacked(ids, slots, dim, codes, scales);
+  }
+
+  /**
+   * Adds or replaces an item (and its vector, when given) in every index. `lexical`, when given, is the item's BM25
+   * entry already tokenised (entry `i` of a persisted LexicalIndex.exportDocs), so loading skips the tokenising.
+   */
+  put(item: MemoryItem, vector?: Float32Array, lexical?: { packed: PackedLexicon; terms: string[]; i: number }): void {
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
     this.byId.set(item.id, item);
@@ -89,7 +101,8 @@ export class IndexedMemory implements MemoryView {
       return;
     }
     if (vector) this.vectors.set(item.id, vector);
-    this.lexicalIndex.addItem(item);
+    if (lexical) this.lexicalIndex.addPacked(item.id, lexical.packed, lexical.terms, lexical.i);
+    else this.lexicalIndex.addItem(item);
     if (this.prefixIndex) {
       if (old && !old.needsReview) this.prefixIndex.update(item.id, searchText(item));
       else this.prefixIndex.add(item.id, searchText(item));

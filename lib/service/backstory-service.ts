@@ -54,13 +54,20 @@ export class BackstoryService {
     }
   }
 
-  /** Ranks for a tab; a newer request for the same tab makes older results stale, and they are dropped. */
-  async rank(tabId: number, search?: string): Promise<PanelState | null> {
+  /**
+   * Ranks for a tab; a newer request for the same tab makes older results stale, and they are dropped. With
+   * `lexicalFirst` (panel pushes) a model still loading is not waited for: the panel gets cards ranked by words now,
+   * and the model's ready status re-ranks every open panel (a second push).
+   */
+  async rank(tabId: number, search?: string, opts: { lexicalFirst?: boolean } = {}): Promise<PanelState | null> {
     const seq = (this.seq.get(tabId) ?? 0) + 1;
     this.seq.set(tabId, seq);
     await this.store.load();
     const [task, settings] = await Promise.all([this.tasks.get(tabId), this.getSettings()]);
-    const embedder = this.model.status.state === 'failed' ? null : await this.model.get();
+    const modelState = this.model.status.state;
+    const skipModel = modelState === 'failed' || (opts.lexicalFirst && modelState !== 'ready');
+    if (skipModel && modelState !== 'failed') void this.model.get(); // loading starts (or goes on); 'ready' re-ranks
+    const embedder = skipModel ? null : await this.model.get();
     try {
       if (task && !search?.trim() && siteListed(settings.excludedSites, task.site)) {
         const paused: PanelState = { tabId, status: 'watching', paused: { site: task.site }, cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
@@ -93,7 +100,7 @@ export class BackstoryService {
   private async refreshPanel(port: Browser.runtime.Port) {
     const watch = this.panels.get(port);
     if (!watch) return;
-    const state = await this.rank(watch.tabId, watch.search);
+    const state = await this.rank(watch.tabId, watch.search, { lexicalFirst: true });
     if (state && this.panels.get(port) === watch) this.push(port, state);
   }
 
@@ -291,8 +298,10 @@ export class BackstoryService {
         // Only the top frame's reading (or a frame with a focused field) describes the tab's task.
         if (tabId !== undefined && (sender.frameId === 0 || reading.field)) {
           if (reading.field) this.tasks.setFrame(tabId, sender.frameId ?? 0);
-          await this.tasks.set(tabId, reading);
+          // The reading is in memory at once; the panel's re-rank need not wait for storage.session.
+          const saved = this.tasks.set(tabId, reading);
           this.refreshTab(tabId);
+          await saved;
         }
         return { ok: true };
       },
