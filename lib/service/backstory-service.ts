@@ -324,6 +324,8 @@ export class BackstoryService {
       },
       'memory:update': async ({ id, patch }) => {
         const item = await this.store.update(id, patch);
+        // A confirmed held-back item has no vector yet: embed it (and anything else waiting) in the background.
+        if (!item.needsReview) void this.indexInBackground();
         this.refreshAll();
         return { item };
       },

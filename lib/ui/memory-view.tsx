@@ -129,6 +129,12 @@ export function MemoryView(props: { version: number; onDelete: (it: MemoryItem) 
                 {it.pinned ? <span class="pin" title="Always included">●</span> : null}
                 {it.excluded ? <span class="tag" title="Never included">never</span> : null}
               </div>
+              {it.needsReview ? (
+                <p class="held" role="note" data-testid="memory-held">
+                  Held back from suggestions: {it.needsReview}.{' '}
+                  <button data-testid="memory-confirm" onClick={() => void update(it.id, { needsReview: '' })}>Use it anyway</button>
+                </p>
+              ) : null}
               {editing === it.id ? (
                 <ItemEditor
                   showText
