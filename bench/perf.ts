@@ -1,6 +1,6 @@
 /**
  * Speed and memory (issue #6). Every figure is printed beside its baseline measured in the same run, and written as
- * JSON with --json. Usage: npm run bench:perf -- [--json OUT] [--quick] [--no-browser] [--sizes 10000,100000]
+ * JSON with --json. Usage: npm run bench:perf -- [--json OUT] [--quick] [--no-browser] [--browser-only] [--sizes 10000,100000]
  *
  * - embed_query_ms_p50: one 16-token query on onnxruntime-web WASM, one thread, in Node; the int8 rewrite
  *   (model_quantized.onnx, what the extension loads first) against the q4 model as shipped, interleaved.
@@ -14,7 +14,11 @@
  *   growth including the id bookkeeping is printed too.
  * - memory_mb_100k: heap of the ranking state (items, BM25, vectors) for 100k items in Node: what the service
  *   worker holds after loading 100k items.
- * - panel_update_ms_p50 / cold_start_ms: in headless Chromium with the built extension (bench/perf-lib/browser.ts).
+ * - store_load_ms_10k: MemoryStore.load() of 10k items in fake-indexeddb, from the persisted index pack against
+ *   the tables alone (baseline).
+ * - panel_update_ms_p50 / cold_start_ms / index_items_per_s_browser: in headless Chromium with the built extension
+ *   (bench/perf-lib/browser.ts; `--browser-only` runs just these). cold_start_ms's baseline is the same start with
+ *   the index pack deleted.
  */
 import { writeFileSync } from 'node:fs';
 import { VectorIndex } from '../lib/embed/vector-index';

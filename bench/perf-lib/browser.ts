@@ -3,7 +3,7 @@ import { createItem } from '../../lib/memory/normalize';
 import { embedText } from '../../lib/rank/lexical-index';
 import { createOrtWebEmbedder } from '../../lib/embed/ort-web-embedder';
 import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
-import { SyntheticCorpus, percentile } from './synthetic';
+import { SyntheticCorpus, englishNote, percentile, rng } from './synthetic';
 import { DEBOUNCE_MS } from '../../lib/sites/index';
 
 export const SEED_SRC = `async ([its, tps, centroids, real]) => {
@@ -41,6 +41,36 @@ export const SEED_SRC = `async ([its, tps, centroids, real]) => {
  * `empty` with fallback cards, which is why the first version of this bench never saw its target card.
  */
 const ROUNDS = 12;
+/**
+ * panel_update_ms_p50 before this work could not be measured (the bench never saw its card); once the bench was
+ * fixed, the same measurement with the former 250 ms debounce gave 354 ms (p95 446). A constant, not re-measured:
+ * measuring it needs a build with the old debounce.
+ */
+const PANEL_UPDATE_BASELINE_MS = 354;
+
+/** Number of items in the store's index pack (lib/memory/db.ts PackRow), read from an extension page. */
+const PACK_SIZE_SRC = `new Promise((ok) => {
+  const r = indexedDB.open('backstory');
+  r.onsuccess = () => {
+    const db = r.result;
+    if (!db.objectStoreNames.contains('packs')) { db.close(); return ok(-1); }
+    const g = db.transaction('packs').objectStore('packs').get('index');
+    g.onsuccess = () => { db.close(); ok(g.result ? g.result.ids.length : -1); };
+    g.onerror = () => { db.close(); ok(-1); };
+  };
+  r.onerror = () => ok(-1);
+})`;
+const PACK_DELETE_SRC = `new Promise((ok, no) => {
+  const r = indexedDB.open('backstory');
+  r.onsuccess = () => {
+    const db = r.result;
+    const tx = db.transaction('packs', 'readwrite');
+    tx.objectStore('packs').delete('index');
+    tx.oncomplete = () => { db.close(); ok(true); };
+    tx.onerror = () => no(tx.error);
+  };
+  r.onerror = () => no(r.error);
+})`;
 
 export async function browserFigures(log: (s: string) => void, n = 10_000) {
   const h = await launchExtension();
@@ -78,11 +108,28 @@ export async function browserFigures(log: (s: string) => void, n = 10_000) {
     const { page: tab, tabId } = await h.openPage('/fixtures/textarea.html');
     await tab.locator('#field').fill(items[17].text.split(' ').slice(0, 12).join(' ') + ' marker17zz');
     await h.restartServiceWorker();
-    // Cold start: stop the worker, then open the panel; the worker starts, loads 10k items and the model, ranks.
+    // The store rewrites its index pack a few seconds after a load that found it missing or stale (here: the
+    // seeding wrote straight into IndexedDB); wait for it, as a user's next browser start would find it.
+    const ext = await h.extensionPage();
+    const packSize = () => ext.evaluate(PACK_SIZE_SRC) as Promise<number>;
+    for (let t = 0; (await packSize()) !== n; t++) {
+      if (t > 600) throw new Error('the index pack was not written within 60 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Cold start: close the offscreen document and stop the worker, then open the panel; the worker starts, loads
+    // 10k items, ranks (by words while the model is still loading) and pushes. Rounds with the pack, then rounds without it (the pack deleted: the load
+    // path before it, the baseline). Also timed: until the model is ready (the second, semantic push).
     const cold: number[] = [];
-    for (let round = 0; round < 3; round++) {
+    const coldNoPack: number[] = [];
+    const semantic: number[] = [];
+    for (let round = 0; round < 10; round++) {
+      const withPack = round < 5;
       await h.restartServiceWorker(); // leaves it running; stop it again below
-      const ext = await h.extensionPage();
+      if (!withPack) await ext.evaluate(PACK_DELETE_SRC);
+      else while ((await packSize()) !== n) await new Promise((r) => setTimeout(r, 100));
+      // As after a browser start: the offscreen document holding the model is gone too, so the model loads again.
+      const sw0 = await h.serviceWorker();
+      await sw0.evaluate(() => (chrome.offscreen ? chrome.offscreen.closeDocument().catch(() => undefined) : undefined));
       const cdp = await h.context.newCDPSession(ext);
       await cdp.send('ServiceWorker.enable');
       await cdp.send('ServiceWorker.stopAllWorkers');
@@ -91,14 +138,21 @@ export async function browserFigures(log: (s: string) => void, n = 10_000) {
       const t0 = Date.now();
       const panel = await h.openPanel(tabId);
       await panel.locator('[data-testid="card"]').first().waitFor({ timeout: 120_000 });
-      cold.push(Date.now() - t0);
-      log(`cold start round ${round + 1}: ${cold.at(-1)} ms`);
+      (withPack ? cold : coldNoPack).push(Date.now() - t0);
+      while ((await h.call<{ state: string }>('model:status', {})).state === 'loading') await new Promise((r) => setTimeout(r, 50));
+      if (withPack) semantic.push(Date.now() - t0);
+      log(`cold start round ${round + 1} (${withPack ? 'pack' : 'no pack'}): first cards ${(withPack ? cold : coldNoPack).at(-1)} ms, model ready ${Date.now() - t0} ms`);
       await panel.close();
     }
 
     // Panel update: the focused field's text changes -> the panel's first card is the note that text is about.
     // Timed from just before Playwright types the change to the first frame where the first card is the target; the
     // content script's debounce, the message, query embedding, ranking, the push and rendering all count.
+    // Let the worker settle: the last rounds without the pack leave a pack rewrite pending (about a second of work
+    // at 10k items, 5 s after the load), which would land in the middle of the typing rounds.
+    await h.restartServiceWorker();
+    while ((await packSize()) !== n) await new Promise((ok) => setTimeout(ok, 100));
+    while ((await h.call<{ state: string }>('model:status', {})).state === 'loading') await new Promise((ok) => setTimeout(ok, 50));
     // The panel in a window of its own, as the real side panel sits beside the page: a panel opened as a second tab
     // of the page's window is hidden while the page is in front, and a hidden page's timers and frames are throttled
     // to about once a second (that is what a first version of this figure measured: ~1,040 ms every round).
@@ -130,11 +184,31 @@ export async function browserFigures(log: (s: string) => void, n = 10_000) {
       }
     }
     log(`panel updates: ${upd.join(', ')} ms`);
-    const rows = [
-      { name: 'panel_update_ms_p50', what: 'field text changes -> new top card in the panel, 10k items, headless Chromium', value: percentile(upd, 50), target: '<= 150 ms', ok: percentile(upd, 50) <= 150, note: `${upd.length}/${ROUNDS} rounds; p95 ${percentile(upd, 95)} ms; debounce ${DEBOUNCE_MS} ms included${updError ? `; last miss: ${updError}` : ''}` },
-      { name: 'cold_start_ms', what: 'worker stopped -> panel opened -> first ranked cards (10k items, model load)', value: percentile(cold, 50), target: '<= 1500 ms', ok: percentile(cold, 50) <= 1500, note: `rounds ${cold.join(', ')} ms` },
+    await panel.close();
+
+    // Indexing in the browser: an import of ~60-word notes through the real path (written at once, embedded in the
+    // background in batches of 16 by the int8 model in the service worker, one thread), timed until nothing is left
+    // unembedded.
+    const nIdx = 256;
+    const r = rng(42);
+    const notes = Array.from({ length: nIdx }, (_, k) => ({ id: `idx${k}`, text: englishNote(54, r) }));
+    while ((await h.call<{ state: string }>('model:status', {})).state === 'loading') await new Promise((ok) => setTimeout(ok, 50));
+    const ti = Date.now();
+    await h.seed(notes);
+    let left = nIdx;
+    while (left > 0 && Date.now() - ti < 300_000) {
+      await new Promise((ok) => setTimeout(ok, 100));
+      left = (await h.call<{ unembedded: number }>('model:status', {})).unembedded;
+    }
+    const idxPerS = left ? NaN : nIdx / ((Date.now() - ti) / 1000);
+    const backend = (await h.call<{ backend?: string }>('model:status', {})).backend ?? '?';
+    log(`browser indexing: ${nIdx} notes in ${Date.now() - ti} ms`);
+    const rows: { name: string; what: string; value: number; baseline?: number; target: string; ok?: boolean; note?: string }[] = [
+      { name: 'panel_update_ms_p50', what: 'field text changes -> new top card in the panel, 10k items, headless Chromium', value: percentile(upd, 50), baseline: PANEL_UPDATE_BASELINE_MS, target: '<= 150 ms', ok: percentile(upd, 50) <= 150, note: `${upd.length}/${ROUNDS} rounds; p95 ${percentile(upd, 95)} ms; debounce ${DEBOUNCE_MS} ms included${updError ? `; last miss: ${updError}` : ''}` },
+      { name: 'cold_start_ms', what: 'worker stopped -> panel opened -> first ranked cards (10k items; by words while the model loads)', value: percentile(cold, 50), baseline: percentile(coldNoPack, 50), target: '<= 1500 ms', ok: percentile(cold, 50) <= 1500, note: `rounds ${cold.join(', ')} ms; without the pack ${coldNoPack.join(', ')} ms; model ready (semantic re-rank) ${percentile(semantic, 50)} ms` },
     ];
-    return { rows, extra: { panel_update_ms_p95: percentile(upd, 95) } as Record<string, number> };
+    rows.push({ name: 'index_items_per_s_browser', what: 'import of ~60-word notes embedded in the background (int8, batches of 16), headless Chromium', value: Math.round(idxPerS * 10) / 10, target: '>= 100 items/s', ok: idxPerS >= 100, note: `${nIdx} notes, import to all embedded; backend ${backend}` });
+    return { rows, extra: { panel_update_ms_p95: percentile(upd, 95), cold_start_semantic_ms: percentile(semantic, 50), debounce_ms: DEBOUNCE_MS } as Record<string, number> };
   } finally {
     await h.close();
   }

@@ -10,7 +10,14 @@ const PACK_KEY = 'index';
 /** Bump when the pack's layout changes; a pack of another version is ignored (and rewritten). */
 const PACK_VERSION = 1;
 /** Quiet time after the last change before the pack is rewritten, ms. */
-const PACK_DELAY_MS = 2000;
+const PACK_DELAY_MS = 5000;
+/**
+ * The pack is rewritten once this many items changed since it was written (at least PACK_MIN_STALE, else this share
+ * of memory): rewriting costs about a second of the worker's time per 10k items, while a start with a few stale
+ * entries only re-reads and re-tokenises those few.
+ */
+const PACK_MIN_STALE = 64;
+const PACK_STALE_SHARE = 0.02;
 
 /** FNV-1a of the fields an item's vector and BM25 entry are made from: a pack entry is used only if it matches. */
 export function indexPrint(item: MemoryItem): number {
@@ -80,7 +87,7 @@ export class MemoryStore {
   }
 
   /** One read-write transaction over items and vectors: all of it is written or none. */
-  private async write(fn: () => Promise<void>): Promise<void> {
+  private async write(fn: () => Promise<void>, changed = 1): Promise<void> {
     this.writing++;
     try {
       await this.db.transaction('rw', this.db.items, this.db.vectors, fn);
@@ -89,7 +96,7 @@ export class MemoryStore {
     } finally {
       // The caller updates memory right after this resolves (same task), before the pack timer can fire.
       this.writing--;
-      this.schedulePack();
+      this.noteChanges(changed);
     }
   }
 
@@ -101,52 +108,62 @@ export class MemoryStore {
    */
   load(): Promise<void> {
     this.loaded ??= (async () => {
-      const T0 = performance.now(); // DEBUGTIMING
       const [items, stored, vectorRows] = await Promise.all([
         this.db.items.toArray(),
         this.db.packs.get(PACK_KEY).catch(() => undefined),
         this.db.vectors.count(),
       ]);
-      ((globalThis as any).__t ??= []).push(['read', Math.round(performance.now() - T0), Math.round(performance.now())]); // DEBUGTIMING
       const pack = stored && stored.version === PACK_VERSION && stored.model === MODEL_TAG && stored.canary === lexicalCanary() ? stored : undefined;
       const at = new Map<string, number>();
       pack?.ids.forEach((id, i) => at.set(id, i));
       const terms = pack ? packedTerms(pack.lexical) : [];
       const packIds: string[] = [];
       const packSlots: number[] = [];
+      const entries: number[] = [];
       const rest: string[] = [];
-      for (const item of items) {
+      const fromPack = items.map((item) => {
         const i = at.get(item.id);
-        if (pack && i !== undefined && pack.prints[i] === indexPrint(item)) {
-          this.mem.put(item, undefined, { packed: pack.lexical, terms, i });
-          if (pack.slots[i] >= 0 && !item.needsReview) {
-            packIds.push(item.id);
-            packSlots.push(pack.slots[i]);
-          }
-        } else {
-          this.mem.put(item);
-          if (!item.needsReview) rest.push(item.id);
+        const ok = !!pack && i !== undefined && pack.prints[i] === indexPrint(item);
+        if (ok && !item.needsReview) {
+          entries.push(i!);
+          packIds.push(item.id);
+          if (pack!.slots[i!] >= 0) packSlots.push(pack!.slots[i!]);
+          else packIds.pop();
         }
-      }
+        if (!ok && !item.needsReview) rest.push(item.id);
+        return ok;
+      });
+      // BM25 entries of unchanged items first, as loaded (postings are built per term on first use), then the rest.
+      if (pack) this.mem.lexicalIndex.loadPacked(pack.lexical, terms, entries, entries.map((i) => pack.ids[i]));
+      items.forEach((item, k) => this.mem.put(item, undefined, fromPack[k] && !item.needsReview));
       if (pack) this.mem.addPackedVectors(packIds, packSlots, pack.dim, pack.codes, pack.scales);
       if (rest.length) {
         const rows = rest.length > items.length / 2 ? await this.db.vectors.toArray() : await this.db.vectors.bulkGet(rest);
         for (const v of rows) if (v && v.model === MODEL_TAG && this.mem.get(v.id) && !this.mem.get(v.id)!.needsReview) this.mem.setVector(v.id, v.vector);
       }
-      if (this.mem.vectorCount !== vectorRows) {
+      const fullRead = this.mem.vectorCount !== vectorRows;
+      if (fullRead) {
         // The pack and the table disagree about which items have vectors (written by other code, or a vector
         // added or dropped since the pack): the table is the truth.
         const byId = new Map((await this.db.vectors.toArray()).filter((v) => v.model === MODEL_TAG).map((v) => [v.id, v.vector]));
         for (const item of items) if (!item.needsReview) this.mem.setVector(item.id, byId.get(item.id));
       }
-      ((globalThis as any).__t ??= []).push(['loaded', Math.round(performance.now() - T0), Math.round(performance.now()), rest.length]); // DEBUGTIMING
-      if (!pack || rest.length || pack.ids.length !== items.length || this.mem.vectorCount !== packIds.length) this.schedulePack();
+      // Rewritten at once when missing or when it disagreed on vectors (each start would re-read them all), else when
+      // enough of it is stale.
+      this.noteChanges(rest.length, !pack || fullRead);
     })();
     return this.loaded;
   }
 
   private packTimer?: ReturnType<typeof setTimeout>;
   private writing = 0;
+  /** Items changed since the pack was last written. */
+  private stale = 0;
+
+  private noteChanges(n: number, force = false): void {
+    this.stale += n;
+    if (force || this.stale >= Math.max(PACK_MIN_STALE, this.mem.size * PACK_STALE_SHARE)) this.schedulePack();
+  }
 
   /** Rewrites the pack once changes have stopped for a moment. */
   private schedulePack(delay = PACK_DELAY_MS): void {
@@ -158,6 +175,7 @@ export class MemoryStore {
   async savePack(): Promise<void> {
     await this.load();
     if (this.writing) return this.schedulePack(); // a write is between IndexedDB and memory: try again later
+    this.stale = 0;
     const all = [...this.mem.items()];
     const ids = all.map((it) => it.id);
     const pv = this.mem.packedVectors();
@@ -190,7 +208,7 @@ export class MemoryStore {
       if (vectors) await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: MODEL_TAG, vector })));
       // An item replaced without a new vector must not keep its old one.
       else await this.db.vectors.bulkDelete(items.map((it) => it.id));
-    });
+    }, items.length);
     items.forEach((item, i) => {
       this.mem.put(item, vectors?.[i]);
       if (!vectors) this.mem.setVector(item.id, undefined);
@@ -229,7 +247,7 @@ export class MemoryStore {
     await this.write(async () => {
       await this.db.items.bulkDelete(ids);
       await this.db.vectors.bulkDelete(ids);
-    });
+    }, ids.length);
     for (const id of ids) this.mem.delete(id);
     return removed;
   }
@@ -240,7 +258,7 @@ export class MemoryStore {
     await this.write(async () => {
       await this.db.items.clear();
       await this.db.vectors.clear();
-    });
+    }, Infinity);
     this.mem = new IndexedMemory();
   }
 
@@ -262,7 +280,7 @@ export class MemoryStore {
           if (items.length) {
             const vectors = await embedder.embed(items.map(embedText));
             const live = items.filter((it) => this.mem.get(it.id) === it);
-            await this.write(() => this.db.vectors.bulkPut(live.map((it) => ({ id: it.id, model: MODEL_TAG, vector: vectors[items.indexOf(it)] }))).then(() => undefined));
+            await this.write(() => this.db.vectors.bulkPut(live.map((it) => ({ id: it.id, model: MODEL_TAG, vector: vectors[items.indexOf(it)] }))).then(() => undefined), live.length);
             for (const it of live) this.mem.setVector(it.id, vectors[items.indexOf(it)]);
           }
           done = Math.min(ids.length, i + batch);

@@ -46,6 +46,39 @@ export interface PackedLexicon {
   threads: ({ id: string; seq: number } | null)[];
 }
 
+interface PackedBase {
+  terms: string[];
+  /** Postings of terms[t]: pDoc/pTf[pStart[t] .. pStart[t+1]-1], pDoc indexing `docs`. */
+  pStart: Uint32Array;
+  pDoc: Uint32Array;
+  pTf: Uint32Array;
+  ids: string[];
+  /** Terms whose postings were made into a Map already. */
+  done: Uint8Array;
+  docs: PackedDoc[];
+}
+
+/** A document loaded from a pack; its term counts become a Map when first read. */
+class PackedDoc {
+  private counts?: Map<string, number>;
+  constructor(
+    readonly id: string,
+    readonly len: number,
+    readonly thread: { id: string; seq: number } | undefined,
+    readonly asks: boolean,
+    private readonly p: PackedLexicon,
+    private readonly terms: string[],
+    private readonly i: number,
+  ) {}
+  get tf(): Map<string, number> {
+    if (!this.counts) {
+      this.counts = new Map();
+      for (let k = this.p.start[this.i]; k < this.p.start[this.i + 1]; k++) this.counts.set(this.terms[this.p.term[k]], this.p.tf[k]);
+    }
+    return this.counts;
+  }
+}
+
 export function packedTerms(p: PackedLexicon): string[] {
   return p.terms ? p.terms.split('\u0000') : [];
 }
@@ -136,11 +169,20 @@ export class LexicalIndex implements LexicalSearcher {
    * checks each item against a fingerprint before it uses its entry). Ids not indexed get an empty entry.
    */
   exportDocs(ids: string[]): PackedLexicon {
-    const dict = new Map<string, number>();
-    const terms: string[] = [];
-    const start = new Uint32Array(ids.length + 1);
+    // Terms sorted (code-unit order, the native sort's), so a loaded pack finds a term by binary search without
+    // building a map of them.
+    const seen = new Set<string>();
     let total = 0;
-    for (const id of ids) total += this.docs.get(id)?.tf.size ?? 0;
+    for (const id of ids) {
+      const tf = this.docs.get(id)?.tf;
+      if (!tf) continue;
+      total += tf.size;
+      for (const t of tf.keys()) seen.add(t);
+    }
+    const terms = [...seen].sort();
+    const dict = new Map<string, number>();
+    terms.forEach((t, i) => dict.set(t, i));
+    const start = new Uint32Array(ids.length + 1);
     const term = new Uint32Array(total);
     const tf = new Uint32Array(total);
     const len = new Uint32Array(ids.length);
@@ -155,13 +197,7 @@ export class LexicalIndex implements LexicalSearcher {
       len[i] = doc.len;
       asks[i] = doc.asks ? 1 : 0;
       for (const [t, n] of doc.tf) {
-        let ti = dict.get(t);
-        if (ti === undefined) {
-          ti = terms.length;
-          dict.set(t, ti);
-          terms.push(t);
-        }
-        term[k] = ti;
+        term[k] = dict.get(t)!;
         tf[k++] = n;
       }
     });
@@ -177,6 +213,76 @@ export class LexicalIndex implements LexicalSearcher {
     this.insert({ id, len: p.len[i], tf, thread: p.threads[i] ?? undefined, asks: p.asks[i] === 1 });
   }
 
+  /**
+   * Loads entries `entries` (indexes into `p`, ids in `ids`) of a persisted `exportDocs` result as they are: the
+   * postings of a term become a Map only when a query, an edit or a deletion first touches that term, so a start
+   * with 10k items does not build hundreds of thousands of maps up front. Results are the same as `addItem` for
+   * each entry. Call on an empty index, before anything else is added.
+   */
+  loadPacked(p: PackedLexicon, terms: string[], entries: number[], ids: string[]): void {
+    if (this.docs.size) throw new Error('loadPacked needs an empty index');
+    const T = terms.length;
+    const df = new Uint32Array(T + 1);
+    for (const i of entries) for (let k = p.start[i]; k < p.start[i + 1]; k++) df[p.term[k] + 1]++;
+    for (let t = 0; t < T; t++) df[t + 1] += df[t];
+    const pStart = df;
+    const fill = pStart.slice(0, T);
+    const pDoc = new Uint32Array(pStart[T]);
+    const pTf = new Uint32Array(pStart[T]);
+    entries.forEach((i, d) => {
+      for (let k = p.start[i]; k < p.start[i + 1]; k++) {
+        const at = fill[p.term[k]]++;
+        pDoc[at] = d;
+        pTf[at] = p.tf[k];
+      }
+    });
+    const base: PackedBase = { terms, pStart, pDoc, pTf, ids, done: new Uint8Array(T), docs: [] };
+    entries.forEach((i, d) => {
+      const doc = new PackedDoc(ids[d], p.len[i], p.threads[i] ?? undefined, p.asks[i] === 1, p, terms, i);
+      base.docs.push(doc);
+      this.docs.set(doc.id, doc);
+      this.totalLen += doc.len;
+      this.totalLogLen += Math.log1p(doc.len);
+      if (doc.thread) {
+        let th = this.threads.get(doc.thread.id);
+        if (!th) this.threads.set(doc.thread.id, (th = new Map()));
+        th.set(doc.thread.seq, doc.id);
+      }
+    });
+    this.base = base;
+  }
+
+  private base?: PackedBase;
+
+  /** The postings of a term, made into a Map from the loaded pack on first use (see loadPacked). */
+  private post(t: string): Map<string, number> | undefined {
+    const got = this.postings.get(t);
+    if (got || !this.base) return got;
+    const b = this.base;
+    let lo = 0;
+    let hi = b.terms.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const m = b.terms[mid];
+      if (m < t) lo = mid + 1;
+      else if (m > t) hi = mid - 1;
+      else {
+        if (b.done[mid]) return undefined;
+        b.done[mid] = 1;
+        let map: Map<string, number> | undefined;
+        for (let k = b.pStart[mid]; k < b.pStart[mid + 1]; k++) {
+          const doc = b.docs[b.pDoc[k]];
+          // Only documents still indexed as loaded (not removed or re-indexed since).
+          if (this.docs.get(doc.id) !== doc) continue;
+          (map ??= new Map()).set(doc.id, b.pTf[k]);
+        }
+        if (map) this.postings.set(t, map);
+        return map;
+      }
+    }
+    return undefined;
+  }
+
   private insert(doc: Doc): void {
     const id = doc.id;
     if (this.docs.has(id)) this.remove(id);
@@ -185,7 +291,7 @@ export class LexicalIndex implements LexicalSearcher {
     this.totalLen += doc.len;
     this.totalLogLen += Math.log1p(doc.len);
     for (const [t, n] of tf) {
-      let p = this.postings.get(t);
+      let p = this.post(t);
       if (!p) this.postings.set(t, (p = new Map()));
       p.set(id, n);
     }
@@ -203,7 +309,7 @@ export class LexicalIndex implements LexicalSearcher {
     this.totalLen -= doc.len;
     this.totalLogLen -= Math.log1p(doc.len);
     for (const t of doc.tf.keys()) {
-      const p = this.postings.get(t);
+      const p = this.post(t);
       p?.delete(id);
       if (p && p.size === 0) this.postings.delete(t);
     }
@@ -216,11 +322,11 @@ export class LexicalIndex implements LexicalSearcher {
 
   /** Whether any indexed item has this term (e.g. a person term). */
   hasTerm(term: string): boolean {
-    return this.postings.has(term);
+    return this.post(term) !== undefined;
   }
 
   idf(term: string): number {
-    const n = this.postings.get(term)?.size ?? 0;
+    const n = this.post(term)?.size ?? 0;
     const N = this.docs.size;
     return Math.log(1 + (N - n + 0.5) / (n + 0.5));
   }
@@ -249,7 +355,7 @@ export class LexicalIndex implements LexicalSearcher {
   idealScore(terms: Map<string, number>): number {
     // A document of average length holding each term once scores idf × 1 per term (BM25 with tf = 1, len = avg).
     let s = 0;
-    for (const [t, w] of terms) if (this.postings.has(t)) s += w * this.idf(t);
+    for (const [t, w] of terms) if (this.post(t)) s += w * this.idf(t);
     return s;
   }
 
@@ -258,7 +364,7 @@ export class LexicalIndex implements LexicalSearcher {
     const avg = !n ? 1 : this.geometric ? Math.max(1, Math.expm1(this.totalLogLen / n)) : this.totalLen / n || 1;
     const acc = new Map<string, { score: number; matched: string[] }>();
     for (const [t, w] of terms) {
-      const p = this.postings.get(t);
+      const p = this.post(t);
       if (!p || w <= 0) continue;
       const idf = this.idf(t) * w;
       for (const [id, tf] of p) {

@@ -1,7 +1,7 @@
 import { Index } from 'flexsearch';
 import type { MemoryItem } from '../memory/types';
 import type { MemoryView } from './types';
-import { LexicalIndex, RANK_LEXICAL, searchText, type PackedLexicon } from './lexical-index';
+import { LexicalIndex, RANK_LEXICAL, searchText } from './lexical-index';
 import { personKey, hostOf } from './situation';
 import { VectorIndex } from '../embed/vector-index';
 
@@ -85,10 +85,10 @@ export class IndexedMemory implements MemoryView {
   }
 
   /**
-   * Adds or replaces an item (and its vector, when given) in every index. `lexical`, when given, is the item's BM25
-   * entry already tokenised (entry `i` of a persisted LexicalIndex.exportDocs), so loading skips the tokenising.
+   * Adds or replaces an item (and its vector, when given) in every index. `lexicalLoaded`: the item's BM25 entry is
+   * already in `lexicalIndex` (loaded from the store's pack with LexicalIndex.loadPacked), so it is not tokenised.
    */
-  put(item: MemoryItem, vector?: Float32Array, lexical?: { packed: PackedLexicon; terms: string[]; i: number }): void {
+  put(item: MemoryItem, vector?: Float32Array, lexicalLoaded = false): void {
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
     this.byId.set(item.id, item);
@@ -101,8 +101,7 @@ export class IndexedMemory implements MemoryView {
       return;
     }
     if (vector) this.vectors.set(item.id, vector);
-    if (lexical) this.lexicalIndex.addPacked(item.id, lexical.packed, lexical.terms, lexical.i);
-    else this.lexicalIndex.addItem(item);
+    if (!lexicalLoaded) this.lexicalIndex.addItem(item);
     if (this.prefixIndex) {
       if (old && !old.needsReview) this.prefixIndex.update(item.id, searchText(item));
       else this.prefixIndex.add(item.id, searchText(item));
