@@ -36,7 +36,7 @@ export class BackstoryService {
   private lastCapture?: { item: MemoryItem; at: number };
 
   constructor() {
-    this.model = new ModelHolder(() => this.refreshAll());
+    this.model = new ModelHolder(() => this.refreshAll(), async () => (await this.getSettings()).backend ?? 'auto');
     this.store = new MemoryStore(openMemoryDB(), () => this.model.get());
   }
 
@@ -408,6 +408,7 @@ export class BackstoryService {
     onSettingsChanged((s) => {
       this.settings = Promise.resolve(s);
       this.refreshAll();
+      void this.model.applyChoice(s.backend ?? 'auto').then(() => this.refreshAll());
     });
     browser.tabs.onRemoved.addListener((tabId) => void this.tasks.forget(tabId));
   }

@@ -4,20 +4,38 @@ import { createTransformersEmbedder } from '../embed/transformers-embedder';
 import type { ModelStatus } from '../messaging/protocol';
 
 /** The model as the service worker holds it: loaded once per worker life, on first need. */
+export type BackendChoice = 'auto' | 'wasm' | 'webgpu';
+
 export class ModelHolder {
   status: ModelStatus = { state: 'idle' };
   private loading?: Promise<Embedder | null>;
-  constructor(private readonly onStatus: (s: ModelStatus) => void) {}
+  private loadedFor?: BackendChoice;
+  constructor(
+    private readonly onStatus: (s: ModelStatus) => void,
+    /** The options page's backend choice. */
+    private readonly backendChoice: () => Promise<BackendChoice> = async () => 'auto',
+  ) {}
 
   get(): Promise<Embedder | null> {
     this.loading ??= this.load();
     return this.loading;
   }
 
+  /** Loads the model again when the backend choice changed since it was loaded. */
+  async applyChoice(choice: BackendChoice): Promise<void> {
+    if (!this.loading || this.loadedFor === choice) return;
+    await this.loading.catch(() => null);
+    this.loading = undefined;
+    await this.get();
+  }
+
   private async load(): Promise<Embedder | null> {
     this.set({ state: 'loading' });
     try {
-      const device: 'wasm' | 'webgpu' = (await hasWebGpu()) ? 'webgpu' : 'wasm';
+      const choice = await this.backendChoice();
+      this.loadedFor = choice;
+      // WebGPU only where an adapter exists; a "WebGPU" choice without one falls back to WASM.
+      const device: 'wasm' | 'webgpu' = choice !== 'wasm' && (await hasWebGpu()) ? 'webgpu' : 'wasm';
       const opts = {
         modelRoot: publicUrl('/models/'),
         wasmUrl: publicUrl('/ort/ort-wasm-simd-threaded.asyncify.wasm'),

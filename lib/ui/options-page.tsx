@@ -155,6 +155,7 @@ export function OptionsPage() {
   const [confirmClear, setConfirmClear] = useState(false);
   const [busy, setBusy] = useState('');
   const saveTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const editSeq = useRef(0);
 
   const reloadItems = () => void callBackground('memory:list', {}).then((r) => setItems(r.items));
   const reloadModel = () => void callBackground('model:status', {}).then(setModel);
@@ -165,7 +166,11 @@ export function OptionsPage() {
     const t = setInterval(reloadModel, 2000);
     // Another page (the side panel's per-site switch) may change settings: follow it.
     const onChanged = (changes: Record<string, { newValue?: unknown }>, area: string) => {
-      if (area === 'local' && changes.settings) void callBackground('settings:get', {}).then(setSettings);
+      if (area !== 'local' || !changes.settings) return;
+      const seq = editSeq.current;
+      void callBackground('settings:get', {}).then((got) => {
+        if (editSeq.current === seq) setSettings(got);
+      });
     };
     browser.storage.onChanged.addListener(onChanged);
     return () => {
@@ -179,10 +184,19 @@ export function OptionsPage() {
   });
 
   /** Every change is saved at once (sliders after a short pause) and applies without reloading anything. */
+  // A reply from the worker must not undo an edit the user made while it was on its way (it would also reset the
+  // field under the cursor, and the edit would never be saved): replies older than the newest edit are dropped.
   const save = (next: RankSettings, delay = 0) => {
+    const seq = ++editSeq.current;
     setSettings(next);
     clearTimeout(saveTimer.current);
-    saveTimer.current = setTimeout(() => void callBackground('settings:set', { settings: next }).then(setSettings), delay);
+    saveTimer.current = setTimeout(
+      () =>
+        void callBackground('settings:set', { settings: next }).then((saved) => {
+          if (editSeq.current === seq) setSettings(saved);
+        }),
+      delay,
+    );
   };
 
   const importFiles = async (files: File[]) => {

@@ -44,6 +44,7 @@ describe('site adapters in the extension', () => {
     await page.keyboard.press('Control+Home');
     await page.keyboard.type('About the hardware line in the Q3 budget: ');
     await expect.poll(async () => (await task(tabId))?.adapter, { timeout: 30_000 }).toBe('gmail');
+    await expect.poll(async () => (await task(tabId))?.ask, { timeout: 30_000 }).toContain('About the hardware line in the Q3 budget:');
     const t = (await task(tabId))!;
     expect(t.subject).toBe('Re: Q3 budget review');
     expect(t.people).toEqual(expect.arrayContaining(['Ana Lima', 'ana@example.com']));
@@ -67,7 +68,8 @@ describe('site adapters in the extension', () => {
       await page.click(prompt);
       await page.keyboard.type('Summarise the Q3 budget for me: ');
       await expect.poll(async () => (await task(tabId))?.adapter, { timeout: 30_000 }).toBe(name);
-      expect((await task(tabId))?.ask).toContain('Summarise the Q3 budget');
+      // Readings arrive as the user types (50 ms debounce): wait for the one with the whole ask.
+      await expect.poll(async () => (await task(tabId))?.ask, { timeout: 30_000 }).toContain('Summarise the Q3 budget for me:');
       const outcome = await h.call<InsertOutcome>('card:insert', { tabId, id: NOTE.id });
       expect(outcome).toMatchObject({ ok: true, editor: 'prosemirror' });
       const model = await page.evaluate(() => (window as any).__fixture.text());
