@@ -20,6 +20,8 @@ export default defineConfig({
           hookTimeout: 180_000,
           // One Chromium at a time: the machine has two cores.
           fileParallelism: false,
+          // The worker may be busy embedding (model load, a background import) when a test asks: allow for it.
+          expect: { poll: { timeout: 15_000 } },
         },
       },
     ],
