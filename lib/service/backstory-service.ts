@@ -413,11 +413,3 @@ export class BackstoryService {
     browser.tabs.onRemoved.addListener((tabId) => void this.tasks.forget(tabId));
   }
 }
-
-/** A stored item as input again (undo of a delete, rollback of an import): same id, same times. */
-export function toInput(it: MemoryItem): MemoryInput {
-  return {
-    id: it.id, text: it.text, title: it.title, kind: it.kind, tags: it.tags, people: it.people, sites: it.sites, pinned: it.pinned,
-    excluded: it.excluded, archived: it.archived, createdAt: it.createdAt, updatedAt: it.updatedAt, source: it.source, extra: it.extra,
-  };
-}
