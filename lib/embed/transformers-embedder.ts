@@ -14,6 +14,8 @@ export interface TransformersEmbedderOptions {
   threads?: number;
   device?: 'wasm' | 'webgpu' | 'cpu';
   batchSize?: number;
+  /** Loading progress of the model files, 0 to 1 (for the panel's first-run progress bar). */
+  onProgress?: (fraction: number) => void;
   /**
    * 'q8' = onnx/model_quantized.onnx, the int8 rewrite made at install (scripts/quantize-int8.mjs), 3-4x faster in
    * WASM; 'q4' = the model as shipped (default).
@@ -39,6 +41,13 @@ export async function createTransformersEmbedder(opts: TransformersEmbedderOptio
   const extractor = (await pipeline('feature-extraction', MODEL_ID, {
     dtype: opts.dtype ?? 'q4',
     ...(opts.device ? { device: opts.device } : {}),
+    ...(opts.onProgress
+      ? {
+          progress_callback: (p: { status: string; progress?: number }) => {
+            if (p.status === 'progress_total' && typeof p.progress === 'number') opts.onProgress!(Math.min(1, p.progress / 100));
+          },
+        }
+      : {}),
   })) as FeatureExtractionPipeline;
   const batchSize = opts.batchSize ?? 16;
   return {

@@ -6,6 +6,8 @@ export type PanelStatus = 'watching' | 'searching' | 'found' | 'empty' | 'error'
 
 export interface ModelStatus {
   state: 'idle' | 'loading' | 'ready' | 'failed';
+  /** While loading: share of the model's bytes read so far, 0 to 1, when known. */
+  progress?: number;
   backend?: string;
   error?: string;
 }

@@ -51,7 +51,14 @@ export class ModelHolder {
       let lastError: unknown;
       for (const a of attempts) {
         try {
-          embedder = await createTransformersEmbedder({ ...opts, ...a });
+          let shown = -1;
+          const onProgress = (f: number) => {
+            // Tenths only: each status change re-ranks the open panels.
+            if (Math.floor(f * 10) === shown) return;
+            shown = Math.floor(f * 10);
+            this.set({ state: 'loading', progress: f });
+          };
+          embedder = await createTransformersEmbedder({ ...opts, ...a, onProgress });
           await embedder.embed(['warm up']);
           break;
         } catch (e) {

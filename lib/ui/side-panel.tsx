@@ -309,8 +309,15 @@ export function SidePanel() {
         </p>
         {modelLoading ? (
           <div class="progress-note" data-testid="model-status" data-state="loading">
-            <span>Loading the on-device model (first run takes a few seconds); word matching works meanwhile.</span>
-            <progress aria-label="Loading the model" />
+            <span>
+              Loading the on-device model{state?.model.progress !== undefined ? ` (${Math.round(state.model.progress * 100)}%)` : ''}; word matching
+              works meanwhile.
+            </span>
+            {state?.model.progress !== undefined ? (
+              <progress aria-label="Loading the model" max={1} value={state.model.progress} />
+            ) : (
+              <progress aria-label="Loading the model" />
+            )}
           </div>
         ) : state?.model.state === 'failed' ? (
           <p class="progress-note" data-testid="model-status" data-state="failed">

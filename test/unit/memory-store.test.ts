@@ -107,3 +107,15 @@ describe('background indexing of an import', () => {
     expect(restarted.unembedded()).toEqual([]);
   });
 });
+
+describe('model loading progress', () => {
+  it('reports how much of the model has loaded, ending at 100%, for the panel’s first-run bar', async () => {
+    const { createTransformersEmbedder } = await import('../../lib/embed/transformers-embedder');
+    const { NODE_MODEL_ROOT } = await import('../../lib/embed/node-embedder');
+    const seen: number[] = [];
+    await createTransformersEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q4', onProgress: (f) => seen.push(f) });
+    expect(seen.length).toBeGreaterThan(2);
+    expect(seen.every((f, i) => f >= 0 && f <= 1 && (i === 0 || f >= seen[i - 1]))).toBe(true);
+    expect(seen.at(-1)).toBe(1);
+  });
+});
