@@ -2,7 +2,7 @@
 // `npm start -- --headless`: the same without a display; prints each demo page's ranked cards and writes a PNG of
 // the side panel beside them.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchExtension, ROOT, type Harness } from '../test/e2e/harness';
@@ -47,7 +47,11 @@ function printCards(name: string, state: PanelState): void {
   if (!state.cards.length) console.log('  (no cards)');
 }
 
-const h = await launchExtension({ headless, userDataDir: join(ROOT, '.cache', 'start-profile'), port: headless ? 0 : 5757 });
+const profile = join(ROOT, '.cache', 'start-profile');
+// Chromium keeps an extension's installed service worker script in the profile and would run the previous build's
+// worker; dropping that cache makes it load the fresh build. Memory (IndexedDB) and settings are kept.
+rmSync(join(profile, 'Default', 'Service Worker'), { recursive: true, force: true });
+const h = await launchExtension({ headless, userDataDir: profile, port: headless ? 0 : 5757 });
 await seedOnFirstRun(h);
 
 if (headless) {
