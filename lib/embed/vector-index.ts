@@ -127,6 +127,32 @@ export class VectorIndex {
     for (const id of this.ids) yield [id, this.get(id)!];
   }
 
+  /** The weighted mean of the queries (cosine is linear in the query), or null when there is none of this size. */
+  private combinedQuery(queries: Float32Array[], weights: number[]): Float32Array | null {
+    if (!queries.length) return null;
+    const dim = this.dim;
+    const q = new Float32Array(dim);
+    const wsum = weights.reduce((a, b) => a + b, 0) || 1;
+    for (let j = 0; j < queries.length; j++) {
+      if (queries[j].length !== dim) return null;
+      const w = (weights[j] ?? 0) / wsum;
+      for (let i = 0; i < dim; i++) q[i] += w * queries[j][i];
+    }
+    return q;
+  }
+
+  /** Cosine of a (combined) query with the vector in slot k, from its int8 codes and scale. */
+  private scoreSlot(q: Float32Array, k: number): number {
+    const dim = this.dim;
+    const codes = this.codes;
+    const o = k * dim;
+    let s = 0;
+    let i = 0;
+    for (; i + 3 < dim; i += 4) s += q[i] * codes[o + i] + q[i + 1] * codes[o + i + 1] + q[i + 2] * codes[o + i + 2] + q[i + 3] * codes[o + i + 3];
+    for (; i < dim; i++) s += q[i] * codes[o + i];
+    return s * this.scales[k];
+  }
+
   /**
    * Weighted mean cosine with several query vectors, Σ w_i cos(q_i, v) / Σ w_i, for every stored vector. Because it
    * is linear in the queries it is one dot product per item with the combined query. With `limit`, only the best
@@ -135,25 +161,10 @@ export class VectorIndex {
   scores(queries: Float32Array[], weights: number[], limit = Infinity): Map<string, number> {
     const out = new Map<string, number>();
     const n = this.ids.length;
-    if (!queries.length || !n) return out;
-    const dim = this.dim;
-    const q = new Float32Array(dim);
-    const wsum = weights.reduce((a, b) => a + b, 0) || 1;
-    for (let j = 0; j < queries.length; j++) {
-      if (queries[j].length !== dim) return out;
-      const w = (weights[j] ?? 0) / wsum;
-      for (let i = 0; i < dim; i++) q[i] += w * queries[j][i];
-    }
+    const q = n ? this.combinedQuery(queries, weights) : null;
+    if (!q) return out;
     const all = new Float32Array(n);
-    const codes = this.codes;
-    for (let k = 0; k < n; k++) {
-      const o = k * dim;
-      let s = 0;
-      let i = 0;
-      for (; i + 3 < dim; i += 4) s += q[i] * codes[o + i] + q[i + 1] * codes[o + i + 1] + q[i + 2] * codes[o + i + 2] + q[i + 3] * codes[o + i + 3];
-      for (; i < dim; i++) s += q[i] * codes[o + i];
-      all[k] = s * this.scales[k];
-    }
+    for (let k = 0; k < n; k++) all[k] = this.scoreSlot(q, k);
     if (limit >= n) {
       for (let k = 0; k < n; k++) out.set(this.ids[k], all[k]);
       return out;
@@ -166,23 +177,12 @@ export class VectorIndex {
   /** `scores` for the given ids only (those stored): no decoding, no allocation per item. */
   scoresFor(ids: Iterable<string>, queries: Float32Array[], weights: number[]): Map<string, number> {
     const out = new Map<string, number>();
-    if (!queries.length || !this.ids.length) return out;
-    const dim = this.dim;
-    const q = new Float32Array(dim);
-    const wsum = weights.reduce((a, b) => a + b, 0) || 1;
-    for (let j = 0; j < queries.length; j++) {
-      if (queries[j].length !== dim) return out;
-      const w = (weights[j] ?? 0) / wsum;
-      for (let i = 0; i < dim; i++) q[i] += w * queries[j][i];
-    }
-    const codes = this.codes;
+    const q = this.ids.length ? this.combinedQuery(queries, weights) : null;
+    if (!q) return out;
     for (const id of ids) {
       const k = this.slots.get(id);
       if (k === undefined) continue;
-      const o = k * dim;
-      let s = 0;
-      for (let i = 0; i < dim; i++) s += q[i] * codes[o + i];
-      out.set(id, s * this.scales[k]);
+      out.set(id, this.scoreSlot(q, k));
     }
     return out;
   }

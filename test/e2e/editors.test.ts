@@ -4,12 +4,12 @@
  * the text (line breaks kept), the caret after the insertion, and one undo (Ctrl+Z) removing exactly the insertion.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS } from './harness';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildFixtures } from './fixtures/build';
 import { FIXTURE_ORIGIN, routeFixtures } from './fixtures/editors/serve';
 import { EDITOR_CASES, INSERT_TEXT, expected, model, openEditor, prepare } from './fixtures/editors/cases';
 
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
 
 let browser: Browser;
 let context: BrowserContext;
@@ -17,7 +17,7 @@ const results: string[] = [];
 
 beforeAll(async () => {
   await buildFixtures();
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ARGS });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   context = await browser.newContext();
   await routeFixtures(context);
 });

@@ -3,18 +3,18 @@
  * bundled for the page; plus insertion into the sites' own fields and the feedback guard.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS } from './harness';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildFixtures } from './fixtures/build';
 import { FIXTURE_ORIGIN, routeFixtures } from './fixtures/editors/serve';
 import { SITE_MAP, SITE_URLS } from './fixtures/sites/pages';
 
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
 let browser: Browser;
 let context: BrowserContext;
 
 beforeAll(async () => {
   await buildFixtures();
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ARGS });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   context = await browser.newContext();
   await routeFixtures(context, SITE_MAP);
 });
