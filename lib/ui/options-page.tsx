@@ -156,6 +156,13 @@ export function OptionsPage() {
   const [busy, setBusy] = useState('');
   const saveTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const editSeq = useRef(0);
+  // A reply from the worker must not undo an edit the user made while it was on its way, nor reset a field the user
+  // is typing into (its change would then never fire, and the edit would be lost): such replies are dropped; the
+  // field's own change saves the whole settings and brings the next reply.
+  const applyFromWorker = (got: RankSettings, seq: number) => {
+    const typing = (document.activeElement as HTMLElement | null)?.matches?.('input[data-setting]');
+    if (editSeq.current === seq && !typing) setSettings(got);
+  };
 
   const reloadItems = () => void callBackground('memory:list', {}).then((r) => setItems(r.items));
   const reloadModel = () => void callBackground('model:status', {}).then(setModel);
@@ -168,9 +175,7 @@ export function OptionsPage() {
     const onChanged = (changes: Record<string, { newValue?: unknown }>, area: string) => {
       if (area !== 'local' || !changes.settings) return;
       const seq = editSeq.current;
-      void callBackground('settings:get', {}).then((got) => {
-        if (editSeq.current === seq) setSettings(got);
-      });
+      void callBackground('settings:get', {}).then((got) => applyFromWorker(got, seq));
     };
     browser.storage.onChanged.addListener(onChanged);
     return () => {
@@ -184,17 +189,13 @@ export function OptionsPage() {
   });
 
   /** Every change is saved at once (sliders after a short pause) and applies without reloading anything. */
-  // A reply from the worker must not undo an edit the user made while it was on its way (it would also reset the
-  // field under the cursor, and the edit would never be saved): replies older than the newest edit are dropped.
   const save = (next: RankSettings, delay = 0) => {
     const seq = ++editSeq.current;
     setSettings(next);
     clearTimeout(saveTimer.current);
     saveTimer.current = setTimeout(
       () =>
-        void callBackground('settings:set', { settings: next }).then((saved) => {
-          if (editSeq.current === seq) setSettings(saved);
-        }),
+        void callBackground('settings:set', { settings: next }).then((saved) => applyFromWorker(saved, seq)),
       delay,
     );
   };
