@@ -1,5 +1,6 @@
 import { defineConfig } from 'wxt';
 import type { Plugin } from 'vite';
+import { FIRST_CLASS_PATTERNS } from './lib/service/site-access';
 
 /**
  * onnxruntime-web locates its .wasm with `new URL(file, import.meta.url)`. The background is built as a classic
@@ -29,11 +30,14 @@ export default defineConfig({
   // import.meta is empty in the classic-script background; the libraries that read it have fallbacks (and the
   // onnxruntime .wasm is pointed at explicitly above), so the warning is noise.
   vite: () => ({ plugins: [ortWasmFromExtension()], build: { rolldownOptions: { checks: { emptyImportMeta: false } } } }),
-  manifest: ({ browser }) => ({
+  manifest: ({ browser, manifestVersion }) => ({
     name: 'Backstory',
     description: 'Brings the background you already wrote down to whatever you are writing now. Everything stays on your device.',
-    permissions: ['storage', 'contextMenus', 'tabs', 'clipboardWrite', ...(browser === 'firefox' ? [] : ['sidePanel'])],
-    host_permissions: ['<all_urls>'],
+    // Site access: the sites with their own adapter up front; any other site only when the user allows it (the
+    // panel's "Allow on <host>"), and activeTab for "Remember this" and the insert shortcut on the page they are used on.
+    permissions: ['storage', 'contextMenus', 'tabs', 'clipboardWrite', 'activeTab', 'scripting', ...(browser === 'firefox' ? [] : ['sidePanel'])],
+    host_permissions: FIRST_CLASS_PATTERNS,
+    ...(manifestVersion === 2 ? { optional_permissions: ['*://*/*'] } : { optional_host_permissions: ['*://*/*'] }),
     action: { default_title: 'Open Backstory' },
     commands: {
       'insert-top-card': {

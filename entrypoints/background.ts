@@ -15,6 +15,10 @@ export default defineBackground(() => {
     if (info.menuItemId === 'remember-selection') void service.reportFailure(service.rememberSelection(info, tab));
     if (info.menuItemId === 'remember-page') void service.reportFailure(service.rememberPage(info, tab));
   });
+  // Site access: the content script follows the sites the user allows (and takes back), across restarts too.
+  browser.permissions.onAdded.addListener((p) => void service.sitesChanged({ added: p.origins ?? [] }));
+  browser.permissions.onRemoved.addListener((p) => void service.sitesChanged({ removed: p.origins ?? [] }));
+  void service.access.sync().catch(() => {});
   browser.commands.onCommand.addListener((command, tab) => {
     if (command === 'insert-top-card') void service.insertTopCard(tab);
     if (command === 'open-side-panel') void openPanel(tab);

@@ -35,6 +35,8 @@ export interface PanelState {
   unknownPeople?: string[];
   /** Items still being embedded (an import or the model arriving late). */
   indexing?: IndexingProgress;
+  /** Set when Backstory may not read the tab's page: it can be allowed (`ask`) or never (`refused`, with why). */
+  access?: { state: 'ask'; host: string; pattern: string } | { state: 'refused'; reason: string };
 }
 
 export interface IndexingProgress {
@@ -90,6 +92,8 @@ export interface ContentProtocol {
   'page:read': { req: Record<string, never>; res: TaskReading };
   /** The whole selection, line breaks kept (the task reading clips it). */
   'page:selection': { req: Record<string, never>; res: { text: string } };
+  /** The user took back access to this site: the content script stops watching and answering. */
+  'page:stop': { req: Record<string, never>; res: { ok: true } };
 }
 
 /** Name of the port a side panel opens to the service worker. */

@@ -40,8 +40,9 @@ export function isExtensionPage(sender: Browser.runtime.MessageSender): boolean 
   return typeof sender.url === 'string' && new URL(sender.url).origin === origin;
 }
 
-function serve<P>(handlers: Handlers<P>, allowed: (type: keyof P, sender: Browser.runtime.MessageSender) => boolean): void {
-  browser.runtime.onMessage.addListener(((msg: unknown, sender: Browser.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
+/** Starts answering; the returned function stops (a content script that is told to stop must not answer twice). */
+function serve<P>(handlers: Handlers<P>, allowed: (type: keyof P, sender: Browser.runtime.MessageSender) => boolean): () => void {
+  const listener = ((msg: unknown, sender: Browser.runtime.MessageSender, sendResponse: (r: unknown) => void) => {
     const m = msg as { type?: keyof P; payload?: unknown } | undefined;
     if (!m || typeof m.type !== 'string' || !(m.type in handlers)) return false;
     if (!allowed(m.type, sender)) {
@@ -56,15 +57,17 @@ function serve<P>(handlers: Handlers<P>, allowed: (type: keyof P, sender: Browse
         (e: unknown) => sendResponse({ ok: false, error: e instanceof Error ? e.message : String(e) }),
       );
     return true; // answer asynchronously
-  }) as Parameters<typeof browser.runtime.onMessage.addListener>[0]);
+  }) as Parameters<typeof browser.runtime.onMessage.addListener>[0];
+  browser.runtime.onMessage.addListener(listener);
+  return () => browser.runtime.onMessage.removeListener(listener);
 }
 
 /** Service worker side: content scripts may only send what CONTENT_SCRIPT_MESSAGES allows. */
 export function serveBackground(handlers: Handlers<BackgroundProtocol>): void {
-  serve(handlers, (type, sender) => fromThisExtension(sender) && (isExtensionPage(sender) || CONTENT_SCRIPT_MESSAGES.has(type)));
+  void serve(handlers, (type, sender) => fromThisExtension(sender) && (isExtensionPage(sender) || CONTENT_SCRIPT_MESSAGES.has(type)));
 }
 
 /** Content script side: only the service worker (no tab, this extension) may ask a page to act. */
-export function serveContent(handlers: Handlers<ContentProtocol>): void {
-  serve(handlers, (_type, sender) => fromThisExtension(sender) && !sender.tab);
+export function serveContent(handlers: Handlers<ContentProtocol>): () => void {
+  return serve(handlers, (_type, sender) => fromThisExtension(sender) && !sender.tab);
 }

@@ -13,7 +13,9 @@ import { destinationOf } from '../rank/rank';
 import { personKeys } from '../rank/situation';
 import { normalizeSettings, siteListed } from '../settings/settings';
 import { callTab, serveBackground } from '../messaging/rpc';
+import type { ContentProtocol, Req, Res } from '../messaging/protocol';
 import type { RankSettings, TaskReading } from '../rank/types';
+import { ContentRegistration } from './content-registration';
 import { ModelHolder } from './model';
 import { QueryVectorCache } from './query-vectors';
 import { rankForTab } from './ranking';
@@ -25,6 +27,8 @@ import { TabTasks } from './tab-tasks';
 export class BackstoryService {
   readonly store: MemoryStore;
   readonly model: ModelHolder;
+  /** Which sites Backstory may read, and the content script registered for exactly those. */
+  readonly access = new ContentRegistration();
   private tasks = new TabTasks();
   private queries = new QueryVectorCache();
   private settings?: Promise<RankSettings>;
@@ -45,13 +49,58 @@ export class BackstoryService {
     return this.settings;
   }
 
-  /** Asks the tab's content script for the task as it is this instant (a keyboard command may beat the debounce). */
-  private async readTabNow(tabId: number): Promise<void> {
+  /**
+   * Asks the tab's content script for the task as it is this instant (a keyboard command may beat the debounce).
+   * Only on a site the user allowed, unless the user just invoked Backstory on this page (`invoked`: the shortcut).
+   */
+  private async readTabNow(tabId: number, invoked = false): Promise<void> {
     try {
-      await this.tasks.set(tabId, await callTab(tabId, 'page:read', {}, this.tasks.frameOf(tabId)));
+      if (invoked) await this.tasks.set(tabId, await this.callPage(tabId, 'page:read', {}, this.tasks.frameOf(tabId)));
+      else if (await this.access.allows((await browser.tabs.get(tabId)).url)) {
+        await this.tasks.set(tabId, await callTab(tabId, 'page:read', {}, this.tasks.frameOf(tabId)));
+      }
     } catch {
       // No content script there (browser page, or not yet injected): keep the last reading.
     }
+  }
+
+  /**
+   * A request to the page. With no content script there (a site the user has not allowed, or a page opened before
+   * the grant), the one-shot responder is injected first; the browser allows that only with the site granted or
+   * the activeTab grant a menu click or shortcut gives on that page, so anywhere else this fails as before.
+   */
+  private async callPage<K extends keyof ContentProtocol>(tabId: number, type: K, payload: Req<ContentProtocol, K>, frameId = 0): Promise<Res<ContentProtocol, K>> {
+    try {
+      return await callTab(tabId, type, payload, frameId);
+    } catch (e) {
+      if (!/Receiving end does not exist|Could not establish connection|No answer from Backstory/i.test(String(e))) throw e;
+      try {
+        await this.access.injectPageActions(tabId, frameId);
+      } catch {
+        const access = await this.access.tabAccess(tabId);
+        if (access.state === 'ask') throw new Error(`Backstory may not read ${access.host}: choose “Allow on ${access.host}” in the panel, or copy the card.`);
+        if (access.state === 'refused') throw new Error(access.reason);
+        throw e;
+      }
+      return callTab(tabId, type, payload, frameId);
+    }
+  }
+
+  /** Sites were allowed or taken back: register the content script for exactly the allowed ones, and tell panels. */
+  async sitesChanged(change: { added?: string[]; removed?: string[] }): Promise<void> {
+    await this.access.sync().catch(() => {});
+    if (change.added?.length) await this.access.injectInto(change.added);
+    if (change.removed?.length) {
+      // Content scripts already in those pages stop watching (the worker ignores them from now on anyway).
+      const tabs = await browser.tabs.query({}).catch(() => []);
+      await Promise.all(
+        tabs.map(async (t) => {
+          if (t.id === undefined || (await this.access.allows(t.url))) return;
+          await browser.tabs.sendMessage(t.id, { type: 'page:stop', payload: {} }).catch(() => {});
+        }),
+      );
+    }
+    this.refreshAll();
   }
 
   /**
@@ -59,11 +108,19 @@ export class BackstoryService {
    * `lexicalFirst` (panel pushes) a model still loading is not waited for: the panel gets cards ranked by words now,
    * and the model's ready status re-ranks every open panel (a second push).
    */
-  async rank(tabId: number, search?: string, opts: { lexicalFirst?: boolean } = {}): Promise<PanelState | null> {
+  async rank(tabId: number, search?: string, opts: { lexicalFirst?: boolean; invoked?: boolean } = {}): Promise<PanelState | null> {
     const seq = (this.seq.get(tabId) ?? 0) + 1;
     this.seq.set(tabId, seq);
     await this.store.load();
-    const [task, settings] = await Promise.all([this.tasks.get(tabId), this.getSettings()]);
+    const [known, settings, tabAccess] = await Promise.all([this.tasks.get(tabId), this.getSettings(), this.access.tabAccess(tabId)]);
+    // Without access the page was never read: no task, the panel says so and offers to allow the site. A shortcut
+    // the user pressed on the page (`invoked`) read it under the browser's activeTab grant.
+    const access = tabAccess.state === 'granted' ? undefined : tabAccess;
+    const task = access && !opts.invoked ? undefined : known;
+    if (access && !opts.invoked && !search?.trim()) {
+      const none: PanelState = { tabId, status: 'watching', access, cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
+      return this.seq.get(tabId) === seq ? none : null;
+    }
     const modelState = this.model.status.state;
     const skipModel = modelState === 'failed' || (opts.lexicalFirst && modelState !== 'ready');
     if (skipModel && modelState !== 'failed') void this.model.get(); // loading starts (or goes on); 'ready' re-ranks
@@ -79,6 +136,7 @@ export class BackstoryService {
       });
       if (state.package) state.package.budget = settings.budgetTokens;
       if (this.indexing) state.indexing = this.indexing;
+      if (access) state.access = access;
       if (!search?.trim() && task?.people?.length) {
         const unknown = task.people.filter((p) => ![...this.store.view.situated(personKeys(p).map((k) => 'person:' + k))].length);
         if (unknown.length) state.unknownPeople = unknown.slice(0, 3);
@@ -146,7 +204,7 @@ export class BackstoryService {
     await this.store.load();
     const item = this.store.get(id);
     if (!item) throw new Error('That memory no longer exists.');
-    const outcome = await callTab(tabId, 'page:insert', { text: item.text }, this.tasks.frameOf(tabId));
+    const outcome = await this.callPage(tabId, 'page:insert', { text: item.text }, this.tasks.frameOf(tabId));
     if (outcome.ok) {
       this.tasks.markUsed(tabId, id);
       await this.store.touch([id]);
@@ -158,8 +216,8 @@ export class BackstoryService {
   async insertTopCard(tab: Browser.tabs.Tab | undefined): Promise<InsertOutcome> {
     const tabId = tab?.id ?? (await browser.tabs.query({ active: true, lastFocusedWindow: true }))[0]?.id;
     if (tabId === undefined) return { ok: false, technique: 'none', hint: 'No active tab.' };
-    await this.readTabNow(tabId);
-    const state = await this.rank(tabId);
+    await this.readTabNow(tabId, true);
+    const state = await this.rank(tabId, undefined, { invoked: true });
     const top = state?.cards[0];
     if (!top) return { ok: false, technique: 'none', hint: 'Nothing relevant to insert.' };
     return this.insertCard(tabId, top.item.id);
@@ -170,7 +228,7 @@ export class BackstoryService {
     let text = info.selectionText ?? '';
     if (tab?.id !== undefined) {
       try {
-        const page = await callTab(tab.id, 'page:selection', {}, info.frameId ?? 0);
+        const page = await this.callPage(tab.id, 'page:selection', {}, info.frameId ?? 0);
         if (page.text.trim()) text = page.text;
       } catch {
         // No content script on this page (e.g. a browser page): selectionText is all there is.
@@ -183,7 +241,7 @@ export class BackstoryService {
     let page = { title: tab?.title ?? '', url: info.pageUrl ?? tab?.url ?? '', text: '' };
     if (tab?.id !== undefined) {
       try {
-        page = await callTab(tab.id, 'page:capture', {}, info.frameId ?? 0);
+        page = await this.callPage(tab.id, 'page:capture', {}, info.frameId ?? 0);
       } catch {
         // Fall back to what the tab tells us.
       }
@@ -295,8 +353,9 @@ export class BackstoryService {
     serveBackground({
       'task:update': async ({ reading }, sender) => {
         const tabId = sender.tab?.id;
-        // Only the top frame's reading (or a frame with a focused field) describes the tab's task.
-        if (tabId !== undefined && (sender.frameId === 0 || reading.field)) {
+        // Only the top frame's reading (or a frame with a focused field) describes the tab's task, and only from a
+        // site the user allows: a script left in a page after the user took access back is not listened to.
+        if (tabId !== undefined && (sender.frameId === 0 || reading.field) && (await this.access.allows(sender.url ?? sender.tab?.url))) {
           if (reading.field) this.tasks.setFrame(tabId, sender.frameId ?? 0);
           // The reading is in memory at once; the panel's re-rank need not wait for storage.session.
           const saved = this.tasks.set(tabId, reading);
@@ -364,7 +423,7 @@ export class BackstoryService {
       'package:insert': async ({ tabId, ids, search }) => {
         const pkg = await this.packageFor(tabId, ids, search);
         if (!pkg.text) return { ok: false, technique: 'none', hint: 'Nothing selected to insert.' };
-        const outcome = await callTab(tabId, 'page:insert', { text: pkg.text }, this.tasks.frameOf(tabId));
+        const outcome = await this.callPage(tabId, 'page:insert', { text: pkg.text }, this.tasks.frameOf(tabId));
         if (outcome.ok) {
           for (const id of pkg.ids) this.tasks.markUsed(tabId, id);
           await this.store.touch(pkg.ids);
@@ -393,7 +452,8 @@ export class BackstoryService {
         if (this.lastCapture?.item.id === id) this.lastCapture = undefined;
         return { ok: true };
       },
-      'capture:sent': async ({ text, url, title, site, people }) => {
+      'capture:sent': async ({ text, url, title, site, people }, sender) => {
+        if (!(await this.access.allows(sender.url ?? sender.tab?.url))) return { saved: false };
         const settings = await this.getSettings();
         if (!settings.captureSent || !siteListed(settings.captureSites, site) || siteListed(settings.excludedSites, site)) return { saved: false };
         if (!text.trim()) return { saved: false };

@@ -1,21 +1,11 @@
 import { browser } from 'wxt/browser';
-import { insertText } from '../insert/index';
 import { stripInsertedText } from '../insert/state';
-import { callBackground, serveContent } from '../messaging/rpc';
+import { callBackground } from '../messaging/rpc';
 import { siteListed } from '../settings/settings';
 import { startSentCapture } from './capture-sent';
 import { deepActiveElement, editableRoot, editableText } from './editable';
-import { readPageForCapture, readTask, watchTask, type TaskWatcher } from './index';
-
-/** The selection as the user sees it, including a selection inside a focused textarea or input (never a secret one). */
-function fullSelection(): string {
-  const el = editableRoot(deepActiveElement(document));
-  if (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) {
-    const { selectionStart: a, selectionEnd: b } = el;
-    if (a !== null && b !== null && b > a) return el.value.slice(a, b);
-  }
-  return document.getSelection()?.toString() ?? '';
-}
+import { readTask, watchTask, type TaskWatcher } from './index';
+import { servePageActions } from './page-actions';
 
 /**
  * The content script's whole job: report the task (unless the user switched Backstory off for this site), act on
@@ -45,12 +35,7 @@ export function startContentAgent(): () => void {
   };
   browser.storage.onChanged.addListener(onChanged);
 
-  serveContent({
-    'page:insert': ({ text }) => insertText(focusedEditable(), text),
-    'page:capture': () => readPageForCapture(document, focusedEditable()),
-    'page:read': () => readTask(document, focusedEditable()),
-    'page:selection': () => ({ text: fullSelection() }),
-  });
+  const stopServing = servePageActions(focusedEditable);
 
   const stopCapture = startSentCapture({
     readField: (el) => {
@@ -62,6 +47,7 @@ export function startContentAgent(): () => void {
   });
 
   return () => {
+    stopServing();
     watcher?.stop();
     stopCapture();
     browser.storage.onChanged.removeListener(onChanged);

@@ -9,6 +9,7 @@ const MAX_IMPORT_BYTES = 60 * 2 ** 20;
 import { WEIGHT_NAMES, type RankSettings, type WeightName } from '../rank/types';
 import { DEFAULT_SETTINGS } from '../settings/defaults';
 import { normalizeHost } from '../settings/settings';
+import { SiteAccessList } from './site-access-list';
 import { useServicePush } from './use-panel-state';
 
 const WEIGHT_HELP: Record<WeightName, string> = {
@@ -294,10 +295,16 @@ export function OptionsPage() {
         </section>
       ) : null}
 
+      <section aria-labelledby="h-access">
+        <h2 id="h-access">Site access</h2>
+        <p class="muted">Backstory reads the page you are writing on only on these sites. Allow another site from the side panel while you are on it (“Allow on …”); “Remember this” and the insert shortcut also work on the page where you use them.</p>
+        <SiteAccessList />
+      </section>
+
       {settings ? (
         <section aria-labelledby="h-sites">
           <h2 id="h-sites">Sites</h2>
-          <p class="muted">Backstory is on everywhere except these sites. It does not rank for pages there (the side panel can switch a site too).</p>
+          <p class="muted">Of the sites Backstory may read, it is switched off on these: it does not rank for pages there (the side panel can switch a site too).</p>
           <HostList id="excluded-sites" label="Add a site to switch off" placeholder="e.g. bank.example.com" hosts={settings.excludedSites ?? []}
             onChange={(excludedSites) => save({ ...settings, excludedSites })} />
         </section>

@@ -18,6 +18,7 @@ function statusText(state: PanelState | undefined, tabId: number | undefined): s
   if (!state) return 'Watching this tab…';
   switch (state.status) {
     case 'watching':
+      if (state.access) return 'Backstory can’t read this page';
       return state.paused ? `Off on ${state.paused.site}` : 'Watching — click into a field and start writing, or ask below.';
     case 'searching':
       return 'Searching your memory…';
@@ -229,6 +230,25 @@ export function SidePanel() {
     }
   };
 
+  /** "Allow on <host>": the browser asks the user; it must be called straight from the click (a user gesture). */
+  const allowSite = (host: string, pattern: string) => {
+    browser.permissions.request({ origins: [pattern] }).then(
+      (granted) => show(granted ? { text: `Allowed on ${host}. Backstory reads this site’s pages from now on.` } : { text: `Not allowed on ${host}; nothing was read.` }),
+      fail,
+    );
+  };
+  /** The quick edit's "Use it anyway": a capture held back as a possible secret joins suggestions. */
+  const confirmHeld = async (item: MemoryItem) => {
+    try {
+      const { item: saved } = await callBackground('memory:update', { id: item.id, patch: { needsReview: '' } });
+      setMemVersion((v) => v + 1);
+      setCaptured((c) => (c?.id === saved.id ? saved : c));
+      show({ text: 'It will be suggested from now on.' });
+    } catch (e) {
+      fail(e);
+    }
+  };
+
   const selectedIds = explicit ?? state?.package?.ids ?? cards.map((c) => c.item.id);
   const pkg = explicit ? pkgOverride : state?.package;
   const traceById = new Map((state?.trace ?? []).map((e) => [e.id, e]));
@@ -342,6 +362,17 @@ export function SidePanel() {
             }}>×</button>
           </div>
           <p class="muted snippet-small">{captured.text.slice(0, 140)}{captured.text.length > 140 ? '…' : ''}</p>
+          {captured.needsReview ? (
+            <p class="held" role="note" data-testid="quick-edit-held">
+              Held back from suggestions: {captured.needsReview}.{' '}
+              <button data-testid="quick-edit-confirm" onClick={() => void confirmHeld(captured)}>Use it anyway</button>{' '}
+              <button class="danger" data-testid="quick-edit-delete" onClick={() => {
+                void callBackground('capture:dismiss', { id: captured.id });
+                setCaptured(undefined);
+                void removeItem(captured);
+              }}>Delete it</button>
+            </p>
+          ) : null}
           <ItemEditor
             key={captured.id}
             saveLabel="Save"
@@ -365,6 +396,22 @@ export function SidePanel() {
         <MemoryView version={memVersion} onDelete={(it) => void removeItem(it)} onError={(m) => show({ text: m, error: true })} />
       ) : (
         <section aria-label="Context for this task">
+          {state?.access ? (
+            <div class="empty" data-testid="no-access" data-state={state.access.state}>
+              <p><strong>Backstory can’t read this page.</strong></p>
+              {state.access.state === 'ask' ? (
+                <>
+                  <p class="muted">It reads only the sites you allow, so nothing on {state.access.host} has been read. Search still works.</p>
+                  <button class="primary" data-testid="allow-site" data-pattern={state.access.pattern}
+                    onClick={() => state.access?.state === 'ask' && allowSite(state.access.host, state.access.pattern)}>
+                    Allow on {state.access.host}
+                  </button>
+                </>
+              ) : (
+                <p class="muted">{state.access.reason} Search still works.</p>
+              )}
+            </div>
+          ) : null}
           {state?.paused ? (
             <div class="empty" data-testid="paused">
               <p>Backstory is switched off on {state.paused.site}: it does not read this page. Search still works.</p>

@@ -41,6 +41,17 @@ export interface Harness {
   command(name: string, tabId: number): Promise<void>;
   /** Fires a context-menu click's real listener. */
   contextMenu(info: Record<string, unknown>, tabId: number): Promise<void>;
+  /**
+   * Lets Backstory read a site the way a user does without a permission dialog: chrome://extensions' "Site access"
+   * adds the site (developerPrivate.addHostPermission, what its "Add a site" dialog calls), then the extension's
+   * own "Allow on <host>" request (chrome.permissions.request from an extension page) finds it already allowed and
+   * resolves without a prompt. Waits until the content script is registered for the site.
+   */
+  grantSite(pattern: string): Promise<void>;
+  /** Takes a site back as the user does in chrome://extensions' "Site access" (removeHostPermission). */
+  revokeSite(pattern: string): Promise<void>;
+  /** The match patterns the content script is registered for now. */
+  contentScriptMatches(): Promise<string[]>;
   /** Stops the MV3 service worker as Chrome does when idle, and waits for it to start again. */
   restartServiceWorker(): Promise<Worker>;
   close(): Promise<void>;
@@ -53,6 +64,22 @@ export interface LaunchOptions {
   userDataDir?: string;
   /** Port of the local page server; 0 picks a free one. */
   port?: number;
+  /** Sites to allow at launch (see Harness.grantSite); by default the local page server and the fixture origin. */
+  grantSites?: string[];
+}
+
+/** What the tests' pages are served from: allowed at launch so tests of everything else see a readable page. */
+export const TEST_SITES = ['http://127.0.0.1/*', 'http://localhost/*', 'https://fixtures.backstory.test/*'];
+
+/** chrome://extensions' own API, present on that page only (not in @types/chrome). */
+type DeveloperPrivate = { addHostPermission(id: string, host: string): Promise<void>; removeHostPermission(id: string, host: string): Promise<void> };
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export async function launchExtension(options: LaunchOptions = {}): Promise<Harness> {
@@ -71,6 +98,20 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
   };
   const extensionId = new URL((await serviceWorker()).url()).host;
   let extPage: Page | undefined;
+
+  /** Runs one of chrome://extensions' own calls for this extension on that page, as its Site access controls do. */
+  const onExtensionsPage = async (call: keyof DeveloperPrivate, pattern: string) => {
+    const page = await context.newPage();
+    try {
+      await page.goto(`chrome://extensions/?id=${extensionId}`);
+      await page.evaluate(
+        ([c, id, p]) => (chrome as unknown as { developerPrivate: DeveloperPrivate }).developerPrivate[c as keyof DeveloperPrivate](id, p),
+        [call, extensionId, pattern] as const,
+      );
+    } finally {
+      await page.close();
+    }
+  };
 
   const h: Harness = {
     context,
@@ -131,6 +172,21 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
         [info, tabId] as const,
       );
     },
+    async grantSite(pattern) {
+      await onExtensionsPage('addHostPermission', pattern);
+      const page = await h.extensionPage();
+      const granted = await page.evaluate((p) => chrome.permissions.request({ origins: [p] }), pattern);
+      if (!granted) throw new Error(`Chrome did not grant ${pattern}`);
+      await waitFor(async () => (await h.contentScriptMatches()).includes(pattern), `the content script to be registered for ${pattern}`);
+    },
+    async revokeSite(pattern) {
+      await onExtensionsPage('removeHostPermission', pattern);
+      await waitFor(async () => !(await h.contentScriptMatches()).includes(pattern), `the content script to be unregistered for ${pattern}`);
+    },
+    async contentScriptMatches() {
+      const sw = await serviceWorker();
+      return sw.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).flatMap((s) => s.matches ?? []));
+    },
     async restartServiceWorker() {
       const page = await h.extensionPage();
       const cdp = await context.newCDPSession(page);
@@ -159,5 +215,6 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
       if (!options.userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+  for (const site of options.grantSites ?? TEST_SITES) await h.grantSite(site);
   return h;
 }

@@ -1,0 +1,56 @@
+/**
+ * Which sites Backstory may read, as pure logic (no browser calls): the host-permission pattern to ask for on a
+ * page, the reason when a page can never be asked for, and the first-class sites that are asked for at install.
+ * The browser side (asking, watching grants, registering the content script) is in content-registration.ts.
+ */
+
+/** Sites with their own adapter: read without asking (the manifest's required host_permissions). */
+export const FIRST_CLASS_HOSTS = ['mail.google.com', 'chatgpt.com', 'chat.openai.com', 'claude.ai'] as const;
+export const FIRST_CLASS_PATTERNS: string[] = FIRST_CLASS_HOSTS.map((h) => `https://${h}/*`);
+
+/** What the panel can do about a page: it is readable, it can be asked for, or it never can be. */
+export type PageAccess =
+  | { kind: 'askable'; host: string; pattern: string }
+  | { kind: 'refused'; reason: string };
+
+/** Chrome's own stores, where no extension may run, whatever the user allows. */
+const STORE_HOSTS = new Set(['chromewebstore.google.com', 'addons.mozilla.org']);
+
+/**
+ * The pattern that grants a page's site: its scheme and host, every path. Ports are left out because Firefox's match
+ * patterns have none and Chrome's portless pattern covers every port; http and https are separate grants.
+ */
+export function accessFor(url: string | undefined): PageAccess {
+  if (!url) return { kind: 'refused', reason: 'There is no page in this tab.' };
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { kind: 'refused', reason: `“${url}” is not a web address.` };
+  }
+  if (u.protocol === 'file:') return { kind: 'refused', reason: 'Backstory does not read files on your computer, only web pages.' };
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    return { kind: 'refused', reason: `This is a browser page (${u.protocol.replace(/:$/, '')}:); browsers let no extension read it.` };
+  }
+  if (!u.hostname) return { kind: 'refused', reason: 'This page has no site name.' };
+  if (STORE_HOSTS.has(u.hostname) || (u.hostname === 'chrome.google.com' && u.pathname.startsWith('/webstore'))) {
+    return { kind: 'refused', reason: 'This is the browser’s extension store; browsers let no extension read it.' };
+  }
+  return { kind: 'askable', host: u.hostname, pattern: `${u.protocol}//${u.hostname}/*` };
+}
+
+/** Granted origins that a content script can be registered for (drops <all_urls>-style and non-web patterns). */
+export function readablePatterns(origins: readonly string[] | undefined): string[] {
+  return [...new Set((origins ?? []).filter((o) => /^(https?|\*):\/\/[^/]+\/.*$/.test(o)))].sort();
+}
+
+/** A grant the user can take back here (optional); required first-class sites are changed in the browser's settings. */
+export function isRemovable(pattern: string, required: readonly string[] = FIRST_CLASS_PATTERNS): boolean {
+  return !required.includes(pattern);
+}
+
+/** The host a pattern names, for people: "https://example.com/*" -> "example.com", "*://*.example.com/*" -> "*.example.com". */
+export function hostOfPattern(pattern: string): string {
+  const m = /^[^:]+:\/\/([^/]+)\//.exec(pattern);
+  return m ? m[1] : pattern;
+}

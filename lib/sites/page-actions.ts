@@ -1,0 +1,27 @@
+import { insertText } from '../insert/index';
+import { serveContent } from '../messaging/rpc';
+import { deepActiveElement, editableRoot } from './editable';
+import { readPageForCapture, readTask } from './index';
+
+/** The selection as the user sees it, including a selection inside a focused textarea or input (never a secret one). */
+export function fullSelection(): string {
+  const el = editableRoot(deepActiveElement(document));
+  if (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) {
+    const { selectionStart: a, selectionEnd: b } = el;
+    if (a !== null && b !== null && b > a) return el.value.slice(a, b);
+  }
+  return document.getSelection()?.toString() ?? '';
+}
+
+/**
+ * Answers the service worker's requests about this page: insert, capture, read the task, the selection. The content
+ * agent serves these with its watcher's last field; the one-shot page-actions script with the focused one.
+ */
+export function servePageActions(focusedEditable: () => HTMLElement | null = () => editableRoot(deepActiveElement(document))): () => void {
+  return serveContent({
+    'page:insert': ({ text }) => insertText(focusedEditable(), text),
+    'page:capture': () => readPageForCapture(document, focusedEditable()),
+    'page:read': () => readTask(document, focusedEditable()),
+    'page:selection': () => ({ text: fullSelection() }),
+  });
+}
