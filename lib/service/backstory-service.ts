@@ -12,7 +12,7 @@ import { buildPackage } from '../rank/package';
 import { destinationOf } from '../rank/rank';
 import { personKeys } from '../rank/situation';
 import { normalizeSettings, siteListed } from '../settings/settings';
-import { callTab, serveBackground } from '../messaging/rpc';
+import { callTab, isExtensionPage, serveBackground } from '../messaging/rpc';
 import type { ContentProtocol, Req, Res } from '../messaging/protocol';
 import type { RankSettings, TaskReading } from '../rank/types';
 import { ContentRegistration } from './content-registration';
@@ -453,7 +453,8 @@ export class BackstoryService {
         return { ok: true };
       },
       'capture:sent': async ({ text, url, title, site, people }, sender) => {
-        if (!(await this.access.allows(sender.url ?? sender.tab?.url))) return { saved: false };
+        // From a page's content script: only on a site the user allows (an extension page is Backstory's own).
+        if (!isExtensionPage(sender) && !(await this.access.allows(sender.url ?? sender.tab?.url))) return { saved: false };
         const settings = await this.getSettings();
         if (!settings.captureSent || !siteListed(settings.captureSites, site) || siteListed(settings.excludedSites, site)) return { saved: false };
         if (!text.trim()) return { saved: false };

@@ -48,6 +48,10 @@ export interface Harness {
    * resolves without a prompt. Waits until the content script is registered for the site.
    */
   grantSite(pattern: string): Promise<void>;
+  /** Only the chrome://extensions half of grantSite: the site is allowed in the browser's settings. */
+  allowInBrowserSettings(pattern: string): Promise<void>;
+  /** chrome://extensions' Site access menu: "On all sites" | "On specific sites" | "On click". */
+  setSiteAccessMode(mode: 'ON_ALL_SITES' | 'ON_SPECIFIC_SITES' | 'ON_CLICK'): Promise<void>;
   /** Takes a site back as the user does in chrome://extensions' "Site access" (removeHostPermission). */
   revokeSite(pattern: string): Promise<void>;
   /** The match patterns the content script is registered for now. */
@@ -64,6 +68,8 @@ export interface LaunchOptions {
   userDataDir?: string;
   /** Port of the local page server; 0 picks a free one. */
   port?: number;
+  /** Called with the browser context before anything else runs in it (to watch every request from the start). */
+  onContext?: (context: BrowserContext) => void;
   /** Sites to allow at launch (see Harness.grantSite); by default the local page server and the fixture origin. */
   grantSites?: string[];
 }
@@ -72,7 +78,11 @@ export interface LaunchOptions {
 export const TEST_SITES = ['http://127.0.0.1/*', 'http://localhost/*', 'https://fixtures.backstory.test/*'];
 
 /** chrome://extensions' own API, present on that page only (not in @types/chrome). */
-type DeveloperPrivate = { addHostPermission(id: string, host: string): Promise<void>; removeHostPermission(id: string, host: string): Promise<void> };
+type DeveloperPrivate = {
+  addHostPermission(id: string, host: string): Promise<void>;
+  removeHostPermission(id: string, host: string): Promise<void>;
+  updateExtensionConfiguration(update: { extensionId: string; hostAccess: string }): Promise<void>;
+};
 
 async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -92,6 +102,7 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
     headless: options.headless ?? true,
     args: [...CHROMIUM_ARGS, `--disable-extensions-except=${buildDir}`, `--load-extension=${buildDir}`],
   });
+  options.onContext?.(context);
   const serviceWorker = async (): Promise<Worker> => {
     const live = context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://'));
     return live ?? (await context.waitForEvent('serviceworker', { timeout: 30_000 }));
@@ -100,13 +111,16 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
   let extPage: Page | undefined;
 
   /** Runs one of chrome://extensions' own calls for this extension on that page, as its Site access controls do. */
-  const onExtensionsPage = async (call: keyof DeveloperPrivate, pattern: string) => {
+  const onExtensionsPage = async (call: 'addHostPermission' | 'removeHostPermission' | 'mode', arg: string) => {
     const page = await context.newPage();
     try {
       await page.goto(`chrome://extensions/?id=${extensionId}`);
       await page.evaluate(
-        ([c, id, p]) => (chrome as unknown as { developerPrivate: DeveloperPrivate }).developerPrivate[c as keyof DeveloperPrivate](id, p),
-        [call, extensionId, pattern] as const,
+        ([c, id, a]) => {
+          const dp = (chrome as unknown as { developerPrivate: DeveloperPrivate }).developerPrivate;
+          return c === 'mode' ? dp.updateExtensionConfiguration({ extensionId: id, hostAccess: a }) : dp[c as 'addHostPermission'](id, a);
+        },
+        [call, extensionId, arg] as const,
       );
     } finally {
       await page.close();
@@ -171,6 +185,12 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
         },
         [info, tabId] as const,
       );
+    },
+    async allowInBrowserSettings(pattern) {
+      await onExtensionsPage('addHostPermission', pattern);
+    },
+    async setSiteAccessMode(mode) {
+      await onExtensionsPage('mode', mode);
     },
     async grantSite(pattern) {
       await onExtensionsPage('addHostPermission', pattern);

@@ -10,8 +10,8 @@ describe('privacy and safety in Chromium', () => {
   let h: Harness;
   const requests: string[] = [];
   beforeAll(async () => {
-    h = await launchExtension();
-    h.context.on('request', (r) => requests.push(r.url()));
+    // Watched from the first moment: the model starts loading while the harness allows its test sites.
+    h = await launchExtension({ onContext: (c) => c.on('request', (r) => requests.push(r.url())) });
     await h.seed([SECRET_NOTE, { id: 'html', text: '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> budget markup note' }]);
   });
   afterAll(async () => h?.close());
@@ -154,7 +154,8 @@ describe('privacy and safety in Chromium', () => {
   });
 
   it('makes no network request beyond its own files and the pages the user opened', async () => {
-    const foreign = requests.filter((u) => !u.startsWith('chrome-extension://') && !u.startsWith(h.origin) && !u.startsWith('data:') && !u.startsWith('blob:'));
+    // chrome:// is the browser's own UI (the harness allows its test sites on chrome://extensions), not the network.
+    const foreign = requests.filter((u) => !u.startsWith('chrome-extension://') && !u.startsWith(h.origin) && !u.startsWith('data:') && !u.startsWith('blob:') && !u.startsWith('chrome://'));
     expect(foreign).toEqual([]);
     // The model really was fetched from the extension itself.
     expect(requests.some((u) => u.startsWith(`chrome-extension://${h.extensionId}/models/`))).toBe(true);
