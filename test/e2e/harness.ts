@@ -54,6 +54,13 @@ export interface Harness {
   setSiteAccessMode(mode: 'ON_ALL_SITES' | 'ON_SPECIFIC_SITES' | 'ON_CLICK'): Promise<void>;
   /** Takes a site back as the user does in chrome://extensions' "Site access" (removeHostPermission). */
   revokeSite(pattern: string): Promise<void>;
+  /**
+   * Gives Backstory the browser's activeTab grant on a page, as a context-menu click or a shortcut does in a headed
+   * browser (neither can be clicked or typed in headless Chromium): a real toolbar-button click through CDP
+   * (Extensions.triggerAction on the page's tab). Chromium 156 gives no activeTab for a click that opens the side
+   * panel, so the panel-on-click behaviour is off for this click and restored after. The URL must be unique among tabs.
+   */
+  grantActiveTab(page: Page): Promise<void>;
   /** The match patterns the content script is registered for now. */
   contentScriptMatches(): Promise<string[]>;
   /** Stops the MV3 service worker as Chrome does when idle, and waits for it to start again. */
@@ -202,6 +209,24 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
     async revokeSite(pattern) {
       await onExtensionsPage('removeHostPermission', pattern);
       await waitFor(async () => !(await h.contentScriptMatches()).includes(pattern), `the content script to be unregistered for ${pattern}`);
+    },
+    async grantActiveTab(page) {
+      const browser = context.browser();
+      if (!browser) throw new Error('No browser-level CDP session in this context');
+      const sw = await serviceWorker();
+      const panelOnClick = (on: boolean) => sw.evaluate((o) => chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: o }), on);
+      const cdp = await browser.newBrowserCDPSession();
+      await panelOnClick(false);
+      try {
+        type Info = { targetId: string; type: string; url: string };
+        const { targetInfos } = (await cdp.send('Target.getTargets', { filter: [{}] } as never)) as unknown as { targetInfos: Info[] };
+        const tabs = targetInfos.filter((t) => t.type === 'tab' && t.url === page.url());
+        if (tabs.length !== 1) throw new Error(`Expected one tab at ${page.url()}, found ${tabs.length}`);
+        await cdp.send('Extensions.triggerAction' as never, { id: extensionId, targetId: tabs[0].targetId } as never);
+      } finally {
+        await panelOnClick(true);
+        await cdp.detach();
+      }
     },
     async contentScriptMatches() {
       const sw = await serviceWorker();

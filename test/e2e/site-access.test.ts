@@ -135,6 +135,45 @@ describe('site access', () => {
     await page.close();
   });
 
+  it('on a site not allowed, the insert shortcut and “Remember this” work on the page where the user invokes them, and nothing watches after', async () => {
+    const { page, tabId } = await open(`${SITE}/invoked.html`);
+    await page.locator('#field').click();
+    await page.keyboard.type('Kestrel migration: when is the billing cut over? ');
+    // Without the browser's activeTab grant the page cannot be reached: the shortcut inserts nothing.
+    await h.command('insert-top-card', tabId);
+    await page.waitForTimeout(800);
+    expect(await page.locator('#field').inputValue()).not.toContain('rollback window');
+
+    // The browser's activeTab grant on this page (what the menu click or the shortcut itself gives in a headed browser).
+    await h.grantActiveTab(page);
+    await page.locator('#field').focus();
+    await h.command('insert-top-card', tabId);
+    await expect.poll(() => page.locator('#field').inputValue(), { timeout: 30_000 }).toContain('rollback window two hours');
+
+    await page.evaluate(() => {
+      const div = document.createElement('div');
+      div.innerHTML = 'Heron runbook line one<br>Heron runbook line two';
+      document.body.append(div);
+      const range = document.createRange();
+      range.selectNodeContents(div);
+      (document.activeElement as HTMLElement | null)?.blur();
+      getSelection()!.removeAllRanges();
+      getSelection()!.addRange(range);
+    });
+    await h.contextMenu({ menuItemId: 'remember-selection', selectionText: 'Heron runbook line one Heron runbook line two', pageUrl: page.url(), frameId: 0, editable: false }, tabId);
+    // The page's own selection (line break kept) was read, which only a script in the page can do.
+    await expect.poll(async () => (await h.call<{ items: { text: string }[] }>('memory:list', {})).items.map((i) => i.text), { timeout: 15_000 })
+      .toContain('Heron runbook line one\nHeron runbook line two');
+
+    // Nothing was left watching: later typing is not read, and the panel still offers to allow the site.
+    await page.locator('#field').click();
+    await page.keyboard.type('Osprey rehearsal');
+    await page.waitForTimeout(800);
+    expect(await seenByService(tabId)).not.toContain('Osprey');
+    expect((await panelState(tabId)).access).toMatchObject({ state: 'ask', host: 'notes.unlisted.test' });
+    await page.close();
+  });
+
   it('the options page lists the sites Backstory reads; removing one there stops it', async () => {
     await h.grantSite(`${OTHER}/*`);
     const options = await h.context.newPage();
