@@ -51,6 +51,8 @@ const profile = join(ROOT, '.cache', 'start-profile');
 // Chromium keeps an extension's installed service worker script in the profile and would run the previous build's
 // worker; dropping that cache makes it load the fresh build. Memory (IndexedDB) and settings are kept.
 rmSync(join(profile, 'Default', 'Service Worker'), { recursive: true, force: true });
+// launchExtension allows the demo server's site (127.0.0.1) as a user would in chrome://extensions (Site access → Add a
+// site, then the extension's own request finds it allowed), so the demo pages are read without a click.
 const h = await launchExtension({ headless, userDataDir: profile, port: headless ? 0 : 5757 });
 await seedOnFirstRun(h);
 

@@ -56,7 +56,10 @@ export class ContentRegistration {
     if (existing && [...(existing.matches ?? [])].sort().join('\n') === matches.join('\n')) return;
     const script = { id: CONTENT_SCRIPT_ID, matches, js: [CONTENT_SCRIPT_FILE], allFrames: true, runAt: 'document_idle' as const, persistAcrossSessions: true };
     if (existing) await browser.scripting.updateContentScripts([script]);
-    else await browser.scripting.registerContentScripts([script]);
+    else {
+      // Every worker start syncs again, so a browser that cannot keep registrations across restarts still works.
+      await browser.scripting.registerContentScripts([script]).catch(() => browser.scripting.registerContentScripts([{ ...script, persistAcrossSessions: false }]));
+    }
   }
 
   /** Pages already open on newly granted sites get the content script now, without a reload. */
