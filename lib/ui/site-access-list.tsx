@@ -30,21 +30,31 @@ export function SiteAccessList() {
     );
   };
 
+  const mine = (origins ?? []).filter((o) => isRemovable(o, required));
+  const builtIn = (origins ?? []).filter((o) => !isRemovable(o, required));
+  /** "example.com" for https, "http://127.0.0.1" otherwise: the scheme matters, as each is a separate grant. */
+  const label = (o: string) => (o.startsWith('https://') ? hostOfPattern(o) : o.replace(/\/\*$/, ''));
+  const chip = (o: string, removable: boolean) => (
+    <li key={o} class="chip" title={o} data-testid="site-access-item" data-origin={o} data-builtin={removable ? undefined : 'true'}>
+      {label(o)}
+      {removable ? (
+        <button data-testid="site-access-remove" onClick={() => revoke(o)} aria-label={`Stop reading ${label(o)}`}>×</button>
+      ) : null}
+    </li>
+  );
+
   return (
     <div data-testid="site-access">
       {origins === undefined ? <p class="muted">Loading…</p> : null}
-      {origins?.length === 0 ? <p class="muted" data-testid="site-access-none">No site: Backstory reads no page until you allow one from the side panel.</p> : null}
-      <ul class="host-list-items">
-        {(origins ?? []).map((o) => (
-          <li key={o} data-testid="site-access-item" data-origin={o}>
-            <span>{hostOfPattern(o)}</span> <span class="muted small">{o}</span>{' '}
-            {isRemovable(o, required) ? (
-              <button data-testid="site-access-remove" onClick={() => revoke(o)} aria-label={`Stop reading ${hostOfPattern(o)}`}>Remove</button>
-            ) : (
-              <span class="muted small">built in; change it in your browser’s extension settings</span>
-            )}
-          </li>
-        ))}
+      <p class="small">Allowed by you</p>
+      <ul class="chips">
+        {mine.map((o) => chip(o, true))}
+        {origins && !mine.length ? <li class="muted" data-testid="site-access-none">None yet.</li> : null}
+      </ul>
+      <p class="small">Built in (change these in your browser’s extension settings, Site access)</p>
+      <ul class="chips">
+        {builtIn.map((o) => chip(o, false))}
+        {origins && !builtIn.length ? <li class="muted">None: your browser holds them back.</li> : null}
       </ul>
       {error ? <p class="error" role="alert" data-testid="site-access-error">{error}</p> : null}
     </div>

@@ -182,7 +182,7 @@ describe('site access', () => {
     await item.waitFor();
     // The built-in sites are listed too, without a Remove button.
     const claude = options.locator('[data-testid="site-access-item"][data-origin="https://claude.ai/*"]');
-    expect(await claude.innerText()).toContain('built in');
+    expect(await claude.getAttribute('data-builtin')).toBe('true');
     expect(await claude.locator('[data-testid="site-access-remove"]').count()).toBe(0);
     const { page, tabId } = await open(`${OTHER}/page.html`);
     await expect.poll(() => scriptAnswers(tabId), { timeout: 15_000 }).toBe(true);
