@@ -118,16 +118,16 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
   let extPage: Page | undefined;
 
   /** Runs one of chrome://extensions' own calls for this extension on that page, as its Site access controls do. */
-  const onExtensionsPage = async (call: 'addHostPermission' | 'removeHostPermission' | 'mode', arg: string) => {
+  const onExtensionsPage = async (call: 'addHostPermission' | 'removeHostPermission' | 'mode', args: string[]) => {
     const page = await context.newPage();
     try {
       await page.goto(`chrome://extensions/?id=${extensionId}`);
       await page.evaluate(
-        ([c, id, a]) => {
+        async ([c, id, list]) => {
           const dp = (chrome as unknown as { developerPrivate: DeveloperPrivate }).developerPrivate;
-          return c === 'mode' ? dp.updateExtensionConfiguration({ extensionId: id, hostAccess: a }) : dp[c as 'addHostPermission'](id, a);
+          for (const a of list) await (c === 'mode' ? dp.updateExtensionConfiguration({ extensionId: id, hostAccess: a }) : dp[c as 'addHostPermission'](id, a));
         },
-        [call, extensionId, arg] as const,
+        [call, extensionId, args] as const,
       );
     } finally {
       await page.close();
@@ -194,20 +194,16 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
       );
     },
     async allowInBrowserSettings(pattern) {
-      await onExtensionsPage('addHostPermission', pattern);
+      await onExtensionsPage('addHostPermission', [pattern]);
     },
     async setSiteAccessMode(mode) {
-      await onExtensionsPage('mode', mode);
+      await onExtensionsPage('mode', [mode]);
     },
     async grantSite(pattern) {
-      await onExtensionsPage('addHostPermission', pattern);
-      const page = await h.extensionPage();
-      const granted = await page.evaluate((p) => chrome.permissions.request({ origins: [p] }), pattern);
-      if (!granted) throw new Error(`Chrome did not grant ${pattern}`);
-      await waitFor(async () => (await h.contentScriptMatches()).includes(pattern), `the content script to be registered for ${pattern}`);
+      await grantSites([pattern]);
     },
     async revokeSite(pattern) {
-      await onExtensionsPage('removeHostPermission', pattern);
+      await onExtensionsPage('removeHostPermission', [pattern]);
       await waitFor(async () => !(await h.contentScriptMatches()).includes(pattern), `the content script to be unregistered for ${pattern}`);
     },
     async grantActiveTab(page) {
@@ -260,6 +256,18 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
       if (!options.userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     },
   };
-  for (const site of options.grantSites ?? TEST_SITES) await h.grantSite(site);
+  /** Several sites in one visit to chrome://extensions and one request, as launch allows its test sites. */
+  async function grantSites(patterns: string[]): Promise<void> {
+    if (!patterns.length) return;
+    await onExtensionsPage('addHostPermission', patterns);
+    const page = await h.extensionPage();
+    const granted = await page.evaluate((p) => chrome.permissions.request({ origins: p }), patterns);
+    if (!granted) throw new Error(`Chrome did not grant ${patterns.join(', ')}`);
+    await waitFor(async () => {
+      const matches = await h.contentScriptMatches();
+      return patterns.every((p) => matches.includes(p));
+    }, `the content script to be registered for ${patterns.join(', ')}`);
+  }
+  await grantSites(options.grantSites ?? TEST_SITES);
   return h;
 }
