@@ -71,7 +71,7 @@ export async function launchFirefoxExtension(buildDir = FIREFOX_BUILD_DIR): Prom
     extraPrefsFirefox: {
       ...(process.env.FIREFOX_DUMPIO ? { 'devtools.console.stdout.chrome': true, 'devtools.console.stdout.content': true } : {}),
       'extensions.webextensions.uuids': JSON.stringify({ [id]: uuid }),
-      // Host access granted at install, as for a signed add-on whose install prompt the user accepted.
+      // Host access granted at install (Firefox's default, set so a changed default cannot silently break the test).
       'extensions.originControls.grantByDefault': true,
       // permissions.request() answers without a prompt (no one can click one in a headless test).
       'extensions.webextOptionalPermissionPrompts': false,
