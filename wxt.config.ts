@@ -22,12 +22,12 @@ function ortWasmFromExtension(): Plugin {
 
 /**
  * Firefox-only manifest keys. MV3 add-ons need a fixed id (it also keys the test profile's fixed moz-extension UUID,
- * test/e2e/firefox-harness.ts). Nothing is collected or sent, which Firefox 140+ asks add-ons to declare.
+ * test/e2e/firefox-harness.ts). Nothing is collected or sent, which Firefox 140+ asks add-ons to declare (hence 140).
  */
 const FIREFOX_ADDON_ID = 'backstory@backstory.extension';
 const firefoxManifest = {
   browser_specific_settings: {
-    gecko: { id: FIREFOX_ADDON_ID, strict_min_version: '128.0', data_collection_permissions: { required: ['none'] } },
+    gecko: { id: FIREFOX_ADDON_ID, strict_min_version: '140.0', data_collection_permissions: { required: ['none'] } },
   },
 };
 
