@@ -21,12 +21,25 @@ function ortWasmFromExtension(): Plugin {
   };
 }
 
+/**
+ * Firefox-only manifest keys. MV3 add-ons need a fixed id (it also keys the test profile's fixed moz-extension UUID,
+ * test/e2e/firefox-harness.ts). Nothing is collected or sent, which Firefox 140+ asks add-ons to declare (hence 140).
+ */
+const FIREFOX_ADDON_ID = 'backstory@backstory.extension';
+const firefoxManifest = {
+  browser_specific_settings: {
+    gecko: { id: FIREFOX_ADDON_ID, strict_min_version: '140.0', data_collection_permissions: { required: ['none'] } },
+  },
+};
+
 // Manifest and build settings. Names used outside (commands, pages) are fixed by ../shared/CONTRACT.md.
 export default defineConfig({
   srcDir: '.',
   entrypointsDir: 'entrypoints',
   publicDir: 'public',
   outDir: '.output',
+  // Firefox too is built as MV3 (.output/firefox-mv3/): one manifest shape, event-page background, same CSP.
+  manifestVersion: 3,
   // import.meta is empty in the classic-script background; the libraries that read it have fallbacks (and the
   // onnxruntime .wasm is pointed at explicitly above), so the warning is noise.
   vite: () => ({ plugins: [ortWasmFromExtension()], build: { rolldownOptions: { checks: { emptyImportMeta: false } } } }),
@@ -52,5 +65,6 @@ export default defineConfig({
     content_security_policy: {
       extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'",
     },
+    ...(browser === 'firefox' ? firefoxManifest : {}),
   }),
 });

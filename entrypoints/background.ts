@@ -2,12 +2,13 @@ import { browser } from 'wxt/browser';
 import { PANEL_PORT } from '../lib/messaging/protocol';
 import { isExtensionPage } from '../lib/messaging/rpc';
 import { BackstoryService } from '../lib/service/backstory-service';
-import { installMenus, openPanel } from '../lib/service/browser-ui';
+import { installMenus, installToolbarButton, openPanel } from '../lib/service/browser-ui';
 
 export default defineBackground(() => {
   const service = new BackstoryService();
   service.serve();
   installMenus();
+  installToolbarButton();
   browser.runtime.onConnect.addListener((port) => {
     if (port.name === PANEL_PORT && port.sender && isExtensionPage(port.sender)) service.connectPanel(port);
   });

@@ -1,5 +1,15 @@
 import { browser, type Browser } from 'wxt/browser';
 
+type ChromeSidePanel = {
+  setPanelBehavior(o: { openPanelOnActionClick: boolean }): Promise<void>;
+  open(o: { windowId?: number; tabId?: number }): Promise<void>;
+};
+/** Firefox's sidebar. open()/toggle() are only allowed from a user action's handler (click, shortcut), synchronously. */
+type FirefoxSidebar = { open(): Promise<void>; toggle(): Promise<void> };
+
+const sidePanel = (): ChromeSidePanel | undefined => (browser as unknown as { sidePanel?: ChromeSidePanel }).sidePanel;
+const sidebar = (): FirefoxSidebar | undefined => (browser as unknown as { sidebarAction?: FirefoxSidebar }).sidebarAction;
+
 /** Context menu items (ids fixed by CONTRACT.md). Recreated on every start: menus survive, duplicates throw. */
 export function installMenus(): void {
   browser.contextMenus.removeAll(() => {
@@ -7,13 +17,25 @@ export function installMenus(): void {
     browser.contextMenus.create({ id: 'remember-page', title: 'Remember this page', contexts: ['page', 'editable'] });
     browser.contextMenus.create({ id: 'remember-link', title: 'Remember this link', contexts: ['link'] });
   });
-  // Chrome: the toolbar button opens the side panel.
-  const sidePanel = (browser as unknown as { sidePanel?: { setPanelBehavior(o: { openPanelOnActionClick: boolean }): Promise<void> } }).sidePanel;
-  void sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 }
 
+/**
+ * The toolbar button opens the panel. Chrome does it itself once told to; Firefox has no such setting, so the click
+ * toggles the sidebar (registered at start-up so that a click wakes the event page).
+ */
+export function installToolbarButton(): void {
+  const chromePanel = sidePanel();
+  if (chromePanel) {
+    void chromePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
+    return;
+  }
+  const firefoxSidebar = sidebar();
+  if (firefoxSidebar) browser.action.onClicked.addListener(() => void firefoxSidebar.toggle());
+}
+
+/** Opens the panel for a command. On Firefox the call must stay synchronous within the shortcut's handler. */
 export async function openPanel(tab: Browser.tabs.Tab | undefined): Promise<void> {
-  const sidePanel = (browser as unknown as { sidePanel?: { open(o: { windowId?: number; tabId?: number }): Promise<void> } }).sidePanel;
-  if (sidePanel && tab?.windowId !== undefined) await sidePanel.open({ windowId: tab.windowId });
-  else await (browser as unknown as { sidebarAction?: { open(): Promise<void> } }).sidebarAction?.open();
+  const chromePanel = sidePanel();
+  if (chromePanel && tab?.windowId !== undefined) await chromePanel.open({ windowId: tab.windowId });
+  else await sidebar()?.open();
 }
