@@ -24,6 +24,8 @@ export interface FirefoxHarness {
   origin: string;
   version: string;
   openPage(path: string): Promise<{ page: Page; tabId: number }>;
+  /** Opens any URL (e.g. the local server under another host name) and returns it with its tab id. */
+  openUrl(url: string): Promise<{ page: Page; tabId: number }>;
   /** The sidebar page opened as an ordinary tab, pinned to a tab (sidepanel.html?tab=<id>). */
   openPanel(tabId: number): Promise<Page>;
   /** An extension page (options.html) kept open for protocol calls. */
@@ -106,9 +108,12 @@ export async function launchFirefoxExtension(buildDir = FIREFOX_BUILD_DIR): Prom
     extensionOrigin,
     origin: server.origin,
     version: await browser.version(),
-    async openPage(path) {
+    openPage(path) {
+      return h.openUrl(`${server.origin}${path}`);
+    },
+    async openUrl(target) {
       const page = await browser.newPage();
-      await page.goto(`${server.origin}${path}`);
+      await page.goto(target);
       const url = page.url();
       const ext = await h.extensionPage();
       const tabId = await ext.evaluate(
@@ -170,5 +175,18 @@ export async function launchFirefoxExtension(buildDir = FIREFOX_BUILD_DIR): Prom
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+  // The local test site is not one of the built-in sites, so allow it as a user would in about:addons → Backstory →
+  // Permissions (the same ExtensionPermissions call that toggle makes; the add-on hears permissions.onAdded).
+  try {
+    await h.chrome(`
+      const { ExtensionPermissions } = ChromeUtils.importESModule('resource://gre/modules/ExtensionPermissions.sys.mjs');
+      const policy = WebExtensionPolicy.getByID(${JSON.stringify(id)});
+      if (!policy) throw new Error('add-on not running');
+      await ExtensionPermissions.add(${JSON.stringify(id)}, { permissions: [], origins: ['http://127.0.0.1/*'] }, policy.extension);
+      return true;`);
+  } catch (e) {
+    await h.close();
+    throw e;
+  }
   return h;
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { ElementHandle, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PanelState } from '../../lib/messaging/protocol';
+import { FIRST_CLASS_PATTERNS } from '../../lib/service/site-access';
 import { ROOT } from './harness';
 import { launchFirefoxExtension, type FirefoxHarness } from './firefox-harness';
 
@@ -45,10 +46,13 @@ const clickToolbarButton = () =>
     document.getElementById(id).querySelector('.unified-extensions-item-action-button').click(); return true`);
 
 describe(`Backstory in Firefox (${process.env.FIREFOX_PATH ?? 'firefox-esr'})`, () => {
-  it('installs with host access and loads the model in the event page', async () => {
+  it('installs with access to the built-in sites only, reads a site the user allowed, and loads the model', async () => {
     const ext = await h.extensionPage();
     const perms = await ext.evaluate(() => (globalThis as unknown as { browser: typeof chrome }).browser.permissions.getAll());
-    expect(perms.origins).toContain('<all_urls>');
+    // Built-in sites granted at install; the local test site only because the harness allowed it as a user would.
+    expect(perms.origins).toEqual(expect.arrayContaining([...FIRST_CLASS_PATTERNS, 'http://127.0.0.1/*']));
+    expect(perms.origins).not.toContain('<all_urls>');
+    expect(perms.origins).not.toContain('*://*/*');
     let status: Status = { state: 'idle', memorySize: 0 };
     // Slow on a busy 2-core machine (the session set-up runs on the event page's one thread): allow for it.
     for (const deadline = Date.now() + 170_000; status.state !== 'ready' && status.state !== 'failed' && Date.now() < deadline; ) {
@@ -94,6 +98,32 @@ describe(`Backstory in Firefox (${process.env.FIREFOX_PATH ?? 'firefox-esr'})`, 
     await panel.click('[data-testid="card"][data-id="demo-budget-decision"] [data-testid="card-insert"]');
     await expect.poll(() => fieldValue(page, '#body'), { timeout: 15_000 }).toContain(cardText.slice(0, 40));
     expect(await fieldValue(page, '#body')).toContain(before.trim());
+    await panel.close();
+    await page.close();
+  });
+
+  it('does not read a site the user has not allowed; the panel’s Allow button turns it on without a reload', async () => {
+    // The same local server under another host name: not a built-in site and not allowed.
+    const url = `${h.origin.replace('127.0.0.1', 'localhost')}/demo/compose.html`;
+    const { page, tabId } = await h.openUrl(url);
+    const panel = await h.openPanel(tabId);
+    await panel.waitForSelector('[data-testid="no-access"]', { timeout: 30_000 });
+    expect(await panel.$eval('[data-testid="allow-site"]', (e) => e.textContent)).toBe('Allow on localhost');
+    await page.bringToFront();
+    await page.click('#body');
+    await page.keyboard.type(' budget');
+    await sleep(1_000);
+    expect((await h.call<PanelState>('panel:get', { tabId })).task).toBeUndefined();
+    expect(await cardIds(panel)).toEqual([]);
+
+    // A real click in the panel (Firefox's permission prompt is off in the test profile, so the request is granted).
+    await panel.bringToFront();
+    await panel.click('[data-testid="allow-site"]');
+    await panel.waitForSelector('[data-testid="no-access"]', { hidden: true, timeout: 30_000 });
+    await page.bringToFront();
+    await page.click('#body');
+    await page.keyboard.type(' Q3');
+    await expect.poll(() => cardIds(panel), { timeout: 30_000 }).toContain('demo-budget-decision');
     await panel.close();
     await page.close();
   });
