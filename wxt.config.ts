@@ -32,7 +32,7 @@ export default defineConfig({
   manifest: ({ browser }) => ({
     name: 'Backstory',
     description: 'Brings the background you already wrote down to whatever you are writing now. Everything stays on your device.',
-    permissions: ['storage', 'contextMenus', 'tabs', 'clipboardWrite', ...(browser === 'firefox' ? [] : ['sidePanel'])],
+    permissions: ['storage', 'contextMenus', 'tabs', 'clipboardWrite', ...(browser === 'firefox' ? [] : ['sidePanel', 'offscreen'])],
     host_permissions: ['<all_urls>'],
     action: { default_title: 'Open Backstory' },
     commands: {
@@ -48,5 +48,9 @@ export default defineConfig({
     content_security_policy: {
       extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'",
     },
+    // Cross-origin isolation for the extension's pages: the offscreen document's WASM threads need SharedArrayBuffer.
+    ...(browser === 'firefox'
+      ? {}
+      : { cross_origin_embedder_policy: { value: 'require-corp' }, cross_origin_opener_policy: { value: 'same-origin' } }),
   }),
 });

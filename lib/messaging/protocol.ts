@@ -75,7 +75,7 @@ export interface BackgroundProtocol {
   /** Options page: how a sample task ranks under the given (unsaved or saved) settings. */
   'rank:preview': { req: { text: string; settings?: RankSettings; people?: string[]; site?: string }; res: { cards: PreviewCard[] } };
   /** Model and index status for the options page. */
-  'model:status': { req: Record<string, never>; res: ModelStatus & { memorySize: number; unembedded: number } };
+  'model:status': { req: Record<string, never>; res: ModelStatus & { memorySize: number; unembedded: number; indexBackend?: string } };
   /** The item saved by the last "Remember this" (for the quick edit popover), if it is recent. */
   'capture:recent': { req: Record<string, never>; res: { item?: MemoryItem } };
   'capture:dismiss': { req: { id: string }; res: { ok: true } };
@@ -90,6 +90,15 @@ export interface ContentProtocol {
   'page:read': { req: Record<string, never>; res: TaskReading };
   /** The whole selection, line breaks kept (the task reading clips it). */
   'page:selection': { req: Record<string, never>; res: { text: string } };
+}
+
+/**
+ * Messages from the service worker to its offscreen document (Chrome only), which runs the model on two WASM threads
+ * for indexing (a service worker cannot start the threads' Workers). The worker stays the owner of memory; the
+ * document only turns texts into vectors. Vectors travel as base64 float32 (lib/embed/offscreen-wire.ts).
+ */
+export interface OffscreenProtocol {
+  'offscreen:embed': { req: { texts: string[] }; res: { vectors: string; count: number; dim: number; backend: string; /** time the model took, ms */ ms: number } };
 }
 
 /** Name of the port a side panel opens to the service worker. */

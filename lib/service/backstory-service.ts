@@ -37,7 +37,7 @@ export class BackstoryService {
 
   constructor() {
     this.model = new ModelHolder(() => this.refreshAll(), async () => (await this.getSettings()).backend ?? 'auto');
-    this.store = new MemoryStore(openMemoryDB(), () => this.model.get());
+    this.store = new MemoryStore(openMemoryDB(), () => this.model.get(), () => this.model.indexer());
   }
 
   private getSettings(): Promise<RankSettings> {
@@ -63,6 +63,7 @@ export class BackstoryService {
     const seq = (this.seq.get(tabId) ?? 0) + 1;
     this.seq.set(tabId, seq);
     await this.store.load();
+    this.store.notePressure();
     const [task, settings] = await Promise.all([this.tasks.get(tabId), this.getSettings()]);
     const modelState = this.model.status.state;
     const skipModel = modelState === 'failed' || (opts.lexicalFirst && modelState !== 'ready');
@@ -383,7 +384,7 @@ export class BackstoryService {
       },
       'model:status': async () => {
         await this.store.load();
-        return { ...this.model.status, memorySize: this.store.size, unembedded: this.store.unembedded().length };
+        return { ...this.model.status, memorySize: this.store.size, unembedded: this.store.unembedded().length, indexBackend: this.store.indexBackend };
       },
       'capture:recent': () => {
         const c = this.lastCapture;

@@ -41,6 +41,13 @@ export interface Harness {
   command(name: string, tabId: number): Promise<void>;
   /** Fires a context-menu click's real listener. */
   contextMenu(info: Record<string, unknown>, tabId: number): Promise<void>;
+  /**
+   * Records the URL of every request made by targets Playwright does not follow: the offscreen document (a
+   * "background_page", first seen as "other") and dedicated workers such as onnxruntime's threads. Pages and the
+   * service worker are covered by `context.on('request')`. Attaches through the Target domain (non-flat sessions, so
+   * one CDP session of an extension page is enough) as soon as each target appears.
+   */
+  watchOtherTargets(onRequest: (url: string, targetType: string) => void): Promise<{ attached: string[]; stop(): Promise<void> }>;
   /** Stops the MV3 service worker as Chrome does when idle, and waits for it to start again. */
   restartServiceWorker(): Promise<Worker>;
   close(): Promise<void>;
@@ -130,6 +137,33 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
         },
         [info, tabId] as const,
       );
+    },
+    async watchOtherTargets(onRequest) {
+      const page = await context.newPage();
+      await page.goto(`chrome-extension://${extensionId}/options.html`);
+      const cdp = await context.newCDPSession(page);
+      const types = new Map<string, string>();
+      const attached: string[] = [];
+      let id = 0;
+      type Info = { targetId: string; type: string; url: string };
+      cdp.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) => {
+        const m = JSON.parse(e.message) as { method?: string; params?: { request?: { url: string } } };
+        if (m.method === 'Network.requestWillBeSent' && m.params?.request) onRequest(m.params.request.url, types.get(e.sessionId) ?? '?');
+      });
+      const attach = async (info: Info) => {
+        if (['page', 'service_worker', 'browser_ui', 'browser', 'tab'].includes(info.type)) return;
+        try {
+          const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: info.targetId, flatten: false });
+          types.set(sessionId, info.type);
+          attached.push(`${info.type} ${info.url}`);
+          await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: ++id, method: 'Network.enable' }) });
+        } catch {
+          // Gone before we got to it (a short-lived worker).
+        }
+      };
+      cdp.on('Target.targetCreated', (e: { targetInfo: Info }) => void attach(e.targetInfo));
+      await cdp.send('Target.setDiscoverTargets', { discover: true }); // also reports the targets alive now
+      return { attached, stop: () => cdp.detach().then(() => page.close()) };
     },
     async restartServiceWorker() {
       const page = await h.extensionPage();
