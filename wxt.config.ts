@@ -48,9 +48,5 @@ export default defineConfig({
     content_security_policy: {
       extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'",
     },
-    // Cross-origin isolation for the extension's pages: the offscreen document's WASM threads need SharedArrayBuffer.
-    ...(browser === 'firefox'
-      ? {}
-      : { cross_origin_embedder_policy: { value: 'require-corp' }, cross_origin_opener_policy: { value: 'same-origin' } }),
   }),
 });

@@ -71,11 +71,10 @@ if (complete()) {
 }
 
 // The runtime build transformers.js bundles for browsers is the WebGPU-capable one (JSEP/asyncify); ship its .wasm
-// inside the extension so nothing is fetched from a CDN, and its .mjs glue, which the offscreen document's threaded
-// runtime imports by URL (lib/embed/offscreen-engine.ts).
+// inside the extension so nothing is fetched from a CDN.
 const ORT_DIR = join(root, 'public', 'ort');
 mkdirSync(ORT_DIR, { recursive: true });
-for (const f of ['ort-wasm-simd-threaded.asyncify.wasm', 'ort-wasm-simd-threaded.asyncify.mjs']) {
+for (const f of ['ort-wasm-simd-threaded.asyncify.wasm']) {
   const src = join(root, 'node_modules', 'onnxruntime-web', 'dist', f);
   if (!existsSync(src)) throw new Error(`onnxruntime-web is missing ${f}; run npm install again`);
   copyFileSync(src, join(ORT_DIR, f));

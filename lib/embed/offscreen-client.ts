@@ -72,7 +72,7 @@ export class OffscreenEmbedder implements Embedder {
           return unpackVectors(r.vectors, r.count, r.dim);
         } catch (e) {
           // The document was closed under us (Chrome, or our idle timer racing a new request): open it again once.
-          if (attempt > 0 || !/Receiving end does not exist|No answer from Backstory|message port closed/i.test(String(e))) throw e;
+          if (attempt > 0 || !/Receiving end does not exist|No answer from Backstory|message (port|channel) closed|closed before a response/i.test(String(e))) throw e;
         }
       }
     } finally {

@@ -1,43 +1,71 @@
 import { browser } from 'wxt/browser';
 import { serveOffscreen } from '../messaging/rpc';
-import type { Embedder } from './embedder';
+import { MODEL_DIM } from './embedder';
+import type { EngineReply, EngineRequest } from './offscreen-worker';
 import { packVectors } from './offscreen-wire';
-import { createTransformersEmbedder } from './transformers-embedder';
-
-/** WASM threads in the offscreen document: the machines this targets have two cores, and the worker needs little. */
-export const OFFSCREEN_THREADS = Number((globalThis as { __threads?: number }).__threads ?? 2);
 
 /**
- * The offscreen document's side: an embedding engine and nothing else. It loads the int8 model on two WASM threads
- * (the page is cross-origin isolated, so SharedArrayBuffer exists) from the extension's own files, and answers the
- * service worker's `offscreen:embed`. It holds no memory: the worker owns IndexedDB and decides what to embed.
+ * Engines (Workers) the document runs: one per core, at least two, at most four; the service worker needs little
+ * while it only stores. Each runs the model on one thread and gets its share of every batch. Splitting batches
+ * between single-threaded engines scales better than one engine on several WASM threads, whose per-operator
+ * synchronisation stalls as soon as the cores are shared with anything else (measured in bench:perf), and it needs
+ * no SharedArrayBuffer, so the extension's pages need no cross-origin isolation.
+ */
+export function engineCount(cores = navigator.hardwareConcurrency || 2): number {
+  return Math.min(4, Math.max(2, cores - 1));
+}
+
+/** Splits `n` items into `parts` contiguous runs as even as possible (the batch is sorted by length). */
+export function shares(n: number, parts: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let p = 0, start = 0; p < parts; p++) {
+    const size = Math.floor(n / parts) + (p < n % parts ? 1 : 0);
+    if (size) out.push([start, start + size]);
+    start += size;
+  }
+  return out;
+}
+
+class Engine {
+  private worker = new Worker(new URL('./offscreen-worker.ts', import.meta.url), { type: 'module' });
+  private waiting = new Map<number, (r: EngineReply) => void>();
+  private next = 0;
+  constructor() {
+    this.worker.onmessage = (e: MessageEvent<EngineReply>) => {
+      this.waiting.get(e.data.id)?.(e.data);
+      this.waiting.delete(e.data.id);
+    };
+    this.worker.onerror = (e) => {
+      for (const done of this.waiting.values()) done({ id: -1, error: `embedding engine failed: ${e.message}` });
+      this.waiting.clear();
+    };
+  }
+  embed(texts: string[]): Promise<{ vectors: Float32Array[]; backend: string }> {
+    const url = (p: string) => (browser.runtime.getURL as (p: string) => string)(p);
+    const id = this.next++;
+    const req: EngineRequest = { id, texts, modelRoot: url('/models/'), wasmUrl: url('/ort/ort-wasm-simd-threaded.asyncify.wasm') };
+    return new Promise((ok, no) => {
+      this.waiting.set(id, (r) => ('error' in r ? no(new Error(r.error)) : ok(r)));
+      this.worker.postMessage(req);
+    });
+  }
+}
+
+/**
+ * The offscreen document's side: an embedding engine and nothing else. It answers the service worker's
+ * `offscreen:embed` with the vectors of the texts, computed by its Workers from the extension's own model files. It
+ * holds no memory: the service worker owns IndexedDB and decides what to embed.
  */
 export function serveOffscreenEngine(): void {
-  let engine: Promise<Embedder> | undefined;
-  const url = (p: string) => (browser.runtime.getURL as (p: string) => string)(p);
-  const load = () =>
-    createTransformersEmbedder({
-      modelRoot: url('/models/'),
-      wasmUrl: url('/ort/ort-wasm-simd-threaded.asyncify.wasm'),
-      // Without the glue's own URL the threaded runtime cannot start its Workers once bundled, and loading hangs.
-      mjsUrl: url('/ort/ort-wasm-simd-threaded.asyncify.mjs'),
-      threads: OFFSCREEN_THREADS,
-      device: 'wasm',
-      dtype: 'q8',
-      sessionOptions: { extra: { session: { intra_op: { allow_spinning: (globalThis as { __spin?: string }).__spin ?? '0' } } } },
-    });
+  let engines: Engine[] | undefined;
   serveOffscreen({
     'offscreen:embed': async ({ texts }) => {
-      if (!crossOriginIsolated) throw new Error('the offscreen document is not cross-origin isolated: no WASM threads');
-      engine ??= load().catch((e) => {
-        engine = undefined; // the next request tries again
-        throw e;
-      });
-      const e = await engine;
+      const all = (engines ??= Array.from({ length: engineCount() }, () => new Engine())); // started on the first request
       const t0 = performance.now();
-      const vectors = await e.embed(texts);
+      const parts = await Promise.all(shares(texts.length, all.length).map(([a, b], i) => all[i].embed(texts.slice(a, b))));
+      const vectors = parts.flatMap((p) => p.vectors);
       const ms = performance.now() - t0;
-      return { vectors: packVectors(vectors, e.dim), count: vectors.length, dim: e.dim, backend: `offscreen/${e.backend}`, ms };
+      return { vectors: packVectors(vectors, MODEL_DIM), count: vectors.length, dim: MODEL_DIM, backend: `offscreen/${parts[0]?.backend ?? 'wasm'}x${all.length}`, ms };
     },
   });
 }

@@ -21,8 +21,6 @@ export interface TransformersEmbedderOptions {
    * WASM; 'q4' = the model as shipped (default).
    */
   dtype?: 'q8' | 'q4';
-  /** Passed to onnxruntime's InferenceSession (e.g. thread-pool settings). */
-  sessionOptions?: Record<string, unknown>;
 }
 
 /** all-MiniLM-L6-v2 (q4 or its int8 rewrite) through transformers.js, with every remote fetch switched off. */
@@ -42,7 +40,6 @@ export async function createTransformersEmbedder(opts: TransformersEmbedderOptio
   }
   const extractor = (await pipeline('feature-extraction', MODEL_ID, {
     dtype: opts.dtype ?? 'q4',
-    ...(opts.sessionOptions ? { session_options: opts.sessionOptions } : {}),
     ...(opts.device ? { device: opts.device } : {}),
     ...(opts.onProgress
       ? {

@@ -142,23 +142,43 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
       const page = await context.newPage();
       await page.goto(`chrome-extension://${extensionId}/options.html`);
       const cdp = await context.newCDPSession(page);
-      const types = new Map<string, string>();
       const attached: string[] = [];
       let id = 0;
       type Info = { targetId: string; type: string; url: string };
-      cdp.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) => {
-        const m = JSON.parse(e.message) as { method?: string; params?: { request?: { url: string } } };
-        if (m.method === 'Network.requestWillBeSent' && m.params?.request) onRequest(m.params.request.url, types.get(e.sessionId) ?? '?');
-      });
+      type Message = { method?: string; params?: { request?: { url: string }; sessionId?: string; message?: string; targetInfo?: Info } };
+      /** Sends a command to a target through the chain of non-flat sessions leading to it. */
+      const sendVia = (path: string[], method: string, params: object = {}) => {
+        let message = JSON.stringify({ id: ++id, method, params });
+        for (let i = path.length - 1; i > 0; i--) message = JSON.stringify({ id: ++id, method: 'Target.sendMessageToTarget', params: { sessionId: path[i], message } });
+        return cdp.send('Target.sendMessageToTarget', { sessionId: path[0], message });
+      };
+      /** Network events of a target, and the workers it starts (held at their start until their requests are watched). */
+      const watch = async (path: string[], info: Info) => {
+        attached.push(`${info.type} ${info.url}`);
+        await sendVia(path, 'Network.enable');
+        await sendVia(path, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
+        await sendVia(path, 'Runtime.runIfWaitingForDebugger');
+      };
+      const types = new Map<string, string[]>(); // top-level session id -> its type
+      const onMessage = (path: string[], type: string, raw: string) => {
+        const m = JSON.parse(raw) as Message;
+        if (m.method === 'Network.requestWillBeSent' && m.params?.request) onRequest(m.params.request.url, type);
+        else if (m.method === 'Target.attachedToTarget' && m.params?.sessionId && m.params.targetInfo) void watch([...path, m.params.sessionId], m.params.targetInfo).catch(() => undefined);
+        else if (m.method === 'Target.receivedMessageFromTarget' && m.params?.sessionId && m.params.message) {
+          const child = [...path, m.params.sessionId];
+          onMessage(child, types.get(child.join('/'))?.[0] ?? 'worker', m.params.message);
+        }
+      };
+      cdp.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) => onMessage([e.sessionId], types.get(e.sessionId)?.[0] ?? '?', e.message));
       const attach = async (info: Info) => {
-        if (['page', 'service_worker', 'browser_ui', 'browser', 'tab'].includes(info.type)) return;
+        // Pages and the service worker are Playwright's; workers are reached through the document that starts them.
+        if (['page', 'service_worker', 'browser_ui', 'browser', 'tab', 'worker'].includes(info.type)) return;
         try {
           const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: info.targetId, flatten: false });
-          types.set(sessionId, info.type);
-          attached.push(`${info.type} ${info.url}`);
-          await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: ++id, method: 'Network.enable' }) });
+          types.set(sessionId, [info.type]);
+          await watch([sessionId], info);
         } catch {
-          // Gone before we got to it (a short-lived worker).
+          // Gone before we got to it.
         }
       };
       cdp.on('Target.targetCreated', (e: { targetInfo: Info }) => void attach(e.targetInfo));

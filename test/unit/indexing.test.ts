@@ -102,3 +102,13 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(Array.from(pack.slots).every((s) => s >= 0)).toBe(true);
   });
 });
+
+describe('the offscreen document splits each batch between its engines', () => {
+  it('runs one engine per core, two to four, and gives each a contiguous, even share', async () => {
+    const { engineCount, shares } = await import('../../lib/embed/offscreen-engine');
+    expect([1, 2, 4, 8, 16].map((c) => engineCount(c))).toEqual([2, 2, 3, 4, 4]);
+    expect(shares(16, 2)).toEqual([[0, 8], [8, 16]]);
+    expect(shares(5, 3)).toEqual([[0, 2], [2, 4], [4, 5]]);
+    expect(shares(1, 2)).toEqual([[0, 1]]);
+  });
+});
