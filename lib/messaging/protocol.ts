@@ -93,8 +93,8 @@ export interface ContentProtocol {
 }
 
 /**
- * Messages from the service worker to its offscreen document (Chrome only), which runs the model on two WASM threads
- * for indexing (a service worker cannot start the threads' Workers). The worker stays the owner of memory; the
+ * Messages from the service worker to its offscreen document (Chrome only), which runs the model in one Worker per core
+ * for indexing (a service worker cannot start Workers). The service worker stays the owner of memory; the
  * document only turns texts into vectors. Vectors travel as base64 float32 (lib/embed/offscreen-wire.ts).
  */
 export interface OffscreenProtocol {

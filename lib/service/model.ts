@@ -25,8 +25,8 @@ export class ModelHolder {
   private offscreen?: OffscreenEmbedder;
 
   /**
-   * The embedder for indexing (imports, late embeddings). In Chrome that is the offscreen document, two WASM threads
-   * in another process, so the worker's own thread stays free for ranking; where there is no offscreen document
+   * The embedder for indexing (imports, late embeddings). In Chrome that is the offscreen document, one engine per core
+   * on threads of its own, so the worker's own thread stays free for ranking; where there is no offscreen document
    * (Firefox), or WebGPU was chosen, it is the worker's own model. The store falls back to `get()` if it fails.
    */
   async indexer(): Promise<Embedder | null> {
