@@ -35,8 +35,6 @@ export class OffscreenEmbedder implements Embedder {
   readonly modelId = MODEL_ID;
   readonly dim = MODEL_DIM;
   backend = 'offscreen';
-  /** Time the engine spent embedding, summed over requests (the rest of a request's time is messaging). */
-  engineMs = 0;
   private creating?: Promise<void>;
   private idleTimer?: ReturnType<typeof setTimeout>;
   private busy = 0;
@@ -49,7 +47,7 @@ export class OffscreenEmbedder implements Embedder {
     const live = await c.runtime!.getContexts!({ contextTypes: ['OFFSCREEN_DOCUMENT'], documentUrls: [url] });
     if (live.length) return;
     this.creating ??= c
-      .offscreen!.createDocument({ url: DOCUMENT, reasons: ['WORKERS'], justification: 'Runs the embedding model on two threads to index notes.' })
+      .offscreen!.createDocument({ url: DOCUMENT, reasons: ['WORKERS'], justification: 'Runs the embedding model in Workers, one per core, to index imported notes.' })
       .catch((e: unknown) => {
         // Another caller created it between the check and here: that is fine.
         if (!/single offscreen document/i.test(String(e))) throw e;
@@ -68,7 +66,6 @@ export class OffscreenEmbedder implements Embedder {
           await this.open();
           const r = await callOffscreen('offscreen:embed', { texts });
           this.backend = r.backend;
-          this.engineMs += r.ms;
           return unpackVectors(r.vectors, r.count, r.dim);
         } catch (e) {
           // The document was closed under us (Chrome, or our idle timer racing a new request): open it again once.

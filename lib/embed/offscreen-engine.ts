@@ -7,9 +7,10 @@ import { packVectors } from './offscreen-wire';
 /**
  * Engines (Workers) the document runs: one per core, at least two, at most four; the service worker needs little
  * while it only stores. Each runs the model on one thread and gets its share of every batch. Splitting batches
- * between single-threaded engines scales better than one engine on several WASM threads, whose per-operator
- * synchronisation stalls as soon as the cores are shared with anything else (measured in bench:perf), and it needs
- * no SharedArrayBuffer, so the extension's pages need no cross-origin isolation.
+ * between single-threaded engines held up better than one engine on two WASM threads, whose per-operator
+ * synchronisation stalls as soon as the cores are shared with anything else (two threads ran slower than one on the
+ * loaded 2-core machine this was measured on), and it needs no SharedArrayBuffer, so the extension's pages need no
+ * cross-origin isolation.
  */
 export function engineCount(cores = navigator.hardwareConcurrency || 2): number {
   return Math.min(4, Math.max(2, cores - 1));
@@ -61,11 +62,9 @@ export function serveOffscreenEngine(): void {
   serveOffscreen({
     'offscreen:embed': async ({ texts }) => {
       const all = (engines ??= Array.from({ length: engineCount() }, () => new Engine())); // started on the first request
-      const t0 = performance.now();
       const parts = await Promise.all(shares(texts.length, all.length).map(([a, b], i) => all[i].embed(texts.slice(a, b))));
       const vectors = parts.flatMap((p) => p.vectors);
-      const ms = performance.now() - t0;
-      return { vectors: packVectors(vectors, MODEL_DIM), count: vectors.length, dim: MODEL_DIM, backend: `offscreen/${parts[0]?.backend ?? 'wasm'}x${all.length}`, ms };
+      return { vectors: packVectors(vectors, MODEL_DIM), count: vectors.length, dim: MODEL_DIM, backend: `offscreen/${parts[0]?.backend ?? 'wasm'}x${all.length}` };
     },
   });
 }

@@ -65,7 +65,7 @@ export class MemoryStore {
   private mem = new IndexedMemory();
   private loaded?: Promise<void>;
   private pending?: Promise<number>;
-  /** Which engine embedded the last background batch (e.g. `offscreen/wasm/q8/2t`), for status and the bench. */
+  /** Which engine embedded the last background batch (e.g. `offscreen/wasm/q8x2`), for status and the bench. */
   indexBackend?: string;
 
   constructor(
@@ -73,7 +73,7 @@ export class MemoryStore {
     /** Resolves to null when the model cannot load: items are then stored unembedded and ranked lexically. */
     private readonly getEmbedder: () => Promise<Embedder | null>,
     /**
-     * The embedder for background indexing (embedPending): in the extension, an offscreen document with two threads.
+     * The embedder for background indexing (embedPending): in Chrome, the offscreen document (one engine per core).
      * If it fails, indexing goes on with getEmbedder's.
      */
     private readonly getIndexEmbedder: () => Promise<Embedder | null> = getEmbedder,
@@ -168,12 +168,9 @@ export class MemoryStore {
   private stale = 0;
   /** A rewrite came due while indexing ran. */
   private packDue = false;
-  /** Bumped by every change: a pack rewrite that saw the memory change under it starts over later. */
-  private changes = 0;
 
   private noteChanges(n: number, force = false): void {
     this.stale += n;
-    this.changes++;
     if (force || this.stale >= Math.max(PACK_MIN_STALE, this.mem.size * PACK_STALE_SHARE)) this.schedulePack();
   }
 
@@ -196,8 +193,7 @@ export class MemoryStore {
 
   /**
    * Writes the in-memory indexes as the pack (PackRow); the next start loads them in one read. With `whenIdle` (the
-   * timer's rewrite) it waits while a background indexing run is still adding vectors (it would be stale at once),
-   * and starts over later if memory changed while the pack was being gathered.
+   * timer's rewrite) it waits while a background indexing run is still adding vectors (it would be stale at once).
    */
   async savePack(opts: { whenIdle?: boolean } = {}): Promise<void> {
     await this.load();
@@ -206,8 +202,6 @@ export class MemoryStore {
       this.packDue = true; // indexing in progress: rewritten when it ends
       return;
     }
-    const before = this.changes;
-    const staleBefore = this.stale;
     this.stale = 0;
     const all = [...this.mem.items()];
     const ids = all.map((it) => it.id);
@@ -219,10 +213,6 @@ export class MemoryStore {
       prints: Uint32Array.from(all, indexPrint), slots: Int32Array.from(ids, (id) => slotOf.get(id) ?? -1),
       codes: pv.codes, scales: pv.scales, lexical: this.mem.lexicalIndex.exportDocs(ids),
     };
-    if (this.changes !== before) {
-      this.stale += staleBefore;
-      return this.schedulePack();
-    }
     await this.db.packs.put(row);
   }
 

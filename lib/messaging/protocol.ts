@@ -98,7 +98,7 @@ export interface ContentProtocol {
  * document only turns texts into vectors. Vectors travel as base64 float32 (lib/embed/offscreen-wire.ts).
  */
 export interface OffscreenProtocol {
-  'offscreen:embed': { req: { texts: string[] }; res: { vectors: string; count: number; dim: number; backend: string; /** time the model took, ms */ ms: number } };
+  'offscreen:embed': { req: { texts: string[] }; res: { vectors: string; count: number; dim: number; backend: string } };
 }
 
 /** Name of the port a side panel opens to the service worker. */

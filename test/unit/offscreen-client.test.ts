@@ -22,7 +22,7 @@ const chromeFake = {
       if (!fake.open) throw new Error('Could not establish connection. Receiving end does not exist.');
       if (fake.refuse) return { ok: false, error: 'embedding engine failed: out of memory' };
       const vs = msg.payload.texts.map((t) => Float32Array.from({ length: 384 }, (_, d) => (d === 0 ? t.length : 0)));
-      return { ok: true, value: { vectors: packVectors(vs, 384), count: vs.length, dim: 384, backend: 'offscreen/wasm/q8x2', ms: 1 } };
+      return { ok: true, value: { vectors: packVectors(vs, 384), count: vs.length, dim: 384, backend: 'offscreen/wasm/q8x2' } };
     },
   },
   offscreen: {
