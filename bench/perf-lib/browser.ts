@@ -72,6 +72,60 @@ const PACK_DELETE_SRC = `new Promise((ok, no) => {
   r.onerror = () => no(r.error);
 })`;
 
+const r1 = (x: number) => Math.round(x * 10) / 10;
+type Harness = Awaited<ReturnType<typeof launchExtension>>;
+
+/** Shows or hides chrome.offscreen from the service worker's code (bench switch between the two indexing paths). */
+const OFFSCREEN_SWITCH = (on: boolean) => {
+  const c = chrome as unknown as { offscreen?: unknown; __offscreen?: unknown };
+  c.__offscreen ??= c.offscreen;
+  Object.defineProperty(c, 'offscreen', { value: on ? c.__offscreen : undefined, configurable: true });
+};
+
+/** index_items_per_s_browser: imports embedded by the offscreen document and by the service worker, alternating. */
+export async function indexFigures(h: Harness, tabId: number, log: (s: string) => void, n = 128, rounds = 3) {
+  const r = rng(42);
+  const status = () => h.call<{ state: string; unembedded: number; indexBackend?: string }>('model:status', {});
+  while ((await status()).state === 'loading') await new Promise((ok) => setTimeout(ok, 50));
+  const sw = await h.serviceWorker();
+  // Warm-up: the offscreen document is created and loads its model (a user's first import pays this once).
+  await h.seed(Array.from({ length: 16 }, (_, k) => ({ id: `warm${k}`, text: englishNote(54, r) })));
+  while ((await status()).unembedded) await new Promise((ok) => setTimeout(ok, 100));
+  const offRates: number[] = [];
+  const workerRates: number[] = [];
+  const rankOff: number[] = [];
+  const rankWorker: number[] = [];
+  let offBackend = '?';
+  let workerBackend = '?';
+  for (let round = 0; round < rounds * 2; round++) {
+    const off = round % 2 === 0;
+    await sw.evaluate(OFFSCREEN_SWITCH, off);
+    const notes = Array.from({ length: n }, (_, k) => ({ id: `idx${round}-${k}`, text: englishNote(54, r) }));
+    const t0 = Date.now();
+    await h.seed(notes);
+    let left = n;
+    while (left > 0 && Date.now() - t0 < 300_000) {
+      const q0 = performance.now();
+      await h.call('panel:get', { tabId });
+      (off ? rankOff : rankWorker).push(performance.now() - q0);
+      await new Promise((ok) => setTimeout(ok, 100));
+      left = (await status()).unembedded;
+    }
+    const rate = left ? NaN : n / ((Date.now() - t0) / 1000);
+    (off ? offRates : workerRates).push(rate);
+    const backend = (await status()).indexBackend ?? '?';
+    if (off) offBackend = backend;
+    else workerBackend = backend;
+    log(`browser indexing round ${round + 1}: ${n} notes at ${r1(rate)}/s (${backend})`);
+  }
+  await sw.evaluate(OFFSCREEN_SWITCH, true);
+  return {
+    n, rounds, offRates, workerRates, offBackend, workerBackend,
+    offscreen: percentile(offRates, 50), worker: percentile(workerRates, 50),
+    rankOff: percentile(rankOff, 50), rankWorker: percentile(rankWorker, 50),
+  };
+}
+
 export async function browserFigures(log: (s: string) => void, n = 10_000) {
   const h = await launchExtension();
   try {
@@ -186,29 +240,30 @@ export async function browserFigures(log: (s: string) => void, n = 10_000) {
     log(`panel updates: ${upd.join(', ')} ms`);
     await panel.close();
 
-    // Indexing in the browser: an import of ~60-word notes through the real path (written at once, embedded in the
-    // background in batches of 16 by the int8 model in the service worker, one thread), timed until nothing is left
-    // unembedded.
-    const nIdx = 256;
-    const r = rng(42);
-    const notes = Array.from({ length: nIdx }, (_, k) => ({ id: `idx${k}`, text: englishNote(54, r) }));
-    while ((await h.call<{ state: string }>('model:status', {})).state === 'loading') await new Promise((ok) => setTimeout(ok, 50));
-    const ti = Date.now();
-    await h.seed(notes);
-    let left = nIdx;
-    while (left > 0 && Date.now() - ti < 300_000) {
-      await new Promise((ok) => setTimeout(ok, 100));
-      left = (await h.call<{ unembedded: number }>('model:status', {})).unembedded;
-    }
-    const idxPerS = left ? NaN : nIdx / ((Date.now() - ti) / 1000);
-    const backend = (await h.call<{ backend?: string }>('model:status', {})).backend ?? '?';
-    log(`browser indexing: ${nIdx} notes in ${Date.now() - ti} ms`);
+    // Indexing in the browser: imports of ~60-token notes through the real path (written at once, then embedded in
+    // the background in batches of 16 and stored one transaction per batch), timed until nothing is left unembedded.
+    // In Chrome the offscreen document embeds them (int8, one engine per core); the baseline is the service worker's own
+    // model (int8, 1 thread), the path Firefox and a failed offscreen document take. The two alternate, round by
+    // round, so the machine's noise hits both alike. Bench switch: the worker path is forced by hiding
+    // chrome.offscreen from the service worker's code for that round (the extension's own fallback check).
+    // While each import runs, the panel's ranking for a tab is requested again and again: its latency shows whether
+    // indexing holds up ranking.
+    const idx = await indexFigures(h, tabId, log);
     const rows: { name: string; what: string; value: number; baseline?: number; target: string; ok?: boolean; note?: string }[] = [
       { name: 'panel_update_ms_p50', what: 'field text changes -> new top card in the panel, 10k items, headless Chromium', value: percentile(upd, 50), baseline: PANEL_UPDATE_BASELINE_MS, target: '<= 150 ms', ok: percentile(upd, 50) <= 150, note: `${upd.length}/${ROUNDS} rounds; p95 ${percentile(upd, 95)} ms; debounce ${DEBOUNCE_MS} ms included${updError ? `; last miss: ${updError}` : ''}` },
       { name: 'cold_start_ms', what: 'worker stopped -> panel opened -> first ranked cards (10k items; by words while the model loads)', value: percentile(cold, 50), baseline: percentile(coldNoPack, 50), target: '<= 1500 ms', ok: percentile(cold, 50) <= 1500, note: `rounds ${cold.join(', ')} ms; without the pack ${coldNoPack.join(', ')} ms; model ready (semantic re-rank) ${percentile(semantic, 50)} ms` },
     ];
-    rows.push({ name: 'index_items_per_s_browser', what: 'import of ~60-word notes embedded in the background (int8, batches of 16), headless Chromium', value: Math.round(idxPerS * 10) / 10, target: '>= 100 items/s', ok: idxPerS >= 100, note: `${nIdx} notes, import to all embedded; backend ${backend}` });
-    return { rows, extra: { panel_update_ms_p95: percentile(upd, 95), cold_start_semantic_ms: percentile(semantic, 50), debounce_ms: DEBOUNCE_MS } as Record<string, number> };
+    rows.push({
+      name: 'index_items_per_s_browser', what: 'import of ~60-token notes embedded in the background (int8, batches of 16): offscreen document (one engine per core) vs the service worker (1 thread)', value: r1(idx.offscreen), baseline: r1(idx.worker), target: '>= 100 items/s', ok: idx.offscreen >= 100,
+      note: `${idx.n} notes a round, medians of ${idx.rounds}: offscreen ${idx.offRates.map(r1).join(', ')}/s (${idx.offBackend}), worker ${idx.workerRates.map(r1).join(', ')}/s (${idx.workerBackend}); ranking during the import p50 ${r1(idx.rankOff)} ms offscreen vs ${r1(idx.rankWorker)} ms worker`,
+    });
+    return {
+      rows,
+      extra: {
+        panel_update_ms_p95: percentile(upd, 95), cold_start_semantic_ms: percentile(semantic, 50), debounce_ms: DEBOUNCE_MS,
+        index_items_per_s_browser_worker: r1(idx.worker), rank_during_index_ms_p50_offscreen: r1(idx.rankOff), rank_during_index_ms_p50_worker: r1(idx.rankWorker),
+      } as Record<string, number>,
+    };
   } finally {
     await h.close();
   }

@@ -65,11 +65,18 @@ export class MemoryStore {
   private mem = new IndexedMemory();
   private loaded?: Promise<void>;
   private pending?: Promise<number>;
+  /** Which engine embedded the last background batch (e.g. `offscreen/wasm/q8x2`), for status and the bench. */
+  indexBackend?: string;
 
   constructor(
     private readonly db: BackstoryDB,
     /** Resolves to null when the model cannot load: items are then stored unembedded and ranked lexically. */
     private readonly getEmbedder: () => Promise<Embedder | null>,
+    /**
+     * The embedder for background indexing (embedPending): in Chrome, the offscreen document (one engine per core).
+     * If it fails, indexing goes on with getEmbedder's.
+     */
+    private readonly getIndexEmbedder: () => Promise<Embedder | null> = getEmbedder,
   ) {}
 
   /** The memory as the ranker reads it. */
@@ -159,6 +166,8 @@ export class MemoryStore {
   private writing = 0;
   /** Items changed since the pack was last written. */
   private stale = 0;
+  /** A rewrite came due while indexing ran. */
+  private packDue = false;
 
   private noteChanges(n: number, force = false): void {
     this.stale += n;
@@ -168,13 +177,31 @@ export class MemoryStore {
   /** Rewrites the pack once changes have stopped for a moment. */
   private schedulePack(delay = PACK_DELAY_MS): void {
     clearTimeout(this.packTimer);
-    this.packTimer = setTimeout(() => void this.savePack().catch(() => undefined), delay);
+    this.packTimer = setTimeout(() => {
+      this.packTimer = undefined;
+      void this.savePack({ whenIdle: true }).catch(() => undefined);
+    }, delay);
   }
 
-  /** Writes the in-memory indexes as the pack (PackRow); the next start loads them in one read. */
-  async savePack(): Promise<void> {
+  /**
+   * A ranking is being served: a pack rewrite due now waits until rankings pause (the rewrite holds the worker's
+   * thread for about a second per 10k items, which the user would feel while typing).
+   */
+  notePressure(): void {
+    if (this.packTimer !== undefined) this.schedulePack();
+  }
+
+  /**
+   * Writes the in-memory indexes as the pack (PackRow); the next start loads them in one read. With `whenIdle` (the
+   * timer's rewrite) it waits while a background indexing run is still adding vectors (it would be stale at once).
+   */
+  async savePack(opts: { whenIdle?: boolean } = {}): Promise<void> {
     await this.load();
     if (this.writing) return this.schedulePack(); // a write is between IndexedDB and memory: try again later
+    if (opts.whenIdle && this.pending) {
+      this.packDue = true; // indexing in progress: rewritten when it ends
+      return;
+    }
     this.stale = 0;
     const all = [...this.mem.items()];
     const ids = all.map((it) => it.id);
@@ -263,22 +290,35 @@ export class MemoryStore {
   }
 
   /**
-   * Embeds items that have no vector yet, in small batches so ranking requests get the thread in between.
-   * One run at a time: a second call joins the running one. Returns how many were embedded.
+   * Embeds items that have no vector yet, in small batches so ranking requests get the thread in between; each
+   * batch is stored in one transaction. Items are taken shortest first, so a batch holds texts of similar length
+   * and the model pads little. One run at a time: a second call joins the running one. Returns how many were embedded.
    */
   embedPending(onProgress?: (done: number, total: number) => void, batch = 16): Promise<number> {
     this.pending ??= (async () => {
       try {
         await this.load();
-        const embedder = await this.getEmbedder();
+        let embedder = await this.getIndexEmbedder();
         if (!embedder) return 0;
-        const ids = this.unembedded();
+        const ids = this.byLength(this.unembedded());
         let done = 0;
+        if (ids.length) onProgress?.(0, ids.length); // panels show the count from the start
         for (let i = 0; i < ids.length; i += batch) {
           // Items deleted or edited meanwhile are skipped; an edit embeds its own new text.
           const items = ids.slice(i, i + batch).map((id) => this.mem.get(id)).filter((it): it is MemoryItem => !!it && !it.needsReview && !this.mem.vector(it.id));
           if (items.length) {
-            const vectors = await embedder.embed(items.map(embedText));
+            const texts = items.map(embedText);
+            let vectors: Float32Array[];
+            try {
+              vectors = await embedder.embed(texts);
+            } catch (e) {
+              // The indexing engine failed (offscreen document refused or gone): go on with the worker's own model.
+              const own = await this.getEmbedder();
+              if (!own || own === embedder) throw e;
+              embedder = own;
+              vectors = await embedder.embed(texts);
+            }
+            this.indexBackend = embedder.backend;
             const live = items.filter((it) => this.mem.get(it.id) === it);
             await this.write(() => this.db.vectors.bulkPut(live.map((it) => ({ id: it.id, model: MODEL_TAG, vector: vectors[items.indexOf(it)] }))).then(() => undefined), live.length);
             for (const it of live) this.mem.setVector(it.id, vectors[items.indexOf(it)]);
@@ -289,9 +329,20 @@ export class MemoryStore {
         return done;
       } finally {
         this.pending = undefined;
+        // The rewrite held back while indexing ran (savePack whenIdle) happens now that it is over.
+        if (this.packDue) {
+          this.packDue = false;
+          this.schedulePack();
+        }
       }
     })();
     return this.pending;
+  }
+
+  /** Ids ordered by the length of the text the model sees (a padded batch costs as much as its longest text). */
+  private byLength(ids: string[]): string[] {
+    const len = new Map(ids.map((id) => [id, embedText(this.mem.get(id)!).length]));
+    return ids.sort((a, b) => len.get(a)! - len.get(b)!);
   }
 
   private async tryEmbed(items: MemoryItem[]): Promise<Float32Array[] | null> {

@@ -77,7 +77,7 @@ export interface BackgroundProtocol {
   /** Options page: how a sample task ranks under the given (unsaved or saved) settings. */
   'rank:preview': { req: { text: string; settings?: RankSettings; people?: string[]; site?: string }; res: { cards: PreviewCard[] } };
   /** Model and index status for the options page. */
-  'model:status': { req: Record<string, never>; res: ModelStatus & { memorySize: number; unembedded: number } };
+  'model:status': { req: Record<string, never>; res: ModelStatus & { memorySize: number; unembedded: number; indexBackend?: string } };
   /** The item saved by the last "Remember this" (for the quick edit popover), if it is recent. */
   'capture:recent': { req: Record<string, never>; res: { item?: MemoryItem } };
   'capture:dismiss': { req: { id: string }; res: { ok: true } };
@@ -94,6 +94,15 @@ export interface ContentProtocol {
   'page:selection': { req: Record<string, never>; res: { text: string } };
   /** The user took back access to this site: the content script stops watching and answering. */
   'page:stop': { req: Record<string, never>; res: { ok: true } };
+}
+
+/**
+ * Messages from the service worker to its offscreen document (Chrome only), which runs the model in one Worker per core
+ * for indexing (a service worker cannot start Workers). The service worker stays the owner of memory; the
+ * document only turns texts into vectors. Vectors travel as base64 float32 (lib/embed/offscreen-wire.ts).
+ */
+export interface OffscreenProtocol {
+  'offscreen:embed': { req: { texts: string[] }; res: { vectors: string; count: number; dim: number; backend: string } };
 }
 
 /** Name of the port a side panel opens to the service worker. */

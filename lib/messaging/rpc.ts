@@ -1,5 +1,5 @@
 import { browser, type Browser } from 'wxt/browser';
-import { CONTENT_SCRIPT_MESSAGES, type BackgroundProtocol, type ContentProtocol, type Req, type Res } from './protocol';
+import { CONTENT_SCRIPT_MESSAGES, type BackgroundProtocol, type ContentProtocol, type OffscreenProtocol, type Req, type Res } from './protocol';
 
 /** Errors cross the message boundary as data, then are thrown again on the caller's side. */
 type Wire<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -25,6 +25,14 @@ export function callTab<K extends keyof ContentProtocol>(
   frameId = 0,
 ): Promise<Res<ContentProtocol, K>> {
   return unwrap(browser.tabs.sendMessage(tabId, { type, payload }, { frameId }));
+}
+
+/** Service worker -> its offscreen document. Every extension page receives it too; only the document answers. */
+export function callOffscreen<K extends keyof OffscreenProtocol>(
+  type: K,
+  payload: Req<OffscreenProtocol, K>,
+): Promise<Res<OffscreenProtocol, K>> {
+  return unwrap(browser.runtime.sendMessage({ type, payload }));
 }
 
 type Handlers<P> = { [K in keyof P]?: (payload: Req<P, K>, sender: Browser.runtime.MessageSender) => Promise<Res<P, K>> | Res<P, K> };
@@ -65,6 +73,18 @@ function serve<P>(handlers: Handlers<P>, allowed: (type: keyof P, sender: Browse
 /** Service worker side: content scripts may only send what CONTENT_SCRIPT_MESSAGES allows. */
 export function serveBackground(handlers: Handlers<BackgroundProtocol>): void {
   void serve(handlers, (type, sender) => fromThisExtension(sender) && (isExtensionPage(sender) || CONTENT_SCRIPT_MESSAGES.has(type)));
+}
+
+/** The extension's service worker: no tab, and the background script's URL (pages and content scripts have their own). */
+export function isServiceWorker(sender: Browser.runtime.MessageSender): boolean {
+  if (sender.tab || typeof sender.url !== 'string') return false;
+  const url = new URL(sender.url);
+  return url.origin === new URL(browser.runtime.getURL('/')).origin && url.pathname === '/background.js';
+}
+
+/** Offscreen document side: only the service worker may ask it to embed. */
+export function serveOffscreen(handlers: Handlers<OffscreenProtocol>): void {
+  serve(handlers, (_type, sender) => fromThisExtension(sender) && isServiceWorker(sender));
 }
 
 /** Content script side: only the service worker (no tab, this extension) may ask a page to act. */

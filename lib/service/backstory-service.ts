@@ -41,7 +41,7 @@ export class BackstoryService {
 
   constructor() {
     this.model = new ModelHolder(() => this.refreshAll(), async () => (await this.getSettings()).backend ?? 'auto');
-    this.store = new MemoryStore(openMemoryDB(), () => this.model.get());
+    this.store = new MemoryStore(openMemoryDB(), () => this.model.get(), () => this.model.indexer());
   }
 
   private getSettings(): Promise<RankSettings> {
@@ -112,6 +112,7 @@ export class BackstoryService {
     const seq = (this.seq.get(tabId) ?? 0) + 1;
     this.seq.set(tabId, seq);
     await this.store.load();
+    this.store.notePressure();
     const [known, settings, tabAccess] = await Promise.all([this.tasks.get(tabId), this.getSettings(), this.access.tabAccess(tabId)]);
     // Without access the page was never read: no task, the panel says so and offers to allow the site. A shortcut
     // the user pressed on the page (`invoked`) read it under the browser's activeTab grant.
@@ -442,7 +443,7 @@ export class BackstoryService {
       },
       'model:status': async () => {
         await this.store.load();
-        return { ...this.model.status, memorySize: this.store.size, unembedded: this.store.unembedded().length };
+        return { ...this.model.status, memorySize: this.store.size, unembedded: this.store.unembedded().length, indexBackend: this.store.indexBackend };
       },
       'capture:recent': () => {
         const c = this.lastCapture;

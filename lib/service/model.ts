@@ -1,5 +1,6 @@
 import { browser } from 'wxt/browser';
 import type { Embedder } from '../embed/embedder';
+import { OffscreenEmbedder, offscreenAvailable } from '../embed/offscreen-client';
 import { createTransformersEmbedder } from '../embed/transformers-embedder';
 import type { ModelStatus } from '../messaging/protocol';
 
@@ -19,6 +20,20 @@ export class ModelHolder {
   get(): Promise<Embedder | null> {
     this.loading ??= this.load();
     return this.loading;
+  }
+
+  private offscreen?: OffscreenEmbedder;
+
+  /**
+   * The embedder for indexing (imports, late embeddings). In Chrome that is the offscreen document, one engine per core
+   * on threads of its own, so the worker's own thread stays free for ranking; where there is no offscreen document
+   * (Firefox), or WebGPU was chosen, it is the worker's own model. The store falls back to `get()` if it fails.
+   */
+  async indexer(): Promise<Embedder | null> {
+    const own = await this.get();
+    if (!own || !offscreenAvailable() || own.backend.startsWith('webgpu')) return own;
+    this.offscreen ??= new OffscreenEmbedder();
+    return this.offscreen;
   }
 
   /** Loads the model again when the backend choice changed since it was loaded. */

@@ -63,6 +63,13 @@ export interface Harness {
   grantActiveTab(page: Page): Promise<void>;
   /** The match patterns the content script is registered for now. */
   contentScriptMatches(): Promise<string[]>;
+  /**
+   * Records the URL of every request made by targets Playwright does not follow: the offscreen document (a
+   * "background_page", first seen as "other") and dedicated workers such as onnxruntime's threads. Pages and the
+   * service worker are covered by `context.on('request')`. Attaches through the Target domain (non-flat sessions, so
+   * one CDP session of an extension page is enough) as soon as each target appears.
+   */
+  watchOtherTargets(onRequest: (url: string, targetType: string) => void): Promise<{ attached: string[]; stop(): Promise<void> }>;
   /** Stops the MV3 service worker as Chrome does when idle, and waits for it to start again. */
   restartServiceWorker(): Promise<Worker>;
   close(): Promise<void>;
@@ -227,6 +234,53 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
     async contentScriptMatches() {
       const sw = await serviceWorker();
       return sw.evaluate(async () => (await chrome.scripting.getRegisteredContentScripts()).flatMap((s) => s.matches ?? []));
+    },
+    async watchOtherTargets(onRequest) {
+      const page = await context.newPage();
+      await page.goto(`chrome-extension://${extensionId}/options.html`);
+      const cdp = await context.newCDPSession(page);
+      const attached: string[] = [];
+      let id = 0;
+      type Info = { targetId: string; type: string; url: string };
+      type Message = { method?: string; params?: { request?: { url: string }; sessionId?: string; message?: string; targetInfo?: Info } };
+      /** Sends a command to a target through the chain of non-flat sessions leading to it. */
+      const sendVia = (path: string[], method: string, params: object = {}) => {
+        let message = JSON.stringify({ id: ++id, method, params });
+        for (let i = path.length - 1; i > 0; i--) message = JSON.stringify({ id: ++id, method: 'Target.sendMessageToTarget', params: { sessionId: path[i], message } });
+        return cdp.send('Target.sendMessageToTarget', { sessionId: path[0], message });
+      };
+      /** Network events of a target, and the workers it starts (held at their start until their requests are watched). */
+      const watch = async (path: string[], info: Info) => {
+        attached.push(`${info.type} ${info.url}`);
+        await sendVia(path, 'Network.enable');
+        await sendVia(path, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
+        await sendVia(path, 'Runtime.runIfWaitingForDebugger');
+      };
+      const types = new Map<string, string[]>(); // top-level session id -> its type
+      const onMessage = (path: string[], type: string, raw: string) => {
+        const m = JSON.parse(raw) as Message;
+        if (m.method === 'Network.requestWillBeSent' && m.params?.request) onRequest(m.params.request.url, type);
+        else if (m.method === 'Target.attachedToTarget' && m.params?.sessionId && m.params.targetInfo) void watch([...path, m.params.sessionId], m.params.targetInfo).catch(() => undefined);
+        else if (m.method === 'Target.receivedMessageFromTarget' && m.params?.sessionId && m.params.message) {
+          const child = [...path, m.params.sessionId];
+          onMessage(child, types.get(child.join('/'))?.[0] ?? 'worker', m.params.message);
+        }
+      };
+      cdp.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) => onMessage([e.sessionId], types.get(e.sessionId)?.[0] ?? '?', e.message));
+      const attach = async (info: Info) => {
+        // Pages and the service worker are Playwright's; workers are reached through the document that starts them.
+        if (['page', 'service_worker', 'browser_ui', 'browser', 'tab', 'worker'].includes(info.type)) return;
+        try {
+          const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: info.targetId, flatten: false });
+          types.set(sessionId, [info.type]);
+          await watch([sessionId], info);
+        } catch {
+          // Gone before we got to it.
+        }
+      };
+      cdp.on('Target.targetCreated', (e: { targetInfo: Info }) => void attach(e.targetInfo));
+      await cdp.send('Target.setDiscoverTargets', { discover: true }); // also reports the targets alive now
+      return { attached, stop: () => cdp.detach().then(() => page.close()) };
     },
     async restartServiceWorker() {
       const page = await h.extensionPage();

@@ -9,10 +9,16 @@ const SECRET_NOTE = { id: 'budget', text: 'The draft budget for Q3 is 1.2M; Dana
 describe('privacy and safety in Chromium', () => {
   let h: Harness;
   const requests: string[] = [];
+  /** Requests of the offscreen document and workers, which Playwright's context events do not include. */
+  const otherRequests: { url: string; type: string }[] = [];
+  let watcher: { attached: string[] };
   beforeAll(async () => {
     // Watched from the first moment: the model starts loading while the harness allows its test sites.
     h = await launchExtension({ onContext: (c) => c.on('request', (r) => requests.push(r.url())) });
+    watcher = await h.watchOtherTargets((url, type) => otherRequests.push({ url, type }));
     await h.seed([SECRET_NOTE, { id: 'html', text: '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> budget markup note' }]);
+    // An import large enough to be indexed in the background: in Chrome that is the offscreen document's job.
+    await h.seed(Array.from({ length: 12 }, (_, i) => ({ id: `garden${i}`, text: `Garden log ${i}: watered the tomato seedlings and moved the basil pots to the sunny window.` })));
   });
   afterAll(async () => h?.close());
 
@@ -153,12 +159,20 @@ describe('privacy and safety in Chromium', () => {
     await page.close();
   });
 
-  it('makes no network request beyond its own files and the pages the user opened', async () => {
+  it('makes no network request beyond its own files and the pages the user opened, from any of its contexts', async () => {
+    await expect.poll(async () => (await h.call<{ unembedded: number }>('model:status', {})).unembedded, { timeout: 120_000 }).toBe(0);
+    expect((await h.call<{ indexBackend?: string }>('model:status', {})).indexBackend).toMatch(/^offscreen\//);
     // chrome:// is the browser's own UI (the harness allows its test sites on chrome://extensions), not the network.
-    const foreign = requests.filter((u) => !u.startsWith('chrome-extension://') && !u.startsWith(h.origin) && !u.startsWith('data:') && !u.startsWith('blob:') && !u.startsWith('chrome://'));
-    expect(foreign).toEqual([]);
-    // The model really was fetched from the extension itself.
+    const local = (u: string) =>
+      u.startsWith('chrome-extension://') || u.startsWith(h.origin) || u.startsWith('data:') || u.startsWith('blob:') || u.startsWith('chrome://');
+    expect(requests.filter((u) => !local(u))).toEqual([]);
+    expect(otherRequests.filter((r) => !local(r.url))).toEqual([]);
+    // Both were really watched: the service worker and the offscreen document each fetched the model from the
+    // extension itself (so a request to anywhere else would have been seen too).
     expect(requests.some((u) => u.startsWith(`chrome-extension://${h.extensionId}/models/`))).toBe(true);
+    expect(watcher.attached.some((t) => /^(other|background_page) /.test(t))).toBe(true);
+    expect(otherRequests.some((r) => r.url.startsWith(`chrome-extension://${h.extensionId}/models/`))).toBe(true);
+    expect(otherRequests.some((r) => r.url.startsWith(`chrome-extension://${h.extensionId}/ort/`))).toBe(true);
   });
 });
 

@@ -1,0 +1,86 @@
+import { callOffscreen } from '../messaging/rpc';
+import { MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
+import { unpackVectors } from './offscreen-wire';
+
+/** The offscreen document is closed after this long without an embedding request (it holds a second model copy). */
+export const OFFSCREEN_IDLE_MS = 30_000;
+const DOCUMENT = 'offscreen.html';
+
+/** The parts of chrome.offscreen / chrome.runtime this needs (absent in Firefox, and in Chrome before 116). */
+interface OffscreenApi {
+  createDocument(p: { url: string; reasons: string[]; justification: string }): Promise<void>;
+  closeDocument(): Promise<void>;
+}
+type ChromeLike = {
+  offscreen?: OffscreenApi;
+  runtime?: { getURL(p: string): string; getContexts?(f: { contextTypes: string[]; documentUrls?: string[] }): Promise<unknown[]> };
+};
+
+function chromeApi(): ChromeLike | undefined {
+  return (globalThis as { chrome?: ChromeLike }).chrome;
+}
+
+/** True where the browser can give the service worker an offscreen document (Chrome); Firefox cannot. */
+export function offscreenAvailable(): boolean {
+  const c = chromeApi();
+  return !!c?.offscreen?.createDocument && !!c.runtime?.getContexts;
+}
+
+/**
+ * The service worker's handle on the offscreen embedding engine: creates the document on demand, closes it when idle,
+ * and creates it again when Chrome closed it (or it crashed) between two requests. Embeds for indexing only; a
+ * ranking query is embedded in the worker itself (no round trip, and never queued behind an import's batches).
+ */
+export class OffscreenEmbedder implements Embedder {
+  readonly modelId = MODEL_ID;
+  readonly dim = MODEL_DIM;
+  backend = 'offscreen';
+  private creating?: Promise<void>;
+  private idleTimer?: ReturnType<typeof setTimeout>;
+  private busy = 0;
+
+  constructor(private readonly idleMs = OFFSCREEN_IDLE_MS) {}
+
+  private async open(): Promise<void> {
+    const c = chromeApi()!;
+    const url = c.runtime!.getURL(DOCUMENT);
+    const live = await c.runtime!.getContexts!({ contextTypes: ['OFFSCREEN_DOCUMENT'], documentUrls: [url] });
+    if (live.length) return;
+    this.creating ??= c
+      .offscreen!.createDocument({ url: DOCUMENT, reasons: ['WORKERS'], justification: 'Runs the embedding model in Workers, one per core, to index imported notes.' })
+      .catch((e: unknown) => {
+        // Another caller created it between the check and here: that is fine.
+        if (!/single offscreen document/i.test(String(e))) throw e;
+      })
+      .finally(() => (this.creating = undefined));
+    await this.creating;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    if (!texts.length) return [];
+    this.busy++;
+    clearTimeout(this.idleTimer);
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.open();
+          const r = await callOffscreen('offscreen:embed', { texts });
+          this.backend = r.backend;
+          return unpackVectors(r.vectors, r.count, r.dim);
+        } catch (e) {
+          // The document was closed under us (Chrome, or our idle timer racing a new request): open it again once.
+          if (attempt > 0 || !/Receiving end does not exist|No answer from Backstory|message (port|channel) closed|closed before a response/i.test(String(e))) throw e;
+        }
+      }
+    } finally {
+      if (--this.busy === 0) this.idleTimer = setTimeout(() => void this.close(), this.idleMs);
+    }
+  }
+
+  /** Closes the document (and frees its model); the next request opens it again. */
+  async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    if (this.busy) return;
+    await chromeApi()?.offscreen?.closeDocument().catch(() => undefined);
+  }
+}

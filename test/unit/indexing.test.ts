@@ -1,0 +1,114 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Embedder } from '../../lib/embed/embedder';
+import { packVectors, unpackVectors } from '../../lib/embed/offscreen-wire';
+import { openMemoryDB } from '../../lib/memory/db';
+import { MemoryStore } from '../../lib/memory/store';
+
+const freshDb = () => openMemoryDB('indexing', { indexedDB: new IDBFactory(), IDBKeyRange });
+
+/** A fake model that records each batch it was given; `gate` holds a batch until released. */
+function recordingEmbedder(name: string, opts: { failAfter?: number; gate?: () => Promise<void> } = {}) {
+  const batches: string[][] = [];
+  const embedder: Embedder = {
+    modelId: 'fake',
+    dim: 4,
+    backend: name,
+    async embed(texts) {
+      if (opts.failAfter !== undefined && batches.length >= opts.failAfter) throw new Error('Receiving end does not exist.');
+      await opts.gate?.();
+      batches.push(texts);
+      return texts.map((t) => Float32Array.from([t.length, 1, t.charCodeAt(0) % 5, 0]).map((x, _i, a) => x / Math.hypot(...a)));
+    },
+  };
+  return { embedder, batches };
+}
+
+describe('vectors on the wire between the service worker and the offscreen document', () => {
+  it('arrive bit-identical, and a short message is refused with the reason', () => {
+    const vs = [Float32Array.from([0.1, -0.2, 1e-30, 3.4e38]), Float32Array.from([-0, 0.333333, Math.PI, -1])];
+    const back = unpackVectors(packVectors(vs, 4), 2, 4);
+    expect(back.map((v) => Array.from(new Uint32Array(v.buffer)))).toEqual(vs.map((v) => Array.from(new Uint32Array(v.slice().buffer))));
+    expect(() => unpackVectors(packVectors(vs, 4), 3, 4)).toThrow('expected 3 vectors of 4 dimensions, got 32 bytes');
+    expect(() => packVectors([new Float32Array(3)], 4)).toThrow('vector 0 has 3 dimensions, expected 4');
+  });
+
+  it('survive a batch larger than one string conversion chunk', () => {
+    const vs = Array.from({ length: 64 }, (_, i) => Float32Array.from({ length: 384 }, (_, d) => Math.sin(i * 384 + d)));
+    const back = unpackVectors(packVectors(vs, 384), 64, 384);
+    expect(back[63][383]).toBe(vs[63][383]);
+    expect(back[17]).toEqual(vs[17]);
+  });
+});
+
+describe('background indexing (MemoryStore.embedPending)', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it('embeds with the indexing engine, shortest texts first so each batch pads little', async () => {
+    const own = recordingEmbedder('worker');
+    const engine = recordingEmbedder('offscreen');
+    const store = new MemoryStore(freshDb(), async () => own.embedder, async () => engine.embedder);
+    const lengths = [90, 12, 300, 45, 7, 150, 60, 33, 240, 18, 75, 120];
+    await store.add(lengths.map((n, i) => ({ id: `n${i}`, text: 'x'.repeat(n) })), { deferEmbedding: true });
+    expect(await store.embedPending(undefined, 4)).toBe(12);
+    expect(own.batches).toEqual([]);
+    expect(store.indexBackend).toBe('offscreen');
+    const sizes = engine.batches.map((b) => b.map((t) => t.length));
+    expect(sizes.flat()).toHaveLength(12);
+    expect(sizes.flat()).toEqual([...sizes.flat()].sort((a, b) => a - b));
+    expect(sizes[0].every((n) => n < 40)).toBe(true); // the four shortest notes went together
+    expect(store.unembedded()).toEqual([]);
+  });
+
+  it('goes on with the worker model when the indexing engine fails mid-run, losing nothing', async () => {
+    const own = recordingEmbedder('worker');
+    const engine = recordingEmbedder('offscreen', { failAfter: 2 });
+    const db = freshDb();
+    const store = new MemoryStore(db, async () => own.embedder, async () => engine.embedder);
+    await store.add(Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { deferEmbedding: true });
+    const progress: number[] = [];
+    expect(await store.embedPending((done) => progress.push(done), 4)).toBe(20);
+    expect(engine.batches.flat()).toHaveLength(8);
+    expect(own.batches.flat()).toHaveLength(12);
+    expect(store.indexBackend).toBe('worker');
+    expect(await db.vectors.count()).toBe(20);
+    expect(progress).toEqual([0, 4, 8, 12, 16, 20]);
+  });
+
+  it('rewrites the index pack only after indexing ends, and not while rankings keep coming', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let release!: () => void;
+    const held = new Promise<void>((ok) => (release = ok));
+    const engine = recordingEmbedder('offscreen', { gate: () => held });
+    const db = freshDb();
+    const store = new MemoryStore(db, async () => engine.embedder);
+    await store.add(Array.from({ length: 100 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { deferEmbedding: true });
+    const run = store.embedPending(undefined, 50);
+    await vi.advanceTimersByTimeAsync(6000); // the rewrite the import scheduled comes due while the first batch runs
+    expect(await db.packs.count()).toBe(0);
+    release();
+    expect(await run).toBe(100);
+    // Due now, but a ranking every few seconds holds it back…
+    for (let i = 0; i < 4; i++) {
+      await vi.advanceTimersByTimeAsync(3000);
+      store.notePressure();
+    }
+    expect(await db.packs.count()).toBe(0);
+    // …and once they pause it is written, with every vector in it.
+    await vi.advanceTimersByTimeAsync(6000);
+    await vi.waitFor(async () => expect(await db.packs.count()).toBe(1));
+    const pack = (await db.packs.get('index'))!;
+    expect(pack.ids).toHaveLength(100);
+    expect(Array.from(pack.slots).every((s) => s >= 0)).toBe(true);
+  });
+});
+
+describe('the offscreen document splits each batch between its engines', () => {
+  it('runs one engine per core, two to four, and gives each a contiguous, even share', async () => {
+    const { engineCount, shares } = await import('../../lib/embed/offscreen-engine');
+    expect([1, 2, 4, 8, 16].map((c) => engineCount(c))).toEqual([2, 2, 3, 4, 4]);
+    expect(shares(16, 2)).toEqual([[0, 8], [8, 16]]);
+    expect(shares(5, 3)).toEqual([[0, 2], [2, 4], [4, 5]]);
+    expect(shares(1, 2)).toEqual([[0, 1]]);
+  });
+});

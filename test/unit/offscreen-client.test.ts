@@ -1,0 +1,95 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { packVectors } from '../../lib/embed/offscreen-wire';
+
+/** Chrome's offscreen and runtime APIs as the service worker sees them, with a document that can be closed. */
+const fake = {
+  open: false,
+  created: 0,
+  closed: 0,
+  refuse: false,
+  requests: 0,
+  reset() {
+    Object.assign(this, { open: false, created: 0, closed: 0, refuse: false, requests: 0 });
+  },
+};
+const chromeFake = {
+  runtime: {
+    id: 'test-extension',
+    getURL: (p: string) => `chrome-extension://test-extension/${p.replace(/^\//, '')}`,
+    getContexts: async () => (fake.open ? [{ contextType: 'OFFSCREEN_DOCUMENT' }] : []),
+    sendMessage: async (msg: { type: string; payload: { texts: string[] } }) => {
+      fake.requests++;
+      if (!fake.open) throw new Error('Could not establish connection. Receiving end does not exist.');
+      if (fake.refuse) return { ok: false, error: 'embedding engine failed: out of memory' };
+      const vs = msg.payload.texts.map((t) => Float32Array.from({ length: 384 }, (_, d) => (d === 0 ? t.length : 0)));
+      return { ok: true, value: { vectors: packVectors(vs, 384), count: vs.length, dim: 384, backend: 'offscreen/wasm/q8x2' } };
+    },
+  },
+  offscreen: {
+    createDocument: async () => {
+      fake.created++;
+      fake.open = true;
+    },
+    closeDocument: async () => {
+      fake.closed++;
+      fake.open = false;
+    },
+  },
+};
+
+let OffscreenEmbedder: typeof import('../../lib/embed/offscreen-client').OffscreenEmbedder;
+let offscreenAvailable: typeof import('../../lib/embed/offscreen-client').offscreenAvailable;
+beforeAll(async () => {
+  (globalThis as { chrome?: unknown }).chrome = chromeFake; // before wxt/browser is first imported
+  ({ OffscreenEmbedder, offscreenAvailable } = await import('../../lib/embed/offscreen-client'));
+});
+afterEach(() => {
+  vi.useRealTimers();
+  fake.reset();
+});
+
+describe('the service worker side of the offscreen engine', () => {
+  it('opens the document on the first request and reuses it', async () => {
+    expect(offscreenAvailable()).toBe(true);
+    const e = new OffscreenEmbedder();
+    expect(fake.created).toBe(0);
+    const [a] = await e.embed(['hello']);
+    expect(a[0]).toBe(5);
+    await e.embed(['again', 'and again']);
+    expect(fake.created).toBe(1);
+    expect(e.backend).toBe('offscreen/wasm/q8x2');
+    await e.close();
+  });
+
+  it('opens it again when Chrome closed it between two requests', async () => {
+    const e = new OffscreenEmbedder();
+    await e.embed(['one']);
+    fake.open = false; // Chrome closed it
+    const vs = await e.embed(['two', 'three']);
+    expect(vs.map((v) => v[0])).toEqual([3, 5]);
+    expect(fake.created).toBe(2);
+    await e.close();
+  });
+
+  it('closes the document once it has been idle, and not while requests keep coming', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const e = new OffscreenEmbedder(30_000);
+    await e.embed(['one']);
+    await vi.advanceTimersByTimeAsync(20_000);
+    await e.embed(['two']);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(fake.closed).toBe(0);
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect(fake.closed).toBe(1);
+    expect(fake.open).toBe(false);
+  });
+
+  it('passes a failure of the engine itself on (the store then indexes with the worker model)', async () => {
+    const e = new OffscreenEmbedder();
+    fake.open = true;
+    fake.refuse = true;
+    await expect(e.embed(['x'])).rejects.toThrow('embedding engine failed: out of memory');
+    expect(fake.requests).toBe(1); // not retried: only a closed document is
+    await e.close();
+  });
+});
