@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { BUILD_DIR, launchExtension, ROOT, type Harness } from './harness';
 import { routeFixtures } from './fixtures/editors/serve';
+import { buildFixtures } from './fixtures/build';
 import { SITE_MAP, SITE_URLS } from './fixtures/sites/pages';
 import type { PanelState } from '../../lib/messaging/protocol';
 
@@ -20,6 +21,7 @@ const OTHER = 'https://wiki.unlisted.test';
 let h: Harness;
 
 beforeAll(async () => {
+  await buildFixtures(); // the built-in sites' fixture pages load the editors bundle
   h = await launchExtension();
   await routeFixtures(h.context, SITE_MAP);
   for (const origin of [SITE, OTHER]) {
