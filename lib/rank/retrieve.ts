@@ -224,8 +224,8 @@ export function retrieve(
     );
     let focus = 1;
     if (named.length) {
-      const tf = index!.termsOf(id);
-      if (!tf || !named.some((n) => tf.has(n))) focus = 1 - t.personFocus;
+      const has = index!.docHas ? named.some((n) => index!.docHas!(id, n)) : named.some((n) => index!.termsOf(id)?.has(n));
+      if (!has) focus = 1 - t.personFocus;
     }
     semantic *= focus;
     lexical *= focus;
