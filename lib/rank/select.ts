@@ -1,6 +1,7 @@
 import type { RankSettings, TraceStage } from './types';
 import type { Scored } from './score';
 import type { Tuning } from './tuning';
+import type { MemoryItem } from '../memory/types';
 import { countTokens } from '../memory/tokens';
 
 export type Guarantee = 'pinned' | 'instruction' | 'situation' | 'child';
@@ -15,12 +16,26 @@ export interface Decision {
   similarTo?: { title: string; sim: number };
 }
 
+/**
+ * Global instructions, newest first, scored only when selection reaches them: past the cap an instruction's score
+ * cannot change the outcome, so of hundreds only the first few (and any that retrieval scored anyway) are scored.
+ */
+export interface LazyScoredList {
+  readonly length: number;
+  /** Entry i, scored now if it was not yet. */
+  at(i: number): Scored;
+  /** Entry i if it is scored, without scoring it. */
+  peek(i: number): Scored | undefined;
+  /** The item of entry i. */
+  item(i: number): MemoryItem;
+}
+
 export interface SelectInput {
   /** Candidates that passed the filters, best score first. */
   ranked: Scored[];
   pinned: Scored[];
   /** Global instructions, newest first. */
-  instructions: Scored[];
+  instructions: LazyScoredList;
   /** Items tied to this situation, best first. */
   situated: Scored[];
   /** Children of an item (its thread after it), loaded on demand. */
@@ -97,8 +112,10 @@ export function selectCards(inp: SelectInput): { selected: Decision[]; decisions
 
   for (const s of inp.pinned) guarantee(s, 'pinned', 'Pinned: always included');
   let nInstr = 0;
-  for (const s of inp.instructions) {
-    if (decisions.has(s.item.id)) continue;
+  for (let i = 0; i < inp.instructions.length; i++) {
+    // Past the cap only instructions scored anyway are decided here; the caller explains the others the same way.
+    const s = nInstr >= tuning.instructionCap ? inp.instructions.peek(i) : inp.instructions.at(i);
+    if (!s || decisions.has(s.item.id)) continue;
     if (nInstr >= tuning.instructionCap) {
       decide({ s, included: false, stage: 'limit', reason: `Only the ${tuning.instructionCap} newest instructions are included` });
       continue;
