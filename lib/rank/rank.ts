@@ -165,7 +165,7 @@ export function rankMemory(req: RankRequest): RankResult {
     return out;
   };
 
-  const { selected, decisions } = selectCards({
+  const { selected, decisions, unreached } = selectCards({
     ranked: sm.ranked,
     pinned: sm.pinned,
     instructions: sm.instructions,
@@ -213,7 +213,7 @@ export function rankMemory(req: RankRequest): RankResult {
       continue;
     }
     const item = sm.instructions.item(i);
-    trace.push({ id: item.id, title: item.title || item.text.slice(0, 60), included: false, reason: `Only the ${TUNING.instructionCap} newest instructions are included`, stage: 'limit' });
+    if (unreached) trace.push({ id: item.id, title: item.title || item.text.slice(0, 60), included: false, reason: unreached.reason, stage: unreached.stage });
   }
   for (const f of sm.filtered)
     trace.push({ id: f.item.id, title: f.item.title || f.item.text.slice(0, 60), included: false, reason: f.reason, stage: 'filter' });

@@ -58,7 +58,12 @@ const quote = (s: Scored) => `"${(s.item.title || s.item.text).slice(0, 40)}"`;
  * Guarantees first (pinned, global instructions, this situation), then the rest by score with a redundancy
  * penalty that grows as the budget fills (MMR), then an exact small knapsack for the last slots.
  */
-export function selectCards(inp: SelectInput): { selected: Decision[]; decisions: Map<string, Decision> } {
+export function selectCards(inp: SelectInput): {
+  selected: Decision[];
+  decisions: Map<string, Decision>;
+  /** Why the instructions selection never scored were left out (all for the same reason). */
+  unreached?: Omit<Decision, 's' | 'included'>;
+} {
   const { settings, tuning } = inp;
   const budget = Math.max(0, settings.budgetTokens);
   const maxCards = Math.max(0, settings.maxCards);
@@ -112,9 +117,14 @@ export function selectCards(inp: SelectInput): { selected: Decision[]; decisions
 
   for (const s of inp.pinned) guarantee(s, 'pinned', 'Pinned: always included');
   let nInstr = 0;
+  // Once the cap is met or the cards are full no further instruction can be included: from there on only those
+  // scored anyway are decided here, and `unreached` says why for the others.
+  let unreached: Omit<Decision, 's' | 'included'> | undefined;
   for (let i = 0; i < inp.instructions.length; i++) {
-    // Past the cap only instructions scored anyway are decided here; the caller explains the others the same way.
-    const s = nInstr >= tuning.instructionCap ? inp.instructions.peek(i) : inp.instructions.at(i);
+    if (!unreached && nInstr >= tuning.instructionCap)
+      unreached = { stage: 'limit', reason: `Only the ${tuning.instructionCap} newest instructions are included` };
+    else if (!unreached && selected.length >= maxCards) unreached = { stage: 'limit', reason: `Beyond the ${maxCards} cards shown` };
+    const s = unreached ? inp.instructions.peek(i) : inp.instructions.at(i);
     if (!s || decisions.has(s.item.id)) continue;
     if (nInstr >= tuning.instructionCap) {
       decide({ s, included: false, stage: 'limit', reason: `Only the ${tuning.instructionCap} newest instructions are included` });
@@ -200,7 +210,7 @@ export function selectCards(inp: SelectInput): { selected: Decision[]; decisions
     for (const s of open) if (!decisions.has(s.item.id)) decide(selected.length >= maxCards ? full(s) : noRoom(s));
     break;
   }
-  return { selected, decisions };
+  return { selected, decisions, unreached };
 }
 
 /** Best total adjusted score within `room` tokens and `slots` cards; exhaustive over at most a dozen items. */
