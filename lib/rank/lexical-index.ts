@@ -436,7 +436,7 @@ export class LexicalIndex implements LexicalSearcher {
 
   /**
    * Postings of a query term: a word's own, or for a phrase ("a b", two terms with a space) the items whose body has
-   * a directly followed by b, counted from the sequences of the items holding the rarer of the two.
+   * a directly followed by b, counted from the sequences of the items holding both words.
    */
   private postingOf(term: string): Posting | undefined {
     if (!term.includes(' ')) {
@@ -450,12 +450,24 @@ export class LexicalIndex implements LexicalSearcher {
     const b = this.termId.get(term.slice(sp + 1));
     let out: Posting | null = null;
     if (a !== undefined && b !== undefined && this.df[a] > 0 && this.df[b] > 0) {
-      const src = this.postings[this.df[a] <= this.df[b] ? a : b]!;
+      // Both postings are in slot order: walk them together and scan only the items holding both words.
+      const pa = this.postings[a]!;
+      const pb = this.postings[b]!;
       const docs: number[] = [];
       const tfs: number[] = [];
       const seq = this.seqPool;
-      for (let j = 0; j < src.n; j++) {
-        const s = src.doc[j];
+      for (let i = 0, j = 0; i < pa.n && j < pb.n; ) {
+        const s = pa.doc[i];
+        if (s < pb.doc[j]) {
+          i++;
+          continue;
+        }
+        if (s > pb.doc[j]) {
+          j++;
+          continue;
+        }
+        i++;
+        j++;
         if (this.ids[s] === undefined) continue;
         let c = 0;
         for (let k = this.sStart[s], e = k + this.sCount[s] - 1; k < e; k++) if (seq[k] === a && seq[k + 1] === b) c++;
