@@ -158,14 +158,6 @@ export class LexicalIndex implements LexicalSearcher {
     return this.slotOf.has(id);
   }
 
-  /** Bytes held by the typed arrays (capacity), for the bench's memory figures. */
-  allocatedBytes(): number {
-    let n = 0;
-    for (const a of [this.lens, this.asked, this.fStart, this.fCount, this.sStart, this.sCount, this.fTerm, this.fTf, this.seqPool, this.df, this.acc]) n += a.byteLength;
-    for (const p of this.postings) if (p) n += p.doc.byteLength + p.tf.byteLength;
-    return n;
-  }
-
   /** Index (or re-index) a memory item: what the store calls on every save or edit. */
   addItem(item: Pick<MemoryItem, 'id' | 'text' | 'title' | 'tags' | 'people' | 'aux' | 'thread'> & { createdAt?: number }): void {
     // Only the body says when something happened; a title is often just a date.
