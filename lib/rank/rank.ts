@@ -101,6 +101,7 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   const instr: (Scored | MemoryItem)[] = [...ranked.filter((s) => !s.item.pinned && isGlobalInstruction(s.item)), ...laterInstructions];
   const itemOf = (x: Scored | MemoryItem): MemoryItem => ('signal' in x ? x.item : x);
   instr.sort((a, b) => touched(itemOf(b)) - touched(itemOf(a)));
+  const leftOut = new Map<number, Omit<Decision, 's' | 'included'>>();
   const instructions: LazyScoredList = {
     length: instr.length,
     at(i) {
@@ -112,6 +113,8 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
       return 'signal' in x ? x : undefined;
     },
     item: (i) => itemOf(instr[i]),
+    leaveOut: (i, why) => void leftOut.set(i, why),
+    leftOut: (i) => leftOut.get(i),
   };
   const situated = ranked.filter((s) => !s.item.pinned && !isGlobalInstruction(s.item) && explicitlyTied(s.item, task));
   return { plan, retrieval, ranked, filtered, pinned, instructions, situated };
@@ -213,7 +216,8 @@ export function rankMemory(req: RankRequest): RankResult {
       continue;
     }
     const item = sm.instructions.item(i);
-    if (unreached) trace.push({ id: item.id, title: item.title || item.text.slice(0, 60), included: false, reason: unreached.reason, stage: unreached.stage });
+    const why = sm.instructions.leftOut(i) ?? unreached;
+    if (why) trace.push({ id: item.id, title: item.title || item.text.slice(0, 60), included: false, reason: why.reason, stage: why.stage });
   }
   for (const f of sm.filtered)
     trace.push({ id: f.item.id, title: f.item.title || f.item.text.slice(0, 60), included: false, reason: f.reason, stage: 'filter' });

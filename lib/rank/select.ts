@@ -28,6 +28,10 @@ export interface LazyScoredList {
   peek(i: number): Scored | undefined;
   /** The item of entry i. */
   item(i: number): MemoryItem;
+  /** Records why entry i, never scored, was left out (its size alone decided it). */
+  leaveOut(i: number, why: Omit<Decision, 's' | 'included'>): void;
+  /** What `leaveOut` recorded for entry i. */
+  leftOut(i: number): Omit<Decision, 's' | 'included'> | undefined;
 }
 
 export interface SelectInput {
@@ -48,7 +52,11 @@ export interface SelectInput {
 
 /** Tokens a card takes in the package: its text plus a line of framing. */
 export function cardTokens(s: Scored): number {
-  return (s.item.tokens || countTokens(s.item.text)) + 6;
+  return itemCardTokens(s.item);
+}
+
+function itemCardTokens(item: MemoryItem): number {
+  return (item.tokens || countTokens(item.text)) + 6;
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -120,11 +128,25 @@ export function selectCards(inp: SelectInput): {
   // Once the cap is met or the cards are full no further instruction can be included: from there on only those
   // scored anyway are decided here, and `unreached` says why for the others.
   let unreached: Omit<Decision, 's' | 'included'> | undefined;
+  const shareFull = `Instructions may take ${pct(tuning.instructionShare)} of the budget; this one did not fit`;
   for (let i = 0; i < inp.instructions.length; i++) {
     if (!unreached && nInstr >= tuning.instructionCap)
       unreached = { stage: 'limit', reason: `Only the ${tuning.instructionCap} newest instructions are included` };
     else if (!unreached && selected.length >= maxCards) unreached = { stage: 'limit', reason: `Beyond the ${maxCards} cards shown` };
-    const s = unreached ? inp.instructions.peek(i) : inp.instructions.at(i);
+    let s = inp.instructions.peek(i);
+    if (!s && !unreached) {
+      // Whether it can be included at all follows from its size: only then is its score worth computing.
+      const need = itemCardTokens(inp.instructions.item(i));
+      if (instrUsed + need > instrCap) {
+        inp.instructions.leaveOut(i, { stage: 'budget', reason: shareFull });
+        continue;
+      }
+      if (used + need > budget) {
+        inp.instructions.leaveOut(i, { stage: 'budget', reason: `Did not fit the ${budget}-token budget (needs ${need}, ${Math.max(0, budget - used)} left)` });
+        continue;
+      }
+      s = inp.instructions.at(i);
+    }
     if (!s || decisions.has(s.item.id)) continue;
     if (nInstr >= tuning.instructionCap) {
       decide({ s, included: false, stage: 'limit', reason: `Only the ${tuning.instructionCap} newest instructions are included` });
@@ -133,7 +155,7 @@ export function selectCards(inp: SelectInput): {
     const roomInShare = instrUsed + cardTokens(s) <= instrCap;
     guarantee(s, 'instruction', 'Instruction: applies everywhere (newest first)', roomInShare);
     if (decisions.get(s.item.id)?.included) nInstr++;
-    else if (!roomInShare) decisions.get(s.item.id)!.reason = `Instructions may take ${pct(tuning.instructionShare)} of the budget; this one did not fit`;
+    else if (!roomInShare) decisions.get(s.item.id)!.reason = shareFull;
   }
   let nSit = 0;
   for (const s of inp.situated) {

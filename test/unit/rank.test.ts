@@ -358,6 +358,18 @@ describe('ranking at scale keeps every decision explained', () => {
     for (let i = 0; i < 12; i++) expect(traceOf(r, `r${i}`)).toMatchObject({ included: false, stage: 'limit', reason: expect.stringMatching(/^Beyond the 2 cards shown/) });
   });
 
+  it('explains instructions too large for the budget or their share, and still includes one that fits', () => {
+    const pin = item('Pinned: the harbour office opens at nine and closes at five on weekdays, later in summer, and the key is with Ana at the front desk.', { id: 'pin', pinned: true });
+    const long = Array.from({ length: 6 }, (_, i) =>
+      item(`Rule ${i}: always write a long formal greeting that names the recipient, their role, their team and the date, then restate the question before answering it in full.`, { id: `long${i}`, kind: 'instruction', createdAt: NOW - (i + 1) * DAY }),
+    );
+    const short = item('Sign as B.', { id: 'short', kind: 'instruction', createdAt: NOW - 10 * DAY });
+    const r = rankMemory(request([pin, ...long, short], task('harbour office hours'), { budgetTokens: 120 }));
+    expect(ids(r)).toContain('short');
+    for (let i = 0; i < 6; i++) expect(traceOf(r, `long${i}`)).toMatchObject({ included: false, stage: 'budget', reason: expect.stringMatching(/^Instructions may take 30% of the budget/) });
+    expect(r.package!.tokens).toBeLessThanOrEqual(120);
+  });
+
   it('counts the package exactly when card lines start or end with punctuation and slashes', () => {
     const texts = ['/etc/hosts needs the new IP…', 'Paths: /srv/app/…/', '“Quoted” — and done.', '/'];
     const cards = texts.map((t, i) => ({ item: item(t, { id: `p${i}`, title: i % 2 ? 'Paths' : '' }), kind: 'evidence' as const, score: 1, factors: { semantic: 1, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 }, matched: [], why: [] }));
