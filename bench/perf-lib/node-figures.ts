@@ -19,7 +19,8 @@ const gc = runInNewContext('gc') as () => void;
 const heap = () => {
   gc();
   gc();
-  return process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+  // external counts ArrayBuffers and WebAssembly memories (the vectors live in one) as well as other native memory.
+  return process.memoryUsage().heapUsed + process.memoryUsage().external;
 };
 
 /** 16 word pieces with [CLS]/[SEP]. */

@@ -5,9 +5,25 @@
  * v ~ codes * scale, scale = max|v| / 127. Cosine error against the float vector is about 1e-3 (the vectors are
  * unit length). Deleting moves the last slot into the hole, so the arrays stay dense.
  */
+import { int8Dots, type Int8Dots } from './int8-dots';
+
+/**
+ * Embeddings held for ranking as int8 codes with one float scale per vector, in typed arrays that grow by doubling:
+ * 384 + 4 bytes per item instead of 1,536 (float32), and one tight loop to score them all.
+ *
+ * v ~ codes * scale, scale = max|v| / 127. Cosine error against the float vector is about 1e-3 (the vectors are
+ * unit length). Deleting moves the last slot into the hole, so the arrays stay dense.
+ *
+ * The arrays live in one buffer laid out for the WebAssembly SIMD loop (lib/embed/int8-dots.ts): the query as int16,
+ * the scales, a score per slot (scratch for the pass's output), then the codes. Where WebAssembly SIMD is missing the
+ * same buffer is an ordinary ArrayBuffer and a JavaScript loop scores it.
+ */
 export class VectorIndex {
-  private codes: Int8Array;
-  private scales: Float32Array;
+  private codes!: Int8Array;
+  private scales!: Float32Array;
+  private out!: Float32Array;
+  private q16!: Int16Array;
+  private wasm: Int8Dots | null = null;
   private ids: string[] = [];
   private slots = new Map<string, number>();
 
@@ -16,8 +32,27 @@ export class VectorIndex {
 
   constructor(dim = 384, capacity = 1024) {
     this.dim = dim;
-    this.codes = new Int8Array(capacity * dim);
-    this.scales = new Float32Array(capacity);
+    this.allocate(capacity);
+  }
+
+  /** Lays out a buffer for `cap` vectors and copies what is stored into it. */
+  private allocate(cap: number): void {
+    const dim = this.dim;
+    const qBytes = Math.ceil((dim * 2) / 16) * 16;
+    const bytes = qBytes + cap * 8 + cap * dim;
+    // SIMD needs whole 16-dimension turns; other sizes (tests, other models) take the JavaScript loop.
+    const wasm = dim % 16 === 0 ? int8Dots(bytes) : null;
+    const buf = wasm ? wasm.memory.buffer : new ArrayBuffer(bytes);
+    const q16 = new Int16Array(buf, 0, dim);
+    const scales = new Float32Array(buf, qBytes, cap);
+    const out = new Float32Array(buf, qBytes + cap * 4, cap);
+    const codes = new Int8Array(buf, qBytes + cap * 8, cap * dim);
+    const n = this.ids.length;
+    if (n && this.codes) {
+      codes.set(this.codes.subarray(0, n * dim));
+      scales.set(this.scales.subarray(0, n));
+    }
+    Object.assign(this, { wasm, q16, scales, out, codes });
   }
 
   get size(): number {
@@ -30,15 +65,15 @@ export class VectorIndex {
   static bytesPerVector(dim = 384): number {
     return dim + 4;
   }
-  /** Bytes allocated by the typed arrays (capacity, not just size). */
+  /** Bytes allocated for the vectors (capacity, not just size), the scratch scores included. */
   allocatedBytes(): number {
-    return this.codes.byteLength + this.scales.byteLength;
+    return this.codes.byteLength + this.scales.byteLength + this.out.byteLength;
   }
 
   set(id: string, v: Float32Array): void {
     if (!this.ids.length && v.length !== this.dim) {
       this.dim = v.length;
-      this.codes = new Int8Array(this.scales.length * this.dim);
+      this.allocate(this.scales.length);
     }
     if (v.length !== this.dim) return; // a vector of another model: left out of the dense pass, as before
     let slot = this.slots.get(id);
@@ -94,7 +129,7 @@ export class VectorIndex {
     if (!ids.length) return;
     if (!this.ids.length && dim !== this.dim) {
       this.dim = dim;
-      this.codes = new Int8Array(this.scales.length * dim);
+      this.allocate(this.scales.length);
     }
     if (dim !== this.dim) return;
     while (this.scales.length < this.ids.length + ids.length) this.grow();
@@ -163,8 +198,7 @@ export class VectorIndex {
     const n = this.ids.length;
     const q = n ? this.combinedQuery(queries, weights) : null;
     if (!q) return out;
-    const all = new Float32Array(n);
-    for (let k = 0; k < n; k++) all[k] = this.scoreSlot(q, k);
+    const all = this.scoreAll(q);
     if (limit >= n) {
       for (let k = 0; k < n; k++) out.set(this.ids[k], all[k]);
       return out;
@@ -172,6 +206,26 @@ export class VectorIndex {
     const cut = kthLargest(all.slice(), limit);
     for (let k = 0; k < n; k++) if (all[k] >= cut) out.set(this.ids[k], all[k]);
     return out;
+  }
+
+  /**
+   * Scores of every slot (a view of the scratch buffer, valid until the next pass). The query is held as int16 (its
+   * own rounding error is about 1e-5, far below the codes' 1e-3) so the SIMD loop multiplies integers only.
+   */
+  private scoreAll(q: Float32Array): Float32Array {
+    const n = this.ids.length;
+    const dim = this.dim;
+    const all = this.out.subarray(0, n);
+    if (!this.wasm) {
+      for (let k = 0; k < n; k++) all[k] = this.scoreSlot(q, k);
+      return all;
+    }
+    let m = 0;
+    for (let i = 0; i < dim; i++) m = Math.max(m, Math.abs(q[i]));
+    const qscale = m / 32767 || 1;
+    for (let i = 0; i < dim; i++) this.q16[i] = Math.round(q[i] / qscale);
+    this.wasm.dots(this.q16.byteOffset, this.codes.byteOffset, this.scales.byteOffset, this.out.byteOffset, n, dim, qscale);
+    return all;
   }
 
   /** `scores` for the given ids only (those stored): no decoding, no allocation per item. */
@@ -188,13 +242,7 @@ export class VectorIndex {
   }
 
   private grow(): void {
-    const cap = Math.max(1024, this.scales.length * 2);
-    const codes = new Int8Array(cap * this.dim);
-    codes.set(this.codes);
-    const scales = new Float32Array(cap);
-    scales.set(this.scales);
-    this.codes = codes;
-    this.scales = scales;
+    this.allocate(Math.max(1024, this.scales.length * 2));
   }
 }
 

@@ -7,8 +7,11 @@ import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
 const MODEL_TAG = 'all-MiniLM-L6-v2/q4';
 const PACK_KEY = 'index';
-/** Bump when the pack's layout changes; a pack of another version is ignored (and rewritten). */
-const PACK_VERSION = 1;
+/**
+ * Bump when the pack's layout changes; a pack of another version is ignored (and rewritten). v2: BM25 entries hold
+ * the body's term sequence instead of phrase terms (lib/rank/lexical-index.ts PackedLexicon), tf as Uint16Array.
+ */
+const PACK_VERSION = 2;
 /** Quiet time after the last change before the pack is rewritten, ms. */
 const PACK_DELAY_MS = 5000;
 /**
@@ -41,7 +44,21 @@ function lexicalCanary(): string {
   const idx = new LexicalIndex();
   idx.addItem({ id: 'c', title: 'Budget review', text: 'Did Alice approve the painted houses? Running costs rose 12% on 3 March 2025 at 10:30, see https://x.example/a.', tags: ['Finance'], people: ['Alice Smith <alice@x.example>'], aux: 'chart of costs', createdAt: Date.UTC(2025, 2, 3) });
   const p = idx.exportDocs(['c']);
-  return `${p.terms}|${Array.from(p.term).join(',')}|${Array.from(p.tf).join(',')}|${p.len[0]}|${p.asks[0]}`;
+  return `${p.terms}|${Array.from(p.term).join(',')}|${Array.from(p.tf).join(',')}|${Array.from(p.seq).join(',')}|${p.len[0]}|${p.asks[0]}`;
+}
+
+/** The arrays a v2 pack must hold, of the right kinds and lengths: a damaged row is ignored, never trusted. */
+function wellFormed(p: PackRow): boolean {
+  const l = p.lexical;
+  const n = p.ids?.length ?? -1;
+  return (
+    !!l && p.prints instanceof Uint32Array && p.prints.length === n && p.slots instanceof Int32Array && p.slots.length === n &&
+    p.codes instanceof Int8Array && p.scales instanceof Float32Array && p.codes.length === p.scales.length * p.dim &&
+    l.start instanceof Uint32Array && l.start.length === n + 1 && l.term instanceof Uint32Array && l.tf instanceof Uint16Array &&
+    l.term.length === l.start[n] && l.tf.length === l.term.length && l.len instanceof Uint32Array && l.asks instanceof Uint8Array &&
+    l.seqStart instanceof Uint32Array && l.seqStart.length === n + 1 && l.seq instanceof Uint32Array && l.seq.length === l.seqStart[n] &&
+    Array.isArray(l.threads) && typeof l.terms === 'string'
+  );
 }
 
 /** IndexedDB refused a write because the browser's storage quota is used up. */
@@ -120,7 +137,7 @@ export class MemoryStore {
         this.db.packs.get(PACK_KEY).catch(() => undefined),
         this.db.vectors.count(),
       ]);
-      const pack = stored && stored.version === PACK_VERSION && stored.model === MODEL_TAG && stored.canary === lexicalCanary() ? stored : undefined;
+      const pack = stored && stored.version === PACK_VERSION && stored.model === MODEL_TAG && stored.canary === lexicalCanary() && wellFormed(stored) ? stored : undefined;
       const at = new Map<string, number>();
       pack?.ids.forEach((id, i) => at.set(id, i));
       const terms = pack ? packedTerms(pack.lexical) : [];

@@ -1,6 +1,6 @@
 import type { MemoryItem } from '../memory/types';
 import type { TaskReading } from './types';
-import { personKeys, siteMatches, hostOf } from './situation';
+import { personKeys, siteMatches, hostOf, taskPeopleKeys } from './situation';
 
 /** Why an item may not appear at all, in plain words; undefined when it may. Runs before any scoring. */
 export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set<string>): string | undefined {
@@ -13,7 +13,7 @@ export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set
   // An instruction that names people is a rule for writing to them; elsewhere it does not apply.
   // Evidence that names people is about them and stays available everywhere.
   if (item.kind === 'instruction' && item.people.length > 0) {
-    const here = new Set((task.people ?? []).flatMap(personKeys));
+    const here = taskPeopleKeys(task);
     if (!item.people.some((p) => personKeys(p).some((k) => here.has(k))))
       return `Only when writing to ${item.people.join(', ')}`;
   }

@@ -1,6 +1,6 @@
 import type { LexicalHit, LexicalSearcher } from './types';
 import type { MemoryItem } from '../memory/types';
-import { terms as toTerms, hasTimeExpression, itemDateTerms, phrases, TIME_TERM, PERSON_PREFIX } from './tokenize';
+import { terms as toTerms, hasTimeExpression, itemDateTerms, TIME_TERM, PERSON_PREFIX } from './tokenize';
 
 export interface LexicalIndexOptions {
   /** BM25 term-frequency saturation. */
@@ -33,69 +33,58 @@ export interface LexicalIndexOptions {
  */
 export const RANK_LEXICAL: LexicalIndexOptions = { k1: 1.2, b: 0.3, longAfter: 3, bLong: 0.75, geometric: true };
 
-/** A LexicalIndex's documents as flat arrays (`LexicalIndex.exportDocs`), as the store persists them. */
+/**
+ * A LexicalIndex's documents as flat arrays (`LexicalIndex.exportDocs`), as the store persists them (pack v2).
+ * Phrases are not stored as terms: each entry keeps the term sequence of its body instead (`seq`), and a query's
+ * phrase ("pottery class") is found by scanning the sequences of the items holding its rarer word.
+ */
 export interface PackedLexicon {
-  /** The terms, joined by U+0000. */
+  /** The terms, joined by U+0000, sorted in code-unit order. */
   terms: string;
-  /** Entry i's terms are term[start[i]] .. term[start[i+1] - 1], with counts in tf. */
+  /** Entry i's distinct terms are term[start[i]] .. term[start[i+1] - 1], with counts in tf. */
   start: Uint32Array;
   term: Uint32Array;
-  tf: Uint32Array;
+  tf: Uint16Array;
   len: Uint32Array;
   asks: Uint8Array;
   threads: ({ id: string; seq: number } | null)[];
-}
-
-interface PackedBase {
-  terms: string[];
-  /** Postings of terms[t]: pDoc/pTf[pStart[t] .. pStart[t+1]-1], pDoc indexing `docs`. */
-  pStart: Uint32Array;
-  pDoc: Uint32Array;
-  pTf: Uint32Array;
-  ids: string[];
-  /** Terms whose postings were made into a Map already. */
-  done: Uint8Array;
-  docs: PackedDoc[];
-}
-
-/** A document loaded from a pack; its term counts become a Map when first read. */
-class PackedDoc {
-  private counts?: Map<string, number>;
-  constructor(
-    readonly id: string,
-    readonly len: number,
-    readonly thread: { id: string; seq: number } | undefined,
-    readonly asks: boolean,
-    private readonly p: PackedLexicon,
-    private readonly terms: string[],
-    private readonly i: number,
-  ) {}
-  get tf(): Map<string, number> {
-    if (!this.counts) {
-      this.counts = new Map();
-      for (let k = this.p.start[this.i]; k < this.p.start[this.i + 1]; k++) this.counts.set(this.terms[this.p.term[k]], this.p.tf[k]);
-    }
-    return this.counts;
-  }
+  /** Entry i's body as a term sequence: seq[seqStart[i]] .. seq[seqStart[i+1] - 1] (adjacent pairs are phrases). */
+  seqStart: Uint32Array;
+  seq: Uint32Array;
 }
 
 export function packedTerms(p: PackedLexicon): string[] {
   return p.terms ? p.terms.split('\u0000') : [];
 }
 
-interface Doc {
-  id: string;
-  len: number;
-  tf: Map<string, number>;
-  thread?: { id: string; seq: number };
-  /** The text asks something: the next item in its thread is likely the answer. */
-  asks: boolean;
+/** Doc slots holding a term, in slot order, with the term's count in each; grows by doubling. */
+interface Posting {
+  doc: Int32Array;
+  tf: Uint16Array;
+  n: number;
+}
+
+const MAX_TF = 65535;
+
+function grown<T extends Uint32Array | Uint16Array | Uint8Array | Int32Array | Float64Array>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  let cap = Math.max(16, a.length * 2);
+  while (cap < need) cap *= 2;
+  const b = new (a.constructor as new (n: number) => T)(cap);
+  b.set(a);
+  return b;
 }
 
 /**
- * An in-memory BM25 index. The Node memory view and the extension's store both hold one: `add` when an item is
- * saved or edited, `remove` when it is deleted. Statistics are kept up to date on every change so a query only
- * walks the postings of its own terms.
+ * An in-memory BM25 index held in typed arrays. The Node memory view and the extension's store both hold one:
+ * `add` when an item is saved or edited, `remove` when it is deleted. Statistics are kept up to date on every
+ * change so a query only walks the postings of its own terms.
+ *
+ * Layout (what keeps 100k items in tens of MB rather than GB): each item gets a slot; its distinct term ids and
+ * counts sit in one shared pool (the forward index), its body's term sequence in another, and each term's postings
+ * are a pair of typed arrays of slots and counts. Phrases have no postings at all: a query's phrase is counted from
+ * the sequences of the items holding its rarer word. A removed or re-indexed item leaves a dead slot behind, skipped
+ * by queries and reclaimed when dead slots pile up.
  */
 export class LexicalIndex implements LexicalSearcher {
   private k1 = 1.2;
@@ -103,12 +92,38 @@ export class LexicalIndex implements LexicalSearcher {
   private longAfter = 0;
   private bLong = 0.75;
   private geometric = false;
-  private readonly docs = new Map<string, Doc>();
-  private readonly postings = new Map<string, Map<string, number>>();
   private totalLen = 0;
   /** Σ ln(1 + len), for the geometric mean length. */
   private totalLogLen = 0;
   private readonly threads = new Map<string, Map<number, string>>();
+
+  // Slots.
+  private slotOf = new Map<string, number>();
+  /** Id in each slot; undefined for a dead slot. */
+  private ids: (string | undefined)[] = [];
+  private threadOf: ({ id: string; seq: number } | undefined)[] = [];
+  private lens = new Uint32Array(0);
+  private asked = new Uint8Array(0);
+  private fStart = new Uint32Array(0);
+  private fCount = new Uint32Array(0);
+  private sStart = new Uint32Array(0);
+  private sCount = new Uint32Array(0);
+  private dead = 0;
+  // Pools.
+  private fTerm = new Uint32Array(0);
+  private fTf = new Uint16Array(0);
+  private fTop = 0;
+  private seqPool = new Uint32Array(0);
+  private sTop = 0;
+  // Terms.
+  private termId = new Map<string, number>();
+  private termStr: string[] = [];
+  private df = new Int32Array(0);
+  private postings: (Posting | undefined)[] = [];
+  /** Phrase postings counted for recent queries; cleared by any change. */
+  private phraseCache = new Map<string, Posting | null>();
+  /** Per-slot score accumulator for `search`, zero between queries. */
+  private acc = new Float64Array(0);
 
   constructor(opts: LexicalIndexOptions = {}) {
     this.configure(opts);
@@ -136,11 +151,11 @@ export class LexicalIndex implements LexicalSearcher {
   }
 
   get size(): number {
-    return this.docs.size;
+    return this.slotOf.size;
   }
 
   has(id: string): boolean {
-    return this.docs.has(id);
+    return this.slotOf.has(id);
   }
 
   /** Index (or re-index) a memory item: what the store calls on every save or edit. */
@@ -151,16 +166,149 @@ export class LexicalIndex implements LexicalSearcher {
     if (item.createdAt) extra.push(...itemDateTerms(item.createdAt));
     // People as a field of their own, so an ask naming someone can prefer items by or about them.
     for (const p of item.people) for (const t of toTerms(p.replace(/@.*$/, ''))) extra.push(PERSON_PREFIX + t);
-    this.add(item.id, searchText(item), item.thread, extra, phrases(item.text + '\n' + (item.aux ?? '')));
+    this.add(item.id, searchText(item), item.thread, extra, toTerms(item.text + '\n' + (item.aux ?? '')));
   }
 
-  /** Index (or re-index) a text. `thread` lets the ranker use neighbouring items as context. */
-  add(id: string, text: string, thread?: { id: string; seq: number }, extraTerms: string[] = [], phraseTerms: string[] = []): void {
-    const tf = new Map<string, number>();
+  /**
+   * Index (or re-index) a text. `thread` lets the ranker use neighbouring items as context. `phraseSource` is the
+   * term sequence whose adjacent pairs are the item's phrases (see `phrases` in tokenize.ts); phrases score like
+   * terms but do not count toward the length.
+   */
+  add(id: string, text: string, thread?: { id: string; seq: number }, extraTerms: string[] = [], phraseSource: string[] = []): void {
     const ts = toTerms(text).concat(extraTerms);
-    // Phrases (pairs of adjacent words) score like terms but do not count toward the length.
-    for (const t of ts.concat(phraseTerms)) tf.set(t, (tf.get(t) ?? 0) + 1);
-    this.insert({ id, len: ts.length, tf, thread, asks: text.includes('?') });
+    const tf = new Map<number, number>();
+    for (const t of ts) {
+      const k = this.intern(t);
+      tf.set(k, (tf.get(k) ?? 0) + 1);
+    }
+    const seq = phraseSource.length > 1 ? phraseSource.map((t) => this.intern(t)) : [];
+    this.insert(id, ts.length, text.includes('?'), thread, tf, seq);
+  }
+
+  private intern(t: string): number {
+    let k = this.termId.get(t);
+    if (k === undefined) {
+      k = this.termStr.length;
+      this.termId.set(t, k);
+      this.termStr.push(t);
+      if (k >= this.df.length) this.df = grown(this.df, k + 1);
+    }
+    return k;
+  }
+
+  private newSlot(id: string, len: number, asks: boolean, thread: { id: string; seq: number } | undefined): number {
+    const slot = this.ids.length;
+    if (slot >= this.lens.length) {
+      const need = slot + 1;
+      this.lens = grown(this.lens, need);
+      this.asked = grown(this.asked, need);
+      this.fStart = grown(this.fStart, need);
+      this.fCount = grown(this.fCount, need);
+      this.sStart = grown(this.sStart, need);
+      this.sCount = grown(this.sCount, need);
+      this.acc = grown(this.acc, this.lens.length);
+    }
+    this.ids.push(id);
+    this.threadOf.push(thread);
+    this.slotOf.set(id, slot);
+    this.lens[slot] = len;
+    this.asked[slot] = asks ? 1 : 0;
+    this.totalLen += len;
+    this.totalLogLen += Math.log1p(len);
+    if (thread) {
+      let th = this.threads.get(thread.id);
+      if (!th) this.threads.set(thread.id, (th = new Map()));
+      th.set(thread.seq, id);
+    }
+    return slot;
+  }
+
+  private post(t: number, slot: number, n: number): void {
+    let p = this.postings[t];
+    if (!p) this.postings[t] = p = { doc: new Int32Array(2), tf: new Uint16Array(2), n: 0 };
+    if (p.n >= p.doc.length) {
+      p.doc = grown(p.doc, p.n + 1);
+      p.tf = grown(p.tf, p.n + 1);
+    }
+    p.doc[p.n] = slot;
+    p.tf[p.n++] = n;
+    this.df[t]++;
+  }
+
+  private insert(id: string, len: number, asks: boolean, thread: { id: string; seq: number } | undefined, tf: Map<number, number>, seq: ArrayLike<number>): void {
+    if (this.slotOf.has(id)) this.remove(id);
+    this.phraseCache.clear();
+    const slot = this.newSlot(id, len, asks, thread);
+    this.fTerm = grown(this.fTerm, this.fTop + tf.size);
+    this.fTf = grown(this.fTf, this.fTop + tf.size);
+    this.fStart[slot] = this.fTop;
+    this.fCount[slot] = tf.size;
+    for (const [t, n] of tf) {
+      const c = Math.min(n, MAX_TF);
+      this.fTerm[this.fTop] = t;
+      this.fTf[this.fTop++] = c;
+      this.post(t, slot, c);
+    }
+    this.seqPool = grown(this.seqPool, this.sTop + seq.length);
+    this.sStart[slot] = this.sTop;
+    this.sCount[slot] = seq.length;
+    for (let i = 0; i < seq.length; i++) this.seqPool[this.sTop++] = seq[i];
+  }
+
+  remove(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    this.phraseCache.clear();
+    this.slotOf.delete(id);
+    this.ids[slot] = undefined;
+    this.totalLen -= this.lens[slot];
+    this.totalLogLen -= Math.log1p(this.lens[slot]);
+    for (let k = this.fStart[slot], e = k + this.fCount[slot]; k < e; k++) this.df[this.fTerm[k]]--;
+    const thread = this.threadOf[slot];
+    this.threadOf[slot] = undefined;
+    if (thread) {
+      const th = this.threads.get(thread.id);
+      if (th?.get(thread.seq) === id) th.delete(thread.seq);
+      if (th && th.size === 0) this.threads.delete(thread.id);
+    }
+    this.dead++;
+    if (this.dead > 1024 && this.dead > this.slotOf.size) this.compact();
+  }
+
+  /** Drops dead slots: live items are renumbered in order, pools and postings rebuilt without the holes. */
+  private compact(): void {
+    const live: number[] = [];
+    for (let s = 0; s < this.ids.length; s++) if (this.ids[s] !== undefined) live.push(s);
+    const old = { ids: this.ids, threadOf: this.threadOf, lens: this.lens, asked: this.asked, fStart: this.fStart, fCount: this.fCount, sStart: this.sStart, sCount: this.sCount, fTerm: this.fTerm, fTf: this.fTf, seq: this.seqPool };
+    this.reset();
+    for (const s of live) {
+      const tf = new Map<number, number>();
+      for (let k = old.fStart[s], e = k + old.fCount[s]; k < e; k++) tf.set(old.fTerm[k], old.fTf[k]);
+      this.insert(old.ids[s]!, old.lens[s], old.asked[s] === 1, old.threadOf[s], tf, old.seq.subarray(old.sStart[s], old.sStart[s] + old.sCount[s]));
+    }
+  }
+
+  /** Empties the slots, pools and postings; the term dictionary is kept (df back to 0). */
+  private reset(): void {
+    this.slotOf = new Map();
+    this.ids = [];
+    this.threadOf = [];
+    this.threads.clear();
+    this.lens = new Uint32Array(0);
+    this.asked = new Uint8Array(0);
+    this.fStart = new Uint32Array(0);
+    this.fCount = new Uint32Array(0);
+    this.sStart = new Uint32Array(0);
+    this.sCount = new Uint32Array(0);
+    this.fTerm = new Uint32Array(0);
+    this.fTf = new Uint16Array(0);
+    this.seqPool = new Uint32Array(0);
+    this.fTop = this.sTop = this.dead = 0;
+    this.totalLen = this.totalLogLen = 0;
+    this.df.fill(0);
+    this.postings = [];
+    this.acc = new Float64Array(0);
+    this.phraseCache.clear();
   }
 
   /**
@@ -169,178 +317,208 @@ export class LexicalIndex implements LexicalSearcher {
    * checks each item against a fingerprint before it uses its entry). Ids not indexed get an empty entry.
    */
   exportDocs(ids: string[]): PackedLexicon {
-    // Terms sorted (code-unit order, the native sort's), so a loaded pack finds a term by binary search without
-    // building a map of them.
-    const seen = new Set<string>();
+    // Terms sorted (code-unit order, the native sort's), so the pack reads the same whatever order items came in.
+    const used = new Uint8Array(this.termStr.length);
     let total = 0;
+    let seqTotal = 0;
     for (const id of ids) {
-      const tf = this.docs.get(id)?.tf;
-      if (!tf) continue;
-      total += tf.size;
-      for (const t of tf.keys()) seen.add(t);
+      const s = this.slotOf.get(id);
+      if (s === undefined) continue;
+      total += this.fCount[s];
+      seqTotal += this.sCount[s];
+      for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) used[this.fTerm[k]] = 1;
+      for (let k = this.sStart[s], e = k + this.sCount[s]; k < e; k++) used[this.seqPool[k]] = 1;
     }
-    const terms = [...seen].sort();
-    const dict = new Map<string, number>();
-    terms.forEach((t, i) => dict.set(t, i));
+    const terms: string[] = [];
+    for (let t = 0; t < used.length; t++) if (used[t]) terms.push(this.termStr[t]);
+    terms.sort();
+    const remap = new Uint32Array(this.termStr.length);
+    terms.forEach((t, i) => (remap[this.termId.get(t)!] = i));
     const start = new Uint32Array(ids.length + 1);
     const term = new Uint32Array(total);
-    const tf = new Uint32Array(total);
+    const tf = new Uint16Array(total);
     const len = new Uint32Array(ids.length);
     const asks = new Uint8Array(ids.length);
+    const seqStart = new Uint32Array(ids.length + 1);
+    const seq = new Uint32Array(seqTotal);
     const threads: ({ id: string; seq: number } | null)[] = [];
     let k = 0;
+    let q = 0;
     ids.forEach((id, i) => {
       start[i] = k;
-      const doc = this.docs.get(id);
-      threads.push(doc?.thread ?? null);
-      if (!doc) return;
-      len[i] = doc.len;
-      asks[i] = doc.asks ? 1 : 0;
-      for (const [t, n] of doc.tf) {
-        term[k] = dict.get(t)!;
-        tf[k++] = n;
+      seqStart[i] = q;
+      const s = this.slotOf.get(id);
+      threads.push(s === undefined ? null : (this.threadOf[s] ?? null));
+      if (s === undefined) return;
+      len[i] = this.lens[s];
+      asks[i] = this.asked[s];
+      for (let j = this.fStart[s], e = j + this.fCount[s]; j < e; j++) {
+        term[k] = remap[this.fTerm[j]];
+        tf[k++] = this.fTf[j];
       }
+      for (let j = this.sStart[s], e = j + this.sCount[s]; j < e; j++) seq[q++] = remap[this.seqPool[j]];
     });
     start[ids.length] = k;
+    seqStart[ids.length] = q;
     // One string instead of hundreds of thousands: IndexedDB clones it in one piece.
-    return { terms: terms.join('\u0000'), start, term, tf, len, asks, threads };
+    return { terms: terms.join('\u0000'), start, term, tf, len, asks, threads, seqStart, seq };
   }
 
   /** Indexes entry `i` of an `exportDocs` result under `id` (`terms` split once by the caller: `packedTerms`). */
   addPacked(id: string, p: PackedLexicon, terms: string[], i: number): void {
-    const tf = new Map<string, number>();
-    for (let k = p.start[i]; k < p.start[i + 1]; k++) tf.set(terms[p.term[k]], p.tf[k]);
-    this.insert({ id, len: p.len[i], tf, thread: p.threads[i] ?? undefined, asks: p.asks[i] === 1 });
+    const tf = new Map<number, number>();
+    for (let k = p.start[i]; k < p.start[i + 1]; k++) tf.set(this.intern(terms[p.term[k]]), p.tf[k]);
+    const seq: number[] = [];
+    for (let k = p.seqStart[i]; k < p.seqStart[i + 1]; k++) seq.push(this.intern(terms[p.seq[k]]));
+    this.insert(id, p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined, tf, seq);
   }
 
   /**
    * Loads entries `entries` (indexes into `p`, ids in `ids`) of a persisted `exportDocs` result as they are: the
-   * postings of a term become a Map only when a query, an edit or a deletion first touches that term, so a start
-   * with 10k items does not build hundreds of thousands of maps up front. Results are the same as `addItem` for
-   * each entry. Call on an empty index, before anything else is added.
+   * pack's term numbers become the index's own, and each term's postings are allocated once at their final size.
+   * Results are the same as `addItem` for each entry. Call on an empty index, before anything else is added.
    */
   loadPacked(p: PackedLexicon, terms: string[], entries: number[], ids: string[]): void {
-    if (this.docs.size) throw new Error('loadPacked needs an empty index');
+    if (this.ids.length || this.termStr.length) throw new Error('loadPacked needs an empty index');
     const T = terms.length;
-    const df = new Uint32Array(T + 1);
-    for (const i of entries) for (let k = p.start[i]; k < p.start[i + 1]; k++) df[p.term[k] + 1]++;
-    for (let t = 0; t < T; t++) df[t + 1] += df[t];
-    const pStart = df;
-    const fill = pStart.slice(0, T);
-    const pDoc = new Uint32Array(pStart[T]);
-    const pTf = new Uint32Array(pStart[T]);
+    this.termStr = terms.slice();
+    this.termId = new Map();
+    for (let t = 0; t < T; t++) this.termId.set(terms[t], t);
+    this.df = new Int32Array(T);
+    let total = 0;
+    let seqTotal = 0;
+    for (const i of entries) {
+      total += p.start[i + 1] - p.start[i];
+      seqTotal += p.seqStart[i + 1] - p.seqStart[i];
+      for (let k = p.start[i]; k < p.start[i + 1]; k++) this.df[p.term[k]]++;
+    }
+    for (let t = 0; t < T; t++) {
+      const n = this.df[t];
+      if (n) this.postings[t] = { doc: new Int32Array(n), tf: new Uint16Array(n), n: 0 };
+    }
+    this.fTerm = new Uint32Array(total);
+    this.fTf = new Uint16Array(total);
+    this.seqPool = new Uint32Array(seqTotal);
+    const n = entries.length;
+    this.lens = new Uint32Array(n);
+    this.asked = new Uint8Array(n);
+    this.fStart = new Uint32Array(n);
+    this.fCount = new Uint32Array(n);
+    this.sStart = new Uint32Array(n);
+    this.sCount = new Uint32Array(n);
+    this.acc = new Float64Array(n);
     entries.forEach((i, d) => {
+      const slot = this.newSlot(ids[d], p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined);
+      this.fStart[slot] = this.fTop;
+      this.fCount[slot] = p.start[i + 1] - p.start[i];
       for (let k = p.start[i]; k < p.start[i + 1]; k++) {
-        const at = fill[p.term[k]]++;
-        pDoc[at] = d;
-        pTf[at] = p.tf[k];
+        const t = p.term[k];
+        const post = this.postings[t]!;
+        this.fTerm[this.fTop] = t;
+        this.fTf[this.fTop++] = p.tf[k];
+        post.doc[post.n] = slot;
+        post.tf[post.n++] = p.tf[k];
       }
+      this.sStart[slot] = this.sTop;
+      this.sCount[slot] = p.seqStart[i + 1] - p.seqStart[i];
+      this.seqPool.set(p.seq.subarray(p.seqStart[i], p.seqStart[i + 1]), this.sTop);
+      this.sTop += this.sCount[slot];
     });
-    const base: PackedBase = { terms, pStart, pDoc, pTf, ids, done: new Uint8Array(T), docs: [] };
-    entries.forEach((i, d) => {
-      const doc = new PackedDoc(ids[d], p.len[i], p.threads[i] ?? undefined, p.asks[i] === 1, p, terms, i);
-      base.docs.push(doc);
-      this.docs.set(doc.id, doc);
-      this.totalLen += doc.len;
-      this.totalLogLen += Math.log1p(doc.len);
-      if (doc.thread) {
-        let th = this.threads.get(doc.thread.id);
-        if (!th) this.threads.set(doc.thread.id, (th = new Map()));
-        th.set(doc.thread.seq, doc.id);
-      }
-    });
-    this.base = base;
   }
 
-  private base?: PackedBase;
-
-  /** The postings of a term, made into a Map from the loaded pack on first use (see loadPacked). */
-  private post(t: string): Map<string, number> | undefined {
-    const got = this.postings.get(t);
-    if (got || !this.base) return got;
-    const b = this.base;
-    let lo = 0;
-    let hi = b.terms.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const m = b.terms[mid];
-      if (m < t) lo = mid + 1;
-      else if (m > t) hi = mid - 1;
-      else {
-        if (b.done[mid]) return undefined;
-        b.done[mid] = 1;
-        let map: Map<string, number> | undefined;
-        for (let k = b.pStart[mid]; k < b.pStart[mid + 1]; k++) {
-          const doc = b.docs[b.pDoc[k]];
-          // Only documents still indexed as loaded (not removed or re-indexed since).
-          if (this.docs.get(doc.id) !== doc) continue;
-          (map ??= new Map()).set(doc.id, b.pTf[k]);
+  /**
+   * Postings of a query term: a word's own, or for a phrase ("a b", two terms with a space) the items whose body has
+   * a directly followed by b, counted from the sequences of the items holding both words.
+   */
+  private postingOf(term: string): Posting | undefined {
+    if (!term.includes(' ')) {
+      const t = this.termId.get(term);
+      return t === undefined || this.df[t] <= 0 ? undefined : this.postings[t];
+    }
+    const cached = this.phraseCache.get(term);
+    if (cached !== undefined) return cached ?? undefined;
+    const sp = term.indexOf(' ');
+    const a = this.termId.get(term.slice(0, sp));
+    const b = this.termId.get(term.slice(sp + 1));
+    let out: Posting | null = null;
+    if (a !== undefined && b !== undefined && this.df[a] > 0 && this.df[b] > 0) {
+      // Both postings are in slot order: walk them together and scan only the items holding both words.
+      const pa = this.postings[a]!;
+      const pb = this.postings[b]!;
+      const docs: number[] = [];
+      const tfs: number[] = [];
+      const seq = this.seqPool;
+      for (let i = 0, j = 0; i < pa.n && j < pb.n; ) {
+        const s = pa.doc[i];
+        if (s < pb.doc[j]) {
+          i++;
+          continue;
         }
-        if (map) this.postings.set(t, map);
-        return map;
+        if (s > pb.doc[j]) {
+          j++;
+          continue;
+        }
+        i++;
+        j++;
+        if (this.ids[s] === undefined) continue;
+        let c = 0;
+        for (let k = this.sStart[s], e = k + this.sCount[s] - 1; k < e; k++) if (seq[k] === a && seq[k + 1] === b) c++;
+        if (c) docs.push(s), tfs.push(Math.min(c, MAX_TF));
       }
+      if (docs.length) out = { doc: Int32Array.from(docs), tf: Uint16Array.from(tfs), n: docs.length };
     }
-    return undefined;
+    if (this.phraseCache.size > 512) this.phraseCache.clear();
+    this.phraseCache.set(term, out);
+    return out ?? undefined;
   }
 
-  private insert(doc: Doc): void {
-    const id = doc.id;
-    if (this.docs.has(id)) this.remove(id);
-    const { tf, thread } = doc;
-    this.docs.set(id, doc);
-    this.totalLen += doc.len;
-    this.totalLogLen += Math.log1p(doc.len);
-    for (const [t, n] of tf) {
-      let p = this.post(t);
-      if (!p) this.postings.set(t, (p = new Map()));
-      p.set(id, n);
+  /** Live documents holding a term (a phrase: holding it in their body). */
+  private dfOf(term: string): number {
+    if (!term.includes(' ')) {
+      const t = this.termId.get(term);
+      return t === undefined ? 0 : Math.max(0, this.df[t]);
     }
-    if (thread) {
-      let th = this.threads.get(thread.id);
-      if (!th) this.threads.set(thread.id, (th = new Map()));
-      th.set(thread.seq, id);
-    }
-  }
-
-  remove(id: string): void {
-    const doc = this.docs.get(id);
-    if (!doc) return;
-    this.docs.delete(id);
-    this.totalLen -= doc.len;
-    this.totalLogLen -= Math.log1p(doc.len);
-    for (const t of doc.tf.keys()) {
-      const p = this.post(t);
-      p?.delete(id);
-      if (p && p.size === 0) this.postings.delete(t);
-    }
-    if (doc.thread) {
-      const th = this.threads.get(doc.thread.id);
-      if (th?.get(doc.thread.seq) === id) th.delete(doc.thread.seq);
-      if (th && th.size === 0) this.threads.delete(doc.thread.id);
-    }
+    const p = this.postingOf(term);
+    return p ? p.n : 0;
   }
 
   /** Whether any indexed item has this term (e.g. a person term). */
   hasTerm(term: string): boolean {
-    return this.post(term) !== undefined;
+    return this.dfOf(term) > 0;
   }
 
   idf(term: string): number {
-    const n = this.post(term)?.size ?? 0;
-    const N = this.docs.size;
+    const n = this.dfOf(term);
+    const N = this.slotOf.size;
     return Math.log(1 + (N - n + 0.5) / (n + 0.5));
   }
 
   asks(id: string): boolean {
-    return this.docs.get(id)?.asks ?? false;
+    const s = this.slotOf.get(id);
+    return s !== undefined && this.asked[s] === 1;
   }
 
+  /** Term counts of an indexed item (words, people, dates; phrases are not terms). */
   termsOf(id: string): Map<string, number> | undefined {
-    return this.docs.get(id)?.tf;
+    const s = this.slotOf.get(id);
+    if (s === undefined) return undefined;
+    const out = new Map<string, number>();
+    for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) out.set(this.termStr[this.fTerm[k]], this.fTf[k]);
+    return out;
+  }
+
+  /** Whether an indexed item has this (single) term: `termsOf(id).has(term)` without building the map. */
+  docHas(id: string, term: string): boolean {
+    const s = this.slotOf.get(id);
+    const t = this.termId.get(term);
+    if (s === undefined || t === undefined) return false;
+    for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) if (this.fTerm[k] === t) return true;
+    return false;
   }
 
   neighbour(id: string, offset: number): string | undefined {
-    const th = this.docs.get(id)?.thread;
+    const s = this.slotOf.get(id);
+    const th = s === undefined ? undefined : this.threadOf[s];
     if (!th) return undefined;
     return this.threads.get(th.id)?.get(th.seq + offset);
   }
@@ -355,33 +533,97 @@ export class LexicalIndex implements LexicalSearcher {
   idealScore(terms: Map<string, number>): number {
     // A document of average length holding each term once scores idf × 1 per term (BM25 with tf = 1, len = avg).
     let s = 0;
-    for (const [t, w] of terms) if (this.post(t)) s += w * this.idf(t);
+    for (const [t, w] of terms) if (this.hasTerm(t)) s += w * this.idf(t);
     return s;
   }
 
   search(terms: Map<string, number>, limit: number): LexicalHit[] {
-    const n = this.docs.size;
+    const n = this.slotOf.size;
     const avg = !n ? 1 : this.geometric ? Math.max(1, Math.expm1(this.totalLogLen / n)) : this.totalLen / n || 1;
-    const acc = new Map<string, { score: number; matched: string[] }>();
+    const acc = this.acc;
+    const touched: number[] = [];
+    const used: { term: string; p: Posting }[] = [];
+    const k1 = this.k1;
     for (const [t, w] of terms) {
-      const p = this.post(t);
+      const p = this.postingOf(t);
       if (!p || w <= 0) continue;
+      used.push({ term: t, p });
       const idf = this.idf(t) * w;
-      for (const [id, tf] of p) {
-        const len = this.docs.get(id)!.len;
-        const s = idf * ((tf * (this.k1 + 1)) / (tf + this.k1 * this.lengthNorm(len, avg)));
-        const a = acc.get(id);
-        if (a) {
-          a.score += s;
-          a.matched.push(t);
-        } else acc.set(id, { score: s, matched: [t] });
+      for (let j = 0; j < p.n; j++) {
+        const s = p.doc[j];
+        if (this.ids[s] === undefined) continue;
+        const tf = p.tf[j];
+        const x = idf * ((tf * (k1 + 1)) / (tf + k1 * this.lengthNorm(this.lens[s], avg)));
+        if (acc[s] === 0) touched.push(s);
+        acc[s] += x;
       }
     }
-    const hits: LexicalHit[] = [];
-    for (const [id, a] of acc) hits.push({ id, score: a.score, matched: a.matched });
-    hits.sort((x, y) => y.score - x.score);
-    return hits.length > limit ? hits.slice(0, limit) : hits;
+    // The best `limit` (stable: equal scores keep the order items were first matched in), then the acc is zeroed.
+    let top = touched;
+    if (touched.length > limit) {
+      const scores = Float64Array.from(touched, (s) => acc[s]);
+      const cut = kthLargest(scores, limit);
+      top = touched.filter((s) => acc[s] >= cut);
+    }
+    const order = top.map((s, i) => i).sort((x, y) => acc[top[y]] - acc[top[x]] || x - y);
+    const chosen = (order.length > limit ? order.slice(0, limit) : order).map((i) => top[i]);
+    // Which query terms each chosen item matched, in query order: words from the item's own term list, phrases from
+    // their (short) postings.
+    const wordAt = new Map<number, number>();
+    const phraseUsed: number[] = [];
+    used.forEach(({ term }, u) => {
+      const t = term.includes(' ') ? undefined : this.termId.get(term);
+      if (t === undefined) phraseUsed.push(u);
+      else wordAt.set(t, u);
+    });
+    const at = new Map<number, number>();
+    chosen.forEach((s, i) => at.set(s, i));
+    const got: number[][] = chosen.map(() => []);
+    chosen.forEach((s, i) => {
+      for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) {
+        const u = wordAt.get(this.fTerm[k]);
+        if (u !== undefined) got[i].push(u);
+      }
+    });
+    for (const u of phraseUsed) {
+      const p = used[u].p;
+      for (let j = 0; j < p.n; j++) {
+        const i = at.get(p.doc[j]);
+        if (i !== undefined) got[i].push(u);
+      }
+    }
+    const matched = got.map((us) => us.sort((x, y) => x - y).map((u) => used[u].term));
+    const hits = chosen.map((s, i) => ({ id: this.ids[s]!, score: acc[s], matched: matched[i] }));
+    for (const s of touched) acc[s] = 0;
+    return hits;
   }
+}
+
+/** The k-th largest value (1-based) of `a`, by quickselect; `a` is reordered. */
+function kthLargest(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] > pivot) i++;
+      while (a[j] < pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return a[target];
+  }
+  return a[target];
 }
 
 /** The text an item is found by: title, body, image captions and the like, tags and people. */

@@ -64,6 +64,25 @@ function cutToTokens(text: string, max: number): string {
 }
 
 /**
+ * Token counts of rendered packages from counts of their lines: the tokenizer's pre-split never joins a line's end
+ * with the next line when that line starts with a character other than a space or "/" (a run of punctuation takes
+ * the newline and slashes after it), so a text split just before such lines counts as the sum of its pieces, and
+ * each piece (a card's line) is encoded once however often the package is re-rendered.
+ */
+function lineCounter(): (text: string) => number {
+  const memo = new Map<string, number>();
+  return (text) => {
+    let n = 0;
+    for (const piece of text.split(/(?<=\n)(?=[^\s/])/)) {
+      let c = memo.get(piece);
+      if (c === undefined) memo.set(piece, (c = countTokens(piece)));
+      n += c;
+    }
+    return n;
+  };
+}
+
+/**
  * The context package: instructions and evidence kept apart, formatted for the destination, never over budget.
  * Cards are taken in rank order; one that would overflow is left out (or, if it is the first, cut).
  */
@@ -71,6 +90,17 @@ export function buildPackage(
   cards: RankedCard[],
   destination: Destination,
   budgetTokens: number,
+): { text: string; tokens: number; ids: string[] } {
+  const fast = packWith(cards, destination, budgetTokens, lineCounter());
+  // The piecewise count is checked once on the result; should it ever disagree, the package is made with whole counts.
+  return countTokens(fast.text) === fast.tokens ? fast : packWith(cards, destination, budgetTokens, countTokens);
+}
+
+function packWith(
+  cards: RankedCard[],
+  destination: Destination,
+  budgetTokens: number,
+  countTokens: (text: string) => number,
 ): { text: string; tokens: number; ids: string[] } {
   const instr: RankedCard[] = [];
   const evid: RankedCard[] = [];

@@ -5,7 +5,7 @@ import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isGlobalInstruction } from './filters';
 import { scoreItem, type Scored } from './score';
-import { selectCards, type Decision } from './select';
+import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage, type Destination } from './package';
 import { explainScore, scoreSummary } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
@@ -20,7 +20,8 @@ export interface ScoredMemory {
   /** Candidates removed by a hard filter, with the reason. */
   filtered: { item: MemoryItem; reason: string }[];
   pinned: Scored[];
-  instructions: Scored[];
+  /** Global instructions, newest first; those retrieval did not score are scored when selection reaches them. */
+  instructions: LazyScoredList;
   situated: Scored[];
 }
 
@@ -80,22 +81,41 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   }
   const ranked: Scored[] = [];
   const filtered: { item: MemoryItem; reason: string }[] = [];
+  const scoreOf = (item: MemoryItem) =>
+    scoreItem(item, retrieval.signals.get(item.id) ?? emptySignal(item.id), task, settings, used, usedThreads, req.now);
+  // Global instructions that retrieval did not find are scored only if selection reaches them (see LazyScoredList).
+  const laterInstructions: MemoryItem[] = [];
   for (const item of hydrated.values()) {
     const why = filterReason(item, task, dismissed);
     if (why) {
       filtered.push({ item, reason: why });
       continue;
     }
-    const sig = retrieval.signals.get(item.id) ?? emptySignal(item.id);
-    ranked.push(scoreItem(item, sig, task, settings, used, usedThreads, req.now));
+    if (!item.pinned && isGlobalInstruction(item) && !retrieval.signals.has(item.id)) laterInstructions.push(item);
+    else ranked.push(scoreOf(item));
   }
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
 
   const pinned = ranked.filter((s) => s.item.pinned);
   const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
-  const instructions = ranked
-    .filter((s) => !s.item.pinned && isGlobalInstruction(s.item))
-    .sort((a, b) => touched(b.item) - touched(a.item));
+  const instr: (Scored | MemoryItem)[] = [...ranked.filter((s) => !s.item.pinned && isGlobalInstruction(s.item)), ...laterInstructions];
+  const itemOf = (x: Scored | MemoryItem): MemoryItem => ('signal' in x ? x.item : x);
+  instr.sort((a, b) => touched(itemOf(b)) - touched(itemOf(a)));
+  const leftOut = new Map<number, Omit<Decision, 's' | 'included'>>();
+  const instructions: LazyScoredList = {
+    length: instr.length,
+    at(i) {
+      const x = instr[i];
+      return 'signal' in x ? x : (instr[i] = scoreOf(x)) as Scored;
+    },
+    peek: (i) => {
+      const x = instr[i];
+      return 'signal' in x ? x : undefined;
+    },
+    item: (i) => itemOf(instr[i]),
+    leaveOut: (i, why) => void leftOut.set(i, why),
+    leftOut: (i) => leftOut.get(i),
+  };
   const situated = ranked.filter((s) => !s.item.pinned && !isGlobalInstruction(s.item) && explicitlyTied(s.item, task));
   return { plan, retrieval, ranked, filtered, pinned, instructions, situated };
 }
@@ -107,9 +127,15 @@ export function rankMemory(req: RankRequest): RankResult {
   const sm = scoreMemory(req);
   const byId = new Map(sm.ranked.map((s) => [s.item.id, s]));
 
+  // Selection compares the same few candidates many times: each vector is decoded once per ranking.
+  const vectors = new Map<string, Float32Array | undefined>();
+  const vectorOf = (id: string) => {
+    if (!vectors.has(id)) vectors.set(id, memory.vector(id));
+    return vectors.get(id);
+  };
   const vecSim = (a: Scored, b: Scored): number | undefined => {
-    const va = memory.vector(a.item.id);
-    const vb = memory.vector(b.item.id);
+    const va = vectorOf(a.item.id);
+    const vb = vectorOf(b.item.id);
     return va && vb && va.length === vb.length ? Math.max(0, cosine(va, vb)) : undefined;
   };
   const termSets = new Map<string, Set<string>>();
@@ -142,7 +168,7 @@ export function rankMemory(req: RankRequest): RankResult {
     return out;
   };
 
-  const { selected, decisions } = selectCards({
+  const { selected, decisions, unreached } = selectCards({
     ranked: sm.ranked,
     pinned: sm.pinned,
     instructions: sm.instructions,
@@ -179,6 +205,19 @@ export function rankMemory(req: RankRequest): RankResult {
     const d = decisions.get(s.item.id);
     if (d && !d.included) trace.push(entry(d));
     else if (!d) trace.push(entry({ s, included: false, stage: 'limit', reason: 'Not reached' }));
+  }
+  // Instructions selection reached are decided above; the rest (past the cap, never scored) are explained here.
+  for (let i = 0; i < sm.instructions.length; i++) {
+    const s = sm.instructions.peek(i);
+    if (s && byId.has(s.item.id)) continue; // in `ranked`: traced above
+    const d = s && decisions.get(s.item.id);
+    if (d) {
+      if (!d.included) trace.push(entry(d));
+      continue;
+    }
+    const item = sm.instructions.item(i);
+    const why = sm.instructions.leftOut(i) ?? unreached;
+    if (why) trace.push({ id: item.id, title: item.title || item.text.slice(0, 60), included: false, reason: why.reason, stage: why.stage });
   }
   for (const f of sm.filtered)
     trace.push({ id: f.item.id, title: f.item.title || f.item.text.slice(0, 60), included: false, reason: f.reason, stage: 'filter' });

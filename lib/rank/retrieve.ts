@@ -122,6 +122,42 @@ function feedbackTerms(index: LexicalSearcher, top: string[], query: Map<string,
   return sorted.map(([term, g]) => [term, (t.prfWeight * g) / (best || 1)] as const);
 }
 
+/**
+ * The items worth a signal: every one whose fused relevance can be above zero, and no others (so the work per query
+ * follows the matches, not the memory's size). That is the lexical hits and the items within the thread window of
+ * one (they inherit lexical evidence), the items whose dense score clears `cosLow` and their neighbours (who inherit
+ * a share of it); any other item scores 0 on both signals. If that leaves fewer than a pool, the best-scored dense
+ * items fill it, as before.
+ */
+function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: LexicalSearcher | undefined, t: Tuning): Set<string> {
+  const ids = new Set<string>();
+  const around = (id: string, reach: number) => {
+    if (!index || !index.neighbour(id, 0)) return; // not in a thread
+    for (let k = 1; k <= reach; k++) {
+      const p = index.neighbour(id, -k);
+      const n = index.neighbour(id, k);
+      if (p) ids.add(p);
+      if (n) ids.add(n);
+    }
+  };
+  for (const [id, d] of dense)
+    if (d > t.cosLow) {
+      ids.add(id);
+      if (t.neighbourSemantic > 0) around(id, t.semanticWindow ? t.window : 1);
+    }
+  // Lexical hits, and their neighbours: a reply is often the answer to the matching turn.
+  for (const h of lexHits) {
+    ids.add(h.id);
+    if (t.neighbourLexical > 0) around(h.id, t.window2 > 0 ? Math.max(1, t.window) : 1);
+  }
+  if (ids.size < t.pool)
+    for (const id of dense.keys()) {
+      ids.add(id);
+      if (ids.size >= t.pool) break;
+    }
+  return ids;
+}
+
 export function retrieve(
   memory: MemoryView,
   plan: QueryPlan,
@@ -168,15 +204,7 @@ export function retrieve(
   const expSet = new Set(expansion);
 
   const signals = new Map<string, Signal>();
-  const ids = new Set<string>([...dense.keys(), ...lex.keys()]);
-  // Neighbours of lexical hits become candidates too: a reply is often the answer to the matching turn.
-  if (index && t.neighbourLexical > 0)
-    for (const h of lexHits.slice(0, 50)) {
-      const p = index.neighbour(h.id, 1);
-      const n = index.neighbour(h.id, -1);
-      if (p) ids.add(p);
-      if (n) ids.add(n);
-    }
+  const ids = candidates(dense, lexHits, index, t);
   const lexOf = (id: string | undefined) => (id ? (lex.get(id)?.score ?? 0) : 0);
   const denOf = (id: string | undefined) => (id ? (dense.get(id) ?? 0) : 0);
   const ws = weights.semantic || 0;
@@ -224,8 +252,8 @@ export function retrieve(
     );
     let focus = 1;
     if (named.length) {
-      const tf = index!.termsOf(id);
-      if (!tf || !named.some((n) => tf.has(n))) focus = 1 - t.personFocus;
+      const has = index!.docHas ? named.some((n) => index!.docHas!(id, n)) : named.some((n) => index!.termsOf(id)?.has(n));
+      if (!has) focus = 1 - t.personFocus;
     }
     semantic *= focus;
     lexical *= focus;

@@ -1,6 +1,7 @@
 import type { RankSettings, TraceStage } from './types';
 import type { Scored } from './score';
 import type { Tuning } from './tuning';
+import type { MemoryItem } from '../memory/types';
 import { countTokens } from '../memory/tokens';
 
 export type Guarantee = 'pinned' | 'instruction' | 'situation' | 'child';
@@ -15,12 +16,30 @@ export interface Decision {
   similarTo?: { title: string; sim: number };
 }
 
+/**
+ * Global instructions, newest first, scored only when selection reaches them: past the cap an instruction's score
+ * cannot change the outcome, so of hundreds only the first few (and any that retrieval scored anyway) are scored.
+ */
+export interface LazyScoredList {
+  readonly length: number;
+  /** Entry i, scored now if it was not yet. */
+  at(i: number): Scored;
+  /** Entry i if it is scored, without scoring it. */
+  peek(i: number): Scored | undefined;
+  /** The item of entry i. */
+  item(i: number): MemoryItem;
+  /** Records why entry i, never scored, was left out (its size alone decided it). */
+  leaveOut(i: number, why: Omit<Decision, 's' | 'included'>): void;
+  /** What `leaveOut` recorded for entry i. */
+  leftOut(i: number): Omit<Decision, 's' | 'included'> | undefined;
+}
+
 export interface SelectInput {
   /** Candidates that passed the filters, best score first. */
   ranked: Scored[];
   pinned: Scored[];
   /** Global instructions, newest first. */
-  instructions: Scored[];
+  instructions: LazyScoredList;
   /** Items tied to this situation, best first. */
   situated: Scored[];
   /** Children of an item (its thread after it), loaded on demand. */
@@ -33,7 +52,11 @@ export interface SelectInput {
 
 /** Tokens a card takes in the package: its text plus a line of framing. */
 export function cardTokens(s: Scored): number {
-  return (s.item.tokens || countTokens(s.item.text)) + 6;
+  return itemCardTokens(s.item);
+}
+
+function itemCardTokens(item: MemoryItem): number {
+  return (item.tokens || countTokens(item.text)) + 6;
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -43,7 +66,12 @@ const quote = (s: Scored) => `"${(s.item.title || s.item.text).slice(0, 40)}"`;
  * Guarantees first (pinned, global instructions, this situation), then the rest by score with a redundancy
  * penalty that grows as the budget fills (MMR), then an exact small knapsack for the last slots.
  */
-export function selectCards(inp: SelectInput): { selected: Decision[]; decisions: Map<string, Decision> } {
+export function selectCards(inp: SelectInput): {
+  selected: Decision[];
+  decisions: Map<string, Decision>;
+  /** Why the instructions selection never scored were left out (all for the same reason). */
+  unreached?: Omit<Decision, 's' | 'included'>;
+} {
   const { settings, tuning } = inp;
   const budget = Math.max(0, settings.budgetTokens);
   const maxCards = Math.max(0, settings.maxCards);
@@ -97,8 +125,29 @@ export function selectCards(inp: SelectInput): { selected: Decision[]; decisions
 
   for (const s of inp.pinned) guarantee(s, 'pinned', 'Pinned: always included');
   let nInstr = 0;
-  for (const s of inp.instructions) {
-    if (decisions.has(s.item.id)) continue;
+  // Once the cap is met or the cards are full no further instruction can be included: from there on only those
+  // scored anyway are decided here, and `unreached` says why for the others.
+  let unreached: Omit<Decision, 's' | 'included'> | undefined;
+  const shareFull = `Instructions may take ${pct(tuning.instructionShare)} of the budget; this one did not fit`;
+  for (let i = 0; i < inp.instructions.length; i++) {
+    if (!unreached && nInstr >= tuning.instructionCap)
+      unreached = { stage: 'limit', reason: `Only the ${tuning.instructionCap} newest instructions are included` };
+    else if (!unreached && selected.length >= maxCards) unreached = { stage: 'limit', reason: `Beyond the ${maxCards} cards shown` };
+    let s = inp.instructions.peek(i);
+    if (!s && !unreached) {
+      // Whether it can be included at all follows from its size: only then is its score worth computing.
+      const need = itemCardTokens(inp.instructions.item(i));
+      if (instrUsed + need > instrCap) {
+        inp.instructions.leaveOut(i, { stage: 'budget', reason: shareFull });
+        continue;
+      }
+      if (used + need > budget) {
+        inp.instructions.leaveOut(i, { stage: 'budget', reason: `Did not fit the ${budget}-token budget (needs ${need}, ${Math.max(0, budget - used)} left)` });
+        continue;
+      }
+      s = inp.instructions.at(i);
+    }
+    if (!s || decisions.has(s.item.id)) continue;
     if (nInstr >= tuning.instructionCap) {
       decide({ s, included: false, stage: 'limit', reason: `Only the ${tuning.instructionCap} newest instructions are included` });
       continue;
@@ -106,7 +155,7 @@ export function selectCards(inp: SelectInput): { selected: Decision[]; decisions
     const roomInShare = instrUsed + cardTokens(s) <= instrCap;
     guarantee(s, 'instruction', 'Instruction: applies everywhere (newest first)', roomInShare);
     if (decisions.get(s.item.id)?.included) nInstr++;
-    else if (!roomInShare) decisions.get(s.item.id)!.reason = `Instructions may take ${pct(tuning.instructionShare)} of the budget; this one did not fit`;
+    else if (!roomInShare) decisions.get(s.item.id)!.reason = shareFull;
   }
   let nSit = 0;
   for (const s of inp.situated) {
@@ -183,7 +232,7 @@ export function selectCards(inp: SelectInput): { selected: Decision[]; decisions
     for (const s of open) if (!decisions.has(s.item.id)) decide(selected.length >= maxCards ? full(s) : noRoom(s));
     break;
   }
-  return { selected, decisions };
+  return { selected, decisions, unreached };
 }
 
 /** Best total adjusted score within `room` tokens and `slots` cards; exhaustive over at most a dozen items. */

@@ -17,12 +17,30 @@ export function personKey(p: string): string {
   return p.replace(/[<>"]/g, '').trim().toLowerCase().replace(/\s+/g, ' ');
 }
 
-/** Every key a person may be listed under ("Bob Smith <bob@x.com>" is both the address and the name). */
-export function personKeys(p: string): string[] {
+const keyCache = new Map<string, readonly string[]>();
+
+/**
+ * Every key a person may be listed under ("Bob Smith <bob@x.com>" is both the address and the name). Memoised: the
+ * ranker asks for the same few names once per candidate.
+ */
+export function personKeys(p: string): readonly string[] {
+  let got = keyCache.get(p);
+  if (got) return got;
   const keys = new Set<string>([personKey(p)]);
   const name = p.replace(/<[^>]*>/g, '').replace(/["]/g, '').trim().toLowerCase().replace(/\s+/g, ' ');
   if (name && !name.includes('@')) keys.add(name);
-  return [...keys];
+  if (keyCache.size > 10_000) keyCache.clear();
+  keyCache.set(p, (got = [...keys]));
+  return got;
+}
+
+const peopleOfTask = new WeakMap<TaskReading, Set<string>>();
+
+/** The keys of the people on the task (computed once per reading). */
+export function taskPeopleKeys(task: TaskReading): Set<string> {
+  let set = peopleOfTask.get(task);
+  if (!set) peopleOfTask.set(task, (set = new Set((task.people ?? []).flatMap(personKeys))));
+  return set;
 }
 
 export function siteMatches(itemSite: string, site: string): boolean {
@@ -54,7 +72,7 @@ export function situationMatch(item: MemoryItem, task: TaskReading): SituationMa
     parts.push(1);
     reasons.push('saved from this page');
   }
-  const taskPeople = new Set((task.people ?? []).flatMap(personKeys));
+  const taskPeople = taskPeopleKeys(task);
   const hitPerson = item.people.find((p) => personKeys(p).some((k) => taskPeople.has(k)));
   if (hitPerson) {
     parts.push(0.8);
@@ -79,7 +97,7 @@ export function situationMatch(item: MemoryItem, task: TaskReading): SituationMa
 export function explicitlyTied(item: MemoryItem, task: TaskReading): boolean {
   if (task.url && item.source?.url && sameUrl(item.source.url, task.url)) return true;
   if (task.site && item.sites.some((s) => siteMatches(s, task.site))) return true;
-  const taskPeople = new Set((task.people ?? []).flatMap(personKeys));
+  const taskPeople = taskPeopleKeys(task);
   return taskPeople.size > 0 && item.people.some((p) => personKeys(p).some((k) => taskPeople.has(k)));
 }
 

@@ -14,9 +14,10 @@ const LABEL: Record<WeightName, string> = {
 /** The factors that made the score, largest first, in plain words: "similar in meaning 0.31, shares words 0.12". */
 export function explainScore(s: Scored): string[] {
   const out: string[] = [];
-  const parts = WEIGHT_NAMES.map((n) => [n, s.contributions[n]] as const)
-    .filter(([, c]) => c >= 0.005)
-    .sort((a, b) => b[1] - a[1]);
+  // Called for every traced candidate: a plain loop and one small sort rather than map/filter chains.
+  const parts: [WeightName, number][] = [];
+  for (const n of WEIGHT_NAMES) if (s.contributions[n] >= 0.005) parts.push([n, s.contributions[n]]);
+  if (parts.length > 1) parts.sort((a, b) => b[1] - a[1]);
   for (const [name, c] of parts) {
     let line = `${LABEL[name]} (+${c.toFixed(2)})`;
     if (name === 'lexical') {

@@ -95,6 +95,8 @@ export interface LexicalSearcher {
   idealScore(terms: Map<string, number>): number;
   /** Term frequencies of an indexed item (pseudo-relevance feedback). */
   termsOf(id: string): Map<string, number> | undefined;
+  /** Whether an indexed item holds this term (without building its term map). */
+  docHas?(id: string, term: string): boolean;
   /** Inverse document frequency of a term. */
   idf(term: string): number;
   /** Whether any item holds the term. */

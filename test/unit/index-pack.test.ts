@@ -79,6 +79,27 @@ describe('persisted index pack', () => {
     expect(reopened.get('c')).toBeUndefined();
   });
 
+  it('rebuilds from the tables when the stored pack is of the former layout (v1, phrases as terms) or damaged', async () => {
+    const { db, store } = await seeded();
+    await store.savePack();
+    const current = (await db.packs.get('index'))!;
+    expect(current.version).toBe(2);
+    // What v1 wrote: phrase pairs among the terms, counts as Uint32Array, no term sequences.
+    const v1 = { ...current, version: 1, lexical: { terms: 'budget\u0000budget review\u0000review', start: new Uint32Array([0, 3]), term: new Uint32Array([0, 1, 2]), tf: new Uint32Array([1, 1, 1]), len: new Uint32Array([2]), asks: new Uint8Array([0]), threads: [null] } };
+    const damaged = { ...current, lexical: { ...current.lexical, seq: undefined, seqStart: undefined } };
+    for (const row of [v1, damaged]) {
+      await db.packs.put(row as unknown as typeof current);
+      const reopened = new MemoryStore(db, async () => fakeEmbedder);
+      await reopened.load();
+      expect(snapshot(reopened)).toEqual(snapshot(store));
+      // Still finds a note by the two words it names side by side.
+      const q = new Map([['paint', 1], ['hous', 1], ['paint hous', 1]]);
+      expect(reopened.view.lexicalIndex.search(q, 3)[0]).toMatchObject({ id: 'a', matched: ['paint', 'hous', 'paint hous'] });
+      await reopened.savePack();
+      expect((await db.packs.get('index'))!.version).toBe(2);
+    }
+  });
+
   it('drops a vector the table no longer has even if the pack still holds it', async () => {
     const { db, store } = await seeded();
     await store.savePack();

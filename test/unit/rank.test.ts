@@ -330,3 +330,88 @@ describe('retrieval signals', () => {
     expect(scoreMemory(req).retrieval.signals.get('a')!.semantic).toBeGreaterThan(before);
   });
 });
+
+describe('ranking at scale keeps every decision explained', () => {
+  it('guarantees the newest instructions and explains every older one, even those never scored', () => {
+    const rules = Array.from({ length: 40 }, (_, i) =>
+      item(`House rule number ${i}: write the date in full.`, { id: `rule${i}`, kind: 'instruction', createdAt: NOW - (i + 1) * DAY, updatedAt: NOW - (i + 1) * DAY }),
+    );
+    const notes = [item('The kayak trip is on Saturday at the harbour.', { id: 'kayak' })];
+    const r = rankMemory(request([...rules, ...notes], task('When is the kayak trip?')));
+    expect(ids(r)).toContain('kayak');
+    const included = r.cards.filter((c) => c.kind === 'instruction').map((c) => c.item.id);
+    expect(included).toEqual(['rule0', 'rule1', 'rule2']);
+    for (let i = 3; i < 40; i++) {
+      const e = traceOf(r, `rule${i}`);
+      expect(e?.included).toBe(false);
+      expect(e?.stage).toBe('limit');
+      expect(e?.reason).toMatch(/newest instructions/);
+    }
+    expect(new Set(r.trace.map((e) => e.id)).size).toBe(r.trace.length);
+  });
+
+  it('explains the instructions left out when pinned cards already fill the panel', () => {
+    const pins = Array.from({ length: 3 }, (_, i) => item(`Pinned fact ${i} about the harbour.`, { id: `pin${i}`, pinned: true }));
+    const rules = Array.from({ length: 12 }, (_, i) => item(`Rule ${i}: sign with initials.`, { id: `r${i}`, kind: 'instruction', createdAt: NOW - (i + 1) * DAY }));
+    const r = rankMemory(request([...pins, ...rules], task('harbour'), { maxCards: 2 }));
+    expect(r.cards).toHaveLength(2);
+    for (let i = 0; i < 12; i++) expect(traceOf(r, `r${i}`)).toMatchObject({ included: false, stage: 'limit', reason: expect.stringMatching(/^Beyond the 2 cards shown/) });
+  });
+
+  it('explains instructions too large for the budget or their share, and still includes one that fits', () => {
+    const pin = item('Pinned: the harbour office opens at nine and closes at five on weekdays, later in summer, and the key is with Ana at the front desk.', { id: 'pin', pinned: true });
+    const long = Array.from({ length: 6 }, (_, i) =>
+      item(`Rule ${i}: always write a long formal greeting that names the recipient, their role, their team and the date, then restate the question before answering it in full.`, { id: `long${i}`, kind: 'instruction', createdAt: NOW - (i + 1) * DAY }),
+    );
+    const short = item('Sign as B.', { id: 'short', kind: 'instruction', createdAt: NOW - 10 * DAY });
+    const r = rankMemory(request([pin, ...long, short], task('harbour office hours'), { budgetTokens: 120 }));
+    expect(ids(r)).toContain('short');
+    for (let i = 0; i < 6; i++) expect(traceOf(r, `long${i}`)).toMatchObject({ included: false, stage: 'budget', reason: expect.stringMatching(/^Instructions may take 30% of the budget/) });
+    expect(r.package!.tokens).toBeLessThanOrEqual(120);
+  });
+
+  it('counts the package exactly when card lines start or end with punctuation and slashes', () => {
+    const texts = ['/etc/hosts needs the new IP…', 'Paths: /srv/app/…/', '“Quoted” — and done.', '/'];
+    const cards = texts.map((t, i) => ({ item: item(t, { id: `p${i}`, title: i % 2 ? 'Paths' : '' }), kind: 'evidence' as const, score: 1, factors: { semantic: 1, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 }, matched: [], why: [] }));
+    for (const dest of ['chat', 'email', 'generic'] as const) {
+      const pkg = buildPackage(cards, dest, 800);
+      expect(pkg.ids).toHaveLength(4);
+      expect(pkg.tokens).toBe(countTokens(pkg.text));
+      const tight = buildPackage(cards, dest, pkg.tokens - 1);
+      expect(tight.tokens).toBeLessThanOrEqual(pkg.tokens - 1);
+      expect(tight.tokens).toBe(countTokens(tight.text));
+    }
+  });
+
+  it('answers BM25 queries exactly as a fresh index after most of its items were deleted and re-added', () => {
+    const words = 'alpha beta gamma delta epsilon zeta theta iota kappa lambda painted running houses budget'.split(' ');
+    let s = 5;
+    const rnd = () => ((s = (s * 1103515245 + 12345) >>> 0) / 4294967296);
+    const text = () => Array.from({ length: 10 }, () => words[Math.floor(rnd() * words.length)]).join(' ');
+    const churned = new LexicalIndex(RANK_LEXICAL);
+    const docs = new Map<string, string>();
+    for (let i = 0; i < 3000; i++) {
+      const id = `d${i % 1200}`;
+      const t = text();
+      docs.set(id, t);
+      churned.addItem({ id, text: t, title: '', tags: [], people: [] });
+      if (i % 7 === 0) {
+        churned.remove(`d${(i * 3) % 1200}`);
+        docs.delete(`d${(i * 3) % 1200}`);
+      }
+    }
+    const fresh = new LexicalIndex(RANK_LEXICAL);
+    for (const [id, t] of docs) fresh.addItem({ id, text: t, title: '', tags: [], people: [] });
+    expect(churned.size).toBe(fresh.size);
+    for (const q of ['painted houses', 'alpha beta gamma', 'budget', 'running lambda']) {
+      const terms = LexicalIndex.queryTerms(q);
+      for (const ph of phrases(q)) terms.set(ph, 1);
+      // Every hit (a cut at 50 would fall among equal scores, ordered by when items were added).
+      const a = fresh.search(terms, 5000).map((h) => [h.id, h.score.toFixed(9), h.matched.join()].join());
+      const b = churned.search(terms, 5000).map((h) => [h.id, h.score.toFixed(9), h.matched.join()].join());
+      expect(a.length).toBeGreaterThan(50);
+      expect(new Set(b)).toEqual(new Set(a));
+      for (const t of terms.keys()) expect(churned.idf(t)).toBeCloseTo(fresh.idf(t), 12);
+    }
+  });
+});
