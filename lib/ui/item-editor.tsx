@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { MemoryKind, MemoryPatch } from '../memory/types';
 import { splitList } from './format';
 
@@ -33,7 +33,12 @@ export function ItemEditor(props: {
   const [busy, setBusy] = useState(false);
   const id = useRef(`ed${++seq}`).current;
   const first = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  // Focus the first field as the editor mounts, not after paint: a late focus (useEffect waits for a frame, and a
+  // panel in a background tab may get none for a while) would pull the caret out of a field the user already
+  // clicked into, and what they typed next would land in the title.
+  useLayoutEffect(() => {
+    if (!first.current?.form?.contains(document.activeElement)) first.current?.focus();
+  }, []);
 
   const save = async (e?: Event) => {
     e?.preventDefault();
