@@ -6,6 +6,7 @@
  * unit length). Deleting moves the last slot into the hole, so the arrays stay dense.
  */
 import { int8Dots, type Int8Dots } from './int8-dots';
+import { kthLargest } from '../rank/kth-largest';
 
 /**
  * Embeddings held for ranking as int8 codes with one float scale per vector, in typed arrays that grow by doubling:
@@ -244,31 +245,4 @@ export class VectorIndex {
   private grow(): void {
     this.allocate(Math.max(1024, this.scales.length * 2));
   }
-}
-
-/** The k-th largest value (1-based) of `a`, by quickselect; `a` is reordered. */
-function kthLargest(a: Float32Array, k: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  const target = k - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] > pivot) i++;
-      while (a[j] < pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else return a[target];
-  }
-  return a[target];
 }

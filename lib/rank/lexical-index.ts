@@ -1,6 +1,7 @@
 import type { LexicalHit, LexicalSearcher } from './types';
 import type { MemoryItem } from '../memory/types';
 import { terms as toTerms, hasTimeExpression, itemDateTerms, TIME_TERM, PERSON_PREFIX } from './tokenize';
+import { kthLargest } from './kth-largest';
 
 export interface LexicalIndexOptions {
   /** BM25 term-frequency saturation. */
@@ -599,32 +600,6 @@ export class LexicalIndex implements LexicalSearcher {
   }
 }
 
-/** The k-th largest value (1-based) of `a`, by quickselect; `a` is reordered. */
-function kthLargest(a: Float64Array, k: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  const target = k - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] > pivot) i++;
-      while (a[j] < pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else return a[target];
-  }
-  return a[target];
-}
 
 /** The text an item is found by: title, body, image captions and the like, tags and people. */
 export function searchText(item: {
