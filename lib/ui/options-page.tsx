@@ -157,6 +157,9 @@ export function OptionsPage() {
   const [busy, setBusy] = useState('');
   const saveTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const editSeq = useRef(0);
+  // What is typed into a number field until its change fires: any re-render meanwhile (the model status is polled
+  // every 2 s) would otherwise put the saved value back into the field, and the typed one would never be saved.
+  const [drafts, setDrafts] = useState<Partial<Record<string, string>>>({});
   // A reply from the worker must not undo an edit the user made while it was on its way, nor reset a field the user
   // is typing into (its change would then never fire, and the edit would be lost): such replies are dropped; the
   // field's own change saves the whole settings and brings the next reply.
@@ -244,9 +247,11 @@ export function OptionsPage() {
     settings ? (
       <label class="weight-row">
         <span title={help}>{label}</span>
-        <input type="number" min={min} max={max} step={step} data-setting={key} value={settings[key]} aria-describedby={`help-${key}`}
+        <input type="number" min={min} max={max} step={step} data-setting={key} value={drafts[key] ?? settings[key]} aria-describedby={`help-${key}`}
+          onInput={(e) => setDrafts((d) => ({ ...d, [key]: (e.target as HTMLInputElement).value }))}
           onChange={(e) => {
             const v = Number((e.target as HTMLInputElement).value);
+            setDrafts(({ [key]: _done, ...rest }) => rest);
             if (Number.isFinite(v)) save({ ...settings, [key]: v });
           }} />
         <span class="muted small" id={`help-${key}`}>{help}</span>
