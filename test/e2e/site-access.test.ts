@@ -232,13 +232,19 @@ describe('site access', () => {
 });
 
 describe('a capture held back as a possible secret', () => {
-  it('the quick edit after “Remember this” says why and offers “Use it anyway”, which makes it a card', async () => {
+  /** Saves `text` through the real "Remember this" listener with the panel open; returns its quick edit popover. */
+  async function rememberSelection(text: string) {
     const { page, tabId } = await h.openPage('/fixtures/textarea.html');
     const panel = await h.openPanel(tabId);
     await panel.locator('[data-testid="status"]').waitFor();
-    const secret = 'Osprey staging deploy: use token ghp_abcdefghijklmnopqrstuvwxyz0123456789ABCD for the osprey pipeline.';
-    await h.contextMenu({ menuItemId: 'remember-selection', selectionText: secret, pageUrl: page.url(), frameId: 0, editable: false }, tabId);
-    const popover = panel.locator('[data-testid="quick-edit"]');
+    await h.contextMenu({ menuItemId: 'remember-selection', selectionText: text, pageUrl: page.url(), frameId: 0, editable: false }, tabId);
+    return { page, tabId, panel, popover: panel.locator('[data-testid="quick-edit"]') };
+  }
+
+  it('the quick edit after “Remember this” says why and offers “Use it anyway”, which makes it a card', async () => {
+    const { page, tabId, panel, popover } = await rememberSelection(
+      'Osprey staging deploy: use token ghp_abcdefghijklmnopqrstuvwxyz0123456789ABCD for the osprey pipeline.',
+    );
     await expect.poll(() => popover.locator('[data-testid="quick-edit-held"]').innerText().catch(() => ''), { timeout: 15_000 }).toMatch(/Held back from suggestions: it looks like it contains a secret \(GitHub token\)/);
     const id = await popover.getAttribute('data-id');
 
@@ -258,12 +264,7 @@ describe('a capture held back as a possible secret', () => {
   });
 
   it('“Delete it” removes a captured secret at once', async () => {
-    const { page, tabId } = await h.openPage('/fixtures/textarea.html');
-    const panel = await h.openPanel(tabId);
-    await panel.locator('[data-testid="status"]').waitFor();
-    const secret = 'prod key sk-ant-abcdefghijklmnopqrstuvwxyz0123 for the heron job';
-    await h.contextMenu({ menuItemId: 'remember-selection', selectionText: secret, pageUrl: page.url(), frameId: 0, editable: false }, tabId);
-    const popover = panel.locator('[data-testid="quick-edit"]');
+    const { page, panel, popover } = await rememberSelection('prod key sk-ant-abcdefghijklmnopqrstuvwxyz0123 for the heron job');
     await popover.locator('[data-testid="quick-edit-held"]').waitFor({ timeout: 15_000 });
     await popover.locator('[data-testid="quick-edit-delete"]').click();
     await expect.poll(async () => (await h.call<{ items: { text: string }[] }>('memory:list', {})).items.some((i) => i.text.includes('heron'))).toBe(false);
