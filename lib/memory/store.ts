@@ -320,27 +320,41 @@ export class MemoryStore {
         const ids = this.byLength(this.unembedded());
         let done = 0;
         if (ids.length) onProgress?.(0, ids.length); // panels show the count from the start
-        for (let i = 0; i < ids.length; i += batch) {
-          // Items deleted or edited meanwhile are skipped; an edit embeds its own new text.
-          const items = ids.slice(i, i + batch).map((id) => this.mem.get(id)).filter((it): it is MemoryItem => !!it && !it.needsReview && !this.mem.vector(it.id));
+        const embedWithFallback = async (texts: string[]): Promise<Float32Array[]> => {
+          const used = embedder!;
+          try {
+            return await used.embed(texts);
+          } catch (e) {
+            // The indexing engine failed (offscreen document refused or gone): go on with the worker's own model.
+            const own = await this.getEmbedder();
+            if (!own || own === used) throw e;
+            embedder = own;
+            return own.embed(texts);
+          }
+        };
+        // Items deleted or edited meanwhile are skipped; an edit embeds its own new text.
+        const start = (from: number) => {
+          const items = ids.slice(from, from + batch).map((id) => this.mem.get(id)).filter((it): it is MemoryItem => !!it && !it.needsReview && !this.mem.vector(it.id));
+          const vectors = items.length ? embedWithFallback(items.map(embedText)) : Promise.resolve([]);
+          vectors.catch(() => undefined); // awaited in turn below; a batch started ahead must not fail unobserved
+          return { items, vectors };
+        };
+        // Engines that queue work (`parallel`) get the next batch before the last one is stored.
+        const ahead: ReturnType<typeof start>[] = [];
+        for (let next = 0; next < ids.length || ahead.length; ) {
+          while (ahead.length < Math.max(1, embedder.parallel ?? 1) && next < ids.length) {
+            ahead.push(start(next));
+            next += batch;
+          }
+          const { items, vectors: pending } = ahead.shift()!;
+          const vectors = await pending;
           if (items.length) {
-            const texts = items.map(embedText);
-            let vectors: Float32Array[];
-            try {
-              vectors = await embedder.embed(texts);
-            } catch (e) {
-              // The indexing engine failed (offscreen document refused or gone): go on with the worker's own model.
-              const own = await this.getEmbedder();
-              if (!own || own === embedder) throw e;
-              embedder = own;
-              vectors = await embedder.embed(texts);
-            }
             this.indexBackend = embedder.backend;
             const live = items.filter((it) => this.mem.get(it.id) === it);
             await this.write(() => this.db.vectors.bulkPut(live.map((it) => ({ id: it.id, model: MODEL_TAG, vector: vectors[items.indexOf(it)] }))).then(() => undefined), live.length);
             for (const it of live) this.mem.setVector(it.id, vectors[items.indexOf(it)]);
           }
-          done = Math.min(ids.length, i + batch);
+          done = Math.min(ids.length, next - ahead.length * batch);
           onProgress?.(done, ids.length);
         }
         return done;
