@@ -16,6 +16,8 @@ export type EngineReply = { id: number; vectors: Float32Array[]; backend: string
 
 let engine: Promise<Embedder> | undefined;
 let shared: WebAssembly.Module | undefined;
+/** True once onnxruntime runs on the shared module (the engine's backend name says so). */
+let usedShared = false;
 // One request at a time: the document keeps the next batch queued here while the last one is being stored, and one
 // model session must not run two batches at once.
 let queue: Promise<void> = Promise.resolve();
@@ -30,6 +32,7 @@ function useSharedRuntime(wasmUrl: string, runtime: WebAssembly.Module): void {
     const response = await source;
     if (response.url !== wasmUrl) return streaming(response, imports);
     void response.body?.cancel().catch(() => undefined);
+    usedShared = true;
     return { module: runtime, instance: await WebAssembly.instantiate(runtime, imports) };
   };
 }
@@ -45,7 +48,7 @@ async function handle({ id, texts, modelRoot, wasmUrl, runtime }: EngineRequest)
     }
     const embedder = await engine;
     const vectors = await embedder.embed(texts);
-    const reply: EngineReply = { id, vectors, backend: embedder.backend };
+    const reply: EngineReply = { id, vectors, backend: `${embedder.backend}${usedShared ? '/shared' : ''}` };
     (self as unknown as Worker).postMessage(reply, vectors.map((v) => v.buffer as ArrayBuffer));
   } catch (err) {
     (self as unknown as Worker).postMessage({ id, error: err instanceof Error ? err.message : String(err) } satisfies EngineReply);
