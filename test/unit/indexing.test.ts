@@ -114,6 +114,36 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(progress).toEqual([0, 4, 8, 12, 16, 20]);
   });
 
+  it('embeds a text once: a re-import of the same notes, a duplicate under another id and repeats in one import take the vector already made', async () => {
+    const engine = recordingEmbedder('offscreen');
+    const db = freshDb();
+    const store = new MemoryStore(db, async () => engine.embedder);
+    const notes = Array.from({ length: 6 }, (_, i) => ({ id: `n${i}`, text: `note about topic ${'z'.repeat(i)}${i}` }));
+    await store.add(notes, { deferEmbedding: true });
+    expect(await store.embedPending(undefined, 4)).toBe(6);
+    expect(engine.batches.flat()).toHaveLength(6);
+    const before = await db.vectors.toArray();
+
+    // The same export imported again: nothing to embed, every vector kept as it was.
+    await store.add(notes, { deferEmbedding: true });
+    expect(store.unembedded()).toEqual([]);
+    expect(await db.vectors.toArray()).toEqual(before);
+
+    // One note edited, two copies of an existing note under new ids, and one new text twice in the same import.
+    await store.add([{ id: 'n1', text: 'rewritten note' }, { id: 'copy-a', text: notes[3].text }, { id: 'copy-b', text: notes[3].text },
+      { id: 'twin-a', text: 'brand new text' }, { id: 'twin-b', text: 'brand new text' }], { deferEmbedding: true });
+    engine.batches.length = 0;
+    expect(await store.embedPending(undefined, 4)).toBe(5);
+    expect(engine.batches.flat().sort()).toEqual(['brand new text', 'rewritten note']);
+    const n3 = (await db.vectors.get('n3'))!.vector;
+    expect((await db.vectors.get('copy-a'))!.vector).toEqual(n3);
+    expect((await db.vectors.get('copy-b'))!.vector).toEqual(n3);
+    expect((await db.vectors.get('twin-a'))!.vector).toEqual(fakeVector('brand new text'));
+    expect((await db.vectors.get('twin-b'))!.vector).toEqual(fakeVector('brand new text'));
+    expect((await db.vectors.get('n1'))!.vector).toEqual(fakeVector('rewritten note'));
+    expect(store.unembedded()).toEqual([]);
+  });
+
   it('rewrites the index pack only after indexing ends, and not while rankings keep coming', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     let release!: () => void;
