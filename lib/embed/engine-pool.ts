@@ -10,6 +10,23 @@ export function engineCount(cores = (globalThis.navigator as Navigator | undefin
   return Math.min(4, Math.max(2, cores - 1));
 }
 
+/**
+ * The runtime's WebAssembly with a custom section naming the engine, so that each engine compiles a module of its own.
+ * V8 shares compiled code between modules of identical bytes in one process, and with two Workers running one shared
+ * module at once its background threads kept recompiling it: about a core's worth of CPU (30-60 ms per note beside
+ * the engines' 35), and two engines indexed slower than one (6-8 notes/s against 13 on a loaded machine). With bytes
+ * that differ by this section, the background work stops once each copy is optimised. Custom sections do not change
+ * what the module does.
+ */
+export function engineRuntimeBytes(wasm: Uint8Array, engine: number): Uint8Array<ArrayBuffer> {
+  const name = new TextEncoder().encode('backstory-engine');
+  const body = [name.length, ...name, engine & 0xff];
+  const out = new Uint8Array(wasm.length + 2 + body.length);
+  out.set(wasm);
+  out.set([0, body.length, ...body], wasm.length); // section id 0 (custom), size (< 128: one LEB byte), name, payload
+  return out;
+}
+
 /** Splits `n` items into `parts` contiguous runs as even as possible (the batch is sorted by length). */
 export function shares(n: number, parts: number): [number, number][] {
   const out: [number, number][] = [];

@@ -1,7 +1,7 @@
 import { browser } from 'wxt/browser';
 import { serveOffscreen } from '../messaging/rpc';
 import { MODEL_DIM } from './embedder';
-import { EnginePool, engineCount, type Engine } from './engine-pool';
+import { EnginePool, engineCount, engineRuntimeBytes, type Engine } from './engine-pool';
 import type { EngineReply, EngineRequest } from './offscreen-worker';
 import { packVectors } from './offscreen-wire';
 
@@ -38,15 +38,13 @@ class WorkerEngine implements Engine {
 }
 
 /**
- * The runtime's WebAssembly compiled once for all engines. V8 starts WebAssembly on its baseline compiler and
- * recompiles hot functions optimised in the background, and the optimised code belongs to the compiled module: with
- * one module shared, what one engine made hot is fast in the others too. Baseline code ran this model 3.3x slower
- * (11.7 vs 39 notes/s in Node), and with every core busy embedding, engines compiled separately each waited their
- * own way through it (first 600 notes of an import at 20-30/s, then 50/s).
+ * The runtime's WebAssembly compiled for one engine, from bytes fetched once for all of them: each engine gets a
+ * module of its own (see engineRuntimeBytes for why sharing one is slow).
  */
-function compileRuntime(): Promise<WebAssembly.Module | undefined> {
-  // Without it each engine compiles its own copy, as before: slower to warm up, still correct.
-  return WebAssembly.compileStreaming(fetch(url(WASM_PATH))).catch(() => undefined);
+function runtimeCompiler(): (engine: number) => Promise<WebAssembly.Module | undefined> {
+  const bytes = fetch(url(WASM_PATH)).then((r) => r.arrayBuffer());
+  // Without a module the engine loads the runtime from its URL itself: slower with two engines, still correct.
+  return (engine) => bytes.then((b) => WebAssembly.compile(engineRuntimeBytes(new Uint8Array(b), engine))).catch(() => undefined);
 }
 
 /**
@@ -61,8 +59,8 @@ export function serveOffscreenEngine(): void {
     'offscreen:embed': async ({ texts }) => {
       if (!pool) {
         // Started on the first request.
-        const runtime = compileRuntime();
-        engines = Array.from({ length: engineCount() }, () => new WorkerEngine(runtime));
+        const compile = runtimeCompiler();
+        engines = Array.from({ length: engineCount() }, (_, k) => new WorkerEngine(compile(k)));
         pool = new EnginePool(engines);
       }
       const vectors = await pool.embed(texts);

@@ -20,7 +20,7 @@ describe('background indexing in Chromium', () => {
 
   it('indexes an import in the offscreen document, and opens it again when Chrome closed it mid-import', { timeout: 300_000 }, async () => {
     await h.seed(notes('crate', 160));
-    await expect.poll(async () => (await h.call<Status>('model:status', {})).indexBackend, { timeout: 120_000 }).toMatch(/^offscreen\/wasm\/q8\/sharedx[2-4]$/);
+    await expect.poll(async () => (await h.call<Status>('model:status', {})).indexBackend, { timeout: 120_000 }).toMatch(/^offscreen\/wasm\/q8x[2-4]$/);
     const sw = await h.serviceWorker();
     await sw.evaluate(() => chrome.offscreen.closeDocument().catch(() => undefined));
     await expect.poll(async () => (await h.call<Status>('model:status', {})).unembedded, { timeout: 180_000 }).toBe(0);

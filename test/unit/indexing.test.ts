@@ -194,6 +194,19 @@ describe('the engine pool splits each batch between its engines', () => {
     await expect(failing.embed(texts)).rejects.toThrow('engine 1 crashed');
   });
 
+  it("gives each engine runtime bytes of its own that still compile to the same module", async () => {
+    const { engineRuntimeBytes } = await import('../../lib/embed/engine-pool');
+    const { readFileSync } = await import('node:fs');
+    const wasm = new Uint8Array(readFileSync(new URL('../../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm', import.meta.url)));
+    const [a, b] = [engineRuntimeBytes(wasm, 0), engineRuntimeBytes(wasm, 1)];
+    expect(Buffer.compare(Buffer.from(a), Buffer.from(b))).not.toBe(0);
+    const [ma, mb] = [await WebAssembly.compile(a), await WebAssembly.compile(b)];
+    expect(new Uint8Array(WebAssembly.Module.customSections(mb, 'backstory-engine')[0])).toEqual(new Uint8Array([1]));
+    const shape = (m: WebAssembly.Module) => JSON.stringify([WebAssembly.Module.imports(m), WebAssembly.Module.exports(m)]);
+    expect(shape(ma)).toBe(shape(await WebAssembly.compile(wasm)));
+    expect(shape(mb)).toBe(shape(ma));
+  });
+
   it('runs one engine per core, two to four, and gives each a contiguous, even share', async () => {
     const { engineCount, shares } = await import('../../lib/embed/engine-pool');
     expect([1, 2, 4, 8, 16].map((c) => engineCount(c))).toEqual([2, 2, 3, 4, 4]);
