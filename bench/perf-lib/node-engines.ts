@@ -11,11 +11,11 @@ export class NodeWorkerEngine implements Engine {
   private worker: Worker;
   private waiting = new Map<number, (r: { vectors?: Float32Array[]; error?: string }) => void>();
   private next = 0;
-  constructor(modelRoot: string, dtype: ModelDtype) {
+  constructor(modelRoot: string, dtype: ModelDtype, index: number) {
     // Worker threads do not inherit tsx's loader (Node 20): a small script loads the TypeScript engine through tsx.
     const entry = new URL('./node-engine-worker.ts', import.meta.url).href;
     const tsx = import.meta.resolve('tsx/esm/api');
-    this.worker = new Worker(`import(${JSON.stringify(tsx)}).then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`, { eval: true, workerData: { modelRoot, dtype } });
+    this.worker = new Worker(`import(${JSON.stringify(tsx)}).then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`, { eval: true, workerData: { modelRoot, dtype, index } });
     this.worker.on('message', (r: { id: number; vectors?: Float32Array[]; error?: string }) => {
       this.waiting.get(r.id)?.(r);
       this.waiting.delete(r.id);

@@ -62,7 +62,7 @@ export async function indexRate(dtype: ModelDtype, n: number, how: { threads?: n
   let close: () => Promise<unknown>;
   if (how.engines) {
     // The shipped pool over worker threads, one single-threaded engine each (the offscreen document's layout).
-    const engines = Array.from({ length: how.engines }, () => new NodeWorkerEngine(NODE_MODEL_ROOT, dtype));
+    const engines = Array.from({ length: how.engines }, (_, k) => new NodeWorkerEngine(NODE_MODEL_ROOT, dtype, k));
     embedder = new EnginePool(engines, `pool/${how.engines}`);
     close = () => Promise.all(engines.map((e) => e.close()));
   } else {

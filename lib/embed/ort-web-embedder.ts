@@ -15,6 +15,8 @@ export interface OrtWebEmbedderOptions {
   /** WASM threads; 1 is what the extension's service worker gets. */
   threads?: number;
   batchSize?: number;
+  /** The runtime's WebAssembly bytes, for engines that each need a module of their own (engineRuntimeBytes). */
+  wasmBinary?: Uint8Array;
 }
 
 /**
@@ -27,6 +29,7 @@ export async function createOrtWebEmbedder(opts: OrtWebEmbedderOptions): Promise
   ort.env.wasm.numThreads = opts.threads ?? 1;
   ort.env.wasm.proxy = false;
   ort.env.logLevel = 'error';
+  if (opts.wasmBinary) ort.env.wasm.wasmBinary = opts.wasmBinary;
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   env.localModelPath = opts.modelRoot.endsWith('/') ? opts.modelRoot : opts.modelRoot + '/';
