@@ -16,8 +16,8 @@ export type OrtModule = Pick<typeof ort, 'InferenceSession' | 'Tensor'>;
 /**
  * The model as one onnxruntime-web session, without transformers.js's pipeline: its tokenizer, then the session, then
  * mean pooling over the attention mask and normalisation (what the pipeline's `pooling: 'mean', normalize: true`
- * does). `ort` is the onnxruntime-web build of the caller (Node's, or the browser bundle transformers.js also uses).
- * transformers.js's pipeline cost the offscreen engines about a third more CPU per note than the session alone.
+ * does). `ort` is the onnxruntime-web build of the caller (Node's, or the browser bundle transformers.js also uses):
+ * the offscreen engines and the Node bench run this same code, so the bench's figure is the engines' own.
  */
 export async function createOrtEmbedder(opts: {
   ort: OrtModule;
