@@ -6,7 +6,8 @@
  *   (model_quantized.onnx, what the extension loads first) against the q4 model as shipped, interleaved.
  * - index_items_per_s: ~60-token notes (54 plain English words, 58 word pieces with [CLS]/[SEP] by the model's own
  *   tokenizer; the issue's unit) embedded in batches of 16 and stored through the real MemoryStore (fake-indexeddb),
- *   WASM; 1 thread (what a service worker gets) and 2 threads. Node's figure; the extension's is
+ *   WASM: the extension's EnginePool of 2 single-threaded engines (worker threads, each its own runtime copy, the
+ *   offscreen document's layout), and one engine on 1 and 2 onnxruntime threads. Node's figure; the extension's is
  *   index_items_per_s_browser (offscreen document with one engine per core, against the service worker).
  * - rank_ms_p95_10k / _100k: the full ranker (rankMemory: situation -> package), query embedding excluded, over
  *   synthetic notes (made-up vocabulary in 300 topics, ~60 words) whose vectors are derived from their topic
