@@ -6,7 +6,8 @@
  *   (model_quantized.onnx, what the extension loads first) against the q4 model as shipped, interleaved.
  * - index_items_per_s: ~60-token notes (54 plain English words, 58 word pieces with [CLS]/[SEP] by the model's own
  *   tokenizer; the issue's unit) embedded in batches of 16 and stored through the real MemoryStore (fake-indexeddb),
- *   WASM; 1 thread (what a service worker gets) and 2 threads. Node's figure; the extension's is
+ *   WASM: the extension's EnginePool of 2 single-threaded engines (worker threads, each its own runtime copy, the
+ *   offscreen document's layout), and one engine on 1 and 2 onnxruntime threads. Node's figure; the extension's is
  *   index_items_per_s_browser (offscreen document with one engine per core, against the service worker).
  * - rank_ms_p95_10k / _100k: the full ranker (rankMemory: situation -> package), query embedding excluded, over
  *   synthetic notes (made-up vocabulary in 300 topics, ~60 words) whose vectors are derived from their topic
@@ -71,17 +72,19 @@ async function main() {
   extra.embed_query_ms_p50_baseline = r1(eq.q4);
   extra.embed_query_speedup = r1(eq.q4 / eq.q8);
 
-  const nIdx = a.quick ? 48 : 96;
-  log(`indexing ${nIdx} notes of ~60 tokens through MemoryStore (int8 1 and 2 threads, q4 1 thread)`);
-  const i8x1 = await indexRate('q8', nIdx, 1);
-  const i8x2 = await indexRate('q8', nIdx, 2);
-  const i4x1 = await indexRate('q4', nIdx, 1);
-  const best = Math.max(i8x1.perS, i8x2.perS);
+  const nIdx = a.quick ? 96 : 192;
+  log(`indexing ${nIdx} notes of ~60 tokens through MemoryStore: int8 on 2 engines (the extension's pool), 1 engine on 1 and 2 threads; q4 1 thread`);
+  const pool = await indexRate('q8', nIdx, { engines: 2 });
+  const i8x1 = await indexRate('q8', nIdx, { threads: 1 });
+  const i8x2 = await indexRate('q8', nIdx, { threads: 2 });
+  const i4x1 = await indexRate('q4', nIdx, { threads: 1 });
+  const best = Math.max(pool.perS, i8x1.perS, i8x2.perS);
   rows.push({
-    name: 'index_items_per_s', what: 'embed + store ~60-token notes, WASM (Node), batches of 16', value: r1(best), baseline: r1(i4x1.perS),
+    name: 'index_items_per_s', what: 'embed + store ~60-token notes, WASM (Node), batches of 16, both cores', value: r1(best), baseline: r1(i4x1.perS),
     target: '>= 100 items/s', ok: best >= 100,
-    note: `int8 1 thread ${r1(i8x1.perS)}/s, 2 threads ${r1(i8x2.perS)}/s; q4 1 thread ${r1(i4x1.perS)}/s; ${Math.round(i8x1.tokens)} tokens/note`,
+    note: `int8: pool of 2 single-thread engines ${r1(pool.perS)}/s, 1 engine 1 thread ${r1(i8x1.perS)}/s, 2 threads ${r1(i8x2.perS)}/s; q4 1 thread ${r1(i4x1.perS)}/s; ${Math.round(i8x1.tokens)} tokens/note`,
   });
+  extra.index_items_per_s_pool2 = r1(pool.perS);
   extra.index_items_per_s_1thread = r1(i8x1.perS);
   extra.index_items_per_s_2threads = r1(i8x2.perS);
   extra.index_items_per_s_baseline = r1(i4x1.perS);

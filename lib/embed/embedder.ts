@@ -5,6 +5,11 @@ export interface Embedder {
   /** Which runtime actually runs the model, e.g. 'wasm', 'webgpu', 'node'. */
   readonly backend: string;
   embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * How many embed calls are worth keeping outstanding at once (engines that queue work on threads of their own);
+   * absent means one: the next call waits for the last.
+   */
+  readonly parallel?: number;
 }
 
 export const MODEL_ID = 'all-MiniLM-L6-v2';

@@ -35,6 +35,8 @@ export class OffscreenEmbedder implements Embedder {
   readonly modelId = MODEL_ID;
   readonly dim = MODEL_DIM;
   backend = 'offscreen';
+  /** The document's engines queue work: a second batch sent while the first is stored keeps them busy. */
+  readonly parallel = 2;
   private creating?: Promise<void>;
   private idleTimer?: ReturnType<typeof setTimeout>;
   private busy = 0;

@@ -1,37 +1,20 @@
 import { browser } from 'wxt/browser';
 import { serveOffscreen } from '../messaging/rpc';
 import { MODEL_DIM } from './embedder';
+import { EnginePool, engineCount, engineRuntimeBytes, type Engine } from './engine-pool';
 import type { EngineReply, EngineRequest } from './offscreen-worker';
 import { packVectors } from './offscreen-wire';
 
-/**
- * Engines (Workers) the document runs: one per core, at least two, at most four; the service worker needs little
- * while it only stores. Each runs the model on one thread and gets its share of every batch. Splitting batches
- * between single-threaded engines held up better than one engine on two WASM threads, whose per-operator
- * synchronisation stalls as soon as the cores are shared with anything else (two threads ran slower than one on the
- * loaded 2-core machine this was measured on), and it needs no SharedArrayBuffer, so the extension's pages need no
- * cross-origin isolation.
- */
-export function engineCount(cores = navigator.hardwareConcurrency || 2): number {
-  return Math.min(4, Math.max(2, cores - 1));
-}
+const url = (p: string) => (browser.runtime.getURL as (p: string) => string)(p);
+const WASM_PATH = '/ort/ort-wasm-simd-threaded.asyncify.wasm';
 
-/** Splits `n` items into `parts` contiguous runs as even as possible (the batch is sorted by length). */
-export function shares(n: number, parts: number): [number, number][] {
-  const out: [number, number][] = [];
-  for (let p = 0, start = 0; p < parts; p++) {
-    const size = Math.floor(n / parts) + (p < n % parts ? 1 : 0);
-    if (size) out.push([start, start + size]);
-    start += size;
-  }
-  return out;
-}
-
-class Engine {
+/** One engine: a dedicated Worker running the int8 model on one WASM thread (lib/embed/offscreen-worker.ts). */
+class WorkerEngine implements Engine {
   private worker = new Worker(new URL('./offscreen-worker.ts', import.meta.url), { type: 'module' });
   private waiting = new Map<number, (r: EngineReply) => void>();
   private next = 0;
-  constructor() {
+  backend = 'wasm';
+  constructor(private readonly runtime: Promise<WebAssembly.Module | undefined>) {
     this.worker.onmessage = (e: MessageEvent<EngineReply>) => {
       this.waiting.get(e.data.id)?.(e.data);
       this.waiting.delete(e.data.id);
@@ -41,15 +24,27 @@ class Engine {
       this.waiting.clear();
     };
   }
-  embed(texts: string[]): Promise<{ vectors: Float32Array[]; backend: string }> {
-    const url = (p: string) => (browser.runtime.getURL as (p: string) => string)(p);
+  async embed(texts: string[]): Promise<Float32Array[]> {
     const id = this.next++;
-    const req: EngineRequest = { id, texts, modelRoot: url('/models/'), wasmUrl: url('/ort/ort-wasm-simd-threaded.asyncify.wasm') };
-    return new Promise((ok, no) => {
-      this.waiting.set(id, (r) => ('error' in r ? no(new Error(r.error)) : ok(r)));
+    const req: EngineRequest = { id, texts, modelRoot: url('/models/'), wasmUrl: url(WASM_PATH), runtime: await this.runtime };
+    const r = await new Promise<EngineReply>((done) => {
+      this.waiting.set(id, done);
       this.worker.postMessage(req);
     });
+    if ('error' in r) throw new Error(r.error);
+    this.backend = r.backend;
+    return r.vectors;
   }
+}
+
+/**
+ * The runtime's WebAssembly compiled for one engine, from bytes fetched once for all of them: each engine gets a
+ * module of its own (see engineRuntimeBytes for why sharing one is slow).
+ */
+function runtimeCompiler(): (engine: number) => Promise<WebAssembly.Module | undefined> {
+  const bytes = fetch(url(WASM_PATH)).then((r) => r.arrayBuffer());
+  // Without a module the engine loads the runtime from its URL itself: slower with two engines, still correct.
+  return (engine) => bytes.then((b) => WebAssembly.compile(engineRuntimeBytes(new Uint8Array(b), engine))).catch(() => undefined);
 }
 
 /**
@@ -58,13 +53,18 @@ class Engine {
  * holds no memory: the service worker owns IndexedDB and decides what to embed.
  */
 export function serveOffscreenEngine(): void {
-  let engines: Engine[] | undefined;
+  let pool: EnginePool | undefined;
+  let engines: WorkerEngine[] = [];
   serveOffscreen({
     'offscreen:embed': async ({ texts }) => {
-      const all = (engines ??= Array.from({ length: engineCount() }, () => new Engine())); // started on the first request
-      const parts = await Promise.all(shares(texts.length, all.length).map(([a, b], i) => all[i].embed(texts.slice(a, b))));
-      const vectors = parts.flatMap((p) => p.vectors);
-      return { vectors: packVectors(vectors, MODEL_DIM), count: vectors.length, dim: MODEL_DIM, backend: `offscreen/${parts[0]?.backend ?? 'wasm'}x${all.length}` };
+      if (!pool) {
+        // Started on the first request.
+        const compile = runtimeCompiler();
+        engines = Array.from({ length: engineCount() }, (_, k) => new WorkerEngine(compile(k)));
+        pool = new EnginePool(engines);
+      }
+      const vectors = await pool.embed(texts);
+      return { vectors: packVectors(vectors, MODEL_DIM), count: vectors.length, dim: MODEL_DIM, backend: `offscreen/${engines[0].backend}x${engines.length}` };
     },
   });
 }

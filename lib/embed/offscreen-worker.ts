@@ -1,21 +1,64 @@
 /// <reference lib="webworker" />
-// One embedding engine in a dedicated Worker of the offscreen document: the int8 model on one WASM thread, exactly
-// as the service worker runs it. The document runs one per core and splits each batch between them.
-import type { Embedder } from './embedder';
-import { createTransformersEmbedder } from './transformers-embedder';
+// One embedding engine in a dedicated Worker of the offscreen document: the int8 model on one WASM thread. The
+// document runs one per core and splits each batch between them.
+import * as ort from 'onnxruntime-web/webgpu';
+import { env } from '@huggingface/transformers';
+import { MODEL_ID, type Embedder } from './embedder';
+import { createOrtEmbedder, MODEL_FILES } from './ort-embedder';
 
-export type EngineRequest = { id: number; texts: string[]; modelRoot: string; wasmUrl: string };
+export type EngineRequest = {
+  id: number;
+  texts: string[];
+  modelRoot: string;
+  wasmUrl: string;
+  /** The runtime's WebAssembly as the document compiled it for this engine (see engineRuntimeBytes). */
+  runtime?: WebAssembly.Module;
+};
 export type EngineReply = { id: number; vectors: Float32Array[]; backend: string } | { id: number; error: string };
 
 let engine: Promise<Embedder> | undefined;
+let own: WebAssembly.Module | undefined;
+// One request at a time: the document keeps the next batch queued here while the last one is being stored, and one
+// model session must not run two batches at once.
+let queue: Promise<void> = Promise.resolve();
 
-self.onmessage = async (e: MessageEvent<EngineRequest>) => {
-  const { id, texts, modelRoot, wasmUrl } = e.data;
+/**
+ * onnxruntime instantiates its WebAssembly from the URL it is given (instantiateStreaming); this hands it this
+ * engine's own module for that URL instead (the same code, compiled apart from the other engines').
+ */
+function useOwnRuntime(wasmUrl: string, runtime: WebAssembly.Module): void {
+  const streaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    const response = await source;
+    if (response.url !== wasmUrl) return streaming(response, imports);
+    void response.body?.cancel().catch(() => undefined);
+    return { module: runtime, instance: await WebAssembly.instantiate(runtime, imports) };
+  };
+}
+
+/** The int8 model in one onnxruntime-web session with transformers.js's tokenizer, files from the extension. */
+async function createEngine(modelRoot: string, wasmUrl: string): Promise<Embedder> {
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  env.localModelPath = modelRoot;
+  env.useBrowserCache = false;
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.proxy = false;
+  ort.env.wasm.wasmPaths = { wasm: wasmUrl };
+  const res = await fetch(`${modelRoot}${MODEL_ID}/onnx/${MODEL_FILES.q8.model}`);
+  if (!res.ok) throw new Error(`model file: HTTP ${res.status}`);
+  return createOrtEmbedder({ ort, model: new Uint8Array(await res.arrayBuffer()), backend: 'wasm/q8' });
+}
+
+async function handle({ id, texts, modelRoot, wasmUrl, runtime }: EngineRequest): Promise<void> {
   try {
-    engine ??= createTransformersEmbedder({ modelRoot, wasmUrl, device: 'wasm', dtype: 'q8' }).catch((err) => {
-      engine = undefined; // the next request tries again
-      throw err;
-    });
+    if (!engine) {
+      if (runtime && !own) useOwnRuntime(wasmUrl, (own = runtime));
+      engine = createEngine(modelRoot, wasmUrl).catch((err) => {
+        engine = undefined; // the next request tries again
+        throw err;
+      });
+    }
     const embedder = await engine;
     const vectors = await embedder.embed(texts);
     const reply: EngineReply = { id, vectors, backend: embedder.backend };
@@ -23,4 +66,8 @@ self.onmessage = async (e: MessageEvent<EngineRequest>) => {
   } catch (err) {
     (self as unknown as Worker).postMessage({ id, error: err instanceof Error ? err.message : String(err) } satisfies EngineReply);
   }
+}
+
+self.onmessage = (e: MessageEvent<EngineRequest>) => {
+  queue = queue.then(() => handle(e.data));
 };

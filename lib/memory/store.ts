@@ -28,6 +28,11 @@ export function indexPrint(item: MemoryItem): number {
     item.id, item.title ?? '', item.text, item.aux ?? '', (item.tags ?? []).join('\u0001'), (item.people ?? []).join('\u0001'),
     item.thread ? `${item.thread.id}\u0001${item.thread.seq}` : '', String(item.createdAt ?? ''), item.needsReview ? '1' : '',
   ].join('\u0000');
+  return textHash(s);
+}
+
+/** FNV-1a of a text (the sameTextIndex key; matches are confirmed by comparing the texts). */
+function textHash(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
@@ -235,7 +240,7 @@ export class MemoryStore {
 
   /** Ids of items still waiting for an embedding (model missing, or an import indexed in the background). */
   unembedded(): string[] {
-    return [...this.mem.items()].filter((it) => !it.needsReview && !this.mem.vector(it.id)).map((it) => it.id);
+    return [...this.mem.items()].filter((it) => !it.needsReview && !this.mem.hasVector(it.id)).map((it) => it.id);
   }
 
   /**
@@ -246,16 +251,22 @@ export class MemoryStore {
   async add(inputs: MemoryInput[], opts: { deferEmbedding?: boolean; now?: number } = {}): Promise<MemoryItem[]> {
     await this.load();
     const items = inputs.map((input) => createItem(input, opts.now ?? Date.now()));
-    const vectors = opts.deferEmbedding ? null : await this.tryEmbed(items);
+    // An item replaced by one whose embedded text is the same (a re-import of the same notes) keeps its vector.
+    const keeps = (it: MemoryItem) => {
+      const old = this.mem.get(it.id);
+      return !!old && !it.needsReview && this.mem.hasVector(it.id) && embedText(old) === embedText(it);
+    };
+    const kept = new Set(items.filter(keeps).map((it) => it.id));
+    const vectors = opts.deferEmbedding || kept.size === items.length ? null : await this.tryEmbed(items);
     await this.write(async () => {
       await this.db.items.bulkPut(items);
       if (vectors) await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: MODEL_TAG, vector })));
-      // An item replaced without a new vector must not keep its old one.
-      else await this.db.vectors.bulkDelete(items.map((it) => it.id));
+      // An item replaced without a new vector must not keep its old one, unless its text is unchanged.
+      else await this.db.vectors.bulkDelete(items.filter((it) => !kept.has(it.id)).map((it) => it.id));
     }, items.length);
     items.forEach((item, i) => {
-      this.mem.put(item, vectors?.[i]);
-      if (!vectors) this.mem.setVector(item.id, undefined);
+      this.mem.put(item, vectors?.[i]); // without a vector, put() leaves the one held (kept items)
+      if (!vectors && !kept.has(item.id)) this.mem.setVector(item.id, undefined);
     });
     return items;
   }
@@ -320,27 +331,45 @@ export class MemoryStore {
         const ids = this.byLength(this.unembedded());
         let done = 0;
         if (ids.length) onProgress?.(0, ids.length); // panels show the count from the start
-        for (let i = 0; i < ids.length; i += batch) {
-          // Items deleted or edited meanwhile are skipped; an edit embeds its own new text.
-          const items = ids.slice(i, i + batch).map((id) => this.mem.get(id)).filter((it): it is MemoryItem => !!it && !it.needsReview && !this.mem.vector(it.id));
+        const embedWithFallback = async (texts: string[]): Promise<Float32Array[]> => {
+          const used = embedder!;
+          try {
+            return await used.embed(texts);
+          } catch (e) {
+            // The indexing engine failed (offscreen document refused or gone): go on with the worker's own model.
+            const own = await this.getEmbedder();
+            if (!own || own === used) throw e;
+            embedder = own;
+            return own.embed(texts);
+          }
+        };
+        const sameText = this.sameTextIndex();
+        // Items deleted or edited meanwhile are skipped; an edit embeds its own new text.
+        const start = (from: number) => {
+          const items = ids.slice(from, from + batch).map((id) => this.mem.get(id)).filter((it): it is MemoryItem => !!it && !it.needsReview && !this.mem.hasVector(it.id));
+          const vectors = items.length ? this.embedOnce(items.map(embedText), sameText, embedWithFallback) : Promise.resolve([]);
+          vectors.catch(() => undefined); // awaited in turn below; a batch started ahead must not fail unobserved
+          return { items, vectors };
+        };
+        // Engines that queue work (`parallel`) get the next batch before the last one is stored.
+        const ahead: ReturnType<typeof start>[] = [];
+        for (let next = 0; next < ids.length || ahead.length; ) {
+          while (ahead.length < Math.max(1, embedder.parallel ?? 1) && next < ids.length) {
+            ahead.push(start(next));
+            next += batch;
+          }
+          const { items, vectors: pending } = ahead.shift()!;
+          const vectors = await pending;
           if (items.length) {
-            const texts = items.map(embedText);
-            let vectors: Float32Array[];
-            try {
-              vectors = await embedder.embed(texts);
-            } catch (e) {
-              // The indexing engine failed (offscreen document refused or gone): go on with the worker's own model.
-              const own = await this.getEmbedder();
-              if (!own || own === embedder) throw e;
-              embedder = own;
-              vectors = await embedder.embed(texts);
-            }
             this.indexBackend = embedder.backend;
             const live = items.filter((it) => this.mem.get(it.id) === it);
             await this.write(() => this.db.vectors.bulkPut(live.map((it) => ({ id: it.id, model: MODEL_TAG, vector: vectors[items.indexOf(it)] }))).then(() => undefined), live.length);
-            for (const it of live) this.mem.setVector(it.id, vectors[items.indexOf(it)]);
+            for (const it of live) {
+              this.mem.setVector(it.id, vectors[items.indexOf(it)]);
+              sameText.add(embedText(it), it.id);
+            }
           }
-          done = Math.min(ids.length, i + batch);
+          done = Math.min(ids.length, next - ahead.length * batch);
           onProgress?.(done, ids.length);
         }
         return done;
@@ -354,6 +383,50 @@ export class MemoryStore {
       }
     })();
     return this.pending;
+  }
+
+  /**
+   * The items that have a vector, by a hash of the text the model sees: a note whose text another already has (a
+   * duplicate capture, the same notes imported under other ids) takes that vector instead of the model's time.
+   * Built once per indexing run (about 2 µs per item).
+   */
+  private sameTextIndex() {
+    const byHash = new Map<number, string[]>();
+    const add = (text: string, id: string) => {
+      const h = textHash(text);
+      const ids = byHash.get(h);
+      if (ids) ids.push(id);
+      else byHash.set(h, [id]);
+    };
+    for (const it of this.mem.items()) if (!it.needsReview && this.mem.hasVector(it.id)) add(embedText(it), it.id);
+    return {
+      add,
+      /** An item that has a vector and exactly this text (the hash only narrows the search). */
+      donor: (text: string) => byHash.get(textHash(text))?.find((id) => {
+        const it = this.mem.get(id);
+        return !!it && !it.needsReview && this.mem.hasVector(id) && embedText(it) === text;
+      }),
+    };
+  }
+
+  /**
+   * Vectors for `texts`: read from IndexedDB where an item with the same text has one (exactly as the model made it),
+   * the rest from the model, each distinct text once.
+   */
+  private async embedOnce(texts: string[], sameText: ReturnType<MemoryStore['sameTextIndex']>, embed: (texts: string[]) => Promise<Float32Array[]>): Promise<Float32Array[]> {
+    const out: (Float32Array | undefined)[] = new Array(texts.length);
+    const donors = texts.map((t) => sameText.donor(t));
+    const rows = donors.some(Boolean) ? await this.db.vectors.bulkGet(donors.map((d) => d ?? '')) : [];
+    rows.forEach((row, i) => {
+      if (donors[i] && row?.model === MODEL_TAG) out[i] = row.vector;
+    });
+    const missing = [...new Set(texts.filter((_, i) => !out[i]))];
+    if (missing.length) {
+      const made = await embed(missing);
+      const byText = new Map(missing.map((t, k) => [t, made[k]]));
+      texts.forEach((t, i) => (out[i] ??= byText.get(t)));
+    }
+    return out as Float32Array[];
   }
 
   /** Ids ordered by the length of the text the model sees (a padded batch costs as much as its longest text). */

@@ -42,8 +42,12 @@ export class IndexedMemory implements MemoryView {
   get(id: string): MemoryItem | undefined {
     return this.byId.get(id);
   }
+  /** A copy of the item's vector, decoded from its int8 codes (allocates: use hasVector for a yes/no). */
   vector(id: string): Float32Array | undefined {
     return this.vectors.get(id);
+  }
+  hasVector(id: string): boolean {
+    return this.vectors.has(id);
   }
   vectorEntries(): Iterable<[string, Float32Array]> {
     return this.vectors.entries();

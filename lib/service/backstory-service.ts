@@ -385,7 +385,7 @@ export class BackstoryService {
       'memory:update': async ({ id, patch }) => {
         const item = await this.store.update(id, patch);
         // A confirmed held-back item has no vector yet: embed it (and anything else waiting) in the background.
-        if (!item.needsReview && !this.store.view.vector(id)) void this.indexInBackground();
+        if (!item.needsReview && !this.store.view.hasVector(id)) void this.indexInBackground();
         this.refreshAll();
         return { item };
       },

@@ -418,34 +418,35 @@ export function SidePanel() {
               <button data-testid="site-toggle" onClick={() => void setSitePaused(state.paused!.site, false)}>Turn on for {state.paused.site}</button>
             </div>
           ) : null}
-          {(state?.unknownPeople ?? []).map((p) =>
-            noteFor === p ? (
-              <div class="new-contact" key={p} data-testid="new-contact-form">
-                <p><strong>A note about {firstName(p)}</strong></p>
-                <ItemEditor
-                  showText
-                  autoFocus="text"
-                  saveLabel="Save note"
-                  initial={{ title: `About ${firstName(p)}`, text: '', kind: 'evidence', people: [p], tags: ['person'], sites: [] }}
-                  onCancel={() => setNoteFor(undefined)}
-                  onSave={async (v) => {
-                    try {
-                      await callBackground('memory:add', { items: [v] });
-                      setNoteFor(undefined);
-                      show({ text: `Saved a note about ${firstName(p)}.` });
-                    } catch (e) {
-                      fail(e);
-                    }
-                  }}
-                />
-              </div>
-            ) : (
-              <div class="new-contact" key={p} data-testid="new-contact" data-person={p}>
-                <span>No notes about <strong>{firstName(p)}</strong> yet.</span>
-                <button data-testid="new-contact-add" onClick={() => setNoteFor(p)}>Save a note about {firstName(p)}</button>
-              </div>
-            ),
-          )}
+          {noteFor ? (
+            // Kept apart from the offers it came from: a ranking pushed while the note is written (the page's task
+            // read again without that recipient, say) must not unmount the form and lose what was typed.
+            <div class="new-contact" key={`note-${noteFor}`} data-testid="new-contact-form">
+              <p><strong>A note about {firstName(noteFor)}</strong></p>
+              <ItemEditor
+                showText
+                autoFocus="text"
+                saveLabel="Save note"
+                initial={{ title: `About ${firstName(noteFor)}`, text: '', kind: 'evidence', people: [noteFor], tags: ['person'], sites: [] }}
+                onCancel={() => setNoteFor(undefined)}
+                onSave={async (v) => {
+                  try {
+                    await callBackground('memory:add', { items: [v] });
+                    setNoteFor(undefined);
+                    show({ text: `Saved a note about ${firstName(noteFor)}.` });
+                  } catch (e) {
+                    fail(e);
+                  }
+                }}
+              />
+            </div>
+          ) : null}
+          {(state?.unknownPeople ?? []).filter((p) => p !== noteFor).map((p) => (
+            <div class="new-contact" key={p} data-testid="new-contact" data-person={p}>
+              <span>No notes about <strong>{firstName(p)}</strong> yet.</span>
+              <button data-testid="new-contact-add" onClick={() => setNoteFor(p)}>Save a note about {firstName(p)}</button>
+            </div>
+          ))}
           {status === 'empty' ? (
             <div data-testid="empty-state" class="empty">
               {state?.memorySize ? (

@@ -229,7 +229,7 @@ describe('side panel', () => {
     await page.close();
   });
 
-  it('offers "save a note about <person>" for a recipient with no notes, and saves it', async () => {
+  it('offers "save a note about <person>" for a recipient with no notes, and saves it even if the recipients change meanwhile', async () => {
     const page = await h.context.newPage();
     await page.goto(SITE_URLS.gmailCompose);
     const field = '[role="dialog"] [aria-label="Message Body"]';
@@ -244,10 +244,23 @@ describe('side panel', () => {
     await offer.locator('[data-testid="new-contact-add"]').click();
     const form = panel.locator('[data-testid="new-contact-form"]');
     await form.locator('[data-testid="edit-text"]').fill('Ana runs the Lisbon office and prefers calls before noon.');
+    // The recipients change while the note is being written: the panel re-ranks (it now offers a note about Cy), and
+    // the half-written note about Ana stays as it was.
+    await page.evaluate(() => {
+      const ana = document.querySelector('[role="option"][data-hovercard-id="ana@example.com"]')!;
+      ana.setAttribute('data-hovercard-id', 'cy@example.com');
+      ana.setAttribute('data-name', 'Cy Park');
+      ana.querySelector('span')!.textContent = 'Cy Park';
+      (document.querySelector('input[name="to"]') as HTMLInputElement).value = 'Cy Park <cy@example.com>, bo@example.org';
+    });
+    await page.click(field);
+    await page.keyboard.type('and the venue');
+    await panel.locator('[data-testid="new-contact"]').filter({ hasText: 'Cy Park' }).waitFor({ timeout: 30_000 });
+    expect(await form.locator('[data-testid="edit-text"]').inputValue()).toBe('Ana runs the Lisbon office and prefers calls before noon.');
     await form.locator('[data-testid="edit-save"]').click();
     await expect.poll(async () => (await h.call<{ items: { people: string[]; text: string }[] }>('memory:list', {})).items
       .find((i) => i.text.startsWith('Ana runs'))?.people.join(' '), { timeout: 30_000 }).toMatch(/Ana Lima|ana@example\.com/);
-    await expect.poll(() => panel.locator('[data-testid="new-contact"]').filter({ hasText: 'Ana Lima' }).count(), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => panel.locator('[data-testid="new-contact-form"]').count(), { timeout: 30_000 }).toBe(0);
     await panel.close();
     await page.close();
   });

@@ -78,3 +78,25 @@ describe.skipIf(!existsSync(join(ONNX_DIR, 'model_quantized.onnx')))('int8 model
     }
   });
 });
+
+describe('the offscreen engines\' own session (createOrtEmbedder) against transformers.js\'s pipeline', () => {
+  it('gives the pipeline\'s vectors: same tokenizer, mean pooling over the mask, unit length, in mixed-length batches', async () => {
+    const { nodeEmbedder } = await import('../../lib/embed/node-embedder');
+    const pipeline = await nodeEmbedder(); // transformers.js pipeline, q4, onnxruntime-node
+    const own = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q4', batchSize: 4 });
+    try {
+      const texts = [...SENTENCES, ...SHORT];
+      const a = await own.embed(texts);
+      const b = await pipeline.embed(texts);
+      for (let i = 0; i < texts.length; i++) {
+        expect(Math.hypot(...a[i])).toBeCloseTo(1, 5);
+        // Two runtimes (WASM here, native there) round differently: 0.998-1.0 measured. Pooling padding in, or
+        // skipping the normalisation, puts short texts batched with long ones far below this.
+        expect(cosine(a[i], b[i])).toBeGreaterThanOrEqual(0.995);
+      }
+    } finally {
+      await own.close();
+    }
+  });
+});
+

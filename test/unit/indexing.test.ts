@@ -8,17 +8,22 @@ import { MemoryStore } from '../../lib/memory/store';
 const freshDb = () => openMemoryDB('indexing', { indexedDB: new IDBFactory(), IDBKeyRange });
 
 /** A fake model that records each batch it was given; `gate` holds a batch until released. */
-function recordingEmbedder(name: string, opts: { failAfter?: number; gate?: () => Promise<void> } = {}) {
+/** The fake model's vector for a text: a function of its length and last character. */
+const fakeVector = (t: string) => Float32Array.from([t.length, 1, t.charCodeAt(t.length - 1) % 7, 0]).map((x, _i, a) => x / Math.hypot(...a));
+
+function recordingEmbedder(name: string, opts: { failAfter?: number; gate?: () => Promise<void>; parallel?: number } = {}) {
   const batches: string[][] = [];
+  let started = 0;
   const embedder: Embedder = {
     modelId: 'fake',
     dim: 4,
     backend: name,
+    parallel: opts.parallel,
     async embed(texts) {
-      if (opts.failAfter !== undefined && batches.length >= opts.failAfter) throw new Error('Receiving end does not exist.');
+      if (opts.failAfter !== undefined && started++ >= opts.failAfter) throw new Error('Receiving end does not exist.');
       await opts.gate?.();
       batches.push(texts);
-      return texts.map((t) => Float32Array.from([t.length, 1, t.charCodeAt(0) % 5, 0]).map((x, _i, a) => x / Math.hypot(...a)));
+      return texts.map(fakeVector);
     },
   };
   return { embedder, batches };
@@ -75,6 +80,70 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(progress).toEqual([0, 4, 8, 12, 16, 20]);
   });
 
+  it('keeps the next batch queued at engines that take queued work, and stores each vector with its own note', async () => {
+    const gates: (() => void)[] = [];
+    const engine = recordingEmbedder('offscreen', { parallel: 2, gate: () => new Promise<void>((ok) => gates.push(ok)) });
+    const db = freshDb();
+    const store = new MemoryStore(db, async () => engine.embedder);
+    const texts = Array.from({ length: 10 }, (_, i) => `note number ${'x'.repeat(i)}${i}`);
+    await store.add(texts.map((text, i) => ({ id: `n${i}`, text })), { deferEmbedding: true });
+    const run = store.embedPending(undefined, 4);
+    // The second batch is asked for before the first one came back (the engines never wait for a store)...
+    await vi.waitFor(() => expect(gates).toHaveLength(2));
+    gates[0]();
+    // ...and the third as soon as the first is in.
+    await vi.waitFor(() => expect(gates).toHaveLength(3));
+    gates[1]();
+    gates[2]();
+    expect(await run).toBe(10);
+    for (const [i, text] of texts.entries()) expect(Array.from((await db.vectors.get(`n${i}`))!.vector)).toEqual(Array.from(fakeVector(text)));
+    expect(store.unembedded()).toEqual([]);
+  });
+
+  it('falls back to the worker model for batches sent ahead too when the engines fail, losing nothing', async () => {
+    const own = recordingEmbedder('worker');
+    const engine = recordingEmbedder('offscreen', { failAfter: 2, parallel: 2 });
+    const db = freshDb();
+    const store = new MemoryStore(db, async () => own.embedder, async () => engine.embedder);
+    await store.add(Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { deferEmbedding: true });
+    const progress: number[] = [];
+    expect(await store.embedPending((done) => progress.push(done), 4)).toBe(20);
+    expect(engine.batches.flat()).toHaveLength(8);
+    expect(own.batches.flat()).toHaveLength(12);
+    expect(await db.vectors.count()).toBe(20);
+    expect(progress).toEqual([0, 4, 8, 12, 16, 20]);
+  });
+
+  it('embeds a text once: a re-import of the same notes, a duplicate under another id and repeats in one import take the vector already made', async () => {
+    const engine = recordingEmbedder('offscreen');
+    const db = freshDb();
+    const store = new MemoryStore(db, async () => engine.embedder);
+    const notes = Array.from({ length: 6 }, (_, i) => ({ id: `n${i}`, text: `note about topic ${'z'.repeat(i)}${i}` }));
+    await store.add(notes, { deferEmbedding: true });
+    expect(await store.embedPending(undefined, 4)).toBe(6);
+    expect(engine.batches.flat()).toHaveLength(6);
+    const before = await db.vectors.toArray();
+
+    // The same export imported again: nothing to embed, every vector kept as it was.
+    await store.add(notes, { deferEmbedding: true });
+    expect(store.unembedded()).toEqual([]);
+    expect(await db.vectors.toArray()).toEqual(before);
+
+    // One note edited, two copies of an existing note under new ids, and one new text twice in the same import.
+    await store.add([{ id: 'n1', text: 'rewritten note' }, { id: 'copy-a', text: notes[3].text }, { id: 'copy-b', text: notes[3].text },
+      { id: 'twin-a', text: 'brand new text' }, { id: 'twin-b', text: 'brand new text' }], { deferEmbedding: true });
+    engine.batches.length = 0;
+    expect(await store.embedPending(undefined, 4)).toBe(5);
+    expect(engine.batches.flat().sort()).toEqual(['brand new text', 'rewritten note']);
+    const n3 = (await db.vectors.get('n3'))!.vector;
+    expect((await db.vectors.get('copy-a'))!.vector).toEqual(n3);
+    expect((await db.vectors.get('copy-b'))!.vector).toEqual(n3);
+    expect((await db.vectors.get('twin-a'))!.vector).toEqual(fakeVector('brand new text'));
+    expect((await db.vectors.get('twin-b'))!.vector).toEqual(fakeVector('brand new text'));
+    expect((await db.vectors.get('n1'))!.vector).toEqual(fakeVector('rewritten note'));
+    expect(store.unembedded()).toEqual([]);
+  });
+
   it('rewrites the index pack only after indexing ends, and not while rankings keep coming', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     let release!: () => void;
@@ -103,9 +172,43 @@ describe('background indexing (MemoryStore.embedPending)', () => {
   });
 });
 
-describe('the offscreen document splits each batch between its engines', () => {
+describe('the engine pool splits each batch between its engines', () => {
+  it('gives every engine its share at once and returns the vectors in the order of the texts', async () => {
+    const { EnginePool } = await import('../../lib/embed/engine-pool');
+    const running: number[] = [];
+    let most = 0;
+    const engine = (k: number) => ({
+      async embed(texts: string[]) {
+        running.push(k);
+        most = Math.max(most, running.length);
+        await new Promise((ok) => setTimeout(ok, 5));
+        running.splice(running.indexOf(k), 1);
+        return texts.map(fakeVector);
+      },
+    });
+    const pool = new EnginePool([engine(0), engine(1), engine(2)]);
+    const texts = Array.from({ length: 7 }, (_, i) => `text ${'y'.repeat(i)}${i}`);
+    expect((await pool.embed(texts)).map((v) => Array.from(v))).toEqual(texts.map((t) => Array.from(fakeVector(t))));
+    expect(most).toBe(3);
+    const failing = new EnginePool([engine(0), { embed: () => Promise.reject(new Error('engine 1 crashed')) }]);
+    await expect(failing.embed(texts)).rejects.toThrow('engine 1 crashed');
+  });
+
+  it("gives each engine runtime bytes of its own that still compile to the same module", async () => {
+    const { engineRuntimeBytes } = await import('../../lib/embed/engine-pool');
+    const { readFileSync } = await import('node:fs');
+    const wasm = new Uint8Array(readFileSync(new URL('../../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm', import.meta.url)));
+    const [a, b] = [engineRuntimeBytes(wasm, 0), engineRuntimeBytes(wasm, 1)];
+    expect(Buffer.compare(Buffer.from(a), Buffer.from(b))).not.toBe(0);
+    const [ma, mb] = [await WebAssembly.compile(a), await WebAssembly.compile(b)];
+    expect(new Uint8Array(WebAssembly.Module.customSections(mb, 'backstory-engine')[0])).toEqual(new Uint8Array([1]));
+    const shape = (m: WebAssembly.Module) => JSON.stringify([WebAssembly.Module.imports(m), WebAssembly.Module.exports(m)]);
+    expect(shape(ma)).toBe(shape(await WebAssembly.compile(wasm)));
+    expect(shape(mb)).toBe(shape(ma));
+  });
+
   it('runs one engine per core, two to four, and gives each a contiguous, even share', async () => {
-    const { engineCount, shares } = await import('../../lib/embed/offscreen-engine');
+    const { engineCount, shares } = await import('../../lib/embed/engine-pool');
     expect([1, 2, 4, 8, 16].map((c) => engineCount(c))).toEqual([2, 2, 3, 4, 4]);
     expect(shares(16, 2)).toEqual([[0, 8], [8, 16]]);
     expect(shares(5, 3)).toEqual([[0, 2], [2, 4], [4, 5]]);

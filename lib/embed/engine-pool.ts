@@ -1,0 +1,67 @@
+import { MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
+
+/** One model on a thread of its own (a Worker): it takes one request at a time and queues the rest. */
+export interface Engine {
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+/** Engines to run: one per core, at least two, at most four. */
+export function engineCount(cores = (globalThis.navigator as Navigator | undefined)?.hardwareConcurrency || 2): number {
+  return Math.min(4, Math.max(2, cores - 1));
+}
+
+/**
+ * The runtime's WebAssembly with a custom section naming the engine, so that each engine compiles a module of its own.
+ * V8 shares compiled code between modules of identical bytes in one process, and with two Workers running one shared
+ * module at once its background threads kept recompiling it: about a core's worth of CPU (30-60 ms per note beside
+ * the engines' 35), and two engines indexed slower than one (6-8 notes/s against 13 on a loaded machine). With bytes
+ * that differ by this section, the background work stops once each copy is optimised. Custom sections do not change
+ * what the module does.
+ */
+export function engineRuntimeBytes(wasm: Uint8Array, engine: number): Uint8Array<ArrayBuffer> {
+  const name = new TextEncoder().encode('backstory-engine');
+  const body = [name.length, ...name, engine & 0xff];
+  const out = new Uint8Array(wasm.length + 2 + body.length);
+  out.set(wasm);
+  out.set([0, body.length, ...body], wasm.length); // section id 0 (custom), size (< 128: one LEB byte), name, payload
+  return out;
+}
+
+/** Splits `n` items into `parts` contiguous runs as even as possible (the batch is sorted by length). */
+export function shares(n: number, parts: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let p = 0, start = 0; p < parts; p++) {
+    const size = Math.floor(n / parts) + (p < n % parts ? 1 : 0);
+    if (size) out.push([start, start + size]);
+    start += size;
+  }
+  return out;
+}
+
+/**
+ * Several single-threaded engines as one Embedder: every batch is split into one contiguous share per engine, run at
+ * once. Single-threaded engines side by side held up better than one engine on two WASM threads, whose per-operator
+ * synchronisation stalls as soon as the cores are shared (two threads ran no faster than one here), and they need
+ * no SharedArrayBuffer, so no cross-origin isolation. `parallel` asks callers to keep two batches outstanding: each
+ * engine then has the next share queued while the caller stores the last batch, instead of waiting idle for it.
+ */
+export class EnginePool implements Embedder {
+  readonly modelId = MODEL_ID;
+  readonly dim = MODEL_DIM;
+  readonly parallel = 2;
+  constructor(
+    private readonly engines: Engine[],
+    readonly backend = `pool/${engines.length}`,
+  ) {
+    if (!engines.length) throw new Error('an engine pool needs at least one engine');
+  }
+
+  get size(): number {
+    return this.engines.length;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const parts = await Promise.all(shares(texts.length, this.engines.length).map(([a, b], i) => this.engines[i].embed(texts.slice(a, b))));
+    return parts.flat();
+  }
+}
