@@ -1,6 +1,6 @@
 import { browser } from 'wxt/browser';
 import { serveOffscreen } from '../messaging/rpc';
-import { MODEL_DIM } from './embedder';
+import { MODEL_DIM, ORT_WASM_PATH } from './embedder';
 import type { EngineReply, EngineRequest } from './offscreen-worker';
 import { packVectors } from './offscreen-wire';
 
@@ -44,7 +44,7 @@ class Engine {
   embed(texts: string[]): Promise<{ vectors: Float32Array[]; backend: string }> {
     const url = (p: string) => (browser.runtime.getURL as (p: string) => string)(p);
     const id = this.next++;
-    const req: EngineRequest = { id, texts, modelRoot: url('/models/'), wasmUrl: url('/ort/ort-wasm-simd-threaded.asyncify.wasm') };
+    const req: EngineRequest = { id, texts, modelRoot: url('/models/'), wasmUrl: url(ORT_WASM_PATH) };
     return new Promise((ok, no) => {
       this.waiting.set(id, (r) => ('error' in r ? no(new Error(r.error)) : ok(r)));
       this.worker.postMessage(req);
