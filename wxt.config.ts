@@ -50,6 +50,9 @@ export default defineConfig({
     // panel (same process) cannot decode its scripts, so it stayed blank for 15-45 s (README, cold start). The
     // WASM-only build has no such function (14 MB). WebGPU is given up for it: see lib/service/model.ts.
     resolve: { alias: [{ find: /^onnxruntime-web\/webgpu$/, replacement: 'onnxruntime-web/wasm' }] },
+    // The offscreen document's Workers are bundled apart: without the plugin there too, Vite emitted a second copy
+    // of the .wasm into assets/ that nothing loads (the engines are handed the /ort/ URL).
+    worker: { plugins: () => [ortWasmFromExtension()] },
     build: { rolldownOptions: { checks: { emptyImportMeta: false } } },
   }),
   manifest: ({ browser, manifestVersion }) => ({
