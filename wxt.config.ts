@@ -42,7 +42,19 @@ export default defineConfig({
   manifestVersion: 3,
   // import.meta is empty in the classic-script background; the libraries that read it have fallbacks (and the
   // onnxruntime .wasm is pointed at explicitly above), so the warning is noise.
-  vite: () => ({ plugins: [ortWasmFromExtension()], build: { rolldownOptions: { checks: { emptyImportMeta: false } } } }),
+  vite: () => ({
+    plugins: [ortWasmFromExtension()],
+    // transformers.js imports the WebGPU-capable onnxruntime build. Its .wasm (asyncify, 27 MB) has a 1.26 MB
+    // static-constructor function that V8 tiers up to TurboFan after it runs: about a minute of a core and 700 MB
+    // per compile, on the thread pool of the extension's one renderer process. While that pool is busy, the side
+    // panel (same process) cannot decode its scripts, so it stayed blank for 15-45 s (README, cold start). The
+    // WASM-only build has no such function (14 MB). WebGPU is given up for it: see lib/service/model.ts.
+    resolve: { alias: [{ find: /^onnxruntime-web\/webgpu$/, replacement: 'onnxruntime-web/wasm' }] },
+    // The offscreen document's Workers are bundled apart: without the plugin there too, Vite emitted a second copy
+    // of the .wasm into assets/ that nothing loads (the engines are handed the /ort/ URL).
+    worker: { plugins: () => [ortWasmFromExtension()] },
+    build: { rolldownOptions: { checks: { emptyImportMeta: false } } },
+  }),
   manifest: ({ browser, manifestVersion }) => ({
     name: 'Backstory',
     description: 'Brings the background you already wrote down to whatever you are writing now. Everything stays on your device.',

@@ -70,11 +70,12 @@ if (complete()) {
   }
 }
 
-// The runtime build transformers.js bundles for browsers is the WebGPU-capable one (JSEP/asyncify); ship its .wasm
-// inside the extension so nothing is fetched from a CDN.
+// The extension bundles onnxruntime's WASM-only build (wxt.config.ts aliases the WebGPU one away); ship its .wasm
+// inside the extension so nothing is fetched from a CDN. The WebGPU build's .wasm, shipped before, is removed.
 const ORT_DIR = join(root, 'public', 'ort');
 mkdirSync(ORT_DIR, { recursive: true });
-for (const f of ['ort-wasm-simd-threaded.asyncify.wasm']) {
+rmSync(join(ORT_DIR, 'ort-wasm-simd-threaded.asyncify.wasm'), { force: true });
+for (const f of ['ort-wasm-simd-threaded.wasm']) {
   const src = join(root, 'node_modules', 'onnxruntime-web', 'dist', f);
   if (!existsSync(src)) throw new Error(`onnxruntime-web is missing ${f}; run npm install again`);
   copyFileSync(src, join(ORT_DIR, f));

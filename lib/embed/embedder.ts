@@ -16,6 +16,11 @@ export const MODEL_ID = 'all-MiniLM-L6-v2';
 export const MODEL_DIM = 384;
 /** Texts are cut to this many characters before embedding; the model sees at most 256 word pieces anyway. */
 export const MAX_EMBED_CHARS = 2000;
+/**
+ * Extension path of onnxruntime's WASM-only .wasm (copied by scripts/install-assets.mjs). It must match the runtime
+ * code bundled (wxt.config.ts aliases transformers.js's WebGPU build to this one).
+ */
+export const ORT_WASM_PATH = '/ort/ort-wasm-simd-threaded.wasm';
 
 export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;

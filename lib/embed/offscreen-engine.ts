@@ -1,12 +1,11 @@
 import { browser } from 'wxt/browser';
 import { serveOffscreen } from '../messaging/rpc';
-import { MODEL_DIM } from './embedder';
+import { MODEL_DIM, ORT_WASM_PATH } from './embedder';
 import { EnginePool, engineCount, engineRuntimeBytes, type Engine } from './engine-pool';
 import type { EngineReply, EngineRequest } from './offscreen-worker';
 import { packVectors } from './offscreen-wire';
 
 const url = (p: string) => (browser.runtime.getURL as (p: string) => string)(p);
-const WASM_PATH = '/ort/ort-wasm-simd-threaded.asyncify.wasm';
 
 /** One engine: a dedicated Worker running the int8 model on one WASM thread (lib/embed/offscreen-worker.ts). */
 class WorkerEngine implements Engine {
@@ -26,7 +25,7 @@ class WorkerEngine implements Engine {
   }
   async embed(texts: string[]): Promise<Float32Array[]> {
     const id = this.next++;
-    const req: EngineRequest = { id, texts, modelRoot: url('/models/'), wasmUrl: url(WASM_PATH), runtime: await this.runtime };
+    const req: EngineRequest = { id, texts, modelRoot: url('/models/'), wasmUrl: url(ORT_WASM_PATH), runtime: await this.runtime };
     const r = await new Promise<EngineReply>((done) => {
       this.waiting.set(id, done);
       this.worker.postMessage(req);
@@ -42,7 +41,7 @@ class WorkerEngine implements Engine {
  * module of its own (see engineRuntimeBytes for why sharing one is slow).
  */
 function runtimeCompiler(): (engine: number) => Promise<WebAssembly.Module | undefined> {
-  const bytes = fetch(url(WASM_PATH)).then((r) => r.arrayBuffer());
+  const bytes = fetch(url(ORT_WASM_PATH)).then((r) => r.arrayBuffer());
   // Without a module the engine loads the runtime from its URL itself: slower with two engines, still correct.
   return (engine) => bytes.then((b) => WebAssembly.compile(engineRuntimeBytes(new Uint8Array(b), engine))).catch(() => undefined);
 }

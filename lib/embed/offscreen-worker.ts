@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 // One embedding engine in a dedicated Worker of the offscreen document: the int8 model on one WASM thread. The
 // document runs one per core and splits each batch between them.
-import * as ort from 'onnxruntime-web/webgpu';
+import * as ort from 'onnxruntime-web/wasm';
 import { env } from '@huggingface/transformers';
 import { MODEL_ID, type Embedder } from './embedder';
 import { createOrtEmbedder, MODEL_FILES } from './ort-embedder';

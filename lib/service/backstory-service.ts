@@ -40,7 +40,7 @@ export class BackstoryService {
   private lastCapture?: { item: MemoryItem; at: number };
 
   constructor() {
-    this.model = new ModelHolder(() => this.refreshAll(), async () => (await this.getSettings()).backend ?? 'auto');
+    this.model = new ModelHolder(() => this.refreshAll());
     this.store = new MemoryStore(openMemoryDB(), () => this.model.get(), () => this.model.indexer());
   }
 
@@ -470,7 +470,6 @@ export class BackstoryService {
     onSettingsChanged((s) => {
       this.settings = Promise.resolve(s);
       this.refreshAll();
-      void this.model.applyChoice(s.backend ?? 'auto').then(() => this.refreshAll());
     });
     browser.tabs.onRemoved.addListener((tabId) => void this.tasks.forget(tabId));
   }

@@ -1,21 +1,18 @@
 import { browser } from 'wxt/browser';
-import type { Embedder } from '../embed/embedder';
+import { ORT_WASM_PATH, type Embedder } from '../embed/embedder';
 import { OffscreenEmbedder, offscreenAvailable } from '../embed/offscreen-client';
 import { createTransformersEmbedder } from '../embed/transformers-embedder';
 import type { ModelStatus } from '../messaging/protocol';
 
-/** The model as the service worker holds it: loaded once per worker life, on first need. */
-export type BackendChoice = 'auto' | 'wasm' | 'webgpu';
-
+/**
+ * The model as the service worker holds it: loaded once per worker life, on first need. Always onnxruntime's WASM
+ * backend: the extension bundles the WASM-only runtime (wxt.config.ts says why the WebGPU-capable one had to go), so
+ * the options page's former WebGPU choice, still read from stored settings, no longer changes anything.
+ */
 export class ModelHolder {
   status: ModelStatus = { state: 'idle' };
   private loading?: Promise<Embedder | null>;
-  private loadedFor?: BackendChoice;
-  constructor(
-    private readonly onStatus: (s: ModelStatus) => void,
-    /** The options page's backend choice. */
-    private readonly backendChoice: () => Promise<BackendChoice> = async () => 'auto',
-  ) {}
+  constructor(private readonly onStatus: (s: ModelStatus) => void) {}
 
   get(): Promise<Embedder | null> {
     this.loading ??= this.load();
@@ -27,44 +24,24 @@ export class ModelHolder {
   /**
    * The embedder for indexing (imports, late embeddings). In Chrome that is the offscreen document, one engine per core
    * on threads of its own, so the worker's own thread stays free for ranking; where there is no offscreen document
-   * (Firefox), or WebGPU was chosen, it is the worker's own model. The store falls back to `get()` if it fails.
+   * (Firefox) it is the worker's own model. The store falls back to `get()` if it fails.
    */
   async indexer(): Promise<Embedder | null> {
     const own = await this.get();
-    if (!own || !offscreenAvailable() || own.backend.startsWith('webgpu')) return own;
+    if (!own || !offscreenAvailable()) return own;
     this.offscreen ??= new OffscreenEmbedder();
     return this.offscreen;
-  }
-
-  /** Loads the model again when the backend choice changed since it was loaded. */
-  async applyChoice(choice: BackendChoice): Promise<void> {
-    if (!this.loading || this.loadedFor === choice) return;
-    await this.loading.catch(() => null);
-    this.loading = undefined;
-    await this.get();
   }
 
   private async load(): Promise<Embedder | null> {
     this.set({ state: 'loading' });
     try {
-      const choice = await this.backendChoice();
-      this.loadedFor = choice;
-      // WebGPU only where an adapter exists; a "WebGPU" choice without one falls back to WASM.
-      const device: 'wasm' | 'webgpu' = choice !== 'wasm' && (await hasWebGpu()) ? 'webgpu' : 'wasm';
-      const opts = {
-        modelRoot: publicUrl('/models/'),
-        wasmUrl: publicUrl('/ort/ort-wasm-simd-threaded.asyncify.wasm'),
-      };
+      const opts = { modelRoot: publicUrl('/models/'), wasmUrl: publicUrl(ORT_WASM_PATH), device: 'wasm' as const };
       // The int8 rewrite (made at install, scripts/quantize-int8.mjs) runs 3-4x faster in WASM; the q4 model as
-      // shipped is the fallback if it is missing or fails. WebGPU, when the browser has an adapter, is tried first.
-      const attempts: { device: 'wasm' | 'webgpu'; dtype: 'q8' | 'q4' }[] = [
-        ...(device === 'webgpu' ? [{ device, dtype: 'q8' as const }, { device, dtype: 'q4' as const }] : []),
-        { device: 'wasm', dtype: 'q8' },
-        { device: 'wasm', dtype: 'q4' },
-      ];
+      // shipped is the fallback if it is missing or fails.
       let embedder: Embedder | undefined;
       let lastError: unknown;
-      for (const a of attempts) {
+      for (const dtype of ['q8', 'q4'] as const) {
         try {
           let shown = -1;
           const onProgress = (f: number) => {
@@ -73,7 +50,7 @@ export class ModelHolder {
             shown = Math.floor(f * 10);
             this.set({ state: 'loading', progress: f });
           };
-          embedder = await createTransformersEmbedder({ ...opts, ...a, onProgress });
+          embedder = await createTransformersEmbedder({ ...opts, dtype, onProgress });
           await embedder.embed(['warm up']);
           break;
         } catch (e) {
@@ -94,16 +71,6 @@ export class ModelHolder {
   private set(s: ModelStatus) {
     this.status = s;
     this.onStatus(s);
-  }
-}
-
-async function hasWebGpu(): Promise<boolean> {
-  const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
-  if (!gpu) return false;
-  try {
-    return !!(await gpu.requestAdapter());
-  } catch {
-    return false;
   }
 }
 

@@ -374,15 +374,6 @@ export function OptionsPage() {
             {model?.state === 'ready' ? `ready, running on ${model.backend ?? 'WASM'}` : model?.state === 'loading' ? 'loading…' : model?.state === 'failed' ? `failed (${model.error ?? 'unknown'}); word matching only` : 'loads on first use'}
             {model ? ` · ${model.memorySize} memories${model.unembedded ? `, ${model.unembedded} waiting to be indexed` : ''}` : ''}
           </p>
-          <label class="weight-row">
-            <span>Backend</span>
-            <select data-setting="backend" value={settings.backend ?? 'auto'} onChange={(e) => save({ ...settings, backend: (e.target as HTMLSelectElement).value as RankSettings['backend'] })}>
-              <option value="auto">Automatic (WebGPU when available)</option>
-              <option value="wasm">WASM (CPU)</option>
-              <option value="webgpu">WebGPU</option>
-            </select>
-            <span />
-          </label>
         </section>
       ) : null}
 

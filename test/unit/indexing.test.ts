@@ -197,7 +197,7 @@ describe('the engine pool splits each batch between its engines', () => {
   it("gives each engine runtime bytes of its own that still compile to the same module", async () => {
     const { engineRuntimeBytes } = await import('../../lib/embed/engine-pool');
     const { readFileSync } = await import('node:fs');
-    const wasm = new Uint8Array(readFileSync(new URL('../../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm', import.meta.url)));
+    const wasm = new Uint8Array(readFileSync(new URL('../../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm', import.meta.url)));
     const [a, b] = [engineRuntimeBytes(wasm, 0), engineRuntimeBytes(wasm, 1)];
     expect(Buffer.compare(Buffer.from(a), Buffer.from(b))).not.toBe(0);
     const [ma, mb] = [await WebAssembly.compile(a), await WebAssembly.compile(b)];
