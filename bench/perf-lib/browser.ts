@@ -82,15 +82,23 @@ const OFFSCREEN_SWITCH = (on: boolean) => {
   Object.defineProperty(c, 'offscreen', { value: on ? c.__offscreen : undefined, configurable: true });
 };
 
+async function timedImport(h: Harness, status: () => Promise<{ unembedded: number }>, notes: { id: string; text: string }[]): Promise<number> {
+  const t0 = Date.now();
+  await h.seed(notes);
+  while ((await status()).unembedded) await new Promise((ok) => setTimeout(ok, 100));
+  return notes.length / ((Date.now() - t0) / 1000);
+}
+
 /** index_items_per_s_browser: imports embedded by the offscreen document and by the service worker, alternating. */
 export async function indexFigures(h: Harness, tabId: number, log: (s: string) => void, n = 128, rounds = 3) {
   const r = rng(42);
   const status = () => h.call<{ state: string; unembedded: number; indexBackend?: string }>('model:status', {});
   while ((await status()).state === 'loading') await new Promise((ok) => setTimeout(ok, 50));
   const sw = await h.serviceWorker();
-  // Warm-up: the offscreen document is created and loads its model (a user's first import pays this once).
-  await h.seed(Array.from({ length: 16 }, (_, k) => ({ id: `warm${k}`, text: englishNote(54, r) })));
-  while ((await status()).unembedded) await new Promise((ok) => setTimeout(ok, 100));
+  // The first import after the offscreen document opens: it loads the model in each engine and V8 optimises each
+  // engine's runtime copy while it runs (about the first 250 notes). Timed apart, as a user's first import.
+  const first = await timedImport(h, status, Array.from({ length: 2 * n }, (_, k) => ({ id: `warm${k}`, text: englishNote(54, r) })));
+  log(`browser indexing, first import after the document opened: ${2 * n} notes at ${r1(first)}/s`);
   const offRates: number[] = [];
   const workerRates: number[] = [];
   const rankOff: number[] = [];
@@ -128,7 +136,7 @@ export async function indexFigures(h: Harness, tabId: number, log: (s: string) =
   await sw.evaluate(OFFSCREEN_SWITCH, true);
   return {
     n, rounds, offRates, workerRates, offBackend, workerBackend,
-    offscreen: percentile(offRates, 50), worker: percentile(workerRates, 50),
+    offscreen: percentile(offRates, 50), worker: percentile(workerRates, 50), first,
     rankOff: percentile(rankOff, 50), rankWorker: percentile(rankWorker, 50),
   };
 }
@@ -271,13 +279,13 @@ export async function browserFigures(log: (s: string) => void, n = 10_000) {
     ];
     rows.push({
       name: 'index_items_per_s_browser', what: 'import of ~60-token notes embedded in the background (int8, batches of 16): offscreen document (one engine per core) vs the service worker (1 thread)', value: r1(idx.offscreen), baseline: r1(idx.worker), target: '>= 100 items/s', ok: idx.offscreen >= 100,
-      note: `${idx.n} notes a round, medians of ${idx.rounds}: offscreen ${idx.offRates.map(r1).join(', ')}/s (${idx.offBackend}), worker ${idx.workerRates.map(r1).join(', ')}/s (${idx.workerBackend}); ranking during the import p50 ${r1(idx.rankOff)} ms offscreen vs ${r1(idx.rankWorker)} ms worker`,
+      note: `first import after the document opened ${r1(idx.first)}/s (${2 * idx.n} notes); then ${idx.n} notes a round, medians of ${idx.rounds}: offscreen ${idx.offRates.map(r1).join(', ')}/s (${idx.offBackend}), worker ${idx.workerRates.map(r1).join(', ')}/s (${idx.workerBackend}); ranking during the import p50 ${r1(idx.rankOff)} ms offscreen vs ${r1(idx.rankWorker)} ms worker`,
     });
     return {
       rows,
       extra: {
         panel_update_ms_p95: percentile(upd, 95), cold_start_semantic_ms: percentile(semantic, 50), debounce_ms: DEBOUNCE_MS,
-        index_items_per_s_browser_worker: r1(idx.worker), rank_during_index_ms_p50_offscreen: r1(idx.rankOff), rank_during_index_ms_p50_worker: r1(idx.rankWorker),
+        index_items_per_s_browser_worker: r1(idx.worker), index_items_per_s_browser_first: r1(idx.first), rank_during_index_ms_p50_offscreen: r1(idx.rankOff), rank_during_index_ms_p50_worker: r1(idx.rankWorker),
       } as Record<string, number>,
     };
   } finally {
