@@ -27,6 +27,8 @@ export class VectorIndex {
   private wasm: Int8Dots | null = null;
   private ids: string[] = [];
   private slots = new Map<string, number>();
+  /** Scratch for the top-`limit` cut in `scores` (quickselect reorders it). */
+  private cutScratch = new Float32Array(0);
 
   /** The dimension is taken from the first vector stored while the index is empty (384 for the bundled model). */
   dim: number;
@@ -204,7 +206,10 @@ export class VectorIndex {
       for (let k = 0; k < n; k++) out.set(this.ids[k], all[k]);
       return out;
     }
-    const cut = kthLargest(all.slice(), limit);
+    if (this.cutScratch.length < n) this.cutScratch = new Float32Array(this.scales.length);
+    const copy = this.cutScratch.subarray(0, n);
+    copy.set(all);
+    const cut = kthLargest(copy, limit);
     for (let k = 0; k < n; k++) if (all[k] >= cut) out.set(this.ids[k], all[k]);
     return out;
   }
