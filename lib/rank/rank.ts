@@ -124,7 +124,8 @@ export function rankMemory(req: RankRequest): RankResult {
   const t0 = now();
   const { settings, memory } = req;
   const sm = scoreMemory(req);
-  const byId = new Map(sm.ranked.map((s) => [s.item.id, s]));
+  const byId = new Map<string, Scored>();
+  for (const s of sm.ranked) byId.set(s.item.id, s);
 
   // Selection compares the same few candidates many times: each vector is decoded once per ranking.
   const vectors = new Map<string, Float32Array | undefined>();

@@ -43,9 +43,21 @@ export function taskPeopleKeys(task: TaskReading): Set<string> {
   return set;
 }
 
+const hostCache = new Map<string, string>();
+
+/** A site as compared: lower case, without "www.". Memoised: every site-scoped candidate asks for the same few. */
+function siteKey(s: string): string {
+  let got = hostCache.get(s);
+  if (got === undefined) {
+    if (hostCache.size > 10_000) hostCache.clear();
+    hostCache.set(s, (got = s.toLowerCase().replace(/^www\./, '')));
+  }
+  return got;
+}
+
 export function siteMatches(itemSite: string, site: string): boolean {
-  const a = itemSite.toLowerCase().replace(/^www\./, '');
-  const b = site.toLowerCase().replace(/^www\./, '');
+  const a = siteKey(itemSite);
+  const b = siteKey(site);
   return !!a && !!b && (a === b || b.endsWith('.' + a));
 }
 
