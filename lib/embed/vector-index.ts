@@ -8,6 +8,15 @@
 import { int8Dots, type Int8Dots } from './int8-dots';
 import { kthLargest } from '../rank/kth-largest';
 
+/** Buckets of `VectorIndex.bestSlots` over [-1, 1]. */
+const BUCKETS = 4096;
+
+/** The bucket of a score: non-decreasing in it (scores beyond ±1 go to the end buckets). */
+function bucketOf(v: number): number {
+  const t = (v + 1) * (BUCKETS / 2);
+  return t <= 0 ? 0 : t >= BUCKETS ? BUCKETS - 1 : t | 0;
+}
+
 /**
  * Embeddings held for ranking as int8 codes with one float scale per vector, in typed arrays that grow by doubling:
  * 384 + 4 bytes per item instead of 1,536 (float32), and one tight loop to score them all.
@@ -32,7 +41,6 @@ export class VectorIndex {
   /** Scratch of `bestSlots`: bucket counts and the slots at or above the cut's bucket. */
   private bucketCounts?: Int32Array;
   private bestScratch = new Int32Array(0);
-  private static readonly BUCKETS = 4096;
 
   /** The dimension is taken from the first vector stored while the index is empty (384 for the bundled model). */
   dim: number;
@@ -229,18 +237,14 @@ export class VectorIndex {
    * higher scores), so the cut is found among the few scores of one bucket instead of by a quickselect over all.
    */
   private bestSlots(all: Float32Array, limit: number): Int32Array | null {
-    const B = VectorIndex.BUCKETS;
+    const B = BUCKETS;
     const counts = (this.bucketCounts ??= new Int32Array(B));
     counts.fill(0);
     const n = all.length;
-    const bucket = (v: number) => {
-      const t = (v + 1) * (B / 2);
-      return t <= 0 ? 0 : t >= B ? B - 1 : t | 0;
-    };
     for (let k = 0; k < n; k++) {
       const v = all[k];
       if (v !== v) return null;
-      counts[bucket(v)]++;
+      counts[bucketOf(v)]++;
     }
     let b = B - 1;
     let above = 0;
@@ -253,7 +257,7 @@ export class VectorIndex {
     let m = 0;
     let c = 0;
     for (let k = 0; k < n; k++) {
-      const x = bucket(all[k]);
+      const x = bucketOf(all[k]);
       if (x < b) continue;
       list[m++] = k;
       if (x === b) inCut[c++] = all[k];
