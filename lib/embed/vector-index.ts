@@ -8,6 +8,15 @@
 import { int8Dots, type Int8Dots } from './int8-dots';
 import { kthLargest } from '../rank/kth-largest';
 
+/** Buckets of `VectorIndex.bestSlots` over [-1, 1]. */
+const BUCKETS = 4096;
+
+/** The bucket of a score: non-decreasing in it (scores beyond ±1 go to the end buckets). */
+function bucketOf(v: number): number {
+  const t = (v + 1) * (BUCKETS / 2);
+  return t <= 0 ? 0 : t >= BUCKETS ? BUCKETS - 1 : t | 0;
+}
+
 /**
  * Embeddings held for ranking as int8 codes with one float scale per vector, in typed arrays that grow by doubling:
  * 384 + 4 bytes per item instead of 1,536 (float32), and one tight loop to score them all.
@@ -27,6 +36,11 @@ export class VectorIndex {
   private wasm: Int8Dots | null = null;
   private ids: string[] = [];
   private slots = new Map<string, number>();
+  /** Scratch for the top-`limit` cut in `scores` (quickselect reorders it). */
+  private cutScratch = new Float32Array(0);
+  /** Scratch of `bestSlots`: bucket counts and the slots at or above the cut's bucket. */
+  private bucketCounts?: Int32Array;
+  private bestScratch = new Int32Array(0);
 
   /** The dimension is taken from the first vector stored while the index is empty (384 for the bundled model). */
   dim: number;
@@ -204,9 +218,54 @@ export class VectorIndex {
       for (let k = 0; k < n; k++) out.set(this.ids[k], all[k]);
       return out;
     }
-    const cut = kthLargest(all.slice(), limit);
+    const best = this.bestSlots(all, limit);
+    if (best) {
+      for (const k of best) out.set(this.ids[k], all[k]);
+      return out;
+    }
+    if (this.cutScratch.length < n) this.cutScratch = new Float32Array(this.scales.length);
+    const copy = this.cutScratch.subarray(0, n);
+    copy.set(all);
+    const cut = kthLargest(copy, limit);
     for (let k = 0; k < n; k++) if (all[k] >= cut) out.set(this.ids[k], all[k]);
     return out;
+  }
+
+  /**
+   * The slots of the `limit` best scores (all those equal to the `limit`-th best included), in slot order, or null
+   * when a score is NaN. Scores are counted into fixed buckets over [-1, 1] (monotone: a higher bucket holds only
+   * higher scores), so the cut is found among the few scores of one bucket instead of by a quickselect over all.
+   */
+  private bestSlots(all: Float32Array, limit: number): Int32Array | null {
+    const B = BUCKETS;
+    const counts = (this.bucketCounts ??= new Int32Array(B));
+    counts.fill(0);
+    const n = all.length;
+    for (let k = 0; k < n; k++) {
+      const v = all[k];
+      if (v !== v) return null;
+      counts[bucketOf(v)]++;
+    }
+    let b = B - 1;
+    let above = 0;
+    while (above + counts[b] < limit) above += counts[b--];
+    // Slots in buckets from b up, in slot order; the cut is the (limit - above)-th best of bucket b.
+    if (this.bestScratch.length < n) this.bestScratch = new Int32Array(this.scales.length);
+    if (this.cutScratch.length < counts[b]) this.cutScratch = new Float32Array(this.scales.length);
+    const list = this.bestScratch;
+    const inCut = this.cutScratch;
+    let m = 0;
+    let c = 0;
+    for (let k = 0; k < n; k++) {
+      const x = bucketOf(all[k]);
+      if (x < b) continue;
+      list[m++] = k;
+      if (x === b) inCut[c++] = all[k];
+    }
+    const cut = kthLargest(inCut.subarray(0, c), limit - above);
+    let kept = 0;
+    for (let i = 0; i < m; i++) if (all[list[i]] >= cut) list[kept++] = list[i];
+    return list.subarray(0, kept);
   }
 
   /**

@@ -125,6 +125,15 @@ export class LexicalIndex implements LexicalSearcher {
   private phraseCache = new Map<string, Posting | null>();
   /** Per-slot score accumulator for `search`, zero between queries. */
   private acc = new Float64Array(0);
+  /** Per-slot bit sets of the query terms matched, for `search`; zero between queries. */
+  private hitBits = new Uint32Array(0);
+  /** Slots a `search` matched, in first-match order (scratch). */
+  private touchedScratch = new Int32Array(0);
+  /** Scratch for the top-`limit` cut of `search`. */
+  private cutScratch = new Float64Array(0);
+  /** `k1 × lengthNorm(len, normAvg)` per slot (see `lengthFactors`); NaN: not computed. */
+  private norms = new Float64Array(0);
+  private normAvg = NaN;
 
   constructor(opts: LexicalIndexOptions = {}) {
     this.configure(opts);
@@ -137,6 +146,7 @@ export class LexicalIndex implements LexicalSearcher {
     if (opts.longAfter !== undefined) this.longAfter = opts.longAfter;
     if (opts.bLong !== undefined) this.bLong = opts.bLong;
     if (opts.geometric !== undefined) this.geometric = opts.geometric;
+    this.normAvg = NaN;
   }
 
   options(): Required<LexicalIndexOptions> {
@@ -213,6 +223,7 @@ export class LexicalIndex implements LexicalSearcher {
     this.threadOf.push(thread);
     this.slotOf.set(id, slot);
     this.lens[slot] = len;
+    this.normAvg = NaN;
     this.asked[slot] = asks ? 1 : 0;
     this.totalLen += len;
     this.totalLogLen += Math.log1p(len);
@@ -309,6 +320,7 @@ export class LexicalIndex implements LexicalSearcher {
     this.df.fill(0);
     this.postings = [];
     this.acc = new Float64Array(0);
+    this.normAvg = NaN;
     this.phraseCache.clear();
   }
 
@@ -517,6 +529,12 @@ export class LexicalIndex implements LexicalSearcher {
     return false;
   }
 
+  /** Whether the item is indexed with a thread (only then can `neighbour` find anything for it). */
+  inThread(id: string): boolean {
+    const s = this.slotOf.get(id);
+    return s !== undefined && !!this.threadOf[s];
+  }
+
   neighbour(id: string, offset: number): string | undefined {
     const s = this.slotOf.get(id);
     const th = s === undefined ? undefined : this.threadOf[s];
@@ -538,64 +556,82 @@ export class LexicalIndex implements LexicalSearcher {
     return s;
   }
 
+  /** `k1 × lengthNorm` of every slot for the average length `avg` (recomputed when the average or the options change). */
+  private lengthFactors(avg: number): Float64Array {
+    const slots = this.ids.length;
+    if (avg !== this.normAvg || this.norms.length < slots) {
+      if (this.norms.length < slots) this.norms = new Float64Array(this.lens.length);
+      for (let s = 0; s < slots; s++) this.norms[s] = this.k1 * this.lengthNorm(this.lens[s], avg);
+      this.normAvg = avg;
+    }
+    return this.norms;
+  }
+
   search(terms: Map<string, number>, limit: number): LexicalHit[] {
     const n = this.slotOf.size;
     const avg = !n ? 1 : this.geometric ? Math.max(1, Math.expm1(this.totalLogLen / n)) : this.totalLen / n || 1;
-    const acc = this.acc;
-    const touched: number[] = [];
-    const used: { term: string; p: Posting }[] = [];
-    const k1 = this.k1;
+    const used: { term: string; p: Posting; w: number }[] = [];
     for (const [t, w] of terms) {
       const p = this.postingOf(t);
-      if (!p || w <= 0) continue;
-      used.push({ term: t, p });
-      const idf = this.idf(t) * w;
+      if (p && w > 0) used.push({ term: t, p, w });
+    }
+    // Which query terms each slot matched, as a bit set of `words` 32-bit words per slot (query order = bit order),
+    // filled while scoring: the hits' matched terms are then read without looking at their term lists.
+    const words = (used.length + 31) >>> 5;
+    const slots = this.ids.length;
+    if (this.hitBits.length < slots * words) this.hitBits = new Uint32Array(Math.max(slots * words, 2 * this.hitBits.length));
+    const bits = this.hitBits;
+    const acc = this.acc;
+    const norm = this.lengthFactors(avg);
+    // Slots in the order they were first matched (each once: its acc turns positive on its first match).
+    if (this.touchedScratch.length < slots) this.touchedScratch = new Int32Array(this.lens.length);
+    let touchedAll = this.touchedScratch;
+    let nTouched = 0;
+    const k1 = this.k1;
+    for (let u = 0; u < used.length; u++) {
+      const p = used[u].p;
+      const idf = this.idf(used[u].term) * used[u].w;
+      const word = u >>> 5;
+      const bit = 1 << (u & 31);
       for (let j = 0; j < p.n; j++) {
         const s = p.doc[j];
         if (this.ids[s] === undefined) continue;
         const tf = p.tf[j];
-        const x = idf * ((tf * (k1 + 1)) / (tf + k1 * this.lengthNorm(this.lens[s], avg)));
-        if (acc[s] === 0) touched.push(s);
+        const x = idf * ((tf * (k1 + 1)) / (tf + norm[s]));
+        if (acc[s] === 0) {
+          if (nTouched === touchedAll.length) touchedAll = this.touchedScratch = grown(touchedAll, nTouched + 1);
+          touchedAll[nTouched++] = s;
+        }
         acc[s] += x;
+        bits[s * words + word] |= bit;
       }
     }
+    const touched = touchedAll.subarray(0, nTouched);
     // The best `limit` (stable: equal scores keep the order items were first matched in), then the acc is zeroed.
-    let top = touched;
-    if (touched.length > limit) {
-      const scores = Float64Array.from(touched, (s) => acc[s]);
+    let top: ArrayLike<number> = touched;
+    if (nTouched > limit) {
+      if (this.cutScratch.length < nTouched) this.cutScratch = new Float64Array(this.lens.length);
+      const scores = this.cutScratch.subarray(0, nTouched);
+      for (let i = 0; i < nTouched; i++) scores[i] = acc[touched[i]];
       const cut = kthLargest(scores, limit);
       top = touched.filter((s) => acc[s] >= cut);
     }
-    const order = top.map((s, i) => i).sort((x, y) => acc[top[y]] - acc[top[x]] || x - y);
-    const chosen = (order.length > limit ? order.slice(0, limit) : order).map((i) => top[i]);
-    // Which query terms each chosen item matched, in query order: words from the item's own term list, phrases from
-    // their (short) postings.
-    const wordAt = new Map<number, number>();
-    const phraseUsed: number[] = [];
-    used.forEach(({ term }, u) => {
-      const t = term.includes(' ') ? undefined : this.termId.get(term);
-      if (t === undefined) phraseUsed.push(u);
-      else wordAt.set(t, u);
-    });
-    const at = new Map<number, number>();
-    chosen.forEach((s, i) => at.set(s, i));
-    const got: number[][] = chosen.map(() => []);
-    chosen.forEach((s, i) => {
-      for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) {
-        const u = wordAt.get(this.fTerm[k]);
-        if (u !== undefined) got[i].push(u);
-      }
-    });
-    for (const u of phraseUsed) {
-      const p = used[u].p;
-      for (let j = 0; j < p.n; j++) {
-        const i = at.get(p.doc[j]);
-        if (i !== undefined) got[i].push(u);
-      }
+    const order: number[] = [];
+    for (let i = 0; i < top.length; i++) order.push(i);
+    order.sort((x, y) => acc[top[y]] - acc[top[x]] || x - y);
+    const m = Math.min(order.length, limit);
+    const hits: LexicalHit[] = new Array(m);
+    for (let i = 0; i < m; i++) {
+      const s = top[order[i]];
+      const matched: string[] = [];
+      const o = s * words;
+      for (let u = 0; u < used.length; u++) if (bits[o + (u >>> 5)] & (1 << (u & 31))) matched.push(used[u].term);
+      hits[i] = { id: this.ids[s]!, score: acc[s], matched };
     }
-    const matched = got.map((us) => us.sort((x, y) => x - y).map((u) => used[u].term));
-    const hits = chosen.map((s, i) => ({ id: this.ids[s]!, score: acc[s], matched: matched[i] }));
-    for (const s of touched) acc[s] = 0;
+    for (const s of touched) {
+      acc[s] = 0;
+      for (let k = s * words, e = k + words; k < e; k++) bits[k] = 0;
+    }
     return hits;
   }
 }

@@ -31,6 +31,7 @@ export class IndexedMemory implements MemoryView {
     return this.prefixIndex;
   }
   private flaggedIds = new Set<string>();
+  private flaggedList?: MemoryItem[];
   private byKey = new Map<string, Set<string>>();
 
   get size(): number {
@@ -70,8 +71,9 @@ export class IndexedMemory implements MemoryView {
   lexical(query: string, limit: number): string[] {
     return query.trim() ? (this.prefix.search(query, { limit, suggest: true }) as string[]) : [];
   }
-  *flagged(): Iterable<MemoryItem> {
-    for (const id of this.flaggedIds) yield this.byId.get(id)!;
+  /** The flagged items in flagging order, kept as an array until the memory changes (read on every ranking). */
+  flagged(): Iterable<MemoryItem> {
+    return (this.flaggedList ??= [...this.flaggedIds].map((id) => this.byId.get(id)!));
   }
   situated(keys: string[]): Iterable<MemoryItem> {
     const ids = new Set<string>();
@@ -93,6 +95,7 @@ export class IndexedMemory implements MemoryView {
    * already in `lexicalIndex` (loaded from the store's pack with LexicalIndex.loadPacked), so it is not tokenised.
    */
   put(item: MemoryItem, vector?: Float32Array, lexicalLoaded = false): void {
+    this.flaggedList = undefined;
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
     this.byId.set(item.id, item);
@@ -136,6 +139,7 @@ export class IndexedMemory implements MemoryView {
   delete(id: string): void {
     const old = this.byId.get(id);
     if (!old) return;
+    this.flaggedList = undefined;
     this.unkey(old);
     this.byId.delete(id);
     this.vectors.delete(id);

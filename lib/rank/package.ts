@@ -64,20 +64,51 @@ function cutToTokens(text: string, max: number): string {
 }
 
 /**
+ * Token counts of recently packaged texts (card lines, framing, whole packages), least recently used dropped first.
+ * Pinned cards and instructions are in nearly every package, and the panel re-ranks the same task as the user types,
+ * so most lines were counted moments ago; encoding them again was most of the package's cost.
+ */
+class CountMemo {
+  private counts = new Map<string, number>();
+  private chars = 0;
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxChars: number,
+  ) {}
+
+  count(text: string): number {
+    const got = this.counts.get(text);
+    if (got !== undefined) {
+      this.counts.delete(text);
+      this.counts.set(text, got);
+      return got;
+    }
+    const n = countTokens(text);
+    // Texts too long to be worth holding are counted every time.
+    if (text.length > this.maxChars / 16) return n;
+    this.counts.set(text, n);
+    this.chars += text.length;
+    for (const [old] of this.counts) {
+      if (this.counts.size <= this.maxEntries && this.chars <= this.maxChars) break;
+      this.counts.delete(old);
+      this.chars -= old.length;
+    }
+    return n;
+  }
+}
+
+const memo = new CountMemo(512, 1_000_000);
+
+/**
  * Token counts of rendered packages from counts of their lines: the tokenizer's pre-split never joins a line's end
  * with the next line when that line starts with a character other than a space or "/" (a run of punctuation takes
  * the newline and slashes after it), so a text split just before such lines counts as the sum of its pieces, and
  * each piece (a card's line) is encoded once however often the package is re-rendered.
  */
 function lineCounter(): (text: string) => number {
-  const memo = new Map<string, number>();
   return (text) => {
     let n = 0;
-    for (const piece of text.split(/(?<=\n)(?=[^\s/])/)) {
-      let c = memo.get(piece);
-      if (c === undefined) memo.set(piece, (c = countTokens(piece)));
-      n += c;
-    }
+    for (const piece of text.split(/(?<=\n)(?=[^\s/])/)) n += memo.count(piece);
     return n;
   };
 }
@@ -93,7 +124,7 @@ export function buildPackage(
 ): { text: string; tokens: number; ids: string[] } {
   const fast = packWith(cards, destination, budgetTokens, lineCounter());
   // The piecewise count is checked once on the result; should it ever disagree, the package is made with whole counts.
-  return countTokens(fast.text) === fast.tokens ? fast : packWith(cards, destination, budgetTokens, countTokens);
+  return memo.count(fast.text) === fast.tokens ? fast : packWith(cards, destination, budgetTokens, countTokens);
 }
 
 function packWith(
@@ -104,12 +135,19 @@ function packWith(
 ): { text: string; tokens: number; ids: string[] } {
   const instr: RankedCard[] = [];
   const evid: RankedCard[] = [];
+  // Each card's line is rendered once, however often the package is re-rendered around it.
+  const lines = new Map<RankedCard, string>();
+  const line = (c: RankedCard) => {
+    let l = lines.get(c);
+    if (l === undefined) lines.set(c, (l = lineOf(c, destination)));
+    return l;
+  };
   let text = '';
   let tokens = 0;
   for (const c of cards) {
     const tryInstr = c.kind === 'instruction' ? [...instr, c] : instr;
     const tryEvid = c.kind === 'instruction' ? evid : [...evid, c];
-    const t = render(destination, tryInstr.map((x) => lineOf(x, destination)), readerOrder(tryEvid).map((x) => lineOf(x, destination)));
+    const t = render(destination, tryInstr.map(line), readerOrder(tryEvid).map(line));
     const n = countTokens(t);
     if (n <= budgetTokens) {
       if (c.kind === 'instruction') instr.push(c);

@@ -98,21 +98,20 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
 
   const pinned = ranked.filter((s) => s.item.pinned);
   const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
-  const instr: (Scored | MemoryItem)[] = [...ranked.filter((s) => !s.item.pinned && isGlobalInstruction(s.item)), ...laterInstructions];
-  const itemOf = (x: Scored | MemoryItem): MemoryItem => ('signal' in x ? x.item : x);
-  instr.sort((a, b) => touched(itemOf(b)) - touched(itemOf(a)));
+  // Global instructions newest first; each entry holds its item and, once scored, its score (no type test per look).
+  const instr: { item: MemoryItem; s?: Scored }[] = [];
+  for (const s of ranked) if (!s.item.pinned && isGlobalInstruction(s.item)) instr.push({ item: s.item, s });
+  for (const item of laterInstructions) instr.push({ item });
+  instr.sort((a, b) => touched(b.item) - touched(a.item));
   const leftOut = new Map<number, Omit<Decision, 's' | 'included'>>();
   const instructions: LazyScoredList = {
     length: instr.length,
     at(i) {
       const x = instr[i];
-      return 'signal' in x ? x : (instr[i] = scoreOf(x)) as Scored;
+      return x.s ?? (x.s = scoreOf(x.item));
     },
-    peek: (i) => {
-      const x = instr[i];
-      return 'signal' in x ? x : undefined;
-    },
-    item: (i) => itemOf(instr[i]),
+    peek: (i) => instr[i].s,
+    item: (i) => instr[i].item,
     leaveOut: (i, why) => void leftOut.set(i, why),
     leftOut: (i) => leftOut.get(i),
   };
@@ -125,7 +124,8 @@ export function rankMemory(req: RankRequest): RankResult {
   const t0 = now();
   const { settings, memory } = req;
   const sm = scoreMemory(req);
-  const byId = new Map(sm.ranked.map((s) => [s.item.id, s]));
+  const byId = new Map<string, Scored>();
+  for (const s of sm.ranked) byId.set(s.item.id, s);
 
   // Selection compares the same few candidates many times: each vector is decoded once per ranking.
   const vectors = new Map<string, Float32Array | undefined>();

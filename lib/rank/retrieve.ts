@@ -3,6 +3,7 @@ import type { LexicalHit, LexicalSearcher, MemoryView, Weights } from './types';
 import type { QueryPlan } from './query';
 import type { Tuning } from './tuning';
 import { PERSON_PREFIX, DATE_PREFIX } from './tokenize';
+import { kthLargest } from './kth-largest';
 
 /** What retrieval knows of one candidate before it is loaded: its two relevance signals in [0, 1]. */
 export interface Signal {
@@ -140,11 +141,12 @@ function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: Le
       if (n) ids.add(n);
     }
   };
-  for (const [id, d] of dense)
+  dense.forEach((d, id) => {
     if (d > t.cosLow) {
       ids.add(id);
       if (t.neighbourSemantic > 0) around(id, t.semanticWindow ? t.window : 1);
     }
+  });
   // Lexical hits, and their neighbours: a reply is often the answer to the matching turn.
   for (const h of lexHits) {
     ids.add(h.id);
@@ -156,6 +158,25 @@ function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: Le
       if (ids.size >= t.pool) break;
     }
   return ids;
+}
+
+/**
+ * Ids of the best `k` signals by fused relevance, best first, ties in candidate order: the first `k` of a stable sort
+ * of all of them, from a quickselect cut and a sort of the few above it.
+ */
+function topFused(all: Signal[], k: number): string[] {
+  let head = all;
+  if (all.length > k) {
+    const fused = new Float64Array(all.length);
+    for (let i = 0; i < all.length; i++) fused[i] = all[i].fused;
+    const cut = kthLargest(fused, k);
+    // A NaN would make the cut meaningless; the plain sort then decides as before.
+    if (!Number.isNaN(cut) && !all.some((s) => Number.isNaN(s.fused))) head = all.filter((s) => s.fused >= cut);
+  }
+  return head
+    .sort((a, b) => b.fused - a.fused)
+    .slice(0, k)
+    .map((s) => s.id);
 }
 
 export function retrieve(
@@ -207,21 +228,28 @@ export function retrieve(
   const ids = candidates(dense, lexHits, index, t);
   const lexOf = (id: string | undefined) => (id ? (lex.get(id)?.score ?? 0) : 0);
   const denOf = (id: string | undefined) => (id ? (dense.get(id) ?? 0) : 0);
+  // Most items are in no thread: they have no neighbours, and every neighbour term below is 0 for them.
+  const threaded = (id: string) => !!index && (index.inThread ? index.inThread(id) : true);
   const ws = weights.semantic || 0;
   const wl = weights.lexical || 0;
-  const ctxLex = new Map<string, number>();
+  // Each candidate's lexical evidence with its thread's, in candidate order (both loops walk `ids` alike).
+  const ctxLex = new Float64Array(ids.size);
   let maxLex = 0;
+  let at = 0;
   for (const id of ids) {
-    const prev = index?.neighbour(id, -1);
-    const next = index?.neighbour(id, 1);
-    // A reply inherits more from a question it answers.
-    const fromPrev = lexOf(prev) * (prev && index?.asks?.(prev) ? 1 + t.replyBoost : 1);
-    let v = lexOf(id) + t.neighbourLexical * Math.max(fromPrev, 0.5 * lexOf(next));
-    // Further along the thread, the same topic with a decaying share.
-    if (t.window2 > 0 && index)
-      for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-        v += w * t.neighbourLexical * Math.max(lexOf(index.neighbour(id, -k)), lexOf(index.neighbour(id, k)));
-    ctxLex.set(id, v);
+    let v = lexOf(id);
+    if (threaded(id)) {
+      const prev = index!.neighbour(id, -1);
+      const next = index!.neighbour(id, 1);
+      // A reply inherits more from a question it answers.
+      const fromPrev = lexOf(prev) * (prev && index!.asks?.(prev) ? 1 + t.replyBoost : 1);
+      v += t.neighbourLexical * Math.max(fromPrev, 0.5 * lexOf(next));
+      // Further along the thread, the same topic with a decaying share.
+      if (t.window2 > 0)
+        for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
+          v += w * t.neighbourLexical * Math.max(lexOf(index!.neighbour(id, -k)), lexOf(index!.neighbour(id, k)));
+    }
+    ctxLex[at++] = v;
     if (v > maxLex) maxLex = v;
   }
   // Scale by the best candidate, but never above what an ideal match would score: a weak best match stays weak
@@ -231,25 +259,32 @@ export function retrieve(
   const named: string[] = [];
   if (index && t.personFocus > 0)
     for (const term of plan.terms.keys()) if (index.hasTerm(PERSON_PREFIX + term)) named.push(PERSON_PREFIX + term);
+  const plainTerm = (m: string) => !expSet.has(m) && !m.startsWith(DATE_PREFIX) && !m.startsWith(PERSON_PREFIX) && !m.includes(' ');
+  at = 0;
   for (const id of ids) {
-    const prev = index?.neighbour(id, -1);
-    const next = index?.neighbour(id, 1);
-    let lexical = clamp01(ctxLex.get(id)! / lexScale);
-    const prevAsks = !!prev && !!index?.asks?.(prev);
-    let nbCos = Math.max(denOf(prev) * (prevAsks ? 1 + t.replyBoostSemantic : 1), denOf(next));
-    if (t.window2 > 0 && index && t.semanticWindow)
-      for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-        nbCos = Math.max(nbCos, w * Math.max(denOf(index.neighbour(id, -k)), denOf(index.neighbour(id, k))));
+    const inThread = threaded(id);
+    const prev = inThread ? index!.neighbour(id, -1) : undefined;
+    const next = inThread ? index!.neighbour(id, 1) : undefined;
+    let lexical = clamp01(ctxLex[at++] / lexScale);
+    let nbCos = 0;
+    if (inThread) {
+      const prevAsks = !!prev && !!index!.asks?.(prev);
+      nbCos = Math.max(denOf(prev) * (prevAsks ? 1 + t.replyBoostSemantic : 1), denOf(next));
+      if (t.window2 > 0 && t.semanticWindow)
+        for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
+          nbCos = Math.max(nbCos, w * Math.max(denOf(index!.neighbour(id, -k)), denOf(index!.neighbour(id, k))));
+    }
     const cos = (denOf(id) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
     let semantic = dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
     const hit = lex.get(id);
-    const matched = (hit?.matched ?? []).filter((m) => !expSet.has(m) && !m.startsWith(DATE_PREFIX) && !m.startsWith(PERSON_PREFIX) && !m.includes(' '));
-    const expanded = (hit?.matched ?? []).filter((m) => expSet.has(m));
-    const nbMatched = new Set<string>();
-    for (const nb of [prev, next]) for (const m of (nb && lex.get(nb)?.matched) || []) nbMatched.add(m);
-    const viaNeighbour = [...nbMatched].filter(
-      (m) => !matched.includes(m) && !expSet.has(m) && !m.startsWith(DATE_PREFIX) && !m.startsWith(PERSON_PREFIX) && !m.includes(' '),
-    );
+    const matched = hit ? hit.matched.filter(plainTerm) : [];
+    const expanded = hit && expSet.size ? hit.matched.filter((m) => expSet.has(m)) : [];
+    let viaNeighbour: string[] = [];
+    if (prev || next) {
+      const nbMatched = new Set<string>();
+      for (const nb of [prev, next]) for (const m of (nb && lex.get(nb)?.matched) || []) nbMatched.add(m);
+      viaNeighbour = [...nbMatched].filter((m) => !matched.includes(m) && plainTerm(m));
+    }
     let focus = 1;
     if (named.length) {
       const has = index!.docHas ? named.some((n) => index!.docHas!(id, n)) : named.some((n) => index!.termsOf(id)?.has(n));
@@ -260,10 +295,7 @@ export function retrieve(
     const fused = ws + wl > 0 ? (ws * semantic + wl * lexical) / (ws + wl) : (semantic + lexical) / 2;
     signals.set(id, { id, semantic, lexical, matched, viaNeighbour, expanded, fused });
   }
-  const pool = [...signals.values()]
-    .sort((a, b) => b.fused - a.fused)
-    .slice(0, t.pool)
-    .map((s) => s.id);
+  const pool = topFused([...signals.values()], t.pool);
   return { signals, pool, expansion };
 }
 

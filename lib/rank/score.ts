@@ -1,6 +1,5 @@
 import type { MemoryItem } from '../memory/types';
-import type { FactorScores, RankSettings, TaskReading, WeightName } from './types';
-import { WEIGHT_NAMES } from './types';
+import type { FactorScores, RankSettings, TaskReading } from './types';
 import type { Signal } from './retrieve';
 import { situationMatch } from './situation';
 
@@ -63,17 +62,34 @@ export function scoreItem(
     continuity: cont.value,
     situation: sit.score,
   };
-  const contributions = {} as FactorScores;
-  let total = 0;
-  let wsum = 0;
-  for (const name of WEIGHT_NAMES) {
-    const w = Math.max(0, settings.weights[name as WeightName] ?? 0);
-    wsum += w;
-    contributions[name] = w * factors[name];
-    total += contributions[name];
-  }
+  // Written out in WEIGHT_NAMES order (the sums below add up in that order): this runs for every candidate.
+  const w = settings.weights;
+  const wSem = Math.max(0, w.semantic ?? 0);
+  const wLex = Math.max(0, w.lexical ?? 0);
+  const wRec = Math.max(0, w.recency ?? 0);
+  const wPri = Math.max(0, w.priority ?? 0);
+  const wCon = Math.max(0, w.continuity ?? 0);
+  const wSit = Math.max(0, w.situation ?? 0);
+  const contributions: FactorScores = {
+    semantic: wSem * factors.semantic,
+    lexical: wLex * factors.lexical,
+    recency: wRec * factors.recency,
+    priority: wPri * factors.priority,
+    continuity: wCon * factors.continuity,
+    situation: wSit * factors.situation,
+  };
+  const total =
+    0 + contributions.semantic + contributions.lexical + contributions.recency + contributions.priority + contributions.continuity + contributions.situation;
+  const wsum = 0 + wSem + wLex + wRec + wPri + wCon + wSit;
   // Normalise by the weight sum so the threshold means the same whatever the sliders' scale.
-  if (wsum > 0) for (const name of WEIGHT_NAMES) contributions[name] /= wsum;
+  if (wsum > 0) {
+    contributions.semantic /= wsum;
+    contributions.lexical /= wsum;
+    contributions.recency /= wsum;
+    contributions.priority /= wsum;
+    contributions.continuity /= wsum;
+    contributions.situation /= wsum;
+  }
   return {
     item,
     signal,

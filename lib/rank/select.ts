@@ -167,23 +167,27 @@ export function selectCards(inp: SelectInput): {
   // Scored selection (MMR): pick the best adjusted score, where the penalty for resembling a selected card grows
   // with the share of the budget already used.
   const rest = inp.ranked.filter((s) => !decisions.has(s.item.id));
+  // The most similar selected card so far, per candidate: `selected` only grows, so each pair is compared once and
+  // the scan in selection order (first of equals kept) continues where it stopped.
+  const nearest = new Map<Scored, { sim: number; to?: Scored; seen: number }>();
   const closest = (s: Scored): { sim: number; to?: Scored } => {
-    let best = 0;
-    let to: Scored | undefined;
-    for (const d of selected) {
+    let c = nearest.get(s);
+    if (!c) nearest.set(s, (c = { sim: 0, to: undefined, seen: 0 }));
+    for (; c.seen < selected.length; c.seen++) {
+      const d = selected[c.seen];
       const x = inp.sim(s, d.s);
-      if (x > best) (best = x), (to = d.s);
+      if (x > c.sim) (c.sim = x), (c.to = d.s);
     }
-    return { sim: best, to };
+    return c;
   };
   const open = new Set(rest);
   const reject = (s: Scored, d: Omit<Decision, 's' | 'included'>) => {
     open.delete(s);
     decide({ s, included: false, ...d });
   };
+  const threshold = settings.threshold.toFixed(2);
   for (const s of rest)
-    if (s.score < settings.threshold)
-      reject(s, { stage: 'threshold', reason: `Not relevant enough (${s.score.toFixed(2)} < ${settings.threshold.toFixed(2)})` });
+    if (s.score < settings.threshold) reject(s, { stage: 'threshold', reason: `Not relevant enough (${s.score.toFixed(2)} < ${threshold})` });
 
   while (open.size) {
     const fill = budget > 0 ? Math.min(1, used / budget) : 1;
@@ -235,25 +239,39 @@ export function selectCards(inp: SelectInput): {
   return { selected, decisions, unreached };
 }
 
+/** Per-subset totals for `knapsack`, kept between calls (2^knapsackSize entries). */
+let subsetVal = new Float64Array(0);
+let subsetTok = new Float64Array(0);
+let subsetCount = new Uint8Array(0);
+
 /** Best total adjusted score within `room` tokens and `slots` cards; exhaustive over at most a dozen items. */
 function knapsack(cands: { s: Scored; adj: number }[], room: number, slots: number): Set<Scored> {
-  let best = new Set<Scored>();
-  let bestVal = 0;
   const n = cands.length;
-  for (let mask = 1; mask < 1 << n; mask++) {
-    let tok = 0;
-    let val = 0;
-    let k = 0;
-    for (let i = 0; i < n; i++)
-      if (mask & (1 << i)) {
-        tok += cardTokens(cands[i].s);
-        val += cands[i].adj;
-        k++;
-      }
-    if (tok <= room && k <= slots && val > bestVal) {
-      bestVal = val;
-      best = new Set(cands.filter((_, i) => mask & (1 << i)).map((c) => c.s));
+  const subsets = 1 << n;
+  if (subsetVal.length < subsets) {
+    subsetVal = new Float64Array(subsets);
+    subsetTok = new Float64Array(subsets);
+    subsetCount = new Uint8Array(subsets);
+  }
+  const val = subsetVal;
+  const tok = subsetTok;
+  const count = subsetCount;
+  const tokens = cands.map((c) => cardTokens(c.s));
+  // Each subset's totals from the subset without its highest member: the adjusted scores add up in index order,
+  // exactly as summing each subset from scratch would, in one step per subset instead of n.
+  val[0] = tok[0] = count[0] = 0;
+  let bestMask = 0;
+  let bestVal = 0;
+  for (let mask = 1, high = 0; mask < subsets; mask++) {
+    if (mask === 2 << high) high++;
+    const rest = mask ^ (1 << high);
+    val[mask] = val[rest] + cands[high].adj;
+    tok[mask] = tok[rest] + tokens[high];
+    count[mask] = count[rest] + 1;
+    if (tok[mask] <= room && count[mask] <= slots && val[mask] > bestVal) {
+      bestVal = val[mask];
+      bestMask = mask;
     }
   }
-  return best;
+  return new Set(cands.filter((_, i) => bestMask & (1 << i)).map((c) => c.s));
 }

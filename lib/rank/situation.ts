@@ -43,9 +43,21 @@ export function taskPeopleKeys(task: TaskReading): Set<string> {
   return set;
 }
 
+const hostCache = new Map<string, string>();
+
+/** A site as compared: lower case, without "www.". Memoised: every site-scoped candidate asks for the same few. */
+function siteKey(s: string): string {
+  let got = hostCache.get(s);
+  if (got === undefined) {
+    if (hostCache.size > 10_000) hostCache.clear();
+    hostCache.set(s, (got = s.toLowerCase().replace(/^www\./, '')));
+  }
+  return got;
+}
+
 export function siteMatches(itemSite: string, site: string): boolean {
-  const a = itemSite.toLowerCase().replace(/^www\./, '');
-  const b = site.toLowerCase().replace(/^www\./, '');
+  const a = siteKey(itemSite);
+  const b = siteKey(site);
   return !!a && !!b && (a === b || b.endsWith('.' + a));
 }
 
@@ -66,27 +78,35 @@ export interface SituationMatch {
 }
 
 export function situationMatch(item: MemoryItem, task: TaskReading): SituationMatch {
+  // Runs for every candidate, most of which match nothing: no arrays beyond the reasons, no sort (the strongest tie
+  // and the number of ties are all the score needs).
   const reasons: string[] = [];
-  const parts: number[] = [];
+  let best = 0;
+  let ties = 0;
   if (task.url && item.source?.url && sameUrl(item.source.url, task.url)) {
-    parts.push(1);
+    best = 1;
+    ties++;
     reasons.push('saved from this page');
   }
-  const taskPeople = taskPeopleKeys(task);
-  const hitPerson = item.people.find((p) => personKeys(p).some((k) => taskPeople.has(k)));
-  if (hitPerson) {
-    parts.push(0.8);
-    reasons.push(`about ${hitPerson}, who is on this ${task.adapter === 'gmail' ? 'email' : 'page'}`);
+  if (item.people.length) {
+    const taskPeople = taskPeopleKeys(task);
+    const hitPerson = taskPeople.size ? item.people.find((p) => personKeys(p).some((k) => taskPeople.has(k))) : undefined;
+    if (hitPerson) {
+      best = Math.max(best, 0.8);
+      ties++;
+      reasons.push(`about ${hitPerson}, who is on this ${task.adapter === 'gmail' ? 'email' : 'page'}`);
+    }
   }
   if (task.site && item.sites.some((s) => siteMatches(s, task.site))) {
-    parts.push(0.5);
+    best = Math.max(best, 0.5);
+    ties++;
     reasons.push(`kept for ${task.site}`);
   } else if (task.site && item.source?.url && siteMatches(hostOf(item.source.url), task.site)) {
-    parts.push(0.25);
+    best = Math.max(best, 0.25);
+    ties++;
     reasons.push(`saved on ${task.site}`);
   }
-  parts.sort((a, b) => b - a);
-  const score = parts.length ? Math.min(1, parts[0] + 0.2 * (parts.length - 1)) : 0;
+  const score = ties ? Math.min(1, best + 0.2 * (ties - 1)) : 0;
   return { score, reasons };
 }
 

@@ -11,26 +11,35 @@ const LABEL: Record<WeightName, string> = {
   situation: 'tied to this page or person',
 };
 
+const quoted = (words: string[], n: number): string => {
+  let out = '';
+  for (let i = 0; i < words.length && i < n; i++) out += (i ? ', "' : '"') + words[i] + '"';
+  return out;
+};
+
 /** The factors that made the score, largest first, in plain words: "similar in meaning 0.31, shares words 0.12". */
 export function explainScore(s: Scored): string[] {
   const out: string[] = [];
-  // Called for every traced candidate: a plain loop and one small sort rather than map/filter chains.
-  const parts: [WeightName, number][] = [];
-  for (const n of WEIGHT_NAMES) if (s.contributions[n] >= 0.005) parts.push([n, s.contributions[n]]);
-  if (parts.length > 1) parts.sort((a, b) => b[1] - a[1]);
-  for (const [name, c] of parts) {
-    let line = `${LABEL[name]} (+${c.toFixed(2)})`;
+  // Called for every traced candidate: the factors that count, in an insertion sort (stable, as few as six).
+  const c = s.contributions;
+  const names: WeightName[] = [];
+  for (const n of WEIGHT_NAMES) {
+    if (!(c[n] >= 0.005)) continue;
+    let i = names.length;
+    for (; i > 0 && c[names[i - 1]] < c[n]; i--) names[i] = names[i - 1];
+    names[i] = n;
+  }
+  for (const name of names) {
+    let line = `${LABEL[name]} (+${c[name].toFixed(2)})`;
     if (name === 'lexical') {
-      const words = s.signal.matched.slice(0, 6);
-      if (words.length) line += `: ${words.map((w) => `"${w}"`).join(', ')}`;
-      else if (s.signal.viaNeighbour.length) line += `: its thread neighbour matched ${s.signal.viaNeighbour.slice(0, 4).map((w) => `"${w}"`).join(', ')}`;
+      if (s.signal.matched.length) line += `: ${quoted(s.signal.matched, 6)}`;
+      else if (s.signal.viaNeighbour.length) line += `: its thread neighbour matched ${quoted(s.signal.viaNeighbour, 4)}`;
     }
     if (name === 'situation' && s.situationReasons.length) line += `: ${s.situationReasons.join(', ')}`;
     if (name === 'continuity' && s.continuityReason) line += `: ${s.continuityReason}`;
     out.push(line);
   }
-  if (s.signal.viaNeighbour.length && s.signal.matched.length)
-    out.push(`its thread neighbour matched ${s.signal.viaNeighbour.slice(0, 4).map((w) => `"${w}"`).join(', ')}`);
+  if (s.signal.viaNeighbour.length && s.signal.matched.length) out.push(`its thread neighbour matched ${quoted(s.signal.viaNeighbour, 4)}`);
   return out;
 }
 

@@ -105,6 +105,8 @@ export interface LexicalSearcher {
   asks?(id: string): boolean;
   /** The id of the item `offset` places away in the same thread, if indexed. */
   neighbour(id: string, offset: number): string | undefined;
+  /** Whether the item is indexed with a thread; when false, `neighbour` finds nothing for it. */
+  inThread?(id: string): boolean;
 }
 
 export interface LexicalHit {

@@ -383,6 +383,43 @@ describe('ranking at scale keeps every decision explained', () => {
     }
   });
 
+  it('answers long BM25 queries exactly while items are added, edited and removed between them', () => {
+    // 48 query words and their phrases: the matched terms of a hit span several 32-term words of the hit bit sets,
+    // and the length normalisation must follow every change (the average length moves with each one).
+    const words = Array.from({ length: 48 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`);
+    let s = 11;
+    const rnd = () => ((s = (s * 1103515245 + 12345) >>> 0) / 4294967296);
+    const text = () => Array.from({ length: 3 + Math.floor(rnd() * 30) }, () => words[Math.floor(rnd() * words.length)]).join(' ');
+    const live = new LexicalIndex(RANK_LEXICAL);
+    const docs = new Map<string, string>();
+    const query = LexicalIndex.queryTerms(words.join(' '));
+    for (const ph of phrases(words.slice(0, 12).join(' '))) query.set(ph, 1);
+    const hitsOf = (index: LexicalIndex) => index.search(query, 5000).map((h) => [h.id, h.score.toFixed(9), h.matched.join()].join());
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 150; i++) {
+        const id = `d${Math.floor(rnd() * 400)}`;
+        if (rnd() < 0.2) {
+          live.remove(id);
+          docs.delete(id);
+        } else {
+          const t = text();
+          live.addItem({ id, text: t, title: '', tags: [], people: [] });
+          docs.set(id, t);
+        }
+      }
+      const fresh = new LexicalIndex(RANK_LEXICAL);
+      for (const [id, t] of docs) fresh.addItem({ id, text: t, title: '', tags: [], people: [] });
+      const a = hitsOf(fresh);
+      expect(a.length).toBe(docs.size);
+      expect(new Set(hitsOf(live))).toEqual(new Set(a));
+    }
+    // A hit lists the query terms it holds, in query order, however many there are.
+    const [top] = live.search(query, 1);
+    const held = new Set(live.termsOf(top.id)!.keys());
+    expect(top.matched.filter((m) => !m.includes(' '))).toEqual([...query.keys()].filter((t) => held.has(t)));
+    expect(top.matched.filter((m) => !m.includes(' ')).length).toBeGreaterThan(0);
+  });
+
   it('answers BM25 queries exactly as a fresh index after most of its items were deleted and re-added', () => {
     const words = 'alpha beta gamma delta epsilon zeta theta iota kappa lambda painted running houses budget'.split(' ');
     let s = 5;

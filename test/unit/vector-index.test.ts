@@ -57,4 +57,28 @@ describe('int8 vector index', () => {
       expect([...loaded.scores([q1], [1])]).toEqual([...idx.scores([q1], [1])]);
     });
   }
+
+  it('keeps exactly the best scores and every tie at the cut, for any cut, duplicates and unnormalised vectors', () => {
+    const r = rng(7);
+    const idx = new VectorIndex();
+    const shared = unitVector(384, r);
+    for (let i = 0; i < 3000; i++) {
+      // Every fifth vector is the same one (many equal scores); some are far from unit length (scores beyond ±1).
+      const v = i % 5 === 0 ? shared : unitVector(384, r).map((x) => (i % 7 === 0 ? x * 40 : x));
+      idx.set(`v${i}`, v);
+    }
+    const q = unitVector(384, r);
+    const all = [...idx.scores([q], [1])];
+    const sorted = all.map(([, s]) => s).sort((a, b) => b - a);
+    expect(Math.max(...sorted)).toBeGreaterThan(1);
+    for (const limit of [1, 50, 599, 600, 601, 2000, 2999]) {
+      const cut = sorted[limit - 1];
+      expect([...idx.scores([q], [1], limit)]).toEqual(all.filter(([, s]) => s >= cut));
+    }
+    // The shared vector's 600 equal scores straddle a cut: all of them are kept.
+    const sharedScore = idx.scores([q], [1]).get('v0')!;
+    const rank = sorted.indexOf(sharedScore);
+    const top = idx.scores([q], [1], rank + 1);
+    expect([...top.values()].filter((s) => s === sharedScore)).toHaveLength(600);
+  });
 });
