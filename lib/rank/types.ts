@@ -43,7 +43,7 @@ export interface RankSettings {
   captureSent?: boolean;
   /** Hostnames where sent-message capture is on, when `captureSent` is. */
   captureSites?: string[];
-  /** Preferred model backend; 'auto' uses WebGPU when there is an adapter. */
+  /** Former model backend choice, still read from stored settings; ignored: the bundled runtime is WASM-only (lib/service/model.ts). */
   backend?: 'auto' | 'wasm' | 'webgpu';
 }
 
