@@ -57,7 +57,7 @@ export async function embedQuery(iterations: number, threads = 1) {
 export async function indexRate(dtype: ModelDtype, n: number, how: { threads?: number; engines?: number }, batch = 16) {
   const r = rng(99 + (how.threads ?? 0) + 10 * (how.engines ?? 0));
   const inputs = Array.from({ length: n }, (_, i) => ({ id: `x${i}`, text: englishNote(54, r) }));
-  const warm = Array.from({ length: 2 * batch }, () => englishNote(54, r));
+  const warm = Array.from({ length: 8 * batch }, () => englishNote(54, r));
   let embedder: Embedder;
   let close: () => Promise<unknown>;
   if (how.engines) {
@@ -70,7 +70,8 @@ export async function indexRate(dtype: ModelDtype, n: number, how: { threads?: n
     embedder = one;
     close = () => one.close();
   }
-  // Warm: every engine has run the model (its hot code optimised) before the clock starts, as after a first import.
+  // Warm: every engine has run the model long enough for V8 to optimise its runtime copy (in worker threads that
+  // compile comes after the first ~60 notes and takes the other core for a while), as after a first import.
   await embedder.embed(warm);
   const tokens = await tokenCount(inputs.slice(0, 16).map((x) => x.text));
   const db = openMemoryDB(`perf-index-${dtype}-${how.threads ?? 0}-${how.engines ?? 0}`, { indexedDB: new IDBFactory(), IDBKeyRange });
