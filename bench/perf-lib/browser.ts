@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { launchExtension } from '../../test/e2e/harness';
 import { createItem } from '../../lib/memory/normalize';
 import { embedText } from '../../lib/rank/lexical-index';
@@ -49,7 +50,7 @@ const ROUNDS = 12;
 const PANEL_UPDATE_BASELINE_MS = 354;
 
 /** Number of items in the store's index pack (lib/memory/db.ts PackRow), read from an extension page. */
-const PACK_SIZE_SRC = `new Promise((ok) => {
+export const PACK_SIZE_SRC = `new Promise((ok) => {
   const r = indexedDB.open('backstory');
   r.onsuccess = () => {
     const db = r.result;
@@ -87,6 +88,20 @@ async function timedImport(h: Harness, status: () => Promise<{ unembedded: numbe
   await h.seed(notes);
   while ((await status()).unembedded) await new Promise((ok) => setTimeout(ok, 100));
   return notes.length / ((Date.now() - t0) / 1000);
+}
+
+/**
+ * Leaves the extension as a browser start finds it: the offscreen document closed (its model loads again) and the
+ * service worker stopped. Opening the panel next starts the worker (a cold start).
+ */
+export async function stopAsAfterBrowserStart(h: Harness, ext: Page): Promise<void> {
+  const sw = await h.serviceWorker();
+  await sw.evaluate(() => (chrome.offscreen ? chrome.offscreen.closeDocument().catch(() => undefined) : undefined));
+  const cdp = await h.context.newCDPSession(ext);
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  await new Promise((r) => setTimeout(r, 500));
+  await cdp.detach();
 }
 
 /** index_items_per_s_browser: imports embedded by the offscreen document and by the service worker, alternating. */
@@ -196,14 +211,7 @@ export async function browserFigures(log: (s: string) => void, n = 10_000) {
       await h.restartServiceWorker(); // leaves it running; stop it again below
       if (!withPack) await ext.evaluate(PACK_DELETE_SRC);
       else while ((await packSize()) !== n) await new Promise((r) => setTimeout(r, 100));
-      // As after a browser start: the offscreen document holding the model is gone too, so the model loads again.
-      const sw0 = await h.serviceWorker();
-      await sw0.evaluate(() => (chrome.offscreen ? chrome.offscreen.closeDocument().catch(() => undefined) : undefined));
-      const cdp = await h.context.newCDPSession(ext);
-      await cdp.send('ServiceWorker.enable');
-      await cdp.send('ServiceWorker.stopAllWorkers');
-      await new Promise((r) => setTimeout(r, 500));
-      await cdp.detach();
+      await stopAsAfterBrowserStart(h, ext);
       const t0 = Date.now();
       let panel;
       try {

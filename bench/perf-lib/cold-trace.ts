@@ -9,19 +9,8 @@ import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'no
 import { launchExtension } from '../../test/e2e/harness';
 import { createItem } from '../../lib/memory/normalize';
 import { SyntheticCorpus } from './synthetic';
-import { SEED_SRC } from './browser';
+import { PACK_SIZE_SRC, SEED_SRC, stopAsAfterBrowserStart } from './browser';
 
-const PACK_SIZE_SRC = `new Promise((ok) => {
-  const r = indexedDB.open('backstory');
-  r.onsuccess = () => {
-    const db = r.result;
-    if (!db.objectStoreNames.contains('packs')) { db.close(); return ok(-1); }
-    const g = db.transaction('packs').objectStore('packs').get('index');
-    g.onsuccess = () => { db.close(); ok(g.result ? g.result.ids.length : -1); };
-    g.onerror = () => { db.close(); ok(-1); };
-  };
-  r.onerror = () => ok(-1);
-})`;
 const n = Number(process.env.N ?? 10000);
 const rounds = Number(process.env.ROUNDS ?? 10);
 const trace = process.env.TRACE !== '0';
@@ -64,13 +53,7 @@ try {
     if (trace && early) await startTrace();
     await h.restartServiceWorker();
     while ((await packSize()) !== n) await new Promise((r) => setTimeout(r, 100));
-    const sw0 = await h.serviceWorker();
-    await sw0.evaluate(() => (chrome.offscreen ? chrome.offscreen.closeDocument().catch(() => undefined) : undefined));
-    const cdp = await h.context.newCDPSession(ext);
-    await cdp.send('ServiceWorker.enable');
-    await cdp.send('ServiceWorker.stopAllWorkers');
-    await new Promise((r) => setTimeout(r, 500));
-    await cdp.detach();
+    await stopAsAfterBrowserStart(h, ext);
     if (trace && !early) await startTrace();
     const t0 = Date.now();
     const wall0 = t0;

@@ -65,9 +65,12 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(store.unembedded()).toEqual([]);
   });
 
-  it('goes on with the worker model when the indexing engine fails mid-run, losing nothing', async () => {
+  it.each([
+    ['one batch at a time', undefined],
+    ['a second batch sent ahead', 2],
+  ])('goes on with the worker model when the indexing engine fails mid-run (%s), losing nothing', async (_, parallel) => {
     const own = recordingEmbedder('worker');
-    const engine = recordingEmbedder('offscreen', { failAfter: 2 });
+    const engine = recordingEmbedder('offscreen', { failAfter: 2, parallel });
     const db = freshDb();
     const store = new MemoryStore(db, async () => own.embedder, async () => engine.embedder);
     await store.add(Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { deferEmbedding: true });
@@ -78,6 +81,7 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(store.indexBackend).toBe('worker');
     expect(await db.vectors.count()).toBe(20);
     expect(progress).toEqual([0, 4, 8, 12, 16, 20]);
+    expect(store.unembedded()).toEqual([]);
   });
 
   it('keeps the next batch queued at engines that take queued work, and stores each vector with its own note', async () => {
@@ -98,20 +102,6 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(await run).toBe(10);
     for (const [i, text] of texts.entries()) expect(Array.from((await db.vectors.get(`n${i}`))!.vector)).toEqual(Array.from(fakeVector(text)));
     expect(store.unembedded()).toEqual([]);
-  });
-
-  it('falls back to the worker model for batches sent ahead too when the engines fail, losing nothing', async () => {
-    const own = recordingEmbedder('worker');
-    const engine = recordingEmbedder('offscreen', { failAfter: 2, parallel: 2 });
-    const db = freshDb();
-    const store = new MemoryStore(db, async () => own.embedder, async () => engine.embedder);
-    await store.add(Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { deferEmbedding: true });
-    const progress: number[] = [];
-    expect(await store.embedPending((done) => progress.push(done), 4)).toBe(20);
-    expect(engine.batches.flat()).toHaveLength(8);
-    expect(own.batches.flat()).toHaveLength(12);
-    expect(await db.vectors.count()).toBe(20);
-    expect(progress).toEqual([0, 4, 8, 12, 16, 20]);
   });
 
   it('embeds a text once: a re-import of the same notes, a duplicate under another id and repeats in one import take the vector already made', async () => {
