@@ -6,12 +6,6 @@ export interface TransformersEmbedderOptions {
   modelRoot: string;
   /** URL of the bundled ort-wasm .wasm file (browser only); without it the runtime would reach for a CDN. */
   wasmUrl?: string;
-  /**
-   * URL of the runtime's .mjs glue, with `threads` > 1 (an offscreen document: a service worker cannot start the
-   * threads' Workers). Without it the threaded runtime cannot find its glue once bundled, and loading hangs.
-   */
-  mjsUrl?: string;
-  threads?: number;
   device?: 'wasm' | 'webgpu' | 'cpu';
   batchSize?: number;
   /** Loading progress of the model files, 0 to 1 (for the panel's first-run progress bar). */
@@ -31,12 +25,10 @@ export async function createTransformersEmbedder(opts: TransformersEmbedderOptio
   env.useBrowserCache = false;
   const onnx = env.backends.onnx;
   if (opts.wasmUrl && onnx?.wasm) {
-    // Service workers cannot start the threads' Workers: one thread unless a page (offscreen document) asks for more.
-    onnx.wasm.numThreads = opts.mjsUrl ? (opts.threads ?? 2) : 1;
+    // Service workers cannot start the threads' Workers: one thread (the offscreen engines run one each as well).
+    onnx.wasm.numThreads = 1;
     onnx.wasm.proxy = false;
-    onnx.wasm.wasmPaths = opts.mjsUrl ? { wasm: opts.wasmUrl, mjs: opts.mjsUrl } : { wasm: opts.wasmUrl };
-    // The glue is imported from the extension's own URL (the extension pages' CSP refuses a blob: copy of it).
-    if (opts.mjsUrl) env.useWasmCache = false;
+    onnx.wasm.wasmPaths = { wasm: opts.wasmUrl };
   }
   const extractor = (await pipeline('feature-extraction', MODEL_ID, {
     dtype: opts.dtype ?? 'q4',
@@ -53,7 +45,7 @@ export async function createTransformersEmbedder(opts: TransformersEmbedderOptio
   return {
     modelId: MODEL_ID,
     dim: MODEL_DIM,
-    backend: `${opts.device ?? 'node'}/${opts.dtype ?? 'q4'}${opts.mjsUrl ? `/${opts.threads ?? 2}t` : ''}`,
+    backend: `${opts.device ?? 'node'}/${opts.dtype ?? 'q4'}`,
     async embed(texts: string[]): Promise<Float32Array[]> {
       const out: Float32Array[] = [];
       for (let i = 0; i < texts.length; i += batchSize) {
