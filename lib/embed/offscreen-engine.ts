@@ -1,7 +1,7 @@
 import { browser } from 'wxt/browser';
 import { serveOffscreen } from '../messaging/rpc';
 import { MODEL_DIM, ORT_WASM_PATH } from './embedder';
-import { EnginePool, engineCount, engineRuntimeBytes, type Engine } from './engine-pool';
+import { EnginePool, engineCount, type Engine } from './engine-pool';
 import type { EngineReply, EngineRequest } from './offscreen-worker';
 import { packVectors } from './offscreen-wire';
 
@@ -13,7 +13,7 @@ class WorkerEngine implements Engine {
   private waiting = new Map<number, (r: EngineReply) => void>();
   private next = 0;
   backend = 'wasm';
-  constructor(private readonly runtime: Promise<WebAssembly.Module | undefined>) {
+  constructor(private readonly index: number) {
     this.worker.onmessage = (e: MessageEvent<EngineReply>) => {
       this.waiting.get(e.data.id)?.(e.data);
       this.waiting.delete(e.data.id);
@@ -25,7 +25,7 @@ class WorkerEngine implements Engine {
   }
   async embed(texts: string[]): Promise<Float32Array[]> {
     const id = this.next++;
-    const req: EngineRequest = { id, texts, modelRoot: url('/models/'), wasmUrl: url(ORT_WASM_PATH), runtime: await this.runtime };
+    const req: EngineRequest = { id, texts, modelRoot: url('/models/'), wasmUrl: url(ORT_WASM_PATH), engine: this.index };
     const r = await new Promise<EngineReply>((done) => {
       this.waiting.set(id, done);
       this.worker.postMessage(req);
@@ -34,16 +34,6 @@ class WorkerEngine implements Engine {
     this.backend = r.backend;
     return r.vectors;
   }
-}
-
-/**
- * The runtime's WebAssembly compiled for one engine, from bytes fetched once for all of them: each engine gets a
- * module of its own (see engineRuntimeBytes for why sharing one is slow).
- */
-function runtimeCompiler(): (engine: number) => Promise<WebAssembly.Module | undefined> {
-  const bytes = fetch(url(ORT_WASM_PATH)).then((r) => r.arrayBuffer());
-  // Without a module the engine loads the runtime from its URL itself: slower with two engines, still correct.
-  return (engine) => bytes.then((b) => WebAssembly.compile(engineRuntimeBytes(new Uint8Array(b), engine))).catch(() => undefined);
 }
 
 /**
@@ -58,8 +48,7 @@ export function serveOffscreenEngine(): void {
     'offscreen:embed': async ({ texts }) => {
       if (!pool) {
         // Started on the first request.
-        const compile = runtimeCompiler();
-        engines = Array.from({ length: engineCount() }, (_, k) => new WorkerEngine(compile(k)));
+        engines = Array.from({ length: engineCount() }, (_, k) => new WorkerEngine(k));
         pool = new EnginePool(engines);
       }
       const vectors = await pool.embed(texts);

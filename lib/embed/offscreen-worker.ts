@@ -5,34 +5,34 @@ import * as ort from 'onnxruntime-web/wasm';
 import { env } from '@huggingface/transformers';
 import { MODEL_ID, type Embedder } from './embedder';
 import { createOrtEmbedder, MODEL_FILES } from './ort-embedder';
+import { engineRuntimeBytes } from './engine-pool';
 
 export type EngineRequest = {
   id: number;
   texts: string[];
   modelRoot: string;
   wasmUrl: string;
-  /** The runtime's WebAssembly as the document compiled it for this engine (see engineRuntimeBytes). */
-  runtime?: WebAssembly.Module;
+  /** Which engine this is: its runtime copy's bytes are made distinct with it (see engineRuntimeBytes). */
+  engine: number;
 };
 export type EngineReply = { id: number; vectors: Float32Array[]; backend: string } | { id: number; error: string };
 
 let engine: Promise<Embedder> | undefined;
-let own: WebAssembly.Module | undefined;
+let patched = false;
 // One request at a time: the document keeps the next batch queued here while the last one is being stored, and one
 // model session must not run two batches at once.
 let queue: Promise<void> = Promise.resolve();
 
 /**
- * onnxruntime instantiates its WebAssembly from the URL it is given (instantiateStreaming); this hands it this
- * engine's own module for that URL instead (the same code, compiled apart from the other engines').
+ * onnxruntime instantiates its WebAssembly from the URL it is given (instantiateStreaming); for that URL this compiles
+ * the same bytes plus a section naming the engine, so V8 compiles a module for this engine alone.
  */
-function useOwnRuntime(wasmUrl: string, runtime: WebAssembly.Module): void {
+function useOwnRuntime(wasmUrl: string, engine: number): void {
   const streaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
   WebAssembly.instantiateStreaming = async (source, imports) => {
     const response = await source;
     if (response.url !== wasmUrl) return streaming(response, imports);
-    void response.body?.cancel().catch(() => undefined);
-    return { module: runtime, instance: await WebAssembly.instantiate(runtime, imports) };
+    return WebAssembly.instantiate(engineRuntimeBytes(new Uint8Array(await response.arrayBuffer()), engine), imports);
   };
 }
 
@@ -50,10 +50,13 @@ async function createEngine(modelRoot: string, wasmUrl: string): Promise<Embedde
   return createOrtEmbedder({ ort, model: new Uint8Array(await res.arrayBuffer()), backend: 'wasm/q8' });
 }
 
-async function handle({ id, texts, modelRoot, wasmUrl, runtime }: EngineRequest): Promise<void> {
+async function handle({ id, texts, modelRoot, wasmUrl, engine: index }: EngineRequest): Promise<void> {
   try {
     if (!engine) {
-      if (runtime && !own) useOwnRuntime(wasmUrl, (own = runtime));
+      if (!patched) {
+        useOwnRuntime(wasmUrl, index);
+        patched = true;
+      }
       engine = createEngine(modelRoot, wasmUrl).catch((err) => {
         engine = undefined; // the next request tries again
         throw err;
