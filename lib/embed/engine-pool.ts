@@ -57,10 +57,6 @@ export class EnginePool implements Embedder {
     if (!engines.length) throw new Error('an engine pool needs at least one engine');
   }
 
-  get size(): number {
-    return this.engines.length;
-  }
-
   async embed(texts: string[]): Promise<Float32Array[]> {
     const parts = await Promise.all(shares(texts.length, this.engines.length).map(([a, b], i) => this.engines[i].embed(texts.slice(a, b))));
     return parts.flat();

@@ -42,15 +42,12 @@ class WorkerEngine implements Engine {
  * holds no memory: the service worker owns IndexedDB and decides what to embed.
  */
 export function serveOffscreenEngine(): void {
+  let engines: WorkerEngine[] | undefined;
   let pool: EnginePool | undefined;
-  let engines: WorkerEngine[] = [];
   serveOffscreen({
     'offscreen:embed': async ({ texts }) => {
-      if (!pool) {
-        // Started on the first request.
-        engines = Array.from({ length: engineCount() }, (_, k) => new WorkerEngine(k));
-        pool = new EnginePool(engines);
-      }
+      engines ??= Array.from({ length: engineCount() }, (_, k) => new WorkerEngine(k)); // started on the first request
+      pool ??= new EnginePool(engines);
       const vectors = await pool.embed(texts);
       return { vectors: packVectors(vectors, MODEL_DIM), count: vectors.length, dim: MODEL_DIM, backend: `offscreen/${engines[0].backend}x${engines.length}` };
     },

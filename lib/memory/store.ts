@@ -329,8 +329,10 @@ export class MemoryStore {
         let embedder = await this.getIndexEmbedder();
         if (!embedder) return 0;
         const ids = this.byLength(this.unembedded());
+        // Nothing waiting (every worker start checks): no same-text index, which reads every item.
+        if (!ids.length) return 0;
         let done = 0;
-        if (ids.length) onProgress?.(0, ids.length); // panels show the count from the start
+        onProgress?.(0, ids.length); // panels show the count from the start
         const embedWithFallback = async (texts: string[]): Promise<Float32Array[]> => {
           const used = embedder!;
           try {

@@ -43,8 +43,6 @@ export interface RankSettings {
   captureSent?: boolean;
   /** Hostnames where sent-message capture is on, when `captureSent` is. */
   captureSites?: string[];
-  /** Former model backend choice, still read from stored settings; ignored: the bundled runtime is WASM-only (lib/service/model.ts). */
-  backend?: 'auto' | 'wasm' | 'webgpu';
 }
 
 /** The memory as the ranker sees it; implemented by the store in the extension and by plain arrays in Node. */

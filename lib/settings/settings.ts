@@ -53,6 +53,5 @@ export function normalizeSettings(raw: unknown): RankSettings {
     excludedSites: hostList(s.excludedSites),
     captureSent: s.captureSent === true,
     captureSites: hostList(s.captureSites),
-    backend: s.backend === 'wasm' || s.backend === 'webgpu' ? s.backend : 'auto',
   };
 }
