@@ -658,7 +658,10 @@ export function searchText(item: {
 export function embedText(item: { title?: string; text: string; aux?: string }): string {
   const title = (item.title ?? '').trim();
   const text = item.text.trim();
-  const head = title && title.length <= 80 && !text.toLowerCase().startsWith(title.toLowerCase()) ? `${title}: ` : '';
+  // A title made from the first line (`titleFrom`: heading marks dropped, long lines cut with "…") repeats the body.
+  const start = title.replace(/(…|\.\.\.)$/, '').trimEnd().toLowerCase();
+  const repeats = text.replace(/^#+\s*/, '').toLowerCase().startsWith(start);
+  const head = title && title.length <= 80 && !repeats ? `${title}: ` : '';
   return [head + text, item.aux ?? ''].filter(Boolean).join(' ');
 }
 

@@ -33,7 +33,9 @@ export class BackstoryService {
   private queries = new QueryVectorCache();
   private settings?: Promise<RankSettings>;
   private panels = new Map<Browser.runtime.Port, PanelWatch>();
+  /** Rankings started per tab, in order; a panel is never sent an older ranking than one it already got. */
   private seq = new Map<number, number>();
+  private delivered = new Map<string, number>();
   /** Every open panel or options port, watching a tab or not (capture and indexing pushes go to all). */
   private ports = new Set<Browser.runtime.Port>();
   private indexing?: IndexingProgress;
@@ -104,13 +106,28 @@ export class BackstoryService {
   }
 
   /**
-   * Ranks for a tab; a newer request for the same tab makes older results stale, and they are dropped. With
+   * Ranks for a tab and returns the state to the caller; every panel watching that tab (and search) is sent it too,
+   * unless a newer ranking already reached them (an older one finishing late is not shown over it). With
    * `lexicalFirst` (panel pushes) a model still loading is not waited for: the panel gets cards ranked by words now,
    * and the model's ready status re-ranks every open panel (a second push).
    */
-  async rank(tabId: number, search?: string, opts: { lexicalFirst?: boolean; invoked?: boolean } = {}): Promise<PanelState | null> {
+  async rank(tabId: number, search?: string, opts: { lexicalFirst?: boolean; invoked?: boolean } = {}): Promise<PanelState> {
     const seq = (this.seq.get(tabId) ?? 0) + 1;
     this.seq.set(tabId, seq);
+    const state = await this.rankNow(tabId, seq, search, opts);
+    this.deliver(state, search);
+    return state;
+  }
+
+  private deliver(state: PanelState, search: string | undefined): void {
+    const key = `${state.tabId}\n${search?.trim() ?? ''}`;
+    if ((this.delivered.get(key) ?? 0) > state.seq) return;
+    this.delivered.set(key, state.seq);
+    for (const [port, watch] of this.panels)
+      if (watch.tabId === state.tabId && (watch.search?.trim() ?? '') === (search?.trim() ?? '')) this.push(port, state);
+  }
+
+  private async rankNow(tabId: number, seq: number, search: string | undefined, opts: { lexicalFirst?: boolean; invoked?: boolean }): Promise<PanelState> {
     await this.store.load();
     this.store.notePressure();
     const [known, settings, tabAccess] = await Promise.all([this.tasks.get(tabId), this.getSettings(), this.access.tabAccess(tabId)]);
@@ -119,8 +136,7 @@ export class BackstoryService {
     const access = tabAccess.state === 'granted' ? undefined : tabAccess;
     const task = access && !opts.invoked ? undefined : known;
     if (access && !opts.invoked && !search?.trim()) {
-      const none: PanelState = { tabId, status: 'watching', access, cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
-      return this.seq.get(tabId) === seq ? none : null;
+      return { tabId, status: 'watching', access, cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
     }
     const modelState = this.model.status.state;
     const skipModel = modelState === 'failed' || (opts.lexicalFirst && modelState !== 'ready');
@@ -128,8 +144,7 @@ export class BackstoryService {
     const embedder = skipModel ? null : await this.model.get();
     try {
       if (task && !search?.trim() && siteListed(settings.excludedSites, task.site)) {
-        const paused: PanelState = { tabId, status: 'watching', paused: { site: task.site }, cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
-        return this.seq.get(tabId) === seq ? paused : null;
+        return { tabId, status: 'watching', paused: { site: task.site }, cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
       }
       const state = await rankForTab({
         tabId, task, search, store: this.store, settings, embedder, queries: this.queries, model: this.model.status,
@@ -142,7 +157,7 @@ export class BackstoryService {
         const unknown = task.people.filter((p) => ![...this.store.view.situated(personKeys(p).map((k) => 'person:' + k))].length);
         if (unknown.length) state.unknownPeople = unknown.slice(0, 3);
       }
-      return this.seq.get(tabId) === seq ? state : null;
+      return state;
     } catch (e) {
       return { tabId, status: 'error', error: e instanceof Error ? e.message : String(e), cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
     }
@@ -156,11 +171,10 @@ export class BackstoryService {
     }
   }
 
+  /** Re-ranks what a panel watches; `rank` sends the result to it (and to any other panel on the same tab). */
   private async refreshPanel(port: Browser.runtime.Port) {
     const watch = this.panels.get(port);
-    if (!watch) return;
-    const state = await this.rank(watch.tabId, watch.search, { lexicalFirst: true });
-    if (state && this.panels.get(port) === watch) this.push(port, state);
+    if (watch) await this.rank(watch.tabId, watch.search, { lexicalFirst: true });
   }
 
   /** Re-ranks every open panel (memory, settings or model changed). */
@@ -365,12 +379,7 @@ export class BackstoryService {
         }
         return { ok: true };
       },
-      'panel:get': async ({ tabId, search }) => {
-        for (;;) {
-          const s = await this.rank(tabId, search);
-          if (s) return s;
-        }
-      },
+      'panel:get': ({ tabId, search }) => this.rank(tabId, search),
       'card:insert': ({ tabId, id }) => this.insertCard(tabId, id),
       'card:dismiss': async ({ tabId, id }) => {
         this.tasks.dismiss(tabId, id);

@@ -84,6 +84,18 @@ describe('background indexing of an import', () => {
     return { embedder, seen };
   }
 
+  it('embeds a note once, not its start twice: a title cut from a long first line or a heading is not put in front', async () => {
+    const { embedder, seen } = countingEmbedder();
+    const store = new MemoryStore(freshDb(), async () => embedder);
+    const long = 'After the outage the sync worker retried failed calls immediately, in a tight loop. We agreed on exponential backoff.';
+    const heading = '# Lisbon offsite\nThe hotel is near Cais do Sodré.';
+    const [a, b, c] = await store.add([{ text: long }, { text: heading }, { title: 'Priya', text: 'Invoices from Acme are paid net 30.' }]);
+    expect(a.title.endsWith('…')).toBe(true);
+    expect(b.title).toBe('Lisbon offsite');
+    expect(seen).toEqual([long, heading, 'Priya: Invoices from Acme are paid net 30.']);
+    expect(c.title).toBe('Priya');
+  });
+
   it('writes the whole import at once, and a restarted worker finishes embedding it without repeating work', async () => {
     const db = freshDb();
     const first = countingEmbedder(2);
