@@ -36,6 +36,8 @@ export class BackstoryService {
   /** Rankings started per tab, in order; a panel is never sent an older ranking than one it already got. */
   private seq = new Map<number, number>();
   private delivered = new Map<string, number>();
+  /** Per tab, the first ranking of the page's latest reading: earlier ones rank text the page no longer has. */
+  private current = new Map<number, number>();
   /** Every open panel or options port, watching a tab or not (capture and indexing pushes go to all). */
   private ports = new Set<Browser.runtime.Port>();
   private indexing?: IndexingProgress;
@@ -121,7 +123,7 @@ export class BackstoryService {
 
   private deliver(state: PanelState, search: string | undefined): void {
     const key = `${state.tabId}\n${search?.trim() ?? ''}`;
-    if ((this.delivered.get(key) ?? 0) > state.seq) return;
+    if ((this.delivered.get(key) ?? 0) > state.seq || (this.current.get(state.tabId) ?? 0) > state.seq) return;
     this.delivered.set(key, state.seq);
     for (const [port, watch] of this.panels)
       if (watch.tabId === state.tabId && (watch.search?.trim() ?? '') === (search?.trim() ?? '')) this.push(port, state);
@@ -183,6 +185,7 @@ export class BackstoryService {
   }
 
   private refreshTab(tabId: number): void {
+    this.current.set(tabId, (this.seq.get(tabId) ?? 0) + 1);
     for (const [port, watch] of this.panels) {
       if (watch.tabId !== tabId) continue;
       this.push(port, { tabId, status: 'searching', cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq: -1 });
@@ -480,6 +483,11 @@ export class BackstoryService {
       this.settings = Promise.resolve(s);
       this.refreshAll();
     });
-    browser.tabs.onRemoved.addListener((tabId) => void this.tasks.forget(tabId));
+    browser.tabs.onRemoved.addListener((tabId) => {
+      void this.tasks.forget(tabId);
+      this.seq.delete(tabId);
+      this.current.delete(tabId);
+      for (const key of this.delivered.keys()) if (key.startsWith(`${tabId}\n`)) this.delivered.delete(key);
+    });
   }
 }
