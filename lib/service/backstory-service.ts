@@ -188,7 +188,8 @@ export class BackstoryService {
     this.current.set(tabId, (this.seq.get(tabId) ?? 0) + 1);
     for (const [port, watch] of this.panels) {
       if (watch.tabId !== tabId) continue;
-      this.push(port, { tabId, status: 'searching', cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq: -1 });
+      const searching: PanelState = { tabId, status: 'searching', cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq: -1 };
+      this.push(port, watch.search ? { ...searching, search: watch.search } : searching);
       void this.refreshPanel(port);
     }
   }

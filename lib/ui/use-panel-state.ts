@@ -44,7 +44,7 @@ export function usePanelState(tabId: number | undefined, search: string, onPush?
       port.onMessage.addListener((msg: unknown) => {
         const push = msg as PanelPush;
         if (push.type === 'state') {
-          if (push.state.tabId === watchRef.current?.tabId) setState(push.state);
+          if (push.state.tabId === watchRef.current?.tabId) setState((prev) => shown(prev, push.state));
         } else onPushRef.current?.(push);
       });
       port.onDisconnect.addListener(() => {
@@ -70,6 +70,15 @@ export function usePanelState(tabId: number | undefined, search: string, onPush?
   }, [tabId, search]);
 
   return state;
+}
+
+/**
+ * "Searching" (the page was read again, a new ranking is on its way) keeps the cards on screen until it arrives:
+ * cards and offers vanishing at every re-read would flicker, and move buttons away from under the pointer.
+ */
+function shown(prev: PanelState | undefined, next: PanelState): PanelState {
+  if (next.status !== 'searching' || !prev || prev.tabId !== next.tabId || (prev.search ?? '') !== (next.search ?? '')) return next;
+  return { ...prev, status: 'searching', model: next.model, memorySize: next.memorySize };
 }
 
 /** Pushes that are not about a tab (capture, indexing progress), for pages that show no ranking (options). */

@@ -67,6 +67,29 @@ describe('side panel', () => {
     await page.close();
   });
 
+  it('keeps the cards on screen while the page is read again and re-ranked, rather than blanking them', async () => {
+    const { page, panel } = await writeTask(ASK);
+    await waitState(panel, 'found');
+    // Every state the panel shows from here on: its status and how many cards are on screen.
+    await panel.evaluate(() => {
+      const seen: [string, number][] = [];
+      (window as unknown as { seen: typeof seen }).seen = seen;
+      const note = () => seen.push([document.querySelector('[data-testid="status"]')?.getAttribute('data-state') ?? '', document.querySelectorAll('[data-testid="card"]').length]);
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
+    await page.locator('#field').pressSequentially(' And the travel line?', { delay: 2 });
+    const seen = () => panel.evaluate(() => (window as unknown as { seen: [string, number][] }).seen);
+    // The re-read shows "searching", then the new ranking.
+    await expect.poll(async () => {
+      const states = (await seen()).map(([s]) => s);
+      const i = states.indexOf('searching');
+      return i >= 0 && states.slice(i).includes('found');
+    }, { timeout: 30_000 }).toBe(true);
+    expect(Math.min(...(await seen()).map(([, cards]) => cards))).toBeGreaterThan(0);
+    await panel.close();
+    await page.close();
+  });
+
   it('explains a card in plain words with factor bars, and reaches left-out items ("why not?")', async () => {
     const { page, panel } = await writeTask(ASK);
     await waitState(panel, 'found');
