@@ -1,5 +1,8 @@
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import { MAX_EMBED_CHARS, MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
+import { lengthKnownFetch } from './whole-file-fetch';
+
+const transformersFetch = env.fetch;
 
 export interface TransformersEmbedderOptions {
   /** Folder (path in Node, URL in the extension) holding `all-MiniLM-L6-v2/`. */
@@ -23,6 +26,7 @@ export async function createTransformersEmbedder(opts: TransformersEmbedderOptio
   env.allowLocalModels = true;
   env.localModelPath = opts.modelRoot.endsWith('/') ? opts.modelRoot : opts.modelRoot + '/';
   env.useBrowserCache = false;
+  env.fetch = lengthKnownFetch(transformersFetch);
   const onnx = env.backends.onnx;
   if (opts.wasmUrl && onnx?.wasm) {
     // Service workers cannot start the threads' Workers: one thread (the offscreen engines run one each as well).
