@@ -1,7 +1,7 @@
 /**
  * LoCoMo evidence retrieval: every turn of a conversation is a memory item (dated by its session, threaded by
  * session, the speaker as its person); each answerable question is the text in the focused field. All methods are
- * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--json OUT]
+ * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--dtype q8|q4] [--json OUT]
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -28,7 +28,9 @@ function args(argv: string[]) {
     if (!m) throw new Error(`--conversations wants A-B (1-based), got "${conv}"`);
     range = [Number(m[1]), Number(m[2] ?? m[1])];
   }
-  return { data: get('--data'), range, json: get('--json') };
+  const dtype = get('--dtype') ?? 'q8';
+  if (dtype !== 'q8' && dtype !== 'q4') throw new Error(`--dtype wants q8 (the extension's int8 model) or q4, got "${dtype}"`);
+  return { data: get('--data'), range, json: get('--json'), dtype: dtype as 'q8' | 'q4' };
 }
 
 const ms = (t0: number) => performance.now() - t0;
@@ -40,8 +42,8 @@ function denseOrder(p: PreparedConversation, q: Float32Array): string[] {
     .map(([id]) => id);
 }
 
-export async function runLocomo(dataFile: string, range?: [number, number]) {
-  const prepared = await prepare(dataFile, range, ROOT);
+export async function runLocomo(dataFile: string, range?: [number, number], dtype: 'q8' | 'q4' = 'q8') {
+  const prepared = await prepare(dataFile, range, ROOT, dtype);
   const names = ['recency', 'bm25', 'dense', 'hybrid', 'backstory', 'backstory-cards'] as const;
   const tallies = Object.fromEntries(names.map((n) => [n, new Tally()])) as Record<(typeof names)[number], Tally>;
   let queries = 0;
@@ -116,7 +118,8 @@ async function main() {
     console.error(`No LoCoMo file at ${data}; pass --data FILE (see shared/datasets/README.md).`);
     process.exit(2);
   }
-  const res = await runLocomo(data, a.range);
+  const res = await runLocomo(data, a.range, a.dtype);
+  console.log(`model: ${a.dtype === 'q8' ? 'int8 (what the extension runs)' : 'q4 (the extension\'s fallback)'}`);
   console.log(table(res));
   if (a.json) writeFileSync(a.json, JSON.stringify(res, null, 2) + '\n');
 }

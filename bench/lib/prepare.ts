@@ -4,8 +4,8 @@ import type { MemoryView, TaskReading } from '../../lib/rank/types';
 import { arrayMemoryView } from '../../lib/rank/memory-view';
 import { taskQueryTexts } from '../../lib/rank/query';
 import { embedText, contextText } from '../../lib/rank/lexical-index';
-import { nodeEmbedder } from '../../lib/embed/node-embedder';
-import { MODEL_ID } from '../../lib/embed/embedder';
+import { nodeEmbedder, nodeModelKey } from '../../lib/embed/node-embedder';
+import type { ModelDtype } from '../../lib/embed/ort-embedder';
 import { EmbedCache } from './embed-cache';
 import { loadConversations, type Conversation } from './locomo-data';
 
@@ -29,11 +29,12 @@ export function benchTask(question: string, at: number): TaskReading {
   return { url: '', title: '', site: '', adapter: 'generic', field: { text: question, kind: 'textarea' }, at };
 }
 
-export async function prepare(dataFile: string, range: [number, number] | undefined, root: string): Promise<PreparedConversation[]> {
+/** `dtype`: the model variant to embed with; q8 is the int8 model the extension runs (q4 only its fallback). */
+export async function prepare(dataFile: string, range: [number, number] | undefined, root: string, dtype: ModelDtype = 'q8'): Promise<PreparedConversation[]> {
   const data = JSON.parse(readFileSync(dataFile, 'utf8')) as unknown[];
   let convs = loadConversations(data);
   if (range) convs = convs.slice(range[0] - 1, range[1]);
-  const cache = new EmbedCache(join(root, 'node_modules', '.cache', 'backstory-bench'), MODEL_ID);
+  const cache = new EmbedCache(join(root, 'node_modules', '.cache', 'backstory-bench'), nodeModelKey(dtype));
   const out: PreparedConversation[] = [];
   for (const conv of convs) {
     const itemTexts = conv.items.map(embedText);
@@ -47,7 +48,7 @@ export async function prepare(dataFile: string, range: [number, number] | undefi
     const tasks = conv.questions.map((q) => benchTask(q.question, conv.now));
     const qTexts = tasks.map(taskQueryTexts);
     const all = [...itemTexts, ...ctx.map(([, t]) => t), ...qTexts.flat()];
-    const vs = await cache.embedAll(all, nodeEmbedder, (d, t) => process.stderr.write(`\r  embedding ${conv.id}: ${d}/${t}   `));
+    const vs = await cache.embedAll(all, () => nodeEmbedder(dtype), (d, t) => process.stderr.write(`\r  embedding ${conv.id}: ${d}/${t}   `));
     const vectors = new Map<string, Float32Array>();
     conv.items.forEach((it, i) => vectors.set(it.id, vs[i]));
     const contextVectors = new Map<string, Float32Array>();

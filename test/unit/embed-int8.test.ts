@@ -7,7 +7,7 @@ import { createOrtWebEmbedder } from '../../lib/embed/ort-web-embedder';
 // @ts-expect-error plain ESM script without types
 import * as P from '../../scripts/onnx-proto.mjs';
 // @ts-expect-error plain ESM script without types
-import { dequantizeNBits, quantizePerColumn } from '../../scripts/quantize-int8.mjs';
+import { dequantizeNBits, quantizePerColumn, quantizePerRow } from '../../scripts/quantize-int8.mjs';
 
 const ONNX_DIR = join(NODE_MODEL_ROOT, 'all-MiniLM-L6-v2', 'onnx');
 
@@ -50,6 +50,28 @@ describe('int8 requantisation', () => {
     const { q, scale } = quantizePerColumn(W, K, N);
     for (let k = 0; k < K; k++)
       for (let n = 0; n < N; n++) expect(Math.abs(q[k * N + n] * scale[n] - W[k * N + n])).toBeLessThanOrEqual(scale[n] / 2 + 1e-7);
+  });
+
+  it('stores a table per row within half a step, each row at its own scale', () => {
+    const rows = 3, cols = 5;
+    const T = Float32Array.from({ length: rows * cols }, (_, i) => Math.sin(i) * 10 ** (Math.floor(i / cols) - 1));
+    const { q, scale } = quantizePerRow(T, rows, cols);
+    expect(scale[2] / scale[0]).toBeGreaterThan(50); // rows a hundred times apart in size keep their own precision
+    for (let r = 0; r < rows; r++)
+      for (let c = 0; c < cols; c++) expect(Math.abs(q[r * cols + c] * scale[r] - T[r * cols + c])).toBeLessThanOrEqual(scale[r] / 2 + 1e-7);
+  });
+
+  it.skipIf(!existsSync(join(ONNX_DIR, 'model_quantized.onnx')))('ships the word-embedding table as int8: the model is under 25 MB, not 59', () => {
+    const bytes = readFileSync(join(ONNX_DIR, 'model_quantized.onnx'));
+    expect(bytes.length).toBeLessThan(25e6);
+    const graph = P.decode(P.first(P.decode(bytes), P.Model.graph).v);
+    const types = new Map(P.all(graph, P.Graph.initializer).map((f: { v: Uint8Array }) => {
+      const t = P.readTensor(P.decode(f.v));
+      return [t.name, t.dataType];
+    }));
+    const lookups = P.all(graph, P.Graph.node).map((f: { v: Uint8Array }) => P.readNode(P.decode(f.v)))
+      .filter((n: { opType: string; inputs: string[] }) => n.opType === 'Gather' && n.inputs[1] === 'input_ids');
+    expect(lookups.map((n: { inputs: string[] }) => types.get(n.inputs[0]))).toContain(P.DType.INT8);
   });
 });
 
