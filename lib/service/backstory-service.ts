@@ -33,8 +33,9 @@ export class BackstoryService {
   private queries = new QueryVectorCache();
   private settings?: Promise<RankSettings>;
   private panels = new Map<Browser.runtime.Port, PanelWatch>();
-  /** Rankings started per tab, in order; a panel is never sent an older ranking than one it already got. */
+  /** Rankings started per tab, numbered in order. */
   private seq = new Map<number, number>();
+  /** Per tab and search, the newest ranking sent to panels: an older one finishing later is not sent over it. */
   private delivered = new Map<string, number>();
   /** Per tab, the first ranking of the page's latest reading: earlier ones rank text the page no longer has. */
   private current = new Map<number, number>();
