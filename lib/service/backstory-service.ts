@@ -123,11 +123,12 @@ export class BackstoryService {
   }
 
   private deliver(state: PanelState, search: string | undefined): void {
+    const watching = [...this.panels].filter(([, w]) => w.tabId === state.tabId && (w.search?.trim() ?? '') === (search?.trim() ?? ''));
+    if (!watching.length) return; // nobody to show it to (and nothing to remember: a search typed once stays out)
     const key = `${state.tabId}\n${search?.trim() ?? ''}`;
     if ((this.delivered.get(key) ?? 0) > state.seq || (this.current.get(state.tabId) ?? 0) > state.seq) return;
     this.delivered.set(key, state.seq);
-    for (const [port, watch] of this.panels)
-      if (watch.tabId === state.tabId && (watch.search?.trim() ?? '') === (search?.trim() ?? '')) this.push(port, state);
+    for (const [port] of watching) this.push(port, state);
   }
 
   private async rankNow(tabId: number, seq: number, search: string | undefined, opts: { lexicalFirst?: boolean; invoked?: boolean }): Promise<PanelState> {
