@@ -4,8 +4,9 @@
 // The 4-bit weights are dequantised exactly (value = (q - 8) * block scale; the model has no zero points) and
 // requantised symmetrically per output column to int8. The word-embedding table (30522 x 384 floats, 47 MB: four
 // fifths of the file) is stored as int8 per row: Gather(W_i8, ids) -> Cast -> Mul(Gather(row scales, ids)).
-// Everything else (other embeddings, layer norms, attention) is copied unchanged. The result is one self-contained file at onnx/model_quantized.onnx, the name transformers.js
-// loads for dtype 'q8'. Fidelity against q4 is checked in test/unit/embed-int8.test.ts.
+// Everything else (other embeddings, layer norms, attention) is copied unchanged. The result is one self-contained
+// file at onnx/model_quantized.onnx, the name transformers.js loads for dtype 'q8'. Fidelity against q4 is checked
+// in test/unit/embed-int8.test.ts.
 //
 // Usage: node scripts/quantize-int8.mjs [modelDir]   (default public/models/all-MiniLM-L6-v2)
 import { readFileSync, writeFileSync, renameSync } from 'node:fs';
@@ -98,7 +99,7 @@ export function rewriteToInt8(modelBytes, externalBytes, opts = {}) {
   for (const nf of P.all(graph, P.Graph.node)) {
     const fields = P.decode(nf.v);
     const node = P.readNode(fields);
-    if (isWordEmbedding(node, inits) && inits.get(node.inputs[0]).dataType === P.DType.FLOAT && !opts.floatEmbeddings) {
+    if (isWordEmbedding(node, inits) && inits.get(node.inputs[0]).dataType === P.DType.FLOAT) {
       const table = inits.get(node.inputs[0]);
       const [rows, cols] = table.dims;
       const { q, scale } = quantizePerRow(new Float32Array(new Uint8Array(table.raw).buffer), rows, cols, 127);

@@ -8,7 +8,7 @@ type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 export function lengthKnownFetch(inner: Fetch): Fetch {
   return async (input, init) => {
     const res = await inner(input, init);
-    if (!res.ok || !res.body || res.headers.has('content-length') || init?.method === 'HEAD') return res;
+    if (!res.ok || !res.body || res.headers.has('content-length')) return res;
     const body = await res.arrayBuffer();
     const headers = new Headers(res.headers);
     headers.set('content-length', String(body.byteLength));
