@@ -6,6 +6,7 @@ import type { Embedder } from '../../lib/embed/embedder';
 import { EnginePool } from '../../lib/embed/engine-pool';
 import { NodeWorkerEngine } from './node-engines';
 import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
+import { useLocalModels } from '../../lib/embed/local-models';
 import { VectorIndex } from '../../lib/embed/vector-index';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
@@ -87,11 +88,8 @@ export async function indexRate(dtype: ModelDtype, n: number, how: { threads?: n
 }
 
 async function tokenCount(texts: string[]): Promise<number> {
-  const { AutoTokenizer, env } = await import('@huggingface/transformers');
-  // The model's own tokenizer from the bundled files (the hub is never asked).
-  env.allowRemoteModels = false;
-  env.allowLocalModels = true;
-  env.localModelPath = NODE_MODEL_ROOT + '/';
+  const { AutoTokenizer } = await import('@huggingface/transformers');
+  useLocalModels(NODE_MODEL_ROOT); // the model's own tokenizer from the bundled files (the hub is never asked)
   const tok = await AutoTokenizer.from_pretrained('all-MiniLM-L6-v2');
   let sum = 0;
   for (const t of texts) sum += (tok(t) as unknown as { input_ids: { dims: number[] } }).input_ids.dims[1];

@@ -2,10 +2,10 @@
 // One embedding engine in a dedicated Worker of the offscreen document: the int8 model on one WASM thread. The
 // document runs one per core and splits each batch between them.
 import * as ort from 'onnxruntime-web/wasm';
-import { env } from '@huggingface/transformers';
 import { MODEL_ID, type Embedder } from './embedder';
 import { createOrtEmbedder, MODEL_FILES } from './ort-embedder';
 import { engineRuntimeBytes } from './engine-pool';
+import { useLocalModels } from './local-models';
 
 export type EngineRequest = {
   id: number;
@@ -38,10 +38,7 @@ function useOwnRuntime(wasmUrl: string, engine: number): void {
 
 /** The int8 model in one onnxruntime-web session with transformers.js's tokenizer, files from the extension. */
 async function createEngine(modelRoot: string, wasmUrl: string): Promise<Embedder> {
-  env.allowRemoteModels = false;
-  env.allowLocalModels = true;
-  env.localModelPath = modelRoot;
-  env.useBrowserCache = false;
+  useLocalModels(modelRoot);
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.proxy = false;
   ort.env.wasm.wasmPaths = { wasm: wasmUrl };

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
-import { env } from '@huggingface/transformers';
 import { MODEL_ID, type Embedder } from './embedder';
+import { useLocalModels } from './local-models';
 import { createOrtEmbedder, MODEL_FILES, type ModelDtype } from './ort-embedder';
 
 export { MODEL_FILES, type ModelDtype };
@@ -30,9 +30,7 @@ export async function createOrtWebEmbedder(opts: OrtWebEmbedderOptions): Promise
   ort.env.wasm.proxy = false;
   ort.env.logLevel = 'error';
   if (opts.wasmBinary) ort.env.wasm.wasmBinary = opts.wasmBinary;
-  env.allowRemoteModels = false;
-  env.allowLocalModels = true;
-  env.localModelPath = opts.modelRoot.endsWith('/') ? opts.modelRoot : opts.modelRoot + '/';
+  useLocalModels(opts.modelRoot);
   const dir = join(opts.modelRoot, MODEL_ID, 'onnx');
   const files = MODEL_FILES[opts.dtype];
   const model = new Uint8Array(await readFile(join(dir, files.model)));

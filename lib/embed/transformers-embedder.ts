@@ -1,8 +1,6 @@
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import { MAX_EMBED_CHARS, MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
-import { lengthKnownFetch } from './whole-file-fetch';
-
-const transformersFetch = env.fetch;
+import { useLocalModels } from './local-models';
 
 export interface TransformersEmbedderOptions {
   /** Folder (path in Node, URL in the extension) holding `all-MiniLM-L6-v2/`. */
@@ -22,11 +20,7 @@ export interface TransformersEmbedderOptions {
 
 /** all-MiniLM-L6-v2 (q4 or its int8 rewrite) through transformers.js, with every remote fetch switched off. */
 export async function createTransformersEmbedder(opts: TransformersEmbedderOptions): Promise<Embedder> {
-  env.allowRemoteModels = false;
-  env.allowLocalModels = true;
-  env.localModelPath = opts.modelRoot.endsWith('/') ? opts.modelRoot : opts.modelRoot + '/';
-  env.useBrowserCache = false;
-  env.fetch = lengthKnownFetch(transformersFetch);
+  useLocalModels(opts.modelRoot);
   const onnx = env.backends.onnx;
   if (opts.wasmUrl && onnx?.wasm) {
     // Service workers cannot start the threads' Workers: one thread (the offscreen engines run one each as well).

@@ -6,8 +6,7 @@ import type { ModelStatus } from '../messaging/protocol';
 
 /**
  * The model as the service worker holds it: loaded once per worker life, on first need. Always onnxruntime's WASM
- * backend: the extension bundles the WASM-only runtime (wxt.config.ts says why the WebGPU-capable one had to go), so
- * the options page's former WebGPU choice, still read from stored settings, no longer changes anything.
+ * backend: the extension bundles the WASM-only runtime (wxt.config.ts says why the WebGPU-capable one had to go).
  */
 export class ModelHolder {
   status: ModelStatus = { state: 'idle' };
