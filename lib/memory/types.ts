@@ -4,6 +4,16 @@ export type MemoryKind = 'evidence' | 'instruction';
 export interface MemorySource {
   url?: string;
   title?: string;
+  /** The import that brought the item in (`ImportJob.id`); the memory browser filters and deletes by it. */
+  importId?: string;
+  /** What kind of file it came from (`ImportFormat`, e.g. "chatgpt", "mbox"), for filtering by source. */
+  format?: string;
+}
+
+/** Place in a thread: items of one conversation, mail thread or document share `id`, ordered by `seq`. */
+export interface ThreadRef {
+  id: string;
+  seq: number;
 }
 
 /** A memory item as stored. Times are epoch milliseconds. */
@@ -34,7 +44,7 @@ export interface MemoryItem {
    * Place in a thread (an email thread, a chat session, a saved page split in parts). Items of one thread are each
    * other's context for ranking; the item whose id equals `thread.id` is the parent, and its children follow it.
    */
-  thread?: { id: string; seq: number };
+  thread?: ThreadRef;
   /** User emphasis short of pinning (a star). */
   starred?: boolean;
   /** Text the item is found by but that is not part of its body, e.g. an image caption. Indexed, not inserted. */
@@ -57,6 +67,8 @@ export interface MemoryInput {
   createdAt?: number;
   updatedAt?: number;
   source?: MemorySource;
+  thread?: ThreadRef;
+  lastUsedAt?: number;
   extra?: Record<string, unknown>;
 }
 
