@@ -1,6 +1,7 @@
 import type { InsertOutcome } from '../insert/index';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { RankedCard, RankSettings, TaskReading, TraceEntry } from '../rank/types';
+import type { Settings, SettingsPatch } from '../settings/types';
 
 export type PanelStatus = 'watching' | 'searching' | 'found' | 'empty' | 'error';
 
@@ -39,6 +40,15 @@ export interface PanelState {
   access?: { state: 'ask'; host: string; pattern: string } | { state: 'refused'; reason: string };
 }
 
+/** Model and index status for the options page (asked for when a `model` or `indexing` push says it changed). */
+export type ServiceStatus = ModelStatus & {
+  memorySize: number;
+  unembedded: number;
+  indexBackend?: string;
+  /** Why the last background indexing stopped before it was done, if it did. */
+  indexProblem?: string;
+};
+
 export interface IndexingProgress {
   done: number;
   total: number;
@@ -69,15 +79,18 @@ export interface BackgroundProtocol {
   'memory:import': { req: { fileName: string; content: string }; res: { added: number } };
   'memory:export': { req: Record<string, never>; res: { content: string } };
   'memory:clear': { req: Record<string, never>; res: { ok: true } };
-  'settings:get': { req: Record<string, never>; res: RankSettings };
-  'settings:set': { req: { settings: RankSettings }; res: RankSettings };
+  'settings:get': { req: Record<string, never>; res: Settings };
+  /** Writes only the groups and fields named; returns the settings as stored. */
+  'settings:set': { req: { patch: SettingsPatch }; res: Settings };
+  /** Panel: switch Backstory off (or on) for a site, in one step in the worker (no read-modify-write in the page). */
+  'site:pause': { req: { site: string; paused: boolean }; res: Settings };
   /** Panel: the package for a chosen set of the tab's cards (preview), and inserting it. */
   'package:build': { req: { tabId: number; ids: string[]; search?: string }; res: { text: string; tokens: number; ids: string[]; budget: number } };
   'package:insert': { req: { tabId: number; ids: string[]; search?: string }; res: InsertOutcome };
   /** Options page: how a sample task ranks under the given (unsaved or saved) settings. */
   'rank:preview': { req: { text: string; settings?: RankSettings; people?: string[]; site?: string }; res: { cards: PreviewCard[] } };
   /** Model and index status for the options page. */
-  'model:status': { req: Record<string, never>; res: ModelStatus & { memorySize: number; unembedded: number; indexBackend?: string } };
+  'model:status': { req: Record<string, never>; res: ServiceStatus };
   /** The item saved by the last "Remember this" (for the quick edit popover), if it is recent. */
   'capture:recent': { req: Record<string, never>; res: { item?: MemoryItem } };
   'capture:dismiss': { req: { id: string }; res: { ok: true } };
@@ -115,14 +128,15 @@ export type PanelPush =
   | { type: 'state'; state: PanelState }
   /** "Remember this" saved an item: panels show the quick edit popover. */
   | { type: 'captured'; item: MemoryItem }
-  /** Embedding progress of a large import. */
+  /** Embedding progress of a large import (done >= total: the run is over, finished or stopped). */
   | { type: 'indexing'; progress: IndexingProgress }
+  /** The model's status changed (loading, ready, failed). */
+  | { type: 'model'; status: ModelStatus }
   /** Something the user started away from the panel failed (a capture too large, storage full). */
   | { type: 'problem'; message: string };
 
 /** Only these may come from content scripts; everything else needs an extension page. */
 export const CONTENT_SCRIPT_MESSAGES: ReadonlySet<keyof BackgroundProtocol> = new Set(['task:update', 'capture:sent']);
 
-export type Envelope<P, K extends keyof P = keyof P> = { type: K; payload: P[K] extends { req: infer R } ? R : never };
 export type Req<P, K extends keyof P> = P[K] extends { req: infer R } ? R : never;
 export type Res<P, K extends keyof P> = P[K] extends { res: infer R } ? R : never;

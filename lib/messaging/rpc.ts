@@ -4,9 +4,30 @@ import { CONTENT_SCRIPT_MESSAGES, type BackgroundProtocol, type ContentProtocol,
 /** Errors cross the message boundary as data, then are thrown again on the caller's side. */
 type Wire<T> = { ok: true; value: T } | { ok: false; error: string };
 
+/**
+ * Nobody answered: no listener in that tab, frame or document (never injected, navigated away, closed), or the
+ * extension was reloaded under the caller. The one error callers branch on: inject and retry, or open the document
+ * again. Any other error is the receiver's own and is passed on as it is.
+ */
+export class NoReceiverError extends Error {
+  constructor(detail?: string) {
+    super(`No answer from Backstory${detail ? ` (${detail})` : ' (the extension may have been reloaded)'}.`);
+    this.name = 'NoReceiverError';
+  }
+}
+
+/** The browsers' wordings for "no one is listening" and "the listener went away before answering". */
+const NO_RECEIVER = /Receiving end does not exist|Could not establish connection|message (port|channel) closed|closed before a response/i;
+
 async function unwrap<T>(p: Promise<unknown>): Promise<T> {
-  const wire = (await p) as Wire<T> | undefined;
-  if (!wire) throw new Error('No answer from Backstory (the extension may have been reloaded).');
+  let wire: Wire<T> | undefined;
+  try {
+    wire = (await p) as Wire<T> | undefined;
+  } catch (e) {
+    if (NO_RECEIVER.test(String(e))) throw new NoReceiverError(e instanceof Error ? e.message : String(e));
+    throw e;
+  }
+  if (!wire) throw new NoReceiverError();
   if (!wire.ok) throw new Error(wire.error);
   return wire.value;
 }
@@ -35,7 +56,7 @@ export function callOffscreen<K extends keyof OffscreenProtocol>(
   return unwrap(browser.runtime.sendMessage({ type, payload }));
 }
 
-type Handlers<P> = { [K in keyof P]?: (payload: Req<P, K>, sender: Browser.runtime.MessageSender) => Promise<Res<P, K>> | Res<P, K> };
+export type Handlers<P> = { [K in keyof P]?: (payload: Req<P, K>, sender: Browser.runtime.MessageSender) => Promise<Res<P, K>> | Res<P, K> };
 
 /** True when a message comes from this extension: one of its pages, or its content script in a tab. */
 export function fromThisExtension(sender: Browser.runtime.MessageSender): boolean {

@@ -37,12 +37,6 @@ export interface RankSettings {
   maxCards: number;
   /** Cards whose relevance is below this are not shown (empty state instead of noise). */
   threshold: number;
-  /** UI and capture preferences (lib/settings); the ranker ignores them. Hostnames where Backstory stays off. */
-  excludedSites?: string[];
-  /** Save the messages the user sends on `captureSites` (off by default). */
-  captureSent?: boolean;
-  /** Hostnames where sent-message capture is on, when `captureSent` is. */
-  captureSites?: string[];
 }
 
 /** The memory as the ranker sees it; implemented by the store in the extension and by plain arrays in Node. */

@@ -1,8 +1,11 @@
 import { WEIGHT_NAMES, type RankSettings } from '../rank/types';
-import { DEFAULT_SETTINGS } from './defaults';
+import { DEFAULT_CAPTURE, DEFAULT_SETTINGS, DEFAULT_UI } from './defaults';
+import type { CaptureSettings, Settings, SettingsPatch, UiSettings } from './types';
 
 const clamp = (x: unknown, lo: number, hi: number, fallback: number): number =>
   typeof x === 'number' && Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : fallback;
+
+const record = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 /** A hostname as typed by a person ("https://www.Mail.google.com/x" -> "mail.google.com"), or '' if it is not one. */
 export function normalizeHost(raw: string): string {
@@ -36,22 +39,63 @@ export function siteListed(list: readonly string[] | undefined, site: string | u
   return !!s && !!list?.some((h) => s === h || s.endsWith('.' + h));
 }
 
-/** Fills gaps and clamps every value, so a stored or imported settings object can never break ranking. */
-export function normalizeSettings(raw: unknown): RankSettings {
-  const s = (raw && typeof raw === 'object' ? raw : {}) as Partial<RankSettings>;
-  const w = (s.weights ?? {}) as Partial<RankSettings['weights']>;
+/** Fills gaps and clamps every value, so a stored or previewed ranker setting can never break ranking. */
+export function normalizeRankSettings(raw: unknown): RankSettings {
+  const s = record(raw);
+  const w = record(s.weights);
   const weights = { ...DEFAULT_SETTINGS.weights };
   for (const name of WEIGHT_NAMES) weights[name] = clamp(w[name], 0, 1, DEFAULT_SETTINGS.weights[name]);
   return {
-    ...DEFAULT_SETTINGS,
-    ...s,
+    ...s, // fields this version does not know are carried along
     weights,
     halfLifeDays: clamp(s.halfLifeDays, 0.5, 3650, DEFAULT_SETTINGS.halfLifeDays),
     budgetTokens: Math.round(clamp(s.budgetTokens, 50, 20_000, DEFAULT_SETTINGS.budgetTokens)),
     maxCards: Math.round(clamp(s.maxCards, 1, 50, DEFAULT_SETTINGS.maxCards)),
     threshold: clamp(s.threshold, 0, 1, DEFAULT_SETTINGS.threshold),
-    excludedSites: hostList(s.excludedSites),
-    captureSent: s.captureSent === true,
-    captureSites: hostList(s.captureSites),
   };
+}
+
+function normalizeUi(raw: unknown): UiSettings {
+  const s = record(raw);
+  return { ...DEFAULT_UI, ...s, excludedSites: hostList(s.excludedSites) };
+}
+
+function normalizeCapture(raw: unknown): CaptureSettings {
+  const s = record(raw);
+  return { ...DEFAULT_CAPTURE, ...s, sent: s.sent === true, sites: hostList(s.sites) };
+}
+
+/** The whole settings object, every group filled and clamped; unknown fields are kept. */
+export function normalizeSettings(raw: unknown): Settings {
+  const s = record(raw);
+  return { ...s, rank: normalizeRankSettings(s.rank), ui: normalizeUi(s.ui), capture: normalizeCapture(s.capture) };
+}
+
+/** `current` with the groups and fields of `patch` written over it, normalised. */
+export function applySettingsPatch(current: Settings, patch: SettingsPatch): Settings {
+  return normalizeSettings({
+    ...current,
+    rank: { ...current.rank, ...patch.rank, weights: { ...current.rank.weights, ...patch.rank?.weights } },
+    ui: { ...current.ui, ...patch.ui },
+    capture: { ...current.capture, ...patch.capture },
+  });
+}
+
+/** Switches Backstory off (or back on) for a site: the site itself, or every listed host it belongs to. */
+export function withSitePaused(ui: UiSettings, site: string, paused: boolean): UiSettings {
+  const host = normalizeHost(site);
+  if (!host) throw new Error(`“${site}” is not a site name.`);
+  const list = new Set(ui.excludedSites);
+  if (paused) list.add(host);
+  else for (const h of [...list]) if (siteListed([h], host)) list.delete(h);
+  return { ...ui, excludedSites: [...list] };
+}
+
+/** Two changes as one (`b` wins where both name a field), for a save that waits for a pause in the edits. */
+export function mergeSettingsPatch(a: SettingsPatch, b: SettingsPatch): SettingsPatch {
+  const out: SettingsPatch = {};
+  if (a.rank || b.rank) out.rank = { ...a.rank, ...b.rank };
+  if (a.ui || b.ui) out.ui = { ...a.ui, ...b.ui };
+  if (a.capture || b.capture) out.capture = { ...a.capture, ...b.capture };
+  return out;
 }

@@ -10,6 +10,9 @@
  * posts `{ type: 'capture:sent', payload }` to the service worker.
  */
 
+import { readSettings, watchSettings } from '../settings/settings-item';
+import type { Settings } from '../settings/types';
+
 export interface SentCaptureSettings {
   captureSent?: boolean;
   captureSites?: string[];
@@ -31,7 +34,7 @@ export interface SentCaptureDeps {
   send(msg: SentMessage): Promise<unknown>;
   /** The people the page names (recipients, chat partner), if the site adapter knows them. */
   people?(): string[] | undefined;
-  /** Current settings and their changes; defaults to chrome.storage.local's "settings". */
+  /** Current settings and their changes; defaults to the settings item (lib/settings/settings-item.ts). */
   loadSettings?(): Promise<SentCaptureSettings | undefined>;
   onSettingsChanged?(cb: (s: SentCaptureSettings | undefined) => void): () => void;
   doc?: Document;
@@ -50,17 +53,14 @@ function listed(list: readonly string[] | undefined, site: string): boolean {
   return !!s && !!list?.some((h) => s === h || s.endsWith('.' + h));
 }
 
+/** The settings item's fields capture reads. */
+function sentCaptureSettings(s: Settings): SentCaptureSettings {
+  return { captureSent: s.capture.sent, captureSites: s.capture.sites, excludedSites: s.ui.excludedSites };
+}
+
 /** Whether the settings allow capture on this site. */
 export function captureAllowed(s: SentCaptureSettings | undefined, site: string): boolean {
   return !!s?.captureSent && listed(s.captureSites, site) && !listed(s.excludedSites, site);
-}
-
-function storageApi(): { get(k: string): Promise<Record<string, unknown>>; onChanged: { addListener(f: (c: Record<string, { newValue?: unknown }>, a: string) => void): void; removeListener(f: (c: Record<string, { newValue?: unknown }>, a: string) => void): void } } | undefined {
-  const g = globalThis as unknown as { browser?: { storage?: { local: unknown; onChanged: unknown } }; chrome?: { storage?: { local: unknown; onChanged: unknown } } };
-  const storage = g.browser?.storage ?? g.chrome?.storage;
-  if (!storage) return undefined;
-  const local = storage.local as { get(k: string): Promise<Record<string, unknown>> };
-  return { get: (k) => local.get(k), onChanged: storage.onChanged as never };
 }
 
 /** Starts watching for sent messages; returns a function that stops it. */
@@ -73,18 +73,9 @@ export function startSentCapture(deps: SentCaptureDeps): () => void {
   let composer: Element | null = null;
   let composerText = '';
 
-  const load = deps.loadSettings ?? (async () => (await storageApi()?.get('settings'))?.settings as SentCaptureSettings | undefined);
+  const load = deps.loadSettings ?? (async () => sentCaptureSettings(await readSettings()));
   void load().then((s) => (settings = s)).catch(() => {});
-  let unsubscribe = () => {};
-  if (deps.onSettingsChanged) unsubscribe = deps.onSettingsChanged((s) => (settings = s));
-  else {
-    const api = storageApi();
-    const f = (c: Record<string, { newValue?: unknown }>, area: string) => {
-      if (area === 'local' && c.settings) settings = c.settings.newValue as SentCaptureSettings;
-    };
-    api?.onChanged.addListener(f);
-    unsubscribe = () => api?.onChanged.removeListener(f);
-  }
+  const unsubscribe = (deps.onSettingsChanged ?? ((cb) => watchSettings((s) => cb(sentCaptureSettings(s)))))((s) => (settings = s));
 
   const deliver = (text: string) => {
     const t = text.trim();

@@ -1,7 +1,8 @@
-import { browser } from 'wxt/browser';
 import { stripInsertedText } from '../insert/state';
 import { callBackground } from '../messaging/rpc';
 import { siteListed } from '../settings/settings';
+import { readSettings, watchSettings } from '../settings/settings-item';
+import type { Settings } from '../settings/types';
 import { startSentCapture } from './capture-sent';
 import { deepActiveElement, editableRoot, editableText } from './editable';
 import { readTask, watchTask, type TaskWatcher } from './index';
@@ -16,8 +17,8 @@ export function startContentAgent(): () => void {
   const site = location.hostname;
   const focusedEditable = () => watcher?.lastEditable() ?? editableRoot(deepActiveElement(document));
 
-  const applySettings = (raw: unknown) => {
-    const excluded = siteListed((raw as { excludedSites?: string[] } | undefined)?.excludedSites, site);
+  const applySettings = (s: Settings) => {
+    const excluded = siteListed(s.ui.excludedSites, site);
     if (excluded && watcher) {
       watcher.stop();
       watcher = undefined;
@@ -29,11 +30,8 @@ export function startContentAgent(): () => void {
       });
     }
   };
-  void browser.storage.local.get('settings').then((got) => applySettings(got.settings));
-  const onChanged = (changes: Record<string, { newValue?: unknown }>, area: string) => {
-    if (area === 'local' && changes.settings) applySettings(changes.settings.newValue);
-  };
-  browser.storage.onChanged.addListener(onChanged);
+  void readSettings().then(applySettings);
+  const stopWatchingSettings = watchSettings(applySettings);
 
   const stopServing = servePageActions(focusedEditable);
 
@@ -50,6 +48,6 @@ export function startContentAgent(): () => void {
     stopServing();
     watcher?.stop();
     stopCapture();
-    browser.storage.onChanged.removeListener(onChanged);
+    stopWatchingSettings();
   };
 }

@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { browser } from 'wxt/browser';
 import type { MemoryItem } from '../memory/types';
 import type { IndexingProgress, ModelStatus, PreviewCard } from '../messaging/protocol';
 import { decodeFileBytes } from '../memory/decode-text';
@@ -7,8 +6,10 @@ import { callBackground } from '../messaging/rpc';
 
 const MAX_IMPORT_BYTES = 60 * 2 ** 20;
 import { WEIGHT_NAMES, type RankSettings, type WeightName } from '../rank/types';
+import { readSettings, watchSettings } from '../settings/settings-item';
+import type { Settings, SettingsPatch } from '../settings/types';
 import { DEFAULT_SETTINGS } from '../settings/defaults';
-import { normalizeHost } from '../settings/settings';
+import { applySettingsPatch, mergeSettingsPatch, normalizeHost } from '../settings/settings';
 import { SiteAccessList } from './site-access-list';
 import { useServicePush } from './use-panel-state';
 
@@ -148,7 +149,7 @@ function Preview({ settings }: { settings: RankSettings }) {
 }
 
 export function OptionsPage() {
-  const [settings, setSettings] = useState<RankSettings>();
+  const [settings, setSettings] = useState<Settings>();
   const [message, setMessage] = useState<{ ok: boolean; text: string }>();
   const [items, setItems] = useState<MemoryItem[]>([]);
   const [model, setModel] = useState<ModelStatus & { memorySize: number; unembedded: number }>();
@@ -157,13 +158,13 @@ export function OptionsPage() {
   const [busy, setBusy] = useState('');
   const saveTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const editSeq = useRef(0);
-  // What is typed into a number field until its change fires: any re-render meanwhile (the model status is polled
-  // every 2 s) would otherwise put the saved value back into the field, and the typed one would never be saved.
+  // What is typed into a number field until its change fires: any re-render meanwhile (a status push, another
+  // page's change) would otherwise put the saved value back into the field, and the typed one would never be saved.
   const [drafts, setDrafts] = useState<Partial<Record<string, string>>>({});
   // A reply from the worker must not undo an edit the user made while it was on its way, nor reset a field the user
   // is typing into (its change would then never fire, and the edit would be lost): such replies are dropped; the
   // field's own change saves the whole settings and brings the next reply.
-  const applyFromWorker = (got: RankSettings, seq: number) => {
+  const applyFromWorker = (got: Settings, seq: number) => {
     const typing = (document.activeElement as HTMLElement | null)?.matches?.('input[data-setting]');
     if (editSeq.current === seq && !typing) setSettings(got);
   };
@@ -171,37 +172,32 @@ export function OptionsPage() {
   const reloadItems = () => void callBackground('memory:list', {}).then((r) => setItems(r.items));
   const reloadModel = () => void callBackground('model:status', {}).then(setModel);
   useEffect(() => {
-    void callBackground('settings:get', {}).then(setSettings);
+    void readSettings().then(setSettings);
     reloadItems();
     reloadModel();
-    const t = setInterval(reloadModel, 2000);
     // Another page (the side panel's per-site switch) may change settings: follow it.
-    const onChanged = (changes: Record<string, { newValue?: unknown }>, area: string) => {
-      if (area !== 'local' || !changes.settings) return;
-      const seq = editSeq.current;
-      void callBackground('settings:get', {}).then((got) => applyFromWorker(got, seq));
-    };
-    browser.storage.onChanged.addListener(onChanged);
-    return () => {
-      clearInterval(t);
-      browser.storage.onChanged.removeListener(onChanged);
-    };
+    return watchSettings((got) => applyFromWorker(got, editSeq.current));
   }, []);
+  // The model status is asked for when the worker says it changed, not polled (counting what waits reads every item).
   useServicePush((p) => {
     if (p.type === 'indexing') setIndexing(p.progress.done >= p.progress.total ? undefined : p.progress);
     if (p.type === 'captured') reloadItems();
+    if (p.type === 'model' || p.type === 'captured' || (p.type === 'indexing' && p.progress.done >= p.progress.total)) reloadModel();
   });
 
   /** Every change is saved at once (sliders after a short pause) and applies without reloading anything. */
-  const save = (next: RankSettings, delay = 0) => {
+  const pending = useRef<SettingsPatch>({});
+  const save = (patch: SettingsPatch, delay = 0) => {
     const seq = ++editSeq.current;
-    setSettings(next);
+    setSettings((s) => s && applySettingsPatch(s, patch));
+    // Only what was changed is sent: a change another page made meanwhile (a site paused) is not written over.
+    pending.current = mergeSettingsPatch(pending.current, patch);
     clearTimeout(saveTimer.current);
-    saveTimer.current = setTimeout(
-      () =>
-        void callBackground('settings:set', { settings: next }).then((saved) => applyFromWorker(saved, seq)),
-      delay,
-    );
+    saveTimer.current = setTimeout(() => {
+      const changes = pending.current;
+      pending.current = {};
+      void callBackground('settings:set', { patch: changes }).then((saved) => applyFromWorker(saved, seq));
+    }, delay);
   };
 
   const importFiles = async (files: File[]) => {
@@ -247,12 +243,12 @@ export function OptionsPage() {
     settings ? (
       <label class="weight-row">
         <span title={help}>{label}</span>
-        <input type="number" min={min} max={max} step={step} data-setting={key} value={drafts[key] ?? settings[key]} aria-describedby={`help-${key}`}
+        <input type="number" min={min} max={max} step={step} data-setting={key} value={drafts[key] ?? settings.rank[key]} aria-describedby={`help-${key}`}
           onInput={(e) => setDrafts((d) => ({ ...d, [key]: (e.target as HTMLInputElement).value }))}
           onChange={(e) => {
             const v = Number((e.target as HTMLInputElement).value);
             setDrafts(({ [key]: _done, ...rest }) => rest);
-            if (Number.isFinite(v)) save({ ...settings, [key]: v });
+            if (Number.isFinite(v)) save({ rank: { [key]: v } });
           }} />
         <span class="muted small" id={`help-${key}`}>{help}</span>
       </label>
@@ -275,18 +271,18 @@ export function OptionsPage() {
                       type="range" min="0" max="1" step="0.01"
                       data-weight={name}
                       aria-label={`${name} weight: ${WEIGHT_HELP[name]}`}
-                      value={settings.weights[name]}
-                      onInput={(e) => save({ ...settings, weights: { ...settings.weights, [name]: Number((e.target as HTMLInputElement).value) } }, 250)}
+                      value={settings.rank.weights[name]}
+                      onInput={(e) => save({ rank: { weights: { ...settings.rank.weights, [name]: Number((e.target as HTMLInputElement).value) } } }, 250)}
                     />
-                    <span class="num">{settings.weights[name].toFixed(2)}</span>
+                    <span class="num">{settings.rank.weights[name].toFixed(2)}</span>
                   </label>
                 ))
               : 'Loading…'}
             {settings ? (
-              <button data-testid="weights-reset" onClick={() => save({ ...settings, weights: { ...DEFAULT_SETTINGS.weights } })}>Reset weights</button>
+              <button data-testid="weights-reset" onClick={() => save({ rank: { weights: { ...DEFAULT_SETTINGS.weights } } })}>Reset weights</button>
             ) : null}
           </div>
-          {settings ? <Preview settings={settings} /> : null}
+          {settings ? <Preview settings={settings.rank} /> : null}
         </div>
       </section>
 
@@ -310,8 +306,8 @@ export function OptionsPage() {
         <section aria-labelledby="h-sites">
           <h2 id="h-sites">Sites</h2>
           <p class="muted">Of the sites Backstory may read, it is switched off on these: it does not rank for pages there (the side panel can switch a site too).</p>
-          <HostList id="excluded-sites" label="Add a site to switch off" placeholder="e.g. bank.example.com" hosts={settings.excludedSites ?? []}
-            onChange={(excludedSites) => save({ ...settings, excludedSites })} />
+          <HostList id="excluded-sites" label="Add a site to switch off" placeholder="e.g. bank.example.com" hosts={settings.ui.excludedSites}
+            onChange={(excludedSites) => save({ ui: { excludedSites } })} />
         </section>
       ) : null}
 
@@ -333,12 +329,12 @@ export function OptionsPage() {
         <section aria-labelledby="h-capture">
           <h2 id="h-capture">Capture</h2>
           <label class="check">
-            <input type="checkbox" data-testid="capture-sent" checked={settings.captureSent === true}
-              onChange={(e) => save({ ...settings, captureSent: (e.target as HTMLInputElement).checked })} />
+            <input type="checkbox" data-testid="capture-sent" checked={settings.capture.sent}
+              onChange={(e) => save({ capture: { sent: (e.target as HTMLInputElement).checked } })} />
             Remember the messages I send on these sites (off by default)
           </label>
-          <HostList id="capture-sites" label="Add a site for message capture" placeholder="e.g. chatgpt.com" hosts={settings.captureSites ?? []}
-            onChange={(captureSites) => save({ ...settings, captureSites })} />
+          <HostList id="capture-sites" label="Add a site for message capture" placeholder="e.g. chatgpt.com" hosts={settings.capture.sites}
+            onChange={(sites) => save({ capture: { sites } })} />
         </section>
       ) : null}
 

@@ -56,11 +56,7 @@ async function copyText(text: string): Promise<boolean> {
 }
 
 async function setSitePaused(site: string, paused: boolean): Promise<void> {
-  const s = await callBackground('settings:get', {});
-  const list = new Set(s.excludedSites ?? []);
-  if (paused) list.add(site.replace(/^www\./, ''));
-  else for (const h of [...list]) if (site === h || site.endsWith('.' + h) || site.replace(/^www\./, '') === h) list.delete(h);
-  await callBackground('settings:set', { settings: { ...s, excludedSites: [...list] } });
+  await callBackground('site:pause', { site, paused });
 }
 
 /** Left-out candidates and why ("why not?"): every trace entry the ranker did not select. */

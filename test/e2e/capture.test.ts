@@ -91,12 +91,11 @@ describe('capture', () => {
   it('saves sent messages only when switched on for the site', async () => {
     const msg = { text: 'Please use exponential backoff for the sync worker.', url: 'https://chatgpt.com/c/1', title: 'Chat', site: 'chatgpt.com' };
     expect(await h.call('capture:sent', msg)).toEqual({ saved: false }); // off by default
-    const s = await h.call<Record<string, unknown>>('settings:get', {});
-    await h.call('settings:set', { settings: { ...s, captureSent: true, captureSites: ['chatgpt.com'] } });
+    await h.call('settings:set', { patch: { capture: { sent: true, sites: ['chatgpt.com'] } } });
     expect(await h.call('capture:sent', { ...msg, site: 'claude.ai' })).toEqual({ saved: false }); // not an enabled site
     expect(await h.call('capture:sent', msg)).toEqual({ saved: true });
     expect((await list()).find((i) => i.text === msg.text)).toMatchObject({ tags: ['sent', 'chatgpt.com'], source: { url: msg.url } });
-    await h.call('settings:set', { settings: { ...s, captureSent: false } });
+    await h.call('settings:set', { patch: { capture: { sent: false } } });
   });
 
   it('the page-side sent-message watcher takes the composer text on Enter and on a send button, only when allowed', async () => {

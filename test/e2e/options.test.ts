@@ -12,7 +12,11 @@ const ITEMS = [
   { id: 'q2', title: 'Q2 review', text: 'The Q2 budget review was postponed to July.', tags: ['budget'], createdAt: '2020-01-01T00:00:00Z' },
   { id: 'offsite', title: 'Offsite', text: 'The team offsite is in Lisbon on November 18-19.' },
 ];
-type Settings = { weights: Record<string, number>; budgetTokens: number; halfLifeDays: number; maxCards: number; excludedSites: string[]; captureSent: boolean; captureSites: string[] };
+type Settings = {
+  rank: { weights: Record<string, number>; budgetTokens: number; halfLifeDays: number; maxCards: number };
+  ui: { excludedSites: string[] };
+  capture: { sent: boolean; sites: string[] };
+};
 const settings = () => h.call<Settings>('settings:get', {});
 const list = async () => (await h.call<{ items: { id: string; title: string; pinned: boolean; excluded?: boolean; text: string }[] }>('memory:list', {})).items;
 
@@ -45,11 +49,11 @@ describe('options page', () => {
     const before = await preview.evaluateAll((els) => els.map((e) => e.textContent));
     await options.locator('input[type=range][data-weight="recency"]').fill('1');
     await options.locator('input[type=range][data-weight="semantic"]').fill('0');
-    await expect.poll(async () => (await settings()).weights, { timeout: 10_000 }).toMatchObject({ recency: 1, semantic: 0 });
+    await expect.poll(async () => (await settings()).rank.weights, { timeout: 10_000 }).toMatchObject({ recency: 1, semantic: 0 });
     await expect.poll(() => preview.evaluateAll((els) => els.map((e) => e.textContent)), { timeout: 30_000 }).not.toEqual(before);
     expect(await preview.locator('.move').count()).toBeGreaterThan(0);
     await options.locator('[data-testid="weights-reset"]').click();
-    await expect.poll(async () => (await settings()).weights.semantic).toBe(0.45);
+    await expect.poll(async () => (await settings()).rank.weights.semantic).toBe(0.45);
   });
 
   it('applies half-life, budget and caps to an open panel without reloading', async () => {
@@ -58,8 +62,8 @@ describe('options page', () => {
     await options.locator('[data-setting="halfLifeDays"]').press('Tab');
     await options.locator('[data-setting="budgetTokens"]').fill('300');
     await options.locator('[data-setting="budgetTokens"]').press('Tab');
-    await expect.poll(async () => (await settings()).budgetTokens).toBe(300);
-    expect((await settings()).halfLifeDays).toBe(7);
+    await expect.poll(async () => (await settings()).rank.budgetTokens).toBe(300);
+    expect((await settings()).rank.halfLifeDays).toBe(7);
     await panel.locator('[data-testid="package"] summary').click();
     await expect.poll(() => panel.locator('[data-testid="package-meter"]').evaluate((m: HTMLMeterElement) => m.max), { timeout: 30_000 }).toBe(300);
     await options.locator('[data-setting="maxCards"]').fill('1');
@@ -67,7 +71,7 @@ describe('options page', () => {
     await expect.poll(() => panel.locator('[data-testid="card"]').count(), { timeout: 30_000 }).toBe(1);
     await options.locator('[data-setting="maxCards"]').fill('8');
     await options.locator('[data-setting="maxCards"]').press('Tab');
-    await expect.poll(async () => (await settings()).maxCards).toBe(8);
+    await expect.poll(async () => (await settings()).rank.maxCards).toBe(8);
     await panel.close();
     await page.close();
   });
@@ -77,7 +81,7 @@ describe('options page', () => {
     const host = new URL(page.url()).hostname;
     await options.locator('[data-testid="excluded-sites-input"]').fill(`http://${host}/anything`);
     await options.locator('[data-testid="excluded-sites-add"]').click();
-    await expect.poll(async () => (await settings()).excludedSites).toEqual([host]);
+    await expect.poll(async () => (await settings()).ui.excludedSites).toEqual([host]);
     await panel.locator('[data-testid="paused"]').waitFor({ timeout: 30_000 });
     await options.locator(`[data-testid="excluded-sites"] [data-host="${host}"] button`).click();
     await panel.locator('[data-testid="status"][data-state="found"]').waitFor({ timeout: 30_000 });
@@ -169,13 +173,13 @@ describe('options page', () => {
 
   it('message capture is off by default and can be switched on for chosen sites', async () => {
     expect(await options.locator('[data-testid="capture-sent"]').isChecked()).toBe(false);
-    expect((await settings()).captureSent).toBe(false);
+    expect((await settings()).capture.sent).toBe(false);
     await options.locator('[data-testid="capture-sent"]').check();
     await options.locator('[data-testid="capture-sites-input"]').fill('chatgpt.com');
     await options.locator('[data-testid="capture-sites-add"]').click();
-    await expect.poll(async () => (await settings())).toMatchObject({ captureSent: true, captureSites: ['chatgpt.com'] });
+    await expect.poll(async () => (await settings()).capture).toMatchObject({ sent: true, sites: ['chatgpt.com'] });
     await options.locator('[data-testid="capture-sent"]').uncheck();
-    await expect.poll(async () => (await settings()).captureSent).toBe(false);
+    await expect.poll(async () => (await settings()).capture.sent).toBe(false);
   });
 
   it('clears all data only after confirmation', async () => {

@@ -7,7 +7,7 @@ import { findSecrets } from '../../lib/memory/secrets';
 import { MemoryStore } from '../../lib/memory/store';
 import { rankMemory } from '../../lib/rank/rank';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
-import { normalizeSettings } from '../../lib/settings/settings';
+import { normalizeRankSettings } from '../../lib/settings/settings';
 
 const task = (text: string) => ({ url: 'https://x.test/', title: '', site: 'x.test', adapter: 'generic', field: { text, kind: 'textarea' as const }, at: 0 });
 
@@ -61,7 +61,7 @@ describe('odd text', () => {
 
 describe('settings', () => {
   it('clamps and fills stored settings so a bad value cannot break ranking', () => {
-    const s = normalizeSettings({ weights: { semantic: 7, lexical: -1, recency: 'x' }, budgetTokens: 1e9, halfLifeDays: 0 });
+    const s = normalizeRankSettings({ weights: { semantic: 7, lexical: -1, recency: 'x' }, budgetTokens: 1e9, halfLifeDays: 0 });
     expect(s.weights.semantic).toBe(1);
     expect(s.weights.lexical).toBe(0);
     expect(s.weights.recency).toBe(DEFAULT_SETTINGS.weights.recency);

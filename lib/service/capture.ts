@@ -1,0 +1,139 @@
+import { browser, type Browser } from 'wxt/browser';
+import { guessKind } from '../memory/kind-guess';
+import { findSecrets } from '../memory/secrets';
+import type { MemoryStore } from '../memory/store';
+import type { MemoryInput, MemoryItem } from '../memory/types';
+import type { BackgroundProtocol, PanelPush, Req } from '../messaging/protocol';
+import { isExtensionPage } from '../messaging/rpc';
+import { siteListed } from '../settings/settings';
+import type { ContentRegistration } from './content-registration';
+import type { PageBridge } from './page-bridge';
+import type { SettingsCache } from './settings-cache';
+
+interface Panels {
+  broadcast(push: PanelPush): void;
+  refreshAll(): void;
+}
+
+/** How long the last "Remember this" is offered for a quick edit in a panel opened after it. */
+const RECENT_MS = 5 * 60_000;
+
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+};
+
+/** Saving what the user points at: "Remember this" (selection, page, link) and, where allowed, sent messages. */
+export class Capture {
+  private last?: { item: MemoryItem; at: number };
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly bridge: PageBridge,
+    private readonly panels: Panels,
+    private readonly settings: SettingsCache,
+    private readonly access: ContentRegistration,
+  ) {}
+
+  async rememberSelection(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
+    // The page's own selection keeps line breaks that selectionText collapses.
+    let text = info.selectionText ?? '';
+    if (tab?.id !== undefined) {
+      try {
+        const page = await this.bridge.call(tab.id, 'page:selection', {}, info.frameId ?? 0);
+        if (page.text.trim()) text = page.text;
+      } catch {
+        // No content script on this page (e.g. a browser page): selectionText is all there is.
+      }
+    }
+    await this.remember(text, tab, info.pageUrl);
+  }
+
+  async rememberPage(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
+    let page = { title: tab?.title ?? '', url: info.pageUrl ?? tab?.url ?? '', text: '' };
+    if (tab?.id !== undefined) {
+      try {
+        page = await this.bridge.call(tab.id, 'page:capture', {}, info.frameId ?? 0);
+      } catch {
+        // Fall back to what the tab tells us.
+      }
+    }
+    await this.remember(page.text || `${page.title}\n${page.url}`, tab, page.url, page.title);
+  }
+
+  async rememberLink(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
+    const url = info.linkUrl ?? '';
+    if (!url) return;
+    // Chrome gives no link text; Firefox does (linkText). A selected link's text arrives as selectionText.
+    const label = ((info as { linkText?: string }).linkText ?? info.selectionText ?? '').trim();
+    const text = [label, url, tab?.title ? `(linked from ${tab.title})` : ''].filter(Boolean).join('\n');
+    const site = hostOf(url);
+    await this.save({ text, title: label || `Link: ${site || url}`, kind: 'evidence', source: { url, title: label || site }, tags: ['link', ...(site ? [site] : [])] });
+  }
+
+  /** A message the user sent on a page: saved only from an allowed site with capture on for it. */
+  async sent({ text, url, title, site, people }: Req<BackgroundProtocol, 'capture:sent'>, sender: Browser.runtime.MessageSender): Promise<{ saved: boolean }> {
+    // An extension page is Backstory's own; a content script only counts on a site the user allows.
+    if (!isExtensionPage(sender) && !(await this.access.allows(sender.url ?? sender.tab?.url))) return { saved: false };
+    const { capture, ui } = await this.settings.get();
+    if (!capture.sent || !siteListed(capture.sites, site) || siteListed(ui.excludedSites, site) || !text.trim()) return { saved: false };
+    await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [] }]);
+    this.panels.refreshAll();
+    return { saved: true };
+  }
+
+  /** The item the last "Remember this" saved, while it is recent and still exists. */
+  recent(): { item?: MemoryItem } {
+    const item = this.last && Date.now() - this.last.at < RECENT_MS ? this.store.get(this.last.item.id) : undefined;
+    return item ? { item } : {};
+  }
+
+  dismissRecent(id: string): { ok: true } {
+    if (this.last?.item.id === id) this.last = undefined;
+    return { ok: true };
+  }
+
+  /**
+   * A capture the user started from a menu has no caller to show its error: tell every open panel, and mark the
+   * toolbar button so the user notices even with no panel open. Nothing was saved in that case.
+   */
+  async reportFailure(work: Promise<unknown>): Promise<void> {
+    try {
+      await work;
+      await browser.action?.setBadgeText({ text: '' });
+      await browser.action?.setTitle({ title: 'Open Backstory' });
+    } catch (e) {
+      const message = `Not saved: ${e instanceof Error ? e.message : String(e)}`;
+      this.panels.broadcast({ type: 'problem', message });
+      await browser.action?.setBadgeBackgroundColor({ color: '#c62828' }).catch(() => {});
+      await browser.action?.setBadgeText({ text: '!' }).catch(() => {});
+      await browser.action?.setTitle({ title: `Backstory — ${message}` }).catch(() => {});
+    }
+  }
+
+  private async remember(text: string, tab: Browser.tabs.Tab | undefined, url?: string, title?: string): Promise<void> {
+    const pageUrl = url ?? tab?.url ?? '';
+    const site = hostOf(pageUrl);
+    // Something that looks like a credential is kept but held out of every index until the user confirms it.
+    const secrets = findSecrets(text);
+    await this.save({
+      text,
+      kind: guessKind(text),
+      source: { url: pageUrl, title: title ?? tab?.title ?? site },
+      tags: site ? [site] : [],
+      ...(secrets.length ? { needsReview: `it looks like it contains a secret (${secrets.join(', ')})` } : {}),
+    });
+  }
+
+  /** Saves a capture, then offers the quick edit popover in every open panel. */
+  private async save(input: MemoryInput): Promise<MemoryItem> {
+    const [item] = await this.store.add([input]);
+    this.last = { item, at: Date.now() };
+    this.panels.broadcast({ type: 'captured', item });
+    this.panels.refreshAll();
+    return item;
+  }
+}

@@ -1,0 +1,30 @@
+import type { BackgroundProtocol } from '../messaging/protocol';
+import type { Handlers } from '../messaging/rpc';
+import type { Service } from './index';
+
+/** The worker's message table: each message is answered by one module. */
+export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
+  return {
+    'task:update': ({ reading }, sender) => s.readings.update(reading, sender),
+    'panel:get': ({ tabId, search }) => s.hub.rank(tabId, search),
+    'card:insert': ({ tabId, id }) => s.insertion.card(tabId, id),
+    'card:dismiss': ({ tabId, id }) => s.readings.dismiss(tabId, id),
+    'memory:add': ({ items }) => s.memory.add(items),
+    'memory:update': ({ id, patch }) => s.memory.update(id, patch),
+    'memory:delete': ({ ids }) => s.memory.remove(ids),
+    'memory:list': () => s.memory.list(),
+    'memory:import': ({ fileName, content }) => s.memory.importFile(fileName, content),
+    'memory:export': () => s.memory.exportFile(),
+    'memory:clear': () => s.memory.clear(),
+    'settings:get': () => s.settings.get(),
+    'settings:set': ({ patch }) => s.settings.set(patch),
+    'site:pause': ({ site, paused }) => s.settings.pauseSite(site, paused),
+    'package:build': ({ tabId, ids, search }) => s.ranker.packageFor(tabId, ids, search),
+    'package:insert': ({ tabId, ids, search }) => s.insertion.package(tabId, ids, search),
+    'rank:preview': ({ text, settings, people, site }) => s.ranker.preview(text, settings, people, site),
+    'model:status': () => s.memory.status(),
+    'capture:recent': () => s.capture.recent(),
+    'capture:dismiss': ({ id }) => s.capture.dismissRecent(id),
+    'capture:sent': (payload, sender) => s.capture.sent(payload, sender),
+  };
+}

@@ -1,0 +1,86 @@
+import { browser } from 'wxt/browser';
+import { openMemoryDB } from '../memory/db';
+import { MemoryStore } from '../memory/store';
+import { PANEL_PORT } from '../messaging/protocol';
+import { isExtensionPage, serveBackground } from '../messaging/rpc';
+import { installMenus, installToolbarButton, openPanel } from './browser-ui';
+import { Capture } from './capture';
+import { ContentRegistration } from './content-registration';
+import { backgroundHandlers } from './handlers';
+import { BackgroundIndexing } from './indexing';
+import { Insertion } from './insertion';
+import { MemoryActions } from './memory-actions';
+import { ModelHolder } from './model';
+import { PageBridge } from './page-bridge';
+import { PanelHub } from './panel-hub';
+import { SettingsCache } from './settings-cache';
+import { TabRanker } from './tab-ranker';
+import { TabReadings } from './tab-readings';
+import { TabTasks } from './tab-tasks';
+
+/** The service worker's parts, wired to each other. */
+export class Service {
+  readonly model: ModelHolder = new ModelHolder((status) => {
+    this.hub.broadcast({ type: 'model', status });
+    this.hub.refreshAll();
+  });
+  readonly store = new MemoryStore(openMemoryDB(), () => this.model.get(), () => this.model.indexer());
+  /** Which sites Backstory may read, and the content script registered for exactly those. */
+  readonly access = new ContentRegistration();
+  readonly tasks = new TabTasks();
+  readonly settings = new SettingsCache(() => this.hub.refreshAll());
+  readonly bridge = new PageBridge(this.access, this.tasks);
+  readonly hub: PanelHub;
+  readonly indexing: BackgroundIndexing;
+  readonly ranker: TabRanker;
+  readonly readings: TabReadings;
+  readonly insertion: Insertion;
+  readonly memory: MemoryActions;
+  readonly capture: Capture;
+
+  constructor() {
+    // The hub and the ranker need each other: the ranker reports through the hub, the hub asks it for rankings.
+    const panels = { broadcast: (p: Parameters<PanelHub['broadcast']>[0]) => this.hub.broadcast(p), refreshAll: () => this.hub.refreshAll() };
+    this.indexing = new BackgroundIndexing(this.store, panels);
+    this.ranker = new TabRanker(this.store, this.model, this.tasks, this.settings, this.access, this.bridge, this.indexing);
+    this.hub = new PanelHub(this.ranker);
+    this.readings = new TabReadings(this.tasks, this.access, this.hub);
+    this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker);
+    this.memory = new MemoryActions(this.store, this.hub, this.indexing, this.model);
+    this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access);
+  }
+
+  async sitesChanged(change: { added?: string[]; removed?: string[] }): Promise<void> {
+    await this.bridge.sitesChanged(change);
+    this.hub.refreshAll();
+  }
+}
+
+/** Starts the service worker: messages, ports, menus, commands, site access, then memory and the model. */
+export function startService(): Service {
+  const s = new Service();
+  serveBackground(backgroundHandlers(s));
+  installMenus();
+  installToolbarButton();
+  browser.runtime.onConnect.addListener((port) => {
+    if (port.name === PANEL_PORT && port.sender && isExtensionPage(port.sender)) s.hub.connect(port);
+  });
+  browser.contextMenus.onClicked.addListener((info, tab) => {
+    if (info.menuItemId === 'remember-selection') void s.capture.reportFailure(s.capture.rememberSelection(info, tab));
+    if (info.menuItemId === 'remember-page') void s.capture.reportFailure(s.capture.rememberPage(info, tab));
+    if (info.menuItemId === 'remember-link') void s.capture.reportFailure(s.capture.rememberLink(info, tab));
+  });
+  browser.commands.onCommand.addListener((command, tab) => {
+    if (command === 'insert-top-card') void s.insertion.topCard(tab);
+    if (command === 'open-side-panel') void openPanel(tab);
+  });
+  browser.tabs.onRemoved.addListener((tabId) => s.readings.closed(tabId));
+  // Site access: the content script follows the sites the user allows (and takes back), across restarts too.
+  browser.permissions.onAdded.addListener((p) => void s.sitesChanged({ added: p.origins ?? [] }));
+  browser.permissions.onRemoved.addListener((p) => void s.sitesChanged({ removed: p.origins ?? [] }));
+  void s.access.sync().catch(() => {});
+  // Memory first, then the model: panels get cards ranked by words as soon as memory is in, and semantic ones when
+  // the model is ready (a second push); the model's set-up on this same thread would hold up the memory load.
+  void s.store.load().then(() => s.model.get()).then(() => s.indexing.run());
+  return s;
+}

@@ -1,0 +1,58 @@
+import type { IndexingProgress, PanelPush } from '../messaging/protocol';
+import type { MemoryStore } from '../memory/store';
+import type { MemoryInput, MemoryItem } from '../memory/types';
+
+interface Panels {
+  broadcast(push: PanelPush): void;
+  refreshAll(): void;
+}
+
+/**
+ * Embedding in the background (imports, items added while the model was missing, held items confirmed), with its
+ * progress for the panels. A run that fails ends its progress at once and says why: the items it did not reach are
+ * ranked by their words until the next run (the worker's next start, or the next import) embeds them.
+ */
+export class BackgroundIndexing {
+  /** The run in progress, for panel states; undefined when none is. */
+  progress?: IndexingProgress;
+  /** Why the last run stopped early, until a run completes. */
+  problem?: string;
+
+  constructor(
+    private readonly store: Pick<MemoryStore, 'embedPending' | 'add'>,
+    private readonly panels: Panels,
+  ) {}
+
+  /** Embeds whatever is waiting, telling open pages how far it got. Resolves to the count embedded, never rejects. */
+  async run(): Promise<number> {
+    let last: IndexingProgress = { done: 0, total: 0 };
+    try {
+      const n = await this.store.embedPending((done, total) => {
+        last = { done, total };
+        this.progress = done < total ? { done, total } : undefined;
+        this.panels.broadcast({ type: 'indexing', progress: { done, total } });
+        if (done === total || done % 256 === 0) this.panels.refreshAll();
+      });
+      this.problem = undefined;
+      return n;
+    } catch (e) {
+      this.progress = undefined;
+      this.problem = `Indexing stopped after ${last.done} of ${last.total} memories: ${e instanceof Error ? e.message : String(e)}. The rest are found by their words until indexing runs again.`;
+      // done === total tells pages the run is over.
+      this.panels.broadcast({ type: 'indexing', progress: { done: last.done, total: last.done } });
+      this.panels.broadcast({ type: 'problem', message: this.problem });
+      this.panels.refreshAll();
+      return 0;
+    }
+  }
+
+  /**
+   * An import (`memory:import`): every item is written in one transaction (all or nothing), then embedded in the
+   * background; if MV3 stops the worker, its next start finds the unembedded items and carries on.
+   */
+  async importInputs(inputs: MemoryInput[]): Promise<MemoryItem[]> {
+    const added = await this.store.add(inputs, { deferEmbedding: inputs.length > 8 });
+    void this.run();
+    return added;
+  }
+}

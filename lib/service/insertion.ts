@@ -1,0 +1,51 @@
+import { browser, type Browser } from 'wxt/browser';
+import type { InsertOutcome } from '../insert/index';
+import type { MemoryStore } from '../memory/store';
+import type { PageBridge } from './page-bridge';
+import type { PanelHub } from './panel-hub';
+import type { TabRanker } from './tab-ranker';
+import type { TabTasks } from './tab-tasks';
+
+/** Putting memory into the page's focused field: one card, the top card (the shortcut), or a package of cards. */
+export class Insertion {
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly bridge: PageBridge,
+    private readonly tasks: TabTasks,
+    private readonly hub: PanelHub,
+    private readonly ranker: TabRanker,
+  ) {}
+
+  async card(tabId: number, id: string): Promise<InsertOutcome> {
+    await this.store.load();
+    const item = this.store.get(id);
+    if (!item) throw new Error('That memory no longer exists.');
+    return this.insert(tabId, item.text, [id]);
+  }
+
+  /** The insert-top-card command: read and rank the active tab now and insert its first card. */
+  async topCard(tab: Browser.tabs.Tab | undefined): Promise<InsertOutcome> {
+    const tabId = tab?.id ?? (await browser.tabs.query({ active: true, lastFocusedWindow: true }))[0]?.id;
+    if (tabId === undefined) return { ok: false, technique: 'none', hint: 'No active tab.' };
+    await this.bridge.readNow(tabId, true);
+    const top = (await this.hub.rank(tabId, undefined, { invoked: true })).cards[0];
+    if (!top) return { ok: false, technique: 'none', hint: 'Nothing relevant to insert.' };
+    return this.card(tabId, top.item.id);
+  }
+
+  async package(tabId: number, ids: string[], search?: string): Promise<InsertOutcome> {
+    const pkg = await this.ranker.packageFor(tabId, ids, search);
+    if (!pkg.text) return { ok: false, technique: 'none', hint: 'Nothing selected to insert.' };
+    return this.insert(tabId, pkg.text, pkg.ids);
+  }
+
+  /** Inserted items count as used on this tab (continuity) and now (recency). */
+  private async insert(tabId: number, text: string, ids: string[]): Promise<InsertOutcome> {
+    const outcome = await this.bridge.callTaskFrame(tabId, 'page:insert', { text });
+    if (outcome.ok) {
+      for (const id of ids) this.tasks.markUsed(tabId, id);
+      await this.store.touch(ids);
+    }
+    return outcome;
+  }
+}

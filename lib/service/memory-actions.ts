@@ -1,0 +1,73 @@
+import { parseImport, serializeMemoryFile } from '../memory/memory-file';
+import type { MemoryStore } from '../memory/store';
+import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
+import type { ServiceStatus } from '../messaging/protocol';
+import type { BackgroundIndexing } from './indexing';
+import type { ModelHolder } from './model';
+
+interface Panels {
+  refreshAll(): void;
+}
+
+/** Changes to memory the pages ask for; every change re-ranks the open panels. */
+export class MemoryActions {
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly panels: Panels,
+    private readonly indexing: BackgroundIndexing,
+    private readonly model: ModelHolder,
+  ) {}
+
+  async add(items: MemoryInput[]): Promise<{ items: MemoryItem[] }> {
+    const added = await this.store.add(items);
+    this.panels.refreshAll();
+    return { items: added };
+  }
+
+  async update(id: string, patch: MemoryPatch): Promise<{ item: MemoryItem }> {
+    const item = await this.store.update(id, patch);
+    // A confirmed held-back item has no vector yet: embed it (and anything else waiting) in the background.
+    if (!item.needsReview && !this.store.view.hasVector(id)) void this.indexing.run();
+    this.panels.refreshAll();
+    return { item };
+  }
+
+  async remove(ids: string[]): Promise<{ removed: MemoryItem[] }> {
+    const removed = await this.store.remove(ids);
+    this.panels.refreshAll();
+    return { removed };
+  }
+
+  async list(): Promise<{ items: MemoryItem[] }> {
+    await this.store.load();
+    return { items: [...this.store.items()].sort((a, b) => b.updatedAt - a.updatedAt) };
+  }
+
+  /** A memory file, Markdown or text: all or nothing. */
+  async importFile(fileName: string, content: string): Promise<{ added: number }> {
+    const added = await this.indexing.importInputs(parseImport(fileName, content));
+    this.panels.refreshAll();
+    return { added: added.length };
+  }
+
+  async exportFile(): Promise<{ content: string }> {
+    await this.store.load();
+    return { content: serializeMemoryFile([...this.store.items()]) };
+  }
+
+  async clear(): Promise<{ ok: true }> {
+    await this.store.clear();
+    this.panels.refreshAll();
+    return { ok: true };
+  }
+
+  /** Asked for when a `model` or `indexing` push says something changed (not polled): it reads every item. */
+  async status(): Promise<ServiceStatus> {
+    await this.store.load();
+    const unembedded = this.indexing.progress ? this.indexing.progress.total - this.indexing.progress.done : this.store.unembedded().length;
+    return {
+      ...this.model.status, memorySize: this.store.size, unembedded, indexBackend: this.store.indexBackend,
+      ...(this.indexing.problem ? { indexProblem: this.indexing.problem } : {}),
+    };
+  }
+}

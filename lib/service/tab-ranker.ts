@@ -1,0 +1,103 @@
+import type { MemoryStore } from '../memory/store';
+import type { PanelState, PreviewCard } from '../messaging/protocol';
+import { buildPackage } from '../rank/package';
+import { destinationOf } from '../rank/rank';
+import { personKeys } from '../rank/situation';
+import type { RankSettings, TaskReading } from '../rank/types';
+import { normalizeRankSettings, siteListed } from '../settings/settings';
+import type { ContentRegistration } from './content-registration';
+import type { BackgroundIndexing } from './indexing';
+import type { ModelHolder } from './model';
+import type { PageBridge } from './page-bridge';
+import type { PanelRanker, RankOptions } from './panel-hub';
+import { QueryVectorCache } from './query-vectors';
+import { rankForTab } from './ranking';
+import type { SettingsCache } from './settings-cache';
+import type { TabTasks } from './tab-tasks';
+
+/** Ranking for a tab as the panel shows it, the package of chosen cards, and the options page's preview. */
+export class TabRanker implements PanelRanker {
+  private queries = new QueryVectorCache();
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly model: ModelHolder,
+    private readonly tasks: TabTasks,
+    private readonly settings: SettingsCache,
+    private readonly access: ContentRegistration,
+    private readonly bridge: PageBridge,
+    private readonly indexing: BackgroundIndexing,
+  ) {}
+
+  firstWatch(tabId: number): Promise<void> {
+    return this.bridge.readNow(tabId);
+  }
+
+  searching(tabId: number, search: string | undefined): PanelState {
+    return { ...this.bare(tabId, -1, 'searching'), ...(search ? { search } : {}) };
+  }
+
+  async rank(tabId: number, seq: number, search: string | undefined, opts: RankOptions): Promise<PanelState> {
+    await this.store.load();
+    this.store.notePressure();
+    const [known, all, tabAccess] = await Promise.all([this.tasks.get(tabId), this.settings.get(), this.access.tabAccess(tabId)]);
+    // Without access the page was never read: no task, the panel says so and offers to allow the site. A shortcut
+    // the user pressed on the page (`invoked`) read it under the browser's activeTab grant.
+    const access = tabAccess.state === 'granted' ? undefined : tabAccess;
+    const task = access && !opts.invoked ? undefined : known;
+    const searched = !!search?.trim();
+    if (access && !opts.invoked && !searched) return { ...this.bare(tabId, seq, 'watching'), access };
+    const modelState = this.model.status.state;
+    const skipModel = modelState === 'failed' || (opts.lexicalFirst && modelState !== 'ready');
+    if (skipModel && modelState !== 'failed') void this.model.get(); // loading starts (or goes on); 'ready' re-ranks
+    const embedder = skipModel ? null : await this.model.get();
+    try {
+      if (task && !searched && siteListed(all.ui.excludedSites, task.site)) return { ...this.bare(tabId, seq, 'watching'), paused: { site: task.site } };
+      const state = await this.rankTask(tabId, task, search, all.rank, embedder, seq);
+      if (this.indexing.progress) state.indexing = this.indexing.progress;
+      if (access) state.access = access;
+      if (!searched && task?.people?.length) {
+        const unknown = task.people.filter((p) => ![...this.store.view.situated(personKeys(p).map((k) => 'person:' + k))].length);
+        if (unknown.length) state.unknownPeople = unknown.slice(0, 3);
+      }
+      return state;
+    } catch (e) {
+      return { ...this.bare(tabId, seq, 'error'), error: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  /** The package for some of a tab's cards, in the ranker's format for the tab's destination. */
+  async packageFor(tabId: number, ids: string[], search?: string) {
+    // Ranked afresh but outside the tab's sequence, so an open panel's ranking is not made stale by this one.
+    await this.store.load();
+    const [task, settings] = await Promise.all([this.tasks.get(tabId), this.settings.rank()]);
+    const state = await this.rankTask(tabId, task, search, settings, await this.embedder(), 0);
+    const want = new Set(ids);
+    const cards = state.cards.filter((c) => want.has(c.item.id));
+    const dest = search?.trim() || !task ? 'generic' : destinationOf(task);
+    return { ...buildPackage(cards, dest, settings.budgetTokens), budget: settings.budgetTokens };
+  }
+
+  /** How a sample task ranks under the given (unsaved) or the saved settings. */
+  async preview(text: string, settings?: RankSettings, people?: string[], site?: string): Promise<{ cards: PreviewCard[] }> {
+    await this.store.load();
+    const task: TaskReading = { url: '', title: '', site: site ?? '', adapter: 'search', field: { text, kind: 'input' }, ...(people?.length ? { people } : {}), at: Date.now() };
+    const state = await this.rankTask(-1, task, undefined, settings ? normalizeRankSettings(settings) : await this.settings.rank(), await this.embedder(), 0);
+    return { cards: state.cards.map((c) => ({ id: c.item.id, title: c.item.title || c.item.text.slice(0, 60), kind: c.kind, score: c.score })) };
+  }
+
+  private async embedder() {
+    return this.model.status.state === 'failed' ? null : this.model.get();
+  }
+
+  private rankTask(tabId: number, task: TaskReading | undefined, search: string | undefined, settings: RankSettings, embedder: Awaited<ReturnType<ModelHolder['get']>>, seq: number) {
+    return rankForTab({
+      tabId, task, search, store: this.store, settings, embedder, queries: this.queries, model: this.model.status,
+      recentlyUsed: tabId < 0 ? [] : this.tasks.usedIn(tabId), dismissed: tabId < 0 ? [] : this.tasks.dismissedIn(tabId), seq,
+    });
+  }
+
+  private bare(tabId: number, seq: number, status: PanelState['status']): PanelState {
+    return { tabId, status, cards: [], trace: [], model: this.model.status, memorySize: this.store.size, seq };
+  }
+}

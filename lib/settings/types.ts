@@ -1,0 +1,28 @@
+import type { RankSettings } from '../rank/types';
+
+/** What the panel and the content script do where the user is (the ranker never reads these). */
+export interface UiSettings {
+  /** Hostnames (and their subdomains) where Backstory stays off. */
+  excludedSites: string[];
+}
+
+/** Saving the messages the user sends (lib/sites/capture-sent.ts); off by default. */
+export interface CaptureSettings {
+  sent: boolean;
+  /** Hostnames where capture is on, when `sent` is. */
+  sites: string[];
+}
+
+/** Every setting, as stored (one storage item) and as `settings:get` returns it. */
+export interface Settings {
+  rank: RankSettings;
+  ui: UiSettings;
+  capture: CaptureSettings;
+}
+
+/** A change to some settings: only the groups and fields named are written, the rest stay as stored. */
+export interface SettingsPatch {
+  rank?: Partial<RankSettings>;
+  ui?: Partial<UiSettings>;
+  capture?: Partial<CaptureSettings>;
+}
