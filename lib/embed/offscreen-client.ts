@@ -1,10 +1,27 @@
-import { callOffscreen } from '../messaging/rpc';
+import { callOffscreen, NoReceiverError } from '../messaging/rpc';
 import { MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
 import { unpackVectors } from './offscreen-wire';
 
 /** The offscreen document is closed after this long without an embedding request (it holds a second model copy). */
 export const OFFSCREEN_IDLE_MS = 30_000;
 const DOCUMENT = 'offscreen.html';
+
+/**
+ * How long a request may go unanswered: set-up (document, model) plus a generous time per text. An engine Worker
+ * that dies without an error event never answers; past this the document is closed (its engines with it) and the
+ * caller falls back to the service worker's own model.
+ */
+export function replyBudgetMs(texts: number): number {
+  return 20_000 + 500 * texts;
+}
+
+/** The offscreen engine did not answer in time. */
+export class EngineTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`the indexing engine did not answer within ${Math.round(ms / 1000)} s`);
+    this.name = 'EngineTimeoutError';
+  }
+}
 
 /** The parts of chrome.offscreen / chrome.runtime this needs (absent in Firefox, and in Chrome before 116). */
 interface OffscreenApi {
@@ -40,8 +57,13 @@ export class OffscreenEmbedder implements Embedder {
   private creating?: Promise<void>;
   private idleTimer?: ReturnType<typeof setTimeout>;
   private busy = 0;
+  /** Why the last request failed, if it did (shown with the index status). */
+  lastFailure?: string;
 
-  constructor(private readonly idleMs = OFFSCREEN_IDLE_MS) {}
+  constructor(
+    private readonly idleMs = OFFSCREEN_IDLE_MS,
+    private readonly budgetMs = replyBudgetMs,
+  ) {}
 
   private async open(): Promise<void> {
     const c = chromeApi()!;
@@ -65,17 +87,35 @@ export class OffscreenEmbedder implements Embedder {
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          await this.open();
-          const r = await callOffscreen('offscreen:embed', { texts });
+          const r = await this.answer(texts);
           this.backend = r.backend;
+          this.lastFailure = undefined;
           return unpackVectors(r.vectors, r.count, r.dim);
         } catch (e) {
           // The document was closed under us (Chrome, or our idle timer racing a new request): open it again once.
-          if (attempt > 0 || !/Receiving end does not exist|No answer from Backstory|message (port|channel) closed|closed before a response/i.test(String(e))) throw e;
+          if (attempt > 0 || !(e instanceof NoReceiverError)) {
+            this.lastFailure = e instanceof Error ? e.message : String(e);
+            throw e;
+          }
         }
       }
     } finally {
       if (--this.busy === 0) this.idleTimer = setTimeout(() => void this.close(), this.idleMs);
+    }
+  }
+
+  private async answer(texts: string[]) {
+    const ms = this.budgetMs(texts.length);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new EngineTimeoutError(ms)), ms)));
+    try {
+      return await Promise.race([this.open().then(() => callOffscreen('offscreen:embed', { texts })), timeout]);
+    } catch (e) {
+      // A document that stopped answering is of no further use: the next request starts a fresh one.
+      if (e instanceof EngineTimeoutError) await chromeApi()?.offscreen?.closeDocument().catch(() => undefined);
+      throw e;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

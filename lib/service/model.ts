@@ -20,6 +20,11 @@ export class ModelHolder {
 
   private offscreen?: OffscreenEmbedder;
 
+  /** Why the indexing engine last failed (the store then indexed with the worker's own model). */
+  get indexerFailure(): string | undefined {
+    return this.offscreen?.lastFailure;
+  }
+
   /**
    * The embedder for indexing (imports, late embeddings). In Chrome that is the offscreen document, one engine per core
    * on threads of its own, so the worker's own thread stays free for ranking; where there is no offscreen document

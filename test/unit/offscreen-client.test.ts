@@ -1,5 +1,9 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import type { Embedder } from '../../lib/embed/embedder';
 import { packVectors } from '../../lib/embed/offscreen-wire';
+import { openMemoryDB } from '../../lib/memory/db';
+import { MemoryStore } from '../../lib/memory/store';
 
 /** Chrome's offscreen and runtime APIs as the service worker sees them, with a document that can be closed. */
 const fake = {
@@ -7,9 +11,11 @@ const fake = {
   created: 0,
   closed: 0,
   refuse: false,
+  /** The document is open but never answers (an engine Worker died without an error event). */
+  hang: false,
   requests: 0,
   reset() {
-    Object.assign(this, { open: false, created: 0, closed: 0, refuse: false, requests: 0 });
+    Object.assign(this, { open: false, created: 0, closed: 0, refuse: false, hang: false, requests: 0 });
   },
 };
 const chromeFake = {
@@ -21,6 +27,7 @@ const chromeFake = {
       fake.requests++;
       if (!fake.open) throw new Error('Could not establish connection. Receiving end does not exist.');
       if (fake.refuse) return { ok: false, error: 'embedding engine failed: out of memory' };
+      if (fake.hang) return new Promise(() => {});
       const vs = msg.payload.texts.map((t) => Float32Array.from({ length: 384 }, (_, d) => (d === 0 ? t.length : 0)));
       return { ok: true, value: { vectors: packVectors(vs, 384), count: vs.length, dim: 384, backend: 'offscreen/wasm/q8x2' } };
     },
@@ -91,5 +98,43 @@ describe('the service worker side of the offscreen engine', () => {
     await expect(e.embed(['x'])).rejects.toThrow('embedding engine failed: out of memory');
     expect(fake.requests).toBe(1); // not retried: only a closed document is
     await e.close();
+  });
+
+  it('gives up on a document that never answers, closes it, and opens a fresh one for the next request', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const e = new OffscreenEmbedder(30_000, (n) => 1_000 + 100 * n);
+    fake.hang = true;
+    const waiting = e.embed(['a', 'b']);
+    const failed = expect(waiting).rejects.toThrow('the indexing engine did not answer within 1 s');
+    await vi.advanceTimersByTimeAsync(1_200);
+    await failed;
+    expect(fake.closed).toBe(1);
+    expect(e.lastFailure).toMatch(/did not answer/);
+    fake.hang = false;
+    const [v] = await e.embed(['again']);
+    expect(v[0]).toBe(5);
+    expect(fake.created).toBe(2);
+    await e.close();
+  });
+
+  it('an indexing run whose engine never answers finishes with the worker model, and the pack is written after', async () => {
+    const own: Embedder & { texts: number } = {
+      modelId: 'fake', dim: 384, backend: 'worker', texts: 0,
+      async embed(texts) {
+        own.texts += texts.length;
+        return texts.map((t) => Float32Array.from({ length: 384 }, (_, d) => (d === 0 ? 1 : d === 1 ? t.length / 100 : 0)));
+      },
+    };
+    const db = openMemoryDB('hang', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const store = new MemoryStore(db, async () => own, async () => new OffscreenEmbedder(30_000, () => 50));
+    await store.add(Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, text: `note number ${i}` })), { deferEmbedding: true });
+    fake.open = true;
+    fake.hang = true;
+    expect(await store.embedPending(undefined, 4)).toBe(10);
+    expect(own.texts).toBe(10);
+    expect(store.unembedded()).toEqual([]);
+    expect(store.indexBackend).toBe('worker');
+    await store.savePack({ whenIdle: true });
+    expect(await db.packs.count()).toBe(1);
   });
 });
