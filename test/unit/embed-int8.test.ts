@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cosine } from '../../lib/embed/embedder';
@@ -7,7 +8,7 @@ import { createOrtWebEmbedder } from '../../lib/embed/ort-web-embedder';
 // @ts-expect-error plain ESM script without types
 import * as P from '../../scripts/onnx-proto.mjs';
 // @ts-expect-error plain ESM script without types
-import { dequantizeNBits, quantizePerColumn, quantizePerRow } from '../../scripts/quantize-int8.mjs';
+import { dequantizeNBits, INT8_SHA256, quantizePerColumn, quantizePerRow, rewriteToInt8 } from '../../scripts/quantize-int8.mjs';
 
 const ONNX_DIR = join(NODE_MODEL_ROOT, 'all-MiniLM-L6-v2', 'onnx');
 
@@ -30,11 +31,17 @@ const SENTENCES = [
 const SHORT = ['ok', 'Tuesday', 'Call mom', 'hello world'];
 
 describe('ONNX protobuf codec', () => {
-  it('decodes and re-encodes the q4 graph byte for byte', () => {
+  it('decodes the q4 graph and encodes it back to the same model', () => {
     const bytes = readFileSync(join(ONNX_DIR, 'model_q4.onnx'));
-    const model = P.decode(bytes);
-    const again = P.encode(model);
-    expect(Buffer.compare(Buffer.from(again), bytes)).toBe(0);
+    const model = P.decodeModel(bytes);
+    expect(model.graph.node.filter((n: { opType: string }) => n.opType === 'MatMulNBits')).toHaveLength(36);
+    expect(P.onnx.ModelProto.toObject(P.decodeModel(P.encodeModel(model)))).toEqual(P.onnx.ModelProto.toObject(model));
+  });
+
+  it('rewrites the pinned q4 model to exactly the pinned int8 file', () => {
+    const { bytes, rewritten } = rewriteToInt8(readFileSync(join(ONNX_DIR, 'model_q4.onnx')), readFileSync(join(ONNX_DIR, 'model_q4.onnx_data')));
+    expect(rewritten).toBe(36);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(INT8_SHA256);
   });
 });
 
@@ -64,14 +71,10 @@ describe('int8 requantisation', () => {
   it.skipIf(!existsSync(join(ONNX_DIR, 'model_quantized.onnx')))('ships the word-embedding table as int8: the model is under 25 MB, not 59', () => {
     const bytes = readFileSync(join(ONNX_DIR, 'model_quantized.onnx'));
     expect(bytes.length).toBeLessThan(25e6);
-    const graph = P.decode(P.first(P.decode(bytes), P.Model.graph).v);
-    const types = new Map(P.all(graph, P.Graph.initializer).map((f: { v: Uint8Array }) => {
-      const t = P.readTensor(P.decode(f.v));
-      return [t.name, t.dataType];
-    }));
-    const lookups = P.all(graph, P.Graph.node).map((f: { v: Uint8Array }) => P.readNode(P.decode(f.v)))
-      .filter((n: { opType: string; inputs: string[] }) => n.opType === 'Gather' && n.inputs[1] === 'input_ids');
-    expect(lookups.map((n: { inputs: string[] }) => types.get(n.inputs[0]))).toContain(P.DType.INT8);
+    const { graph } = P.decodeModel(bytes);
+    const types = new Map(graph.initializer.map((t: { name: string; dataType: number }) => [t.name, t.dataType]));
+    const lookups = graph.node.filter((n: { opType: string; input: string[] }) => n.opType === 'Gather' && n.input[1] === 'input_ids');
+    expect(lookups.map((n: { input: string[] }) => types.get(n.input[0]))).toContain(P.DType.INT8);
   });
 });
 
