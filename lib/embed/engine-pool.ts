@@ -12,12 +12,10 @@ export function engineCount(cores = (globalThis.navigator as Navigator | undefin
 
 /**
  * The runtime's WebAssembly with a custom section naming the engine, so that each engine compiles a module of its own.
- * V8 shares compiled code between modules of identical bytes in one process. With the offscreen engines (and the
- * service worker's own session) on one shared module, the extension process's background threads kept recompiling
- * it: about a core's worth of CPU (30-60 ms per note beside the engines' 35), and two engines indexed slower than one
- * (6-8 notes/s against 13 on a loaded machine). With bytes that differ by this section the background work stops
- * once each copy is optimised. (Two Workers of a plain web page sharing one module showed no such work, so the exact
- * trigger is not pinned down.) Custom sections do not change what the module does.
+ * V8 shares compiled code between modules of identical bytes in one process; with the offscreen engines (and the
+ * service worker's own session) on one shared module, the extension process kept recompiling it in the background,
+ * and two engines indexed slower than one. With bytes that differ by this section that work stops once each copy is
+ * optimised. Custom sections do not change what the module does.
  */
 export function engineRuntimeBytes(wasm: Uint8Array, engine: number): Uint8Array<ArrayBuffer> {
   const name = new TextEncoder().encode('backstory-engine');
@@ -41,9 +39,9 @@ export function shares(n: number, parts: number): [number, number][] {
 
 /**
  * Several single-threaded engines as one Embedder: every batch is split into one contiguous share per engine, run at
- * once. Single-threaded engines side by side held up better than one engine on two WASM threads, whose per-operator
- * synchronisation stalls as soon as the cores are shared (two threads ran no faster than one here), and they need
- * no SharedArrayBuffer, so no cross-origin isolation. `parallel` asks callers to keep two batches outstanding: each
+ * once. Single-threaded engines side by side hold up better than one engine on two WASM threads, whose per-operator
+ * synchronisation stalls as soon as the cores are shared, and they need no SharedArrayBuffer, so no cross-origin
+ * isolation. `parallel` asks callers to keep two batches outstanding: each
  * engine then has the next share queued while the caller stores the last batch, instead of waiting idle for it.
  */
 export class EnginePool implements Embedder {

@@ -23,7 +23,7 @@ export interface OrtWebEmbedderOptions {
  * all-MiniLM-L6-v2 on onnxruntime-web's WASM backend in Node, with transformers.js's tokenizer and the same mean
  * pooling + normalisation as the pipeline. The extension's offscreen engines run this same code (createOrtEmbedder)
  * on the same WASM runtime; this path lets the bench and the fidelity test measure it without a browser
- * (onnxruntime-node would be 5-10x faster than what users get, so it is the wrong yardstick).
+ * (onnxruntime-node is much faster than what users get, so it is the wrong yardstick).
  */
 export async function createOrtWebEmbedder(opts: OrtWebEmbedderOptions): Promise<Embedder & { dtype: ModelDtype; close(): Promise<void> }> {
   ort.env.wasm.numThreads = opts.threads ?? 1;
