@@ -10,7 +10,7 @@ type FirefoxSidebar = { open(): Promise<void>; toggle(): Promise<void> };
 const sidePanel = (): ChromeSidePanel | undefined => (browser as unknown as { sidePanel?: ChromeSidePanel }).sidePanel;
 const sidebar = (): FirefoxSidebar | undefined => (browser as unknown as { sidebarAction?: FirefoxSidebar }).sidebarAction;
 
-/** Context menu items (ids fixed by CONTRACT.md). Recreated on every start: menus survive, duplicates throw. */
+/** Context menu items (their ids are public: tests and tools dispatch them). Recreated on every start: menus survive, duplicates throw. */
 export function installMenus(): void {
   browser.contextMenus.removeAll(() => {
     browser.contextMenus.create({ id: 'remember-selection', title: 'Remember this selection', contexts: ['selection'] });
