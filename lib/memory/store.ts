@@ -66,6 +66,35 @@ function wellFormed(p: PackRow): boolean {
   );
 }
 
+export interface ImportCounts {
+  added: number;
+  updated: number;
+  unchanged: number;
+}
+
+/** The user's decisions about `old`, carried onto its re-imported version unless the import sets them itself. */
+function keepDecisions(fresh: MemoryItem, old: MemoryItem, input: MemoryInput): MemoryItem {
+  const out: MemoryItem = { ...fresh };
+  if (input.pinned === undefined) out.pinned = old.pinned;
+  for (const k of ['excluded', 'archived', 'needsReview', 'lastUsedAt'] as const) {
+    if (input[k] === undefined && old[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = old[k];
+  }
+  return out;
+}
+
+/** Same item apart from when it was written and which import wrote it. */
+function sameContent(a: MemoryItem, b: MemoryItem): boolean {
+  const strip = (it: MemoryItem) => stableJson({ ...it, updatedAt: 0, source: { ...it.source, importId: undefined } });
+  return strip(a) === strip(b);
+}
+
+/** JSON with object keys sorted, so field order does not make two equal items differ. */
+function stableJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().filter((k) => x[k] !== undefined).map((k) => [k, x[k]])) : x,
+  );
+}
+
 /** IndexedDB refused a write because the browser's storage quota is used up. */
 export class StorageFullError extends Error {
   constructor() {
@@ -286,6 +315,58 @@ export class MemoryStore {
     this.mem.put(item);
     if (reembed) this.mem.setVector(id, vector);
     return item;
+  }
+
+  /**
+   * Commits an import's items in one transaction: all of them or, on failure, none. Items are keyed by id: a new id is
+   * added; a known id with the same content is left as it is (vectors and all); a known id with changed content is
+   * replaced and embedded again later by `embedPending` (its vector is kept when the text the model sees did not
+   * change). What the user decided about an item (pinned, never include, archived, held, last used) stays unless the
+   * import itself sets it. An added or updated item's `source.importId` is this import; an unchanged one keeps the
+   * import that brought it, so removing the later import leaves it.
+   */
+  async commitImport(inputs: MemoryInput[], opts: { importId: string; now?: number }): Promise<ImportCounts> {
+    await this.load();
+    const now = opts.now ?? Date.now();
+    const byId = new Map<string, { item: MemoryItem; input: MemoryInput }>();
+    for (const input of inputs) {
+      const item = createItem(input, now);
+      item.source = { ...item.source, importId: opts.importId };
+      byId.set(item.id, { item, input }); // a later copy of the same id in one import wins
+    }
+    const counts: ImportCounts = { added: 0, updated: 0, unchanged: 0 };
+    const changed: MemoryItem[] = [];
+    const reembed: string[] = [];
+    for (const [id, { item: fresh, input }] of byId) {
+      const old = this.mem.get(id);
+      if (!old) {
+        counts.added++;
+        changed.push(fresh);
+        continue;
+      }
+      const merged = keepDecisions(fresh, old, input);
+      if (sameContent(merged, old)) {
+        counts.unchanged++;
+        continue;
+      }
+      counts.updated++;
+      changed.push(merged);
+      if (embedText(old) !== embedText(merged) || !!old.needsReview !== !!merged.needsReview) reembed.push(id);
+    }
+    await this.write(async () => {
+      await this.db.items.bulkPut(changed);
+      await this.db.vectors.bulkDelete(reembed);
+    }, changed.length);
+    for (const item of changed) this.mem.put(item);
+    for (const id of reembed) this.mem.setVector(id, undefined);
+    return counts;
+  }
+
+  /** Deletes every item the import brought (`source.importId`); returns them. */
+  async removeImport(importId: string): Promise<MemoryItem[]> {
+    await this.load();
+    const ids = [...this.mem.items()].filter((it) => it.source.importId === importId).map((it) => it.id);
+    return this.remove(ids);
   }
 
   /** Marks items as used now (continuity and recency count it). */
