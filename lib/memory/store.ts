@@ -1,17 +1,15 @@
 import type { Embedder } from '../embed/embedder';
-import { embedText, LexicalIndex, packedTerms } from '../rank/lexical-index';
-import { IndexedMemory } from '../rank/memory-view';
-import type { BackstoryDB, PackRow } from './db';
+import { contextText, embedText } from '../rank/item-text';
+import { IndexedMemory } from '../rank/indexed-memory';
+import { packedTerms } from '../rank/lexical-pack';
+import type { BackstoryDB } from './db';
+import { planImport, type ImportCounts } from './import-plan';
 import { createItem, patchItem } from './normalize';
+import { buildPack, indexPrint, PACK_KEY, textHash, usablePack } from './pack';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
-const MODEL_TAG = 'all-MiniLM-L6-v2/q4';
-const PACK_KEY = 'index';
-/**
- * Bump when the pack's layout changes; a pack of another version is ignored (and rewritten). v2: BM25 entries hold
- * the body's term sequence instead of phrase terms (lib/rank/lexical-index.ts PackedLexicon), tf as Uint16Array.
- */
-const PACK_VERSION = 2;
+export type { ImportCounts } from './import-plan';
+
 /** Quiet time after the last change before the pack is rewritten, ms. */
 const PACK_DELAY_MS = 5000;
 /**
@@ -22,77 +20,11 @@ const PACK_DELAY_MS = 5000;
 const PACK_MIN_STALE = 64;
 const PACK_STALE_SHARE = 0.02;
 
-/** FNV-1a of the fields an item's vector and BM25 entry are made from: a pack entry is used only if it matches. */
-export function indexPrint(item: MemoryItem): number {
-  const s = [
-    item.id, item.title ?? '', item.text, item.aux ?? '', (item.tags ?? []).join('\u0001'), (item.people ?? []).join('\u0001'),
-    item.thread ? `${item.thread.id}\u0001${item.thread.seq}` : '', String(item.createdAt ?? ''), item.needsReview ? '1' : '',
-  ].join('\u0000');
-  return textHash(s);
-}
-
-/** FNV-1a of a text (the sameTextIndex key; matches are confirmed by comparing the texts). */
-function textHash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/**
- * The BM25 entry today's code makes for a fixed item (dates, a question, people, phrases, inflections): a pack whose
- * canary differs was tokenised by other code (a changed stemmer or stop list) and is not used.
- */
-function lexicalCanary(): string {
-  const idx = new LexicalIndex();
-  idx.addItem({ id: 'c', title: 'Budget review', text: 'Did Alice approve the painted houses? Running costs rose 12% on 3 March 2025 at 10:30, see https://x.example/a.', tags: ['Finance'], people: ['Alice Smith <alice@x.example>'], aux: 'chart of costs', createdAt: Date.UTC(2025, 2, 3) });
-  const p = idx.exportDocs(['c']);
-  return `${p.terms}|${Array.from(p.term).join(',')}|${Array.from(p.tf).join(',')}|${Array.from(p.seq).join(',')}|${p.len[0]}|${p.asks[0]}`;
-}
-
-/** The arrays a v2 pack must hold, of the right kinds and lengths: a damaged row is ignored, never trusted. */
-function wellFormed(p: PackRow): boolean {
-  const l = p.lexical;
-  const n = p.ids?.length ?? -1;
-  return (
-    !!l && p.prints instanceof Uint32Array && p.prints.length === n && p.slots instanceof Int32Array && p.slots.length === n &&
-    p.codes instanceof Int8Array && p.scales instanceof Float32Array && p.codes.length === p.scales.length * p.dim &&
-    l.start instanceof Uint32Array && l.start.length === n + 1 && l.term instanceof Uint32Array && l.tf instanceof Uint16Array &&
-    l.term.length === l.start[n] && l.tf.length === l.term.length && l.len instanceof Uint32Array && l.asks instanceof Uint8Array &&
-    l.seqStart instanceof Uint32Array && l.seqStart.length === n + 1 && l.seq instanceof Uint32Array && l.seq.length === l.seqStart[n] &&
-    Array.isArray(l.threads) && typeof l.terms === 'string'
-  );
-}
-
-export interface ImportCounts {
-  added: number;
-  updated: number;
-  unchanged: number;
-}
-
-/** The user's decisions about `old`, carried onto its re-imported version unless the import sets them itself. */
-function keepDecisions(fresh: MemoryItem, old: MemoryItem, input: MemoryInput): MemoryItem {
-  const out: MemoryItem = { ...fresh };
-  if (input.pinned === undefined) out.pinned = old.pinned;
-  for (const k of ['excluded', 'archived', 'needsReview', 'lastUsedAt'] as const) {
-    if (input[k] === undefined && old[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = old[k];
-  }
-  return out;
-}
-
-/** Same item apart from when it was written and which import wrote it. */
-function sameContent(a: MemoryItem, b: MemoryItem): boolean {
-  const strip = (it: MemoryItem) => stableJson({ ...it, updatedAt: 0, source: { ...it.source, importId: undefined } });
-  return strip(a) === strip(b);
-}
-
-/** JSON with object keys sorted, so field order does not make two equal items differ. */
-function stableJson(v: unknown): string {
-  return JSON.stringify(v, (_k, x) =>
-    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().filter((k) => x[k] !== undefined).map((k) => [k, x[k]])) : x,
-  );
+/** A vector to make: an item's own (`print` undefined) or its context vector (`print`: hash of its text). */
+interface EmbedJob {
+  id: string;
+  text: string;
+  print?: number;
 }
 
 /** IndexedDB refused a write because the browser's storage quota is used up. */
@@ -108,14 +40,21 @@ function isQuotaError(e: unknown): boolean {
 }
 
 /**
- * The memory: IndexedDB is the truth; an IndexedMemory (items, vectors, BM25 and prefix indexes) is kept in step
- * with it so ranking never waits on the database. Runs in the service worker and in Node (fake-indexeddb).
+ * The memory: IndexedDB is the truth; an IndexedMemory (items, vectors, context vectors, the BM25 index) is kept in
+ * step with it so ranking never waits on the database. Runs in the service worker and in Node (fake-indexeddb).
  * Every write goes to IndexedDB first, in one transaction, and only then to the in-memory indexes.
  */
 export class MemoryStore {
   private mem = new IndexedMemory();
   private loaded?: Promise<void>;
   private pending?: Promise<number>;
+  /**
+   * The model the vectors held were made with (`Embedder.modelId`): vectors are read and written under it only.
+   * When an embedder of another model is used, every vector is dropped and embedded again (useModel).
+   */
+  private model?: string;
+  /** Hash of the text each held context vector was made from (stale once the item or its predecessor changes). */
+  private contextPrints = new Map<string, number>();
   /** Which engine embedded the last background batch (e.g. `offscreen/wasm/q8x2`), for status and the bench. */
   indexBackend?: string;
 
@@ -143,12 +82,31 @@ export class MemoryStore {
   items(): Iterable<MemoryItem> {
     return this.mem.items();
   }
+  /** The model of the vectors held, if any are. */
+  get vectorModel(): string | undefined {
+    return this.model;
+  }
 
-  /** One read-write transaction over items and vectors: all of it is written or none. */
+  /**
+   * Vectors from now on are `model`'s. If the vectors held were made by another model (a changed model file, the
+   * fallback model), they are all dropped here, in memory, so the two never mix in a ranking; embedPending then embeds
+   * every item again, and IndexedDB's rows are replaced as it goes.
+   */
+  useModel(model: string): void {
+    if (this.model === model) return;
+    if (this.model !== undefined && (this.mem.vectorCount || this.mem.contextCount)) {
+      this.mem.clearVectors();
+      this.contextPrints.clear();
+      this.noteChanges(0, true);
+    }
+    this.model = model;
+  }
+
+  /** One read-write transaction over items, vectors and context vectors: all of it is written or none. */
   private async write(fn: () => Promise<void>, changed = 1): Promise<void> {
     this.writing++;
     try {
-      await this.db.transaction('rw', this.db.items, this.db.vectors, fn);
+      await this.db.transaction('rw', this.db.items, this.db.vectors, this.db.contexts, fn);
     } catch (e) {
       throw isQuotaError(e) ? new StorageFullError() : e;
     } finally {
@@ -162,16 +120,22 @@ export class MemoryStore {
    * Reads everything from IndexedDB once per worker life. Items always come from `items`; their vectors and BM25
    * entries come from the persisted pack where the item's fingerprint still matches (one read, no re-quantising or
    * tokenising), the rest from `vectors` and the tokeniser. If the vectors so gathered do not number the rows of
-   * `vectors`, every vector is read again from the table. A pack that was missing or partly stale is rewritten.
+   * `vectors`, every vector is read again from the table. Context vectors come from the pack, or from `contexts`
+   * when the pack does not hold them all; stale ones are dropped. A pack that was missing or partly stale is rewritten.
    */
   load(): Promise<void> {
     this.loaded ??= (async () => {
-      const [items, stored, vectorRows] = await Promise.all([
+      const [items, stored, vectorRows, contextRows] = await Promise.all([
         this.db.items.toArray(),
         this.db.packs.get(PACK_KEY).catch(() => undefined),
         this.db.vectors.count(),
+        this.db.contexts.count(),
       ]);
-      const pack = stored && stored.version === PACK_VERSION && stored.model === MODEL_TAG && stored.canary === lexicalCanary() && wellFormed(stored) ? stored : undefined;
+      const usable = usablePack(stored, undefined) ? stored : undefined;
+      // The vectors table is the truth about which model made the vectors (a pack may predate a change of model).
+      this.model ??= (vectorRows ? (await this.db.vectors.toCollection().first())?.model : undefined) || usable?.model || undefined;
+      const model = this.model;
+      const pack = usable && usable.model === model ? usable : undefined;
       const at = new Map<string, number>();
       pack?.ids.forEach((id, i) => at.set(id, i));
       const terms = pack ? packedTerms(pack.lexical) : [];
@@ -197,18 +161,31 @@ export class MemoryStore {
       if (pack) this.mem.addPackedVectors(packIds, packSlots, pack.dim, pack.codes, pack.scales);
       if (rest.length) {
         const rows = rest.length > items.length / 2 ? await this.db.vectors.toArray() : await this.db.vectors.bulkGet(rest);
-        for (const v of rows) if (v && v.model === MODEL_TAG && this.mem.get(v.id) && !this.mem.get(v.id)!.needsReview) this.mem.setVector(v.id, v.vector);
+        for (const v of rows) if (v && v.model === model && this.mem.get(v.id) && !this.mem.get(v.id)!.needsReview) this.mem.setVector(v.id, v.vector);
       }
       const fullRead = this.mem.vectorCount !== vectorRows;
       if (fullRead) {
         // The pack and the table disagree about which items have vectors (written by other code, or a vector
         // added or dropped since the pack): the table is the truth.
-        const byId = new Map((await this.db.vectors.toArray()).filter((v) => v.model === MODEL_TAG).map((v) => [v.id, v.vector]));
+        const byId = new Map((await this.db.vectors.toArray()).filter((v) => v.model === model).map((v) => [v.id, v.vector]));
         for (const item of items) if (!item.needsReview) this.mem.setVector(item.id, byId.get(item.id));
       }
+      const contextsRead = !pack || pack.contexts.ids.length !== contextRows;
+      if (!contextsRead) {
+        const c = pack.contexts;
+        this.mem.addPackedContextVectors(c.ids, c.ids.map((_, i) => i), c.dim, c.codes, c.scales);
+        c.ids.forEach((id, i) => this.contextPrints.set(id, c.prints[i]));
+      } else if (contextRows) {
+        for (const row of await this.db.contexts.toArray()) {
+          if (row.model !== model || !this.mem.get(row.id)) continue;
+          this.mem.setContextVector(row.id, row.vector);
+          this.contextPrints.set(row.id, row.print);
+        }
+      }
+      this.contextJobs(this.contextPrints.keys()); // drops the stale ones
       // Rewritten at once when missing or when it disagreed on vectors (each start would re-read them all), else when
       // enough of it is stale.
-      this.noteChanges(rest.length, !pack || fullRead);
+      this.noteChanges(rest.length, !pack || fullRead || (contextsRead && contextRows > 0));
     })();
     return this.loaded;
   }
@@ -254,17 +231,7 @@ export class MemoryStore {
       return;
     }
     this.stale = 0;
-    const all = [...this.mem.items()];
-    const ids = all.map((it) => it.id);
-    const pv = this.mem.packedVectors();
-    const slotOf = new Map<string, number>();
-    pv.ids.forEach((id, i) => slotOf.set(id, i));
-    const row: PackRow = {
-      key: PACK_KEY, version: PACK_VERSION, model: MODEL_TAG, canary: lexicalCanary(), dim: pv.dim, ids,
-      prints: Uint32Array.from(all, indexPrint), slots: Int32Array.from(ids, (id) => slotOf.get(id) ?? -1),
-      codes: pv.codes, scales: pv.scales, lexical: this.mem.lexicalIndex.exportDocs(ids),
-    };
-    await this.db.packs.put(row);
+    await this.db.packs.put(buildPack(this.mem, this.model ?? '', this.contextPrints));
   }
 
   /** Ids of items still waiting for an embedding (model missing, or an import indexed in the background). */
@@ -274,8 +241,9 @@ export class MemoryStore {
 
   /**
    * Adds items in one transaction: all of them or, on failure, none. Small additions are embedded before they are
-   * written; with `deferEmbedding` (imports) the items are written at once and `embedPending` embeds them later,
-   * so a large import is atomic and fast, and its indexing resumes if the worker is stopped.
+   * written (context vectors of threaded ones right after); with `deferEmbedding` (imports) the items are written at
+   * once and `embedPending` embeds them later, so a large import is atomic and fast, and its indexing resumes if the
+   * worker is stopped.
    */
   async add(inputs: MemoryInput[], opts: { deferEmbedding?: boolean; now?: number } = {}): Promise<MemoryItem[]> {
     await this.load();
@@ -286,10 +254,11 @@ export class MemoryStore {
       return !!old && !it.needsReview && this.mem.hasVector(it.id) && embedText(old) === embedText(it);
     };
     const kept = new Set(items.filter(keeps).map((it) => it.id));
-    const vectors = opts.deferEmbedding || kept.size === items.length ? null : await this.tryEmbed(items);
+    const embedded = opts.deferEmbedding || kept.size === items.length ? null : await this.tryEmbed(items.map(embedText), items);
+    const vectors = embedded?.vectors;
     await this.write(async () => {
       await this.db.items.bulkPut(items);
-      if (vectors) await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: MODEL_TAG, vector })));
+      if (vectors) await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: embedded!.model, vector })));
       // An item replaced without a new vector must not keep its old one, unless its text is unchanged.
       else await this.db.vectors.bulkDelete(items.filter((it) => !kept.has(it.id)).map((it) => it.id));
     }, items.length);
@@ -297,6 +266,8 @@ export class MemoryStore {
       this.mem.put(item, vectors?.[i]); // without a vector, put() leaves the one held (kept items)
       if (!vectors && !kept.has(item.id)) this.mem.setVector(item.id, undefined);
     });
+    if (!opts.deferEmbedding) await this.embedContexts(this.withSuccessors(items.map((it) => it.id)));
+    else this.contextJobs(this.withSuccessors(items.map((it) => it.id))); // stale ones dropped; embedPending makes them
     return items;
   }
 
@@ -306,14 +277,16 @@ export class MemoryStore {
     if (!current) throw new Error(`No memory with id ${id}.`);
     const { item, textChanged } = patchItem(current, patch, now);
     const reembed = textChanged || item.title !== current.title;
-    const vector = reembed ? (await this.tryEmbed([item]))?.[0] : undefined;
+    const embedded = reembed ? await this.tryEmbed([embedText(item)], [item]) : null;
+    const vector = embedded?.vectors[0];
     await this.write(async () => {
       await this.db.items.put(item);
-      if (vector) await this.db.vectors.put({ id, model: MODEL_TAG, vector });
+      if (vector) await this.db.vectors.put({ id, model: embedded!.model, vector });
       else if (reembed) await this.db.vectors.delete(id);
     });
     this.mem.put(item);
     if (reembed) this.mem.setVector(id, vector);
+    await this.embedContexts(this.withSuccessors([id]));
     return item;
   }
 
@@ -327,38 +300,14 @@ export class MemoryStore {
    */
   async commitImport(inputs: MemoryInput[], opts: { importId: string; now?: number }): Promise<ImportCounts> {
     await this.load();
-    const now = opts.now ?? Date.now();
-    const byId = new Map<string, { item: MemoryItem; input: MemoryInput }>();
-    for (const input of inputs) {
-      const item = createItem(input, now);
-      item.source = { ...item.source, importId: opts.importId };
-      byId.set(item.id, { item, input }); // a later copy of the same id in one import wins
-    }
-    const counts: ImportCounts = { added: 0, updated: 0, unchanged: 0 };
-    const changed: MemoryItem[] = [];
-    const reembed: string[] = [];
-    for (const [id, { item: fresh, input }] of byId) {
-      const old = this.mem.get(id);
-      if (!old) {
-        counts.added++;
-        changed.push(fresh);
-        continue;
-      }
-      const merged = keepDecisions(fresh, old, input);
-      if (sameContent(merged, old)) {
-        counts.unchanged++;
-        continue;
-      }
-      counts.updated++;
-      changed.push(merged);
-      if (embedText(old) !== embedText(merged) || !!old.needsReview !== !!merged.needsReview) reembed.push(id);
-    }
+    const { counts, changed, reembed } = planImport(inputs, (id) => this.mem.get(id), opts.importId, opts.now ?? Date.now());
     await this.write(async () => {
       await this.db.items.bulkPut(changed);
       await this.db.vectors.bulkDelete(reembed);
     }, changed.length);
     for (const item of changed) this.mem.put(item);
     for (const id of reembed) this.mem.setVector(id, undefined);
+    this.contextJobs(this.withSuccessors(changed.map((it) => it.id))); // stale ones dropped; embedPending makes them
     return counts;
   }
 
@@ -380,11 +329,19 @@ export class MemoryStore {
   async remove(ids: string[]): Promise<MemoryItem[]> {
     await this.load();
     const removed = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x);
+    // Their successors' context vectors were made with them: they go too.
+    const gone = new Set(ids);
+    const next = this.withSuccessors(ids).filter((id) => !gone.has(id));
     await this.write(async () => {
       await this.db.items.bulkDelete(ids);
       await this.db.vectors.bulkDelete(ids);
+      await this.db.contexts.bulkDelete([...ids, ...next]);
     }, ids.length);
-    for (const id of ids) this.mem.delete(id);
+    for (const id of ids) {
+      this.mem.delete(id);
+      this.contextPrints.delete(id);
+    }
+    this.contextJobs(next);
     return removed;
   }
 
@@ -394,14 +351,93 @@ export class MemoryStore {
     await this.write(async () => {
       await this.db.items.clear();
       await this.db.vectors.clear();
+      await this.db.contexts.clear();
     }, Infinity);
     this.mem = new IndexedMemory();
+    this.contextPrints.clear();
+  }
+
+  /** The ids and, for threaded ones, the next item of their thread (whose context vector reads them). */
+  private withSuccessors(ids: string[]): string[] {
+    const out = new Set(ids);
+    for (const id of ids) {
+      const next = this.mem.lexicalIndex.neighbour(id, 1);
+      if (next) out.add(next);
+    }
+    return [...out];
   }
 
   /**
-   * Embeds items that have no vector yet, in small batches so ranking requests get the thread in between; each
-   * batch is stored in one transaction. Items are taken shortest first, so a batch holds texts of similar length
-   * and the model pads little. One run at a time: a second call joins the running one. Returns how many were embedded.
+   * The text of an item's context vector: its thread's previous item, then the item (`contextText`). None for an
+   * item that is not threaded, is first in its thread, or is held, or whose predecessor is held.
+   */
+  private contextOf(item: MemoryItem): string | undefined {
+    if (!item.thread || item.needsReview) return undefined;
+    const prevId = this.mem.lexicalIndex.neighbour(item.id, -1);
+    const prev = prevId ? this.mem.get(prevId) : undefined;
+    return prev && !prev.needsReview ? contextText(item, prev) : undefined;
+  }
+
+  /**
+   * Context vectors to make for these items: those missing or stale (the item or its predecessor changed). A stale
+   * one, or one the item should no longer have, is dropped from memory at once; its row is replaced when remade.
+   */
+  private contextJobs(ids: Iterable<string>): EmbedJob[] {
+    const jobs: EmbedJob[] = [];
+    for (const id of [...ids]) {
+      const item = this.mem.get(id);
+      const text = item && this.contextOf(item);
+      const print = text === undefined ? undefined : textHash(text);
+      const held = this.contextPrints.get(id);
+      if (held !== undefined && held === print && this.mem.hasContextVector(id)) continue;
+      if (held !== undefined) {
+        this.contextPrints.delete(id);
+        this.mem.setContextVector(id, undefined);
+      }
+      if (text !== undefined) jobs.push({ id, text, print });
+    }
+    return jobs;
+  }
+
+  /** Makes the context vectors these items lack now (small adds and edits); left to embedPending if the model fails. */
+  private async embedContexts(ids: string[]): Promise<void> {
+    const jobs = this.contextJobs(ids);
+    if (!jobs.length) return;
+    const embedded = await this.tryEmbed(jobs.map((j) => j.text), []);
+    if (embedded) await this.storeVectors(jobs, embedded.vectors, embedded.model);
+  }
+
+  /**
+   * Writes made vectors in one transaction and then into memory; jobs whose item changed meanwhile (edited, deleted,
+   * its predecessor changed) are skipped.
+   */
+  private async storeVectors(jobs: EmbedJob[], vectors: Float32Array[], model: string): Promise<void> {
+    if (model !== this.model) return; // the model changed while these were made
+    const live = jobs.map((job, i) => ({ job, vector: vectors[i] })).filter(({ job }) => {
+      const item = this.mem.get(job.id);
+      if (!item || item.needsReview) return false;
+      if (job.print === undefined) return !this.mem.hasVector(job.id) && embedText(item) === job.text;
+      const text = this.contextOf(item);
+      return text !== undefined && textHash(text) === job.print;
+    });
+    const own = live.filter(({ job }) => job.print === undefined);
+    const ctx = live.filter(({ job }) => job.print !== undefined);
+    await this.write(async () => {
+      if (own.length) await this.db.vectors.bulkPut(own.map(({ job, vector }) => ({ id: job.id, model, vector })));
+      if (ctx.length) await this.db.contexts.bulkPut(ctx.map(({ job, vector }) => ({ id: job.id, model, vector, print: job.print! })));
+    }, live.length);
+    for (const { job, vector } of own) this.mem.setVector(job.id, vector);
+    for (const { job, vector } of ctx) {
+      this.mem.setContextVector(job.id, vector);
+      this.contextPrints.set(job.id, job.print!);
+    }
+  }
+
+  /**
+   * Embeds items that have no vector yet, and the context vectors threaded items lack, in small batches so ranking
+   * requests get the thread in between; each batch is stored in one transaction. Texts are taken shortest first, so a
+   * batch holds texts of similar length and the model pads little. One run at a time: a second call joins the
+   * running one. Returns how many vectors were made; progress counts item and context vectors alike.
    */
   embedPending(onProgress?: (done: number, total: number) => void, batch = 16): Promise<number> {
     this.pending ??= (async () => {
@@ -409,51 +445,51 @@ export class MemoryStore {
         await this.load();
         let embedder = await this.getIndexEmbedder();
         if (!embedder) return 0;
-        const ids = this.byLength(this.unembedded());
+        this.useModel(embedder.modelId);
+        const own = this.unembedded().map((id): EmbedJob => ({ id, text: embedText(this.mem.get(id)!) }));
+        const threaded = [...this.mem.items()].filter((it) => it.thread).map((it) => it.id);
+        const jobs = [...own, ...this.contextJobs(threaded)].sort((a, b) => a.text.length - b.text.length);
         // Nothing waiting (every worker start checks): no same-text index, which reads every item.
-        if (!ids.length) return 0;
+        if (!jobs.length) return 0;
         let done = 0;
-        onProgress?.(0, ids.length); // panels show the count from the start
+        onProgress?.(0, jobs.length); // panels show the count from the start
         const embedWithFallback = async (texts: string[]): Promise<Float32Array[]> => {
           const used = embedder!;
           try {
             return await used.embed(texts);
           } catch (e) {
-            // The indexing engine failed (offscreen document refused or gone): go on with the worker's own model.
-            const own = await this.getEmbedder();
-            if (!own || own === used) throw e;
-            embedder = own;
-            return own.embed(texts);
+            // The indexing engine failed (offscreen document refused or gone): go on with the worker's own model,
+            // if it is the same model (vectors of two models never mix).
+            const fallback = await this.getEmbedder();
+            if (!fallback || fallback === used || fallback.modelId !== used.modelId) throw e;
+            embedder = fallback;
+            return fallback.embed(texts);
           }
         };
+        const model = embedder.modelId;
         const sameText = this.sameTextIndex();
-        // Items deleted or edited meanwhile are skipped; an edit embeds its own new text.
         const start = (from: number) => {
-          const items = ids.slice(from, from + batch).map((id) => this.mem.get(id)).filter((it): it is MemoryItem => !!it && !it.needsReview && !this.mem.hasVector(it.id));
-          const vectors = items.length ? this.embedOnce(items.map(embedText), sameText, embedWithFallback) : Promise.resolve([]);
+          const part = jobs.slice(from, from + batch);
+          const vectors = part.length ? this.embedOnce(part, sameText, embedWithFallback) : Promise.resolve([]);
           vectors.catch(() => undefined); // awaited in turn below; a batch started ahead must not fail unobserved
-          return { items, vectors };
+          return { part, vectors };
         };
         // Engines that queue work (`parallel`) get the next batch before the last one is stored.
         const ahead: ReturnType<typeof start>[] = [];
-        for (let next = 0; next < ids.length || ahead.length; ) {
-          while (ahead.length < Math.max(1, embedder.parallel ?? 1) && next < ids.length) {
+        for (let next = 0; next < jobs.length || ahead.length; ) {
+          while (ahead.length < Math.max(1, embedder.parallel ?? 1) && next < jobs.length) {
             ahead.push(start(next));
             next += batch;
           }
-          const { items, vectors: pending } = ahead.shift()!;
-          const vectors = await pending;
-          if (items.length) {
+          const { part, vectors: made } = ahead.shift()!;
+          const vectors = await made;
+          if (part.length) {
             this.indexBackend = embedder.backend;
-            const live = items.filter((it) => this.mem.get(it.id) === it);
-            await this.write(() => this.db.vectors.bulkPut(live.map((it) => ({ id: it.id, model: MODEL_TAG, vector: vectors[items.indexOf(it)] }))).then(() => undefined), live.length);
-            for (const it of live) {
-              this.mem.setVector(it.id, vectors[items.indexOf(it)]);
-              sameText.add(embedText(it), it.id);
-            }
+            await this.storeVectors(part, vectors, model);
+            for (const job of part) if (job.print === undefined && this.mem.hasVector(job.id)) sameText.add(job.text, job.id);
           }
-          done = Math.min(ids.length, next - ahead.length * batch);
-          onProgress?.(done, ids.length);
+          done = Math.min(jobs.length, next - ahead.length * batch);
+          onProgress?.(done, jobs.length);
         }
         return done;
       } finally {
@@ -493,15 +529,16 @@ export class MemoryStore {
   }
 
   /**
-   * Vectors for `texts`: read from IndexedDB where an item with the same text has one (exactly as the model made it),
-   * the rest from the model, each distinct text once.
+   * Vectors for the jobs' texts: an item's own read from IndexedDB where an item with the same text has one (exactly as
+   * the model made it), the rest from the model, each distinct text once.
    */
-  private async embedOnce(texts: string[], sameText: ReturnType<MemoryStore['sameTextIndex']>, embed: (texts: string[]) => Promise<Float32Array[]>): Promise<Float32Array[]> {
+  private async embedOnce(jobs: EmbedJob[], sameText: ReturnType<MemoryStore['sameTextIndex']>, embed: (texts: string[]) => Promise<Float32Array[]>): Promise<Float32Array[]> {
+    const texts = jobs.map((j) => j.text);
     const out: (Float32Array | undefined)[] = new Array(texts.length);
-    const donors = texts.map((t) => sameText.donor(t));
+    const donors = jobs.map((j) => (j.print === undefined ? sameText.donor(j.text) : undefined));
     const rows = donors.some(Boolean) ? await this.db.vectors.bulkGet(donors.map((d) => d ?? '')) : [];
     rows.forEach((row, i) => {
-      if (donors[i] && row?.model === MODEL_TAG) out[i] = row.vector;
+      if (donors[i] && row && row.model === this.model) out[i] = row.vector;
     });
     const missing = [...new Set(texts.filter((_, i) => !out[i]))];
     if (missing.length) {
@@ -512,19 +549,15 @@ export class MemoryStore {
     return out as Float32Array[];
   }
 
-  /** Ids ordered by the length of the text the model sees (a padded batch costs as much as its longest text). */
-  private byLength(ids: string[]): string[] {
-    const len = new Map(ids.map((id) => [id, embedText(this.mem.get(id)!).length]));
-    return ids.sort((a, b) => len.get(a)! - len.get(b)!);
-  }
-
-  private async tryEmbed(items: MemoryItem[]): Promise<Float32Array[] | null> {
+  /** Vectors of `texts` from the worker's model, or null (no model, it failed, or `items` holds a held item). */
+  private async tryEmbed(texts: string[], items: MemoryItem[]): Promise<{ vectors: Float32Array[]; model: string } | null> {
     // Held-back items are not embedded until confirmed; embedPending() picks them up then.
     if (items.some((it) => it.needsReview)) return null;
     const embedder = await this.getEmbedder();
     if (!embedder) return null;
+    this.useModel(embedder.modelId);
     try {
-      return await embedder.embed(items.map(embedText));
+      return { vectors: await embedder.embed(texts), model: embedder.modelId };
     } catch {
       return null; // kept unembedded; embedPending() retries
     }

@@ -2,6 +2,8 @@ import type { LexicalHit, LexicalSearcher } from './types';
 import type { MemoryItem } from '../memory/types';
 import { terms as toTerms, hasTimeExpression, itemDateTerms, TIME_TERM, PERSON_PREFIX } from './tokenize';
 import { kthLargest } from './kth-largest';
+import { searchText } from './item-text';
+import type { PackedLexicon } from './lexical-pack';
 
 export interface LexicalIndexOptions {
   /** BM25 term-frequency saturation. */
@@ -33,30 +35,6 @@ export interface LexicalIndexOptions {
  *   three 30k-word pages repeating a word outscore the one short note about it; with this they do not).
  */
 export const RANK_LEXICAL: LexicalIndexOptions = { k1: 1.2, b: 0.3, longAfter: 3, bLong: 0.75, geometric: true };
-
-/**
- * A LexicalIndex's documents as flat arrays (`LexicalIndex.exportDocs`), as the store persists them (pack v2).
- * Phrases are not stored as terms: each entry keeps the term sequence of its body instead (`seq`), and a query's
- * phrase ("pottery class") is found by scanning the sequences of the items holding its rarer word.
- */
-export interface PackedLexicon {
-  /** The terms, joined by U+0000, sorted in code-unit order. */
-  terms: string;
-  /** Entry i's distinct terms are term[start[i]] .. term[start[i+1] - 1], with counts in tf. */
-  start: Uint32Array;
-  term: Uint32Array;
-  tf: Uint16Array;
-  len: Uint32Array;
-  asks: Uint8Array;
-  threads: ({ id: string; seq: number } | null)[];
-  /** Entry i's body as a term sequence: seq[seqStart[i]] .. seq[seqStart[i+1] - 1] (adjacent pairs are phrases). */
-  seqStart: Uint32Array;
-  seq: Uint32Array;
-}
-
-export function packedTerms(p: PackedLexicon): string[] {
-  return p.terms ? p.terms.split('\u0000') : [];
-}
 
 /** Doc slots holding a term, in slot order, with the term's count in each; grows by doubling. */
 interface Posting {
@@ -634,45 +612,4 @@ export class LexicalIndex implements LexicalSearcher {
     }
     return hits;
   }
-}
-
-
-/** The text an item is found by: title, body, image captions and the like, tags and people. */
-export function searchText(item: {
-  title?: string;
-  text: string;
-  aux?: string;
-  tags?: string[];
-  people?: string[];
-}): string {
-  return [item.title ?? '', item.text, item.aux ?? '', (item.tags ?? []).join(' '), (item.people ?? []).join(' ')]
-    .filter(Boolean)
-    .join('\n');
-}
-
-/**
- * The text to embed for an item (what the store should embed on save): "Title: body" and captions. A short title
- * (a speaker, a subject) in front of the body measurably helps the small model tie the text to who or what it is
- * about; a title that merely repeats the body's start is left out.
- */
-export function embedText(item: { title?: string; text: string; aux?: string }): string {
-  const title = (item.title ?? '').trim();
-  const text = item.text.trim();
-  // A title made from the first line (`titleFrom`: heading marks dropped, long lines cut with "…") repeats the body.
-  const start = title.replace(/(…|\.\.\.)$/, '').trimEnd().toLowerCase();
-  const repeats = text.replace(/^#+\s*/, '').toLowerCase().startsWith(start);
-  const head = title && title.length <= 80 && !repeats ? `${title}: ` : '';
-  return [head + text, item.aux ?? ''].filter(Boolean).join(' ');
-}
-
-/**
- * The text to embed for an item's context vector (`IndexedMemory.setContextVector`): the previous item of its thread
- * followed by the item, so a reply ("Yes, last Tuesday!") is found by what it answers. Undefined when the item has
- * no predecessor (its own vector then stands alone).
- */
-export function contextText(
-  item: { title?: string; text: string; aux?: string },
-  prev: { title?: string; text: string; aux?: string } | undefined,
-): string | undefined {
-  return prev ? `${embedText(prev)}\n${embedText(item)}` : undefined;
 }

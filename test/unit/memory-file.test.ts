@@ -1,3 +1,4 @@
+import { LexicalIndex } from '../../lib/rank/lexical-index';
 import { describe, expect, it } from 'vitest';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { checkMemoryHeader, ImportError, memoryFileChunks, parseImport, parseMarkdownNotes, parseMemoryFile, parseMemoryItem, serializeMemoryFile } from '../../lib/memory/memory-file';
@@ -117,6 +118,6 @@ describe('large imports', () => {
     const store = new MemoryStore(db, async () => null);
     await store.add(parseMemoryFile(file(many(100_000))));
     expect(await db.items.count()).toBe(100_000);
-    expect(store.view.lexical('project 42 offsite', 5).length).toBeGreaterThan(0);
+    expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('project 42 offsite'), 5).map((h) => h.id).length).toBeGreaterThan(0);
   });
 });

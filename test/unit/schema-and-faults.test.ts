@@ -1,5 +1,6 @@
 import Dexie from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { LexicalIndex } from '../../lib/rank/lexical-index';
 import { describe, expect, it } from 'vitest';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore, StorageFullError } from '../../lib/memory/store';
@@ -47,6 +48,6 @@ describe('storage faults', () => {
     db.items.bulkPut = realBulkPut;
     expect(await db.items.count()).toBe(1);
     expect([...store.items()].map((i) => i.id)).toEqual([kept.id]);
-    expect(store.view.lexical('Acme', 5)).toEqual([kept.id]);
+    expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('Acme'), 5).map((h) => h.id)).toEqual([kept.id]);
   });
 });
