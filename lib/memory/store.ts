@@ -1,10 +1,11 @@
 import type { Embedder } from '../embed/embedder';
-import { contextText, embedText } from '../rank/item-text';
+import { embedText } from '../rank/item-text';
 import { IndexedMemory } from '../rank/indexed-memory';
 import { packedTerms } from '../rank/lexical-pack';
 import type { BackstoryDB } from './db';
 import { planImport, type ImportCounts } from './import-plan';
 import { createItem, patchItem } from './normalize';
+import { ContextVectors, embedOnce, sameTextIndex, type EmbedJob } from './indexing';
 import { buildPack, indexPrint, PACK_KEY, textHash, usablePack } from './pack';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
@@ -19,13 +20,6 @@ const PACK_DELAY_MS = 5000;
  */
 const PACK_MIN_STALE = 64;
 const PACK_STALE_SHARE = 0.02;
-
-/** A vector to make: an item's own (`print` undefined) or its context vector (`print`: hash of its text). */
-interface EmbedJob {
-  id: string;
-  text: string;
-  print?: number;
-}
 
 /** IndexedDB refused a write because the browser's storage quota is used up. */
 export class StorageFullError extends Error {
@@ -53,8 +47,8 @@ export class MemoryStore {
    * When an embedder of another model is used, every vector is dropped and embedded again (useModel).
    */
   private model?: string;
-  /** Hash of the text each held context vector was made from (stale once the item or its predecessor changes). */
-  private contextPrints = new Map<string, number>();
+  /** Which context vectors are held, and whether they are stale. */
+  private contexts = new ContextVectors(() => this.mem);
   /** Which engine embedded the last background batch (e.g. `offscreen/wasm/q8x2`), for status and the bench. */
   indexBackend?: string;
 
@@ -96,7 +90,7 @@ export class MemoryStore {
     if (this.model === model) return;
     if (this.model !== undefined && (this.mem.vectorCount || this.mem.contextCount)) {
       this.mem.clearVectors();
-      this.contextPrints.clear();
+      this.contexts.prints.clear();
       this.noteChanges(0, true);
     }
     this.model = model;
@@ -174,15 +168,15 @@ export class MemoryStore {
       if (!contextsRead) {
         const c = pack.contexts;
         this.mem.addPackedContextVectors(c.ids, c.ids.map((_, i) => i), c.dim, c.codes, c.scales);
-        c.ids.forEach((id, i) => this.contextPrints.set(id, c.prints[i]));
+        c.ids.forEach((id, i) => this.contexts.prints.set(id, c.prints[i]));
       } else if (contextRows) {
         for (const row of await this.db.contexts.toArray()) {
           if (row.model !== model || !this.mem.get(row.id)) continue;
           this.mem.setContextVector(row.id, row.vector);
-          this.contextPrints.set(row.id, row.print);
+          this.contexts.prints.set(row.id, row.print);
         }
       }
-      this.contextJobs(this.contextPrints.keys()); // drops the stale ones
+      this.contexts.jobs(this.contexts.prints.keys()); // drops the stale ones
       // Rewritten at once when missing or when it disagreed on vectors (each start would re-read them all), else when
       // enough of it is stale.
       this.noteChanges(rest.length, !pack || fullRead || (contextsRead && contextRows > 0));
@@ -231,7 +225,7 @@ export class MemoryStore {
       return;
     }
     this.stale = 0;
-    await this.db.packs.put(buildPack(this.mem, this.model ?? '', this.contextPrints));
+    await this.db.packs.put(buildPack(this.mem, this.model ?? '', this.contexts.prints));
   }
 
   /** Ids of items still waiting for an embedding (model missing, or an import indexed in the background). */
@@ -266,8 +260,8 @@ export class MemoryStore {
       this.mem.put(item, vectors?.[i]); // without a vector, put() leaves the one held (kept items)
       if (!vectors && !kept.has(item.id)) this.mem.setVector(item.id, undefined);
     });
-    if (!opts.deferEmbedding) await this.embedContexts(this.withSuccessors(items.map((it) => it.id)));
-    else this.contextJobs(this.withSuccessors(items.map((it) => it.id))); // stale ones dropped; embedPending makes them
+    if (!opts.deferEmbedding) await this.embedContexts(this.contexts.withSuccessors(items.map((it) => it.id)));
+    else this.contexts.jobs(this.contexts.withSuccessors(items.map((it) => it.id))); // stale ones dropped; embedPending makes them
     return items;
   }
 
@@ -286,7 +280,7 @@ export class MemoryStore {
     });
     this.mem.put(item);
     if (reembed) this.mem.setVector(id, vector);
-    await this.embedContexts(this.withSuccessors([id]));
+    await this.embedContexts(this.contexts.withSuccessors([id]));
     return item;
   }
 
@@ -307,7 +301,7 @@ export class MemoryStore {
     }, changed.length);
     for (const item of changed) this.mem.put(item);
     for (const id of reembed) this.mem.setVector(id, undefined);
-    this.contextJobs(this.withSuccessors(changed.map((it) => it.id))); // stale ones dropped; embedPending makes them
+    this.contexts.jobs(this.contexts.withSuccessors(changed.map((it) => it.id))); // stale ones dropped; embedPending makes them
     return counts;
   }
 
@@ -331,7 +325,7 @@ export class MemoryStore {
     const removed = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x);
     // Their successors' context vectors were made with them: they go too.
     const gone = new Set(ids);
-    const next = this.withSuccessors(ids).filter((id) => !gone.has(id));
+    const next = this.contexts.withSuccessors(ids).filter((id) => !gone.has(id));
     await this.write(async () => {
       await this.db.items.bulkDelete(ids);
       await this.db.vectors.bulkDelete(ids);
@@ -339,9 +333,9 @@ export class MemoryStore {
     }, ids.length);
     for (const id of ids) {
       this.mem.delete(id);
-      this.contextPrints.delete(id);
+      this.contexts.prints.delete(id);
     }
-    this.contextJobs(next);
+    this.contexts.jobs(next);
     return removed;
   }
 
@@ -354,54 +348,12 @@ export class MemoryStore {
       await this.db.contexts.clear();
     }, Infinity);
     this.mem = new IndexedMemory();
-    this.contextPrints.clear();
-  }
-
-  /** The ids and, for threaded ones, the next item of their thread (whose context vector reads them). */
-  private withSuccessors(ids: string[]): string[] {
-    const out = new Set(ids);
-    for (const id of ids) {
-      const next = this.mem.lexicalIndex.neighbour(id, 1);
-      if (next) out.add(next);
-    }
-    return [...out];
-  }
-
-  /**
-   * The text of an item's context vector: its thread's previous item, then the item (`contextText`). None for an
-   * item that is not threaded, is first in its thread, or is held, or whose predecessor is held.
-   */
-  private contextOf(item: MemoryItem): string | undefined {
-    if (!item.thread || item.needsReview) return undefined;
-    const prevId = this.mem.lexicalIndex.neighbour(item.id, -1);
-    const prev = prevId ? this.mem.get(prevId) : undefined;
-    return prev && !prev.needsReview ? contextText(item, prev) : undefined;
-  }
-
-  /**
-   * Context vectors to make for these items: those missing or stale (the item or its predecessor changed). A stale
-   * one, or one the item should no longer have, is dropped from memory at once; its row is replaced when remade.
-   */
-  private contextJobs(ids: Iterable<string>): EmbedJob[] {
-    const jobs: EmbedJob[] = [];
-    for (const id of [...ids]) {
-      const item = this.mem.get(id);
-      const text = item && this.contextOf(item);
-      const print = text === undefined ? undefined : textHash(text);
-      const held = this.contextPrints.get(id);
-      if (held !== undefined && held === print && this.mem.hasContextVector(id)) continue;
-      if (held !== undefined) {
-        this.contextPrints.delete(id);
-        this.mem.setContextVector(id, undefined);
-      }
-      if (text !== undefined) jobs.push({ id, text, print });
-    }
-    return jobs;
+    this.contexts.prints.clear();
   }
 
   /** Makes the context vectors these items lack now (small adds and edits); left to embedPending if the model fails. */
   private async embedContexts(ids: string[]): Promise<void> {
-    const jobs = this.contextJobs(ids);
+    const jobs = this.contexts.jobs(ids);
     if (!jobs.length) return;
     const embedded = await this.tryEmbed(jobs.map((j) => j.text), []);
     if (embedded) await this.storeVectors(jobs, embedded.vectors, embedded.model);
@@ -417,7 +369,7 @@ export class MemoryStore {
       const item = this.mem.get(job.id);
       if (!item || item.needsReview) return false;
       if (job.print === undefined) return !this.mem.hasVector(job.id) && embedText(item) === job.text;
-      const text = this.contextOf(item);
+      const text = this.contexts.textOf(item);
       return text !== undefined && textHash(text) === job.print;
     });
     const own = live.filter(({ job }) => job.print === undefined);
@@ -429,7 +381,7 @@ export class MemoryStore {
     for (const { job, vector } of own) this.mem.setVector(job.id, vector);
     for (const { job, vector } of ctx) {
       this.mem.setContextVector(job.id, vector);
-      this.contextPrints.set(job.id, job.print!);
+      this.contexts.prints.set(job.id, job.print!);
     }
   }
 
@@ -448,7 +400,7 @@ export class MemoryStore {
         this.useModel(embedder.modelId);
         const own = this.unembedded().map((id): EmbedJob => ({ id, text: embedText(this.mem.get(id)!) }));
         const threaded = [...this.mem.items()].filter((it) => it.thread).map((it) => it.id);
-        const jobs = [...own, ...this.contextJobs(threaded)].sort((a, b) => a.text.length - b.text.length);
+        const jobs = [...own, ...this.contexts.jobs(threaded)].sort((a, b) => a.text.length - b.text.length);
         // Nothing waiting (every worker start checks): no same-text index, which reads every item.
         if (!jobs.length) return 0;
         let done = 0;
@@ -467,10 +419,10 @@ export class MemoryStore {
           }
         };
         const model = embedder.modelId;
-        const sameText = this.sameTextIndex();
+        const sameText = sameTextIndex(this.mem);
         const start = (from: number) => {
           const part = jobs.slice(from, from + batch);
-          const vectors = part.length ? this.embedOnce(part, sameText, embedWithFallback) : Promise.resolve([]);
+          const vectors = part.length ? embedOnce(part, sameText, (ids) => this.db.vectors.bulkGet(ids), this.model, embedWithFallback) : Promise.resolve([]);
           vectors.catch(() => undefined); // awaited in turn below; a batch started ahead must not fail unobserved
           return { part, vectors };
         };
@@ -502,51 +454,6 @@ export class MemoryStore {
       }
     })();
     return this.pending;
-  }
-
-  /**
-   * The items that have a vector, by a hash of the text the model sees: a note whose text another already has (a
-   * duplicate capture, the same notes imported under other ids) takes that vector instead of the model's time.
-   * Built once per indexing run (about 2 µs per item).
-   */
-  private sameTextIndex() {
-    const byHash = new Map<number, string[]>();
-    const add = (text: string, id: string) => {
-      const h = textHash(text);
-      const ids = byHash.get(h);
-      if (ids) ids.push(id);
-      else byHash.set(h, [id]);
-    };
-    for (const it of this.mem.items()) if (!it.needsReview && this.mem.hasVector(it.id)) add(embedText(it), it.id);
-    return {
-      add,
-      /** An item that has a vector and exactly this text (the hash only narrows the search). */
-      donor: (text: string) => byHash.get(textHash(text))?.find((id) => {
-        const it = this.mem.get(id);
-        return !!it && !it.needsReview && this.mem.hasVector(id) && embedText(it) === text;
-      }),
-    };
-  }
-
-  /**
-   * Vectors for the jobs' texts: an item's own read from IndexedDB where an item with the same text has one (exactly as
-   * the model made it), the rest from the model, each distinct text once.
-   */
-  private async embedOnce(jobs: EmbedJob[], sameText: ReturnType<MemoryStore['sameTextIndex']>, embed: (texts: string[]) => Promise<Float32Array[]>): Promise<Float32Array[]> {
-    const texts = jobs.map((j) => j.text);
-    const out: (Float32Array | undefined)[] = new Array(texts.length);
-    const donors = jobs.map((j) => (j.print === undefined ? sameText.donor(j.text) : undefined));
-    const rows = donors.some(Boolean) ? await this.db.vectors.bulkGet(donors.map((d) => d ?? '')) : [];
-    rows.forEach((row, i) => {
-      if (donors[i] && row && row.model === this.model) out[i] = row.vector;
-    });
-    const missing = [...new Set(texts.filter((_, i) => !out[i]))];
-    if (missing.length) {
-      const made = await embed(missing);
-      const byText = new Map(missing.map((t, k) => [t, made[k]]));
-      texts.forEach((t, i) => (out[i] ??= byText.get(t)));
-    }
-    return out as Float32Array[];
   }
 
   /** Vectors of `texts` from the worker's model, or null (no model, it failed, or `items` holds a held item). */
