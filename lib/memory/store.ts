@@ -399,7 +399,8 @@ export class MemoryStore {
         if (!embedder) return 0;
         this.useModel(embedder.modelId);
         const own = this.unembedded().map((id): EmbedJob => ({ id, text: embedText(this.mem.get(id)!) }));
-        const threaded = [...this.mem.items()].filter((it) => it.thread).map((it) => it.id);
+        // Context vectors held are kept current by every write (and checked at load): only missing ones are looked for.
+        const threaded = [...this.mem.items()].filter((it) => it.thread && !this.contexts.prints.has(it.id)).map((it) => it.id);
         const jobs = [...own, ...this.contexts.jobs(threaded)].sort((a, b) => a.text.length - b.text.length);
         // Nothing waiting (every worker start checks): no same-text index, which reads every item.
         if (!jobs.length) return 0;
