@@ -1,7 +1,12 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../lib/embed/embedder';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { modelTag } from '../../lib/embed/model-tag';
+import files from '../../lib/embed/model-files.json';
+import { NODE_MODEL_ROOT, nodeEmbedder } from '../../lib/embed/node-embedder';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import type { MemoryInput } from '../../lib/memory/types';
@@ -88,6 +93,14 @@ describe('model tag', () => {
     expect(modelTag('q8')).not.toBe(modelTag('q4'));
     expect(modelTag('q8')).toMatch(/^all-MiniLM-L6-v2\/q8\//);
     expect(modelTag('q4')).toMatch(/^all-MiniLM-L6-v2\/q4\/[0-9a-f]{16}$/);
+  });
+
+  it('is the tag of the vectors the loaded model makes, and its fingerprint is of the files installed', async () => {
+    expect((await nodeEmbedder('q4')).modelId).toBe(modelTag('q4'));
+    for (const [file, sum] of Object.entries(files.sha256)) {
+      expect(createHash('sha256').update(readFileSync(join(NODE_MODEL_ROOT, 'all-MiniLM-L6-v2', file))).digest('hex')).toBe(sum);
+      expect(modelTag('q4')).toContain(sum.slice(0, 8));
+    }
   });
 
   it('vectors of another model are never mixed in: a changed model re-embeds everything through embedPending', async () => {
