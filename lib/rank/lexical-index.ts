@@ -27,8 +27,8 @@ export interface LexicalIndexOptions {
 /**
  * BM25 scoring of the ranker's own index (IndexedMemory; the bench's plain baseline keeps classic b 0.75).
  * - b 0.3: ordinary items (notes, chat turns, up to a few times the typical length) are normalised gently: a longer
- *   note holding the ask's words is rarely worse evidence than a short one. +0.004 R@10 and +0.008 nDCG@10 on both
- *   LoCoMo halves; anything in 0-0.3 scores alike there, 0.3 is the smallest change that gets it.
+ *   note holding the ask's words is rarely worse evidence than a short one (0.3 is the smallest change from
+ *   classic BM25 that gains on both LoCoMo halves).
  * - Past 3 × the typical length (LoCoMo's longest turn is about 2.5 ×; a saved page of 200k characters is hundreds
  *   ×) each extra unit of length costs classic BM25's 0.75, so long pages are held back about as much as before.
  * - "Typical" is the geometric mean length, which a handful of huge pages cannot inflate (with the arithmetic mean,

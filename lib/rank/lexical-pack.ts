@@ -1,5 +1,5 @@
 /**
- * A LexicalIndex's documents as flat arrays (`LexicalIndex.exportDocs`), as the store persists them (pack v2).
+ * A LexicalIndex's documents as flat arrays (`LexicalIndex.exportDocs`), as the store persists them (lib/memory/pack.ts).
  * Phrases are not stored as terms: each entry keeps the term sequence of its body instead (`seq`), and a query's
  * phrase ("pottery class") is found by scanning the sequences of the items holding its rarer word.
  */
