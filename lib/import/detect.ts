@@ -5,6 +5,12 @@ export type Sniffed = ImportFormat | 'zip' | 'conversations' | 'unknown';
 
 const latin1 = new TextDecoder('latin1');
 
+/**
+ * An mbox separator line: "From <sender> <asctime date>" ("From 1790…@xxx Mon Mar 03 10:00:00 +0000 2026"). A line
+ * that merely starts with "From " (prose, or an unescaped body line in mboxo files) has no time of day in it.
+ */
+export const MBOX_SEPARATOR = /^From \S+ .*\d\d:\d\d/;
+
 /** The first bytes as text for pattern tests (a BOM dropped; bytes above 0x7f stand for themselves). */
 function headText(head: Uint8Array): string {
   let start = 0;
@@ -64,7 +70,7 @@ export function sniffFormat(head: Uint8Array, name = ''): Sniffed {
     if (/"chat_messages"\s*:/.test(text)) return 'claude';
     return 'conversations';
   }
-  if (/^From \S/.test(text)) return 'mbox';
+  if (MBOX_SEPARATOR.test(text)) return 'mbox';
   if (looksLikeMailHeaders(text)) return 'eml';
   if (/\.(md|markdown|mdown|mkd)$/i.test(name)) return 'markdown';
   if (/\.eml$/i.test(name)) return 'eml';

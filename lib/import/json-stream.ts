@@ -32,18 +32,18 @@ export async function* jsonValues(bytes: Bytes, paths: string[]): AsyncGenerator
   parser.onError = (e) => {
     failure ??= e;
   };
-  let first = true;
-  for await (let chunk of bytes) {
-    if (first) {
-      first = false;
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
-    }
+  // Text is handed to the parser rather than bytes: its tokenizer is about 2.5 times faster on strings. The decoder
+  // drops a byte order mark and keeps characters split across chunks whole.
+  const decoder = new TextDecoder('utf-8', { fatal: false });
+  for await (const chunk of bytes) {
+    const text = decoder.decode(chunk, { stream: true });
     if (parser.isEnded) {
       // Only white space may follow the document.
-      if (chunk.some((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09)) throw new JsonStreamError('invalid', 'there is more after the end of the JSON');
+      if (text.trim()) throw new JsonStreamError('invalid', 'there is more after the end of the JSON');
       continue;
     }
-    parser.write(chunk);
+    if (!text) continue;
+    parser.write(text);
     if (failure) throw new JsonStreamError('invalid', failure.message);
     if (out.length) {
       yield out;

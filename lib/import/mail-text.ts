@@ -30,7 +30,7 @@ export function replyText(body: string): string {
 
 // "On Tue, 3 Mar 2026 at 10:02, Dana <dana@x.test> wrote:" in the languages mail clients write it in, sometimes
 // wrapped over two or three lines.
-const ATTRIBUTION_END = /(wrote|writes|a écrit|schrieb|escribió|ha scritto|escreveu|schreef|skrev|napisał)\s*:\s*$/i;
+const ATTRIBUTION_END = /\b(wrote|writes|a écrit|schrieb|escribió|ha scritto|escreveu|schreef|skrev|napisał)\b[^:]*:\s*$/i;
 const ATTRIBUTION_START = /^(On|Le|Am|El|Il|Em|Op|Den|W dniu)\s.+/;
 
 /** How many lines the attribution starting at line i takes (0: none). */

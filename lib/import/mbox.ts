@@ -1,4 +1,5 @@
 import { concatBytes, type Bytes } from './byte-stream';
+import { MBOX_SEPARATOR } from './detect';
 
 const NL = 0x0a;
 const F = 0x46;
@@ -11,9 +12,6 @@ function startsFrom(b: Uint8Array, i: number): boolean {
   return true;
 }
 
-// A separator line is "From <sender> <asctime date>" ("From 1790…@xxx Mon Mar 03 10:00:00 +0000 2026"): a body
-// line that merely starts with "From " (an unescaped one, in mboxo files) has no time of day in it.
-const SEPARATOR = /^From \S+ .*\d\d:\d\d/;
 
 /** A message's bytes without its "From " line, with mboxrd's ">From " quoting taken off (">>From " → ">From "). */
 function unmangle(msg: Uint8Array): Uint8Array {
@@ -64,7 +62,7 @@ export async function* mboxMessages(bytes: Bytes): AsyncGenerator<Uint8Array> {
         stop = i;
         break;
       }
-      if (!startsFrom(chunk, i) || !SEPARATOR.test(latin1.decode(chunk.subarray(i, eol)))) continue;
+      if (!startsFrom(chunk, i) || !MBOX_SEPARATOR.test(latin1.decode(chunk.subarray(i, eol)))) continue;
       if (i > start) parts.push(chunk.subarray(start, i));
       if (started && parts.length) yield finish();
       parts = [];
