@@ -69,7 +69,15 @@ function shownText(m: ChatGPTMessage): string {
       texts.push((p as { text: string }).text);
     }
   }
-  return texts.join('\n\n').trim();
+  return withoutCitations(texts.join('\n\n')).trim();
+}
+
+/**
+ * Citation markers the answer text carries for the web page beside it: "【11†source】" in older exports, and spans
+ * of private-use characters (U+E200 … U+E201) in newer ones. They mean nothing outside ChatGPT.
+ */
+function withoutCitations(s: string): string {
+  return s.replace(/\u3010[^\u3011\n]{0,80}\u2020[^\u3011\n]{0,80}\u3011/g, '').replace(/\ue200[^\ue201]{0,200}\ue201/g, '').replace(/[\ue200-\ue2ff]/g, '');
 }
 
 /** The text inside the ``` fence ChatGPT wraps custom instructions in ("… about themselves:\n```I teach …```"). */

@@ -14,14 +14,15 @@ export interface ConversationsPart {
 export class ConversationsError extends Error {}
 
 /**
- * A chat export's conversations.json (ChatGPT or Claude, told apart conversation by conversation from their shape)
+ * A chat export's conversations.json (or one conversation object, `single`) (ChatGPT or Claude, told apart conversation by conversation from their shape)
  * read as a stream: one conversation at a time is parsed, turned into items and dropped.
  */
-export async function* conversationItems(bytes: Bytes, offer: (o: ImportOffer) => void): AsyncGenerator<ConversationsPart> {
+export async function* conversationItems(bytes: Bytes, offer: (o: ImportOffer) => void, single = false): AsyncGenerator<ConversationsPart> {
   let n = 0;
   let skipped = 0;
   try {
-    for await (const values of jsonValues(bytes, ['$.*'])) {
+    // An array of conversations (the export), or one conversation on its own.
+    for await (const values of jsonValues(bytes, [single ? '$' : '$.*'])) {
       let part: ConversationsPart | undefined;
       const parts: ConversationsPart[] = [];
       for (const { value } of values) {

@@ -53,12 +53,24 @@ function passedOver(path: string): boolean {
 function wantedInZip(name: string): boolean {
   if (passedOver(name)) return false;
   const base = basename(name).toLowerCase();
-  return base === 'conversations.json' || /\.(md|markdown|mbox|eml|zip)$/.test(base);
+  return /^conversations(-\d+)?\.json$/.test(base) || /\.(md|markdown|mbox|eml|zip)$/.test(base);
 }
 
 /** Extensions read when a file comes with a folder; the rest (images, PDFs, canvas files, settings) is left. */
 function wantedInFolder(path: string): boolean {
   return !passedOver(path) && /\.(md|markdown|txt|text|eml|mbox|json|zip)$/i.test(path);
+}
+
+const isConversationsName = (name: string) => /^conversations(-\d+)?\.json$/i.test(name);
+const hasMemoryFormat = (head: Uint8Array) => /"format"\s*:\s*"backstory-memory"/.test(new TextDecoder('latin1').decode(head));
+
+/** The first byte that is not white space or a byte order mark. */
+function firstByte(head: Uint8Array): number | undefined {
+  for (let i = 0; i < head.length; i++) {
+    const b = head[i];
+    if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09 && b !== 0xef && b !== 0xbb && b !== 0xbf) return b;
+  }
+  return undefined;
 }
 
 function within(inside: string, what: string): string {
@@ -92,9 +104,11 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
     if (ctx.inFolder) return;
     throw new EntryProblem('not a file Backstory can read (it looks like binary data, not an export, mail or notes)');
   }
+  // In a folder or zip, JSON is read only when it is a chat export or a memory file (not settings, not data).
+  if (ctx.inFolder && (kind === 'memory-file' || kind === 'conversations') && !isConversationsName(name) && !hasMemoryFormat(head)) return;
   if (kind === 'chatgpt' || kind === 'claude' || kind === 'conversations') {
     try {
-      yield* conversationItems(bytes, ctx.offer);
+      yield* conversationItems(bytes, ctx.offer, firstByte(head) === 0x7b);
     } catch (e) {
       if (e instanceof ConversationsError) throw new EntryProblem(`${entry.inside || 'the file'} ${e.message}`);
       throw e;

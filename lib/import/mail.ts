@@ -74,10 +74,13 @@ function hash(s: string): string {
  * One mail message (raw RFC 822 bytes) as a memory item: its own words (quoted reply and signature left out; an
  * HTML-only mail as text; attachments left out), the subject as title, From/To/Cc as people, the Date, Gmail's
  * labels as tags, the thread from X-GM-THRID or else the root of References / In-Reply-To. Null when there is no
- * text at all.
+ * text at all, or the mail is in Gmail's Spam or Trash.
  */
 export async function mailItem(raw: Uint8Array, format: 'mbox' | 'eml', threads: MailThreads): Promise<MemoryInput | null> {
   const email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
+  const tags = labels(headerValue(email, 'x-gmail-labels'));
+  // Takeout's "All mail Including Spam and Trash": what the person threw away or never wanted is not background.
+  if (tags.includes('Spam') || tags.includes('Trash')) return null;
   // The text part; an HTML-only mail (newsletters, many clients' replies) made text.
   const body = fixC1(email.text?.trim() ? email.text : email.html ? htmlToText(email.html) : '').replace(/\u00a0/g, ' ');
   const own = replyText(body);
@@ -100,7 +103,7 @@ export async function mailItem(raw: Uint8Array, format: 'mbox' | 'eml', threads:
     title: subject || '(no subject)',
     kind: 'evidence',
     people: [...new Set(mailboxes([email.from, ...(email.to ?? []), ...(email.cc ?? [])]))],
-    tags: labels(headerValue(email, 'x-gmail-labels')),
+    tags,
     createdAt: Number.isFinite(date) ? date : undefined,
     source: { format, ...(subject ? { title: subject } : {}), ...(url ? { url } : {}) },
     ...(threadId ? { thread: { id: threadId, seq: threads.place(threadId, refs.length || (parent ? 1 : 0)) } } : {}),

@@ -78,6 +78,18 @@ describe('ChatGPT data export', () => {
     expect(next.items.length).toBe(first.items.length + 1 + 2);
   });
 
+  it('drops the citation markers ChatGPT puts in answers that searched the web', async () => {
+    const convs = conversations();
+    convs[1].mapping['b-x1'].message.content.parts = ['Use full jitter \ue200cite\ue202turn0search1\ue201 and honour Retry-After.【3†source】'];
+    const { items } = await readAll([bytesFile('conversations.json', strToU8(JSON.stringify(convs)))]);
+    expect(byId(items).get(`${B}:b-x1`)!.text).toBe('Use full jitter  and honour Retry-After.');
+  });
+
+  it('reads one conversation saved on its own', async () => {
+    const { items } = await readAll([bytesFile('conversation.json', strToU8(JSON.stringify(conversations()[1])))]);
+    expect(items.map((i) => i.id)).toEqual([`${B}:b-u1`, `${B}:b-x1`]);
+  });
+
   describe('broken files name the file and the problem', () => {
     const raw = fixtureBytes('chatgpt/conversations.json');
 

@@ -15,11 +15,12 @@ describe('mbox (Gmail Takeout)', () => {
     for (let i = 0; i < bytes.length; i += 7) chunks.push(bytes.subarray(i, i + 7));
     const messages: string[] = [];
     for await (const m of mboxMessages(bytesOf(...chunks))) messages.push(latin1.decode(m));
-    expect(messages).toHaveLength(6);
+    expect(messages).toHaveLength(7);
     expect(messages.every((m) => !m.startsWith('From '))).toBe(true);
     expect(messages[2]).toContain('\nFrom the accounts team: thank you');
     // An unescaped body line starting with "From " is not a separator.
     expect(messages[2]).toContain('\nFrom here on, invoices come from this address.');
+    expect(messages[3]).toContain('Subject: You have won a kiln');
     const whole: string[] = [];
     for await (const m of mboxMessages(bytesOf(bytes))) whole.push(latin1.decode(m));
     expect(whole).toEqual(messages);
@@ -53,6 +54,11 @@ describe('mbox (Gmail Takeout)', () => {
     expect(news.title).toBe('Open Studio – Saturday');
     expect(news.text).toBe('Studio Weekly\n\nOur “Open Studio” day is on Saturday 21 March – tickets are €12.\n\nRead more at our site (https://studio.example.com/open).');
     expect(news.tags).toEqual(['Category Promotions']);
+  });
+
+  it('leaves out mail in Spam or Trash', async () => {
+    const { items } = await readAll([fixtureFile('mail/takeout.mbox')]);
+    expect(items.some((i) => /won a kiln|free kiln/.test(`${i.title} ${i.text}`))).toBe(false);
   });
 
   it('leaves attachments out', async () => {

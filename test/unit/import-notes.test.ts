@@ -42,6 +42,12 @@ describe('a notes folder / Obsidian vault', () => {
     expect(byId(items).get('note:vault/People/Dana Ortiz.md#0')!.tags).toEqual(['person', 'team/ops']);
   });
 
+  it('passes over JSON in a folder that is neither a chat export nor a memory file', async () => {
+    const files = [...fixtureFolder('vault'), { name: 'package.json', path: 'vault/scripts/package.json', blob: new Blob(['{ "name": "x" }']) }, { name: 'data.json', path: 'vault/data.json', blob: new Blob(['[1, 2]']) }];
+    const { items } = await readAll(files);
+    expect(new Set(items.map((i) => i.thread!.id)).size).toBe(3);
+  });
+
   it('gives the same ids when the vault is read again', async () => {
     const a = await readAll(fixtureFolder('vault'));
     const b = await readAll(fixtureFolder('vault'));
