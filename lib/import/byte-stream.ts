@@ -6,6 +6,12 @@ export function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw signal.reason ?? new DOMException('The import was cancelled.', 'AbortError');
 }
 
+/**
+ * Chunks handed on are at most this long. Some runtimes give a Blob's stream in very large chunks, and a chunk of a
+ * zip inflates to many times its size: small pieces keep each step's memory small and batches flowing.
+ */
+export const CHUNK = 64 * 1024;
+
 /** A Blob as a stream of chunks; `onBytes` hears each chunk's length (progress by bytes). */
 export async function* blobChunks(blob: Blob, signal?: AbortSignal, onBytes?: (n: number) => void): Bytes {
   const reader = blob.stream().getReader();
@@ -14,9 +20,12 @@ export async function* blobChunks(blob: Blob, signal?: AbortSignal, onBytes?: (n
       throwIfAborted(signal);
       const { done, value } = await reader.read();
       if (done) return;
-      if (!value.length) continue;
-      onBytes?.(value.length);
-      yield value;
+      for (let at = 0; at < value.length; at += CHUNK) {
+        const piece = value.subarray(at, at + CHUNK);
+        onBytes?.(piece.length);
+        yield piece;
+        throwIfAborted(signal);
+      }
     }
   } finally {
     reader.releaseLock();

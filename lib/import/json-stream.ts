@@ -1,6 +1,8 @@
 import { JSONParser } from '@streamparser/json';
 import type { Bytes } from './byte-stream';
 
+const PIECE = 64 * 1024;
+
 export interface JsonValue {
   value: unknown;
   key: string | number | undefined;
@@ -42,12 +44,18 @@ export async function* jsonValues(bytes: Bytes, paths: string[]): AsyncGenerator
       if (text.trim()) throw new JsonStreamError('invalid', 'there is more after the end of the JSON');
       continue;
     }
-    if (!text) continue;
-    parser.write(text);
-    if (failure) throw new JsonStreamError('invalid', failure.message);
-    if (out.length) {
-      yield out;
-      out = [];
+    // Written a piece at a time so the values of a large chunk come out in turn, not all at once.
+    for (let at = 0; at < text.length; at += PIECE) {
+      if (parser.isEnded) {
+        if (text.slice(at).trim()) throw new JsonStreamError('invalid', 'there is more after the end of the JSON');
+        break;
+      }
+      parser.write(text.slice(at, at + PIECE));
+      if (failure) throw new JsonStreamError('invalid', failure.message);
+      if (out.length) {
+        yield out;
+        out = [];
+      }
     }
   }
   if (!parser.isEnded) {

@@ -1,5 +1,5 @@
 import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
-import type { Bytes } from './byte-stream';
+import { CHUNK, type Bytes } from './byte-stream';
 
 /** One file inside a zip, its bytes read as the zip is read. */
 export interface ZipEntry {
@@ -56,10 +56,17 @@ export async function* unzipEntries(source: Bytes, want: (name: string) => boole
   });
   unzip.register(UnzipInflate);
 
-  /** Pushes the next input chunk through the unzip; false once the input is over. */
+  let rest: Uint8Array | undefined;
+  /** Pushes the next piece of input through the unzip (a small one: it may inflate a hundredfold); false at the end. */
   async function pump(): Promise<boolean> {
     if (inputEnded) return false;
-    const r = await input.next();
+    let r: IteratorResult<Uint8Array>;
+    if (rest?.length) r = { done: false, value: rest };
+    else r = await input.next();
+    if (!r.done && r.value.length > CHUNK / 4) {
+      rest = r.value.subarray(CHUNK / 4);
+      r = { done: false, value: r.value.subarray(0, CHUNK / 4) };
+    } else rest = undefined;
     try {
       if (r.done) {
         inputEnded = true;
