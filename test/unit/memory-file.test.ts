@@ -1,7 +1,7 @@
 import { LexicalIndex } from '../../lib/rank/lexical-index';
 import { describe, expect, it } from 'vitest';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { checkMemoryHeader, ImportError, memoryFileChunks, parseImport, parseMarkdownNotes, parseMemoryFile, parseMemoryItem, serializeMemoryFile } from '../../lib/memory/memory-file';
+import { checkMemoryHeader, ImportError, memoryFileChunks, parseMemoryFile, parseMemoryItem, serializeMemoryFile } from '../../lib/memory/memory-file';
 import { createItem, inputFromItem } from '../../lib/memory/normalize';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
@@ -77,15 +77,6 @@ describe('memory file', () => {
     }
     expect(() => checkMemoryHeader({ format: 'backstory-memory', version: 1 })).not.toThrow();
     expect(() => checkMemoryHeader({ format: 'notes' })).toThrow(/Wrong format "notes"/);
-  });
-
-  it('splits Markdown notes at top-level headings, with the heading as title', () => {
-    const items = parseMarkdownNotes('# Budget\nQ3 is frozen.\n\n# Dana\nPrefers numbers first.\n', 'notes.md');
-    expect(items).toEqual([
-      { title: 'Budget', text: 'Q3 is frozen.' },
-      { title: 'Dana', text: 'Prefers numbers first.' },
-    ]);
-    expect(parseImport('plain.txt', 'just a note')).toEqual([{ title: 'plain', text: 'just a note' }]);
   });
 });
 
