@@ -4,7 +4,7 @@
  * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--dtype q8|q4] [--json OUT]
  *
  * `backstory` and `backstory-cards` measure the product: each conversation is written as a memory file, imported
- * through the memory-file reader and MemoryStore.commitImport into IndexedDB (fake-indexeddb), embedded by the
+ * through the import reader (readImport) and MemoryStore.commitImport into IndexedDB (fake-indexeddb), embedded by the
  * store's own pipeline, and ranked by what the service calls (`backstory`: the ranker's full scored order over the
  * store's memory; `backstory-cards`: rankForTab, the panel's cards). The `backstory-bench-view` rows rank the same
  * turns held in a memory built directly from arrays (bench/lib/prepare.ts), as earlier figures did.

@@ -4,7 +4,9 @@ import { modelTag } from '../../lib/embed/model-tag';
 import { nodeEmbedder } from '../../lib/embed/node-embedder';
 import type { ModelDtype } from '../../lib/embed/ort-embedder';
 import { openMemoryDB } from '../../lib/memory/db';
-import { parseMemoryFile, serializeMemoryFile } from '../../lib/memory/memory-file';
+import { readImport } from '../../lib/import/index';
+import { memoryFileChunks } from '../../lib/memory/memory-file';
+import type { MemoryInput } from '../../lib/memory/types';
 import { MemoryStore } from '../../lib/memory/store';
 import type { EmbedCache } from './embed-cache';
 import type { Conversation } from './locomo-data';
@@ -24,11 +26,16 @@ export function cachedEmbedder(cache: EmbedCache, dtype: ModelDtype): Embedder {
 
 /**
  * A conversation's memory as the extension builds it: written as a memory file (sessions as threads, seq by turn),
- * read back by the memory-file reader, committed by `MemoryStore.commitImport` into IndexedDB (fake-indexeddb) and
+ * read back by the import reader (readImport: recognised by content, streamed, each item validated), committed by `MemoryStore.commitImport` into IndexedDB (fake-indexeddb) and
  * embedded by the store's own pipeline (`embedPending`: item vectors and context vectors).
  */
 export async function importedMemory(conv: Conversation, embedder: Embedder): Promise<MemoryStore> {
-  const inputs = parseMemoryFile(serializeMemoryFile(conv.items));
+  const file = { name: `${conv.id}.json`, blob: new Blob([...memoryFileChunks(conv.items)], { type: 'application/json' }) };
+  const inputs: MemoryInput[] = [];
+  for await (const batch of readImport([file])) {
+    if (batch.format !== 'memory-file') throw new Error(`${conv.id}: read as ${batch.format}, not as a memory file`);
+    inputs.push(...batch.items);
+  }
   const store = new MemoryStore(openMemoryDB(`locomo-${conv.id}`, { indexedDB: new IDBFactory(), IDBKeyRange }), async () => embedder);
   const counts = await store.commitImport(inputs, { importId: `locomo-${conv.id}` });
   if (counts.added !== conv.items.length) throw new Error(`${conv.id}: ${counts.added} of ${conv.items.length} turns imported`);
