@@ -78,3 +78,63 @@ export function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<
     contexts: { ids: cv.ids, prints: Uint32Array.from(cv.ids, (id) => contextPrints.get(id) ?? 0), dim: cv.dim, codes: cv.codes, scales: cv.scales },
   };
 }
+
+/** Quiet time after the last change before the pack is rewritten, ms. */
+const PACK_DELAY_MS = 5000;
+/**
+ * The pack is rewritten once this many items changed since it was written (at least PACK_MIN_STALE, else this share
+ * of memory): rewriting costs about a second of the worker's time per 10k items, while a start with a few stale
+ * entries only re-reads and re-tokenises those few.
+ */
+const PACK_MIN_STALE = 64;
+const PACK_STALE_SHARE = 0.02;
+
+/** When to rewrite the pack: once enough items changed, after changes pause, and not while rankings or indexing run. */
+export class PackSchedule {
+  private timer?: ReturnType<typeof setTimeout>;
+  /** Items changed since the pack was last written. */
+  private stale = 0;
+  /** A rewrite came due while indexing ran. */
+  private due = false;
+
+  constructor(
+    private readonly rewrite: () => Promise<void>,
+    private readonly size: () => number,
+  ) {}
+
+  /** `n` items changed (`force`: rewrite soon whatever the count). */
+  changed(n: number, force = false): void {
+    this.stale += n;
+    if (force || this.stale >= Math.max(PACK_MIN_STALE, this.size() * PACK_STALE_SHARE)) this.schedule();
+  }
+
+  /** Rewrites the pack once changes have stopped for a moment. */
+  schedule(delay = PACK_DELAY_MS): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.rewrite().catch(() => undefined);
+    }, delay);
+  }
+
+  /** A ranking is being served: a rewrite due now waits until rankings pause. */
+  pressure(): void {
+    if (this.timer !== undefined) this.schedule();
+  }
+
+  /** Indexing is running: the rewrite waits for it to end. */
+  afterIndexing(): void {
+    this.due = true;
+  }
+
+  indexingEnded(): void {
+    if (!this.due) return;
+    this.due = false;
+    this.schedule();
+  }
+
+  /** The pack is being written now. */
+  written(): void {
+    this.stale = 0;
+  }
+}

@@ -6,20 +6,11 @@ import type { BackstoryDB } from './db';
 import { planImport, type ImportCounts } from './import-plan';
 import { createItem, patchItem } from './normalize';
 import { ContextVectors, embedOnce, sameTextIndex, type EmbedJob } from './indexing';
-import { buildPack, indexPrint, PACK_KEY, textHash, usablePack } from './pack';
+import { buildPack, indexPrint, PACK_KEY, PackSchedule, textHash, usablePack } from './pack';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
 export type { ImportCounts } from './import-plan';
 
-/** Quiet time after the last change before the pack is rewritten, ms. */
-const PACK_DELAY_MS = 5000;
-/**
- * The pack is rewritten once this many items changed since it was written (at least PACK_MIN_STALE, else this share
- * of memory): rewriting costs about a second of the worker's time per 10k items, while a start with a few stale
- * entries only re-reads and re-tokenises those few.
- */
-const PACK_MIN_STALE = 64;
-const PACK_STALE_SHARE = 0.02;
 
 /** IndexedDB refused a write because the browser's storage quota is used up. */
 export class StorageFullError extends Error {
@@ -184,25 +175,13 @@ export class MemoryStore {
     return this.loaded;
   }
 
-  private packTimer?: ReturnType<typeof setTimeout>;
+  /** When the pack is rewritten (after enough changes, once changes pause, never while typing or indexing). */
+  private packs = new PackSchedule(() => this.savePack({ whenIdle: true }), () => this.mem.size);
+  /** Writes between IndexedDB and memory right now (a pack written then would miss them). */
   private writing = 0;
-  /** Items changed since the pack was last written. */
-  private stale = 0;
-  /** A rewrite came due while indexing ran. */
-  private packDue = false;
 
   private noteChanges(n: number, force = false): void {
-    this.stale += n;
-    if (force || this.stale >= Math.max(PACK_MIN_STALE, this.mem.size * PACK_STALE_SHARE)) this.schedulePack();
-  }
-
-  /** Rewrites the pack once changes have stopped for a moment. */
-  private schedulePack(delay = PACK_DELAY_MS): void {
-    clearTimeout(this.packTimer);
-    this.packTimer = setTimeout(() => {
-      this.packTimer = undefined;
-      void this.savePack({ whenIdle: true }).catch(() => undefined);
-    }, delay);
+    this.packs.changed(n, force);
   }
 
   /**
@@ -210,7 +189,7 @@ export class MemoryStore {
    * thread for about a second per 10k items, which the user would feel while typing).
    */
   notePressure(): void {
-    if (this.packTimer !== undefined) this.schedulePack();
+    this.packs.pressure();
   }
 
   /**
@@ -219,12 +198,9 @@ export class MemoryStore {
    */
   async savePack(opts: { whenIdle?: boolean } = {}): Promise<void> {
     await this.load();
-    if (this.writing) return this.schedulePack(); // a write is between IndexedDB and memory: try again later
-    if (opts.whenIdle && this.pending) {
-      this.packDue = true; // indexing in progress: rewritten when it ends
-      return;
-    }
-    this.stale = 0;
+    if (this.writing) return this.packs.schedule(); // a write is between IndexedDB and memory: try again later
+    if (opts.whenIdle && this.pending) return this.packs.afterIndexing(); // it would be stale at once
+    this.packs.written();
     await this.db.packs.put(buildPack(this.mem, this.model ?? '', this.contexts.prints));
   }
 
@@ -447,11 +423,7 @@ export class MemoryStore {
         return done;
       } finally {
         this.pending = undefined;
-        // The rewrite held back while indexing ran (savePack whenIdle) happens now that it is over.
-        if (this.packDue) {
-          this.packDue = false;
-          this.schedulePack();
-        }
+        this.packs.indexingEnded();
       }
     })();
     return this.pending;
