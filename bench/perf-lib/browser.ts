@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { launchExtension } from '../../test/e2e/harness';
 import { createItem } from '../../lib/memory/normalize';
-import { embedText } from '../../lib/rank/lexical-index';
+import { embedText } from '../../lib/rank/item-text';
 import { createOrtWebEmbedder } from '../../lib/embed/ort-web-embedder';
 import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
 import { SyntheticCorpus, englishNote, percentile, rng } from './synthetic';

@@ -1,5 +1,5 @@
 import { VectorIndex } from '../../lib/embed/vector-index';
-import { IndexedMemory } from '../../lib/rank/memory-view';
+import { IndexedMemory } from '../../lib/rank/indexed-memory';
 
 /**
  * Puts the ranker back on the path as it was before quantised vectors (the baseline in bench:perf and the "before"

@@ -1,3 +1,4 @@
+import { modelTag } from '../../lib/embed/model-tag';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
@@ -10,7 +11,7 @@ import { useLocalModels } from '../../lib/embed/local-models';
 import { VectorIndex } from '../../lib/embed/vector-index';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
-import { IndexedMemory } from '../../lib/rank/memory-view';
+import { IndexedMemory } from '../../lib/rank/indexed-memory';
 import { rankMemory } from '../../lib/rank/rank';
 import { taskQueryTexts } from '../../lib/rank/query';
 import type { MemoryView, TaskReading } from '../../lib/rank/types';
@@ -64,7 +65,7 @@ export async function indexRate(dtype: ModelDtype, n: number, how: { threads?: n
   if (how.engines) {
     // The shipped pool over worker threads, one single-threaded engine each (the offscreen document's layout).
     const engines = Array.from({ length: how.engines }, (_, k) => new NodeWorkerEngine(NODE_MODEL_ROOT, dtype, k));
-    embedder = new EnginePool(engines, `pool/${how.engines}`);
+    embedder = new EnginePool(engines, `pool/${how.engines}`, modelTag(dtype));
     close = () => Promise.all(engines.map((e) => e.close()));
   } else {
     const one = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype, threads: how.threads ?? 1, batchSize: batch });

@@ -1,4 +1,5 @@
-import { MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
+import { modelTag } from './model-tag';
+import { MODEL_DIM, type Embedder } from './embedder';
 
 /** One model on a thread of its own (a Worker): it takes one request at a time and queues the rest. */
 export interface Engine {
@@ -45,12 +46,13 @@ export function shares(n: number, parts: number): [number, number][] {
  * engine then has the next share queued while the caller stores the last batch, instead of waiting idle for it.
  */
 export class EnginePool implements Embedder {
-  readonly modelId = MODEL_ID;
   readonly dim = MODEL_DIM;
   readonly parallel = 2;
   constructor(
     private readonly engines: Engine[],
     readonly backend = `pool/${engines.length}`,
+    /** The engines' model (they run the int8 file in the extension: offscreen-worker.ts). */
+    readonly modelId = modelTag('q8'),
   ) {
     if (!engines.length) throw new Error('an engine pool needs at least one engine');
   }

@@ -1,5 +1,6 @@
 import { callOffscreen, NoReceiverError } from '../messaging/rpc';
-import { MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
+import { MODEL_DIM, type Embedder } from './embedder';
+import { modelTag } from './model-tag';
 import { unpackVectors } from './offscreen-wire';
 
 /** The offscreen document is closed after this long without an embedding request (it holds a second model copy). */
@@ -49,7 +50,8 @@ export function offscreenAvailable(): boolean {
  * ranking query is embedded in the worker itself (no round trip, and never queued behind an import's batches).
  */
 export class OffscreenEmbedder implements Embedder {
-  readonly modelId = MODEL_ID;
+  /** The document's engines run the int8 file (offscreen-worker.ts). */
+  readonly modelId = modelTag('q8');
   readonly dim = MODEL_DIM;
   backend = 'offscreen';
   /** The document's engines queue work: a second batch sent while the first is stored keeps them busy. */

@@ -44,7 +44,7 @@ async function createEngine(modelRoot: string, wasmUrl: string): Promise<Embedde
   ort.env.wasm.wasmPaths = { wasm: wasmUrl };
   const res = await fetch(`${modelRoot}${MODEL_ID}/onnx/${MODEL_FILES.q8.model}`);
   if (!res.ok) throw new Error(`model file: HTTP ${res.status}`);
-  return createOrtEmbedder({ ort, model: new Uint8Array(await res.arrayBuffer()), backend: 'wasm/q8' });
+  return createOrtEmbedder({ ort, model: new Uint8Array(await res.arrayBuffer()), backend: 'wasm/q8', dtype: 'q8' });
 }
 
 async function handle({ id, texts, modelRoot, wasmUrl, engine: index }: EngineRequest): Promise<void> {

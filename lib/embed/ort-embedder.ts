@@ -1,6 +1,7 @@
 import type * as ort from 'onnxruntime-web';
 import { AutoTokenizer } from '@huggingface/transformers';
 import { MAX_EMBED_CHARS, MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
+import { modelTag } from './model-tag';
 
 export type ModelDtype = 'q8' | 'q4';
 
@@ -25,6 +26,8 @@ export async function createOrtEmbedder(opts: {
   externalData?: { path: string; data: Uint8Array }[];
   batchSize?: number;
   backend: string;
+  /** Which file `model` is: names the vectors (Embedder.modelId). */
+  dtype: ModelDtype;
 }): Promise<Embedder & { close(): Promise<void> }> {
   const ort = opts.ort;
   const tokenizer = await AutoTokenizer.from_pretrained(MODEL_ID);
@@ -71,7 +74,7 @@ export async function createOrtEmbedder(opts: {
   }
 
   return {
-    modelId: MODEL_ID,
+    modelId: modelTag(opts.dtype),
     dim: MODEL_DIM,
     backend: opts.backend,
     async embed(texts: string[]): Promise<Float32Array[]> {

@@ -35,6 +35,6 @@ export async function createOrtWebEmbedder(opts: OrtWebEmbedderOptions): Promise
   const files = MODEL_FILES[opts.dtype];
   const model = new Uint8Array(await readFile(join(dir, files.model)));
   const externalData = files.data ? [{ path: files.data, data: new Uint8Array(await readFile(join(dir, files.data))) }] : undefined;
-  const e = await createOrtEmbedder({ ort, model, externalData, batchSize: opts.batchSize, backend: `wasm-${opts.threads ?? 1}t` });
+  const e = await createOrtEmbedder({ ort, model, externalData, batchSize: opts.batchSize, backend: `wasm-${opts.threads ?? 1}t`, dtype: opts.dtype });
   return { ...e, dtype: opts.dtype };
 }

@@ -1,6 +1,7 @@
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import { MAX_EMBED_CHARS, MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
 import { useLocalModels } from './local-models';
+import { modelTag } from './model-tag';
 
 export interface TransformersEmbedderOptions {
   /** Folder (path in Node, URL in the extension) holding `all-MiniLM-L6-v2/`. */
@@ -41,7 +42,7 @@ export async function createTransformersEmbedder(opts: TransformersEmbedderOptio
   })) as FeatureExtractionPipeline;
   const batchSize = opts.batchSize ?? 16;
   return {
-    modelId: MODEL_ID,
+    modelId: modelTag(opts.dtype ?? 'q4'),
     dim: MODEL_DIM,
     backend: `${opts.device ?? 'node'}/${opts.dtype ?? 'q4'}`,
     async embed(texts: string[]): Promise<Float32Array[]> {

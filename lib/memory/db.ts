@@ -1,7 +1,8 @@
-import Dexie, { type EntityTable } from 'dexie';
+import Dexie, { type EntityTable, type Table } from 'dexie';
+import type { ImportJob } from './import-jobs';
 import { titleFrom } from './normalize';
 import { countTokens } from './tokens';
-import type { MemoryItem } from './types';
+import type { MemoryInput, MemoryItem } from './types';
 
 export interface StoredVector {
   id: string;
@@ -12,8 +13,8 @@ export interface StoredVector {
 
 /**
  * A derived index persisted for fast starts (schema v3): one row holds, for every item, a fingerprint of the fields
- * its indexes depend on, its int8 vector (codes + scale, as the in-memory VectorIndex holds them) and its BM25 entry
- * already tokenised. Never the truth: the store uses an entry only when the item read from `items` still has the
+ * its indexes depend on, its int8 vector (codes + scale, as the in-memory VectorIndex holds them), its BM25 entry
+ * already tokenised, and the context vectors (lib/memory/pack.ts). Never the truth: the store uses an entry only when the item read from `items` still has the
  * same fingerprint, and rewrites the pack after changes. Deleting it loses nothing but start time.
  */
 export interface PackRow {
@@ -29,19 +30,43 @@ export interface PackRow {
   slots: Int32Array;
   codes: Int8Array;
   scales: Float32Array;
-  lexical: import('../rank/lexical-index').PackedLexicon;
+  lexical: import('../rank/lexical-pack').PackedLexicon;
+  /** Threaded items' context vectors (int8), each with the print of the text it was made from. */
+  contexts: { ids: string[]; prints: Uint32Array; dim: number; codes: Int8Array; scales: Float32Array };
 }
 
-export interface MetaRow {
-  key: string;
-  value: unknown;
+/**
+ * A threaded item's context vector: the embedding of `contextText(item, previous item of its thread)` (schema v4).
+ * `print` is a hash of that text: when the item or its predecessor changes, the print no longer matches and the
+ * vector is made again.
+ */
+export interface StoredContext extends StoredVector {
+  print: number;
+}
+
+/** An import's files (Blobs, read by the background side) and its staged items: lib/memory/import-jobs.ts. */
+export interface ImportFileRow {
+  job: string;
+  n: number;
+  name: string;
+  path?: string;
+  blob: Blob;
+}
+
+export interface ImportStagedRow {
+  job: string;
+  batch: number;
+  inputs: MemoryInput[];
 }
 
 export type BackstoryDB = Dexie & {
   items: EntityTable<MemoryItem, 'id'>;
   vectors: EntityTable<StoredVector, 'id'>;
-  meta: EntityTable<MetaRow, 'key'>;
+  contexts: EntityTable<StoredContext, 'id'>;
   packs: EntityTable<PackRow, 'key'>;
+  importJobs: EntityTable<ImportJob, 'id'>;
+  importFiles: Table<ImportFileRow, [string, number]>;
+  importStaged: Table<ImportStagedRow, [string, number]>;
 };
 
 export const DB_NAME = 'backstory';
@@ -67,6 +92,15 @@ export function openMemoryDB(name = DB_NAME, deps?: { indexedDB: IDBFactory; IDB
   // v3: a table for the persisted index pack (PackRow). Items, vectors and meta are untouched; a database without a
   // pack simply starts the slow way once and writes one.
   db.version(3).stores({ packs: 'key' });
+  // v4: threaded items' context vectors; import jobs with their files (Blobs) and staged items, so an import does
+  // not depend on the page that started it; the unused `meta` table dropped. Items and vectors are untouched.
+  db.version(4).stores({
+    meta: null,
+    contexts: 'id',
+    importJobs: 'id, createdAt',
+    importFiles: '[job+n], job',
+    importStaged: '[job+batch], job',
+  });
   return db;
 }
 

@@ -1,4 +1,6 @@
-import type { MemoryInput, MemoryItem, MemoryKind } from './types';
+import * as v from 'valibot';
+import { inputFromItem } from './normalize';
+import type { MemoryInput, MemoryItem } from './types';
 
 export const MEMORY_FORMAT = 'backstory-memory';
 export const MEMORY_VERSION = 1;
@@ -13,21 +15,101 @@ export class ImportError extends Error {
   }
 }
 
-const KNOWN = new Set(['id', 'text', 'title', 'kind', 'tags', 'people', 'sites', 'pinned', 'createdAt', 'updatedAt', 'source']);
+/** An item's time: ISO 8601 text (what export writes) or epoch milliseconds. */
+const Time = v.union(
+  [
+    v.pipe(v.string(), v.check((s) => Number.isFinite(Date.parse(s)), 'is not an ISO 8601 date')),
+    v.pipe(v.number(), v.finite('is not an ISO 8601 date')),
+  ],
+  'is not an ISO 8601 date',
+);
+const Strings = v.array(v.string('must be a list of strings'), 'must be a list of strings');
+const Flag = v.boolean('must be true or false');
+const Text = v.string('must be text');
 
-function parseTime(v: unknown, field: string, i: number): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  const t = typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : NaN;
-  if (!Number.isFinite(t)) throw new ImportError(`Item ${i}: "${field}" is not an ISO 8601 date.`, i);
-  return t;
+/** One item of a memory file (CONTRACT.md), every field Backstory stores about an item; unknown fields pass through. */
+const ItemSchema = v.looseObject(
+  {
+    id: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'))),
+    text: v.pipe(v.string('missing'), v.check((s) => !!s.trim(), 'missing')),
+    title: v.nullish(Text),
+    kind: v.optional(v.picklist(['evidence', 'instruction'], 'must be "evidence" or "instruction"')),
+    tags: v.nullish(Strings),
+    people: v.nullish(Strings),
+    sites: v.nullish(Strings),
+    pinned: v.nullish(Flag),
+    excluded: v.nullish(Flag),
+    archived: v.nullish(Flag),
+    needsReview: v.nullish(v.string('must be text (why the item is held)')),
+    createdAt: v.nullish(Time),
+    updatedAt: v.nullish(Time),
+    lastUsedAt: v.nullish(Time),
+    source: v.nullish(
+      v.looseObject({ url: v.optional(Text), title: v.optional(Text), importId: v.optional(Text), format: v.optional(Text) }, 'must be an object'),
+    ),
+    thread: v.nullish(
+      v.object(
+        {
+          id: v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty')),
+          seq: v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(0, 'must not be negative')),
+        },
+        'must be an object with "id" and "seq"',
+      ),
+    ),
+    aux: v.nullish(Text),
+  },
+  'is not an object',
+);
+
+const KNOWN = new Set(Object.keys(ItemSchema.entries));
+
+
+/**
+ * One item of a memory file, checked and turned into input (the streaming reader validates each `$.items.*` with it).
+ * Throws ImportError naming the item index and the field.
+ */
+export function parseMemoryItem(raw: unknown, index: number): MemoryInput {
+  const r = v.safeParse(ItemSchema, raw);
+  if (!r.success) {
+    const issue = r.issues[0];
+    const path = (issue.path ?? []).map((p) => String(p.key)).filter((k, i) => i === 0 || !/^\d+$/.test(k));
+    if (path.length > 1 && issue.input === undefined) throw new ImportError(`Item ${index}: "${path.join('.')}" is missing.`, index);
+    if (!path.length) throw new ImportError(`Item ${index} ${issue.message}.`, index);
+    if (path[0] === 'text') throw new ImportError(`Item ${index} has no "text".`, index);
+    throw new ImportError(`Item ${index}: "${path.join('.')}" ${issue.message}.`, index);
+  }
+  const it = r.output;
+  const input: MemoryInput = { text: it.text, source: it.source ? { ...it.source } : {} };
+  let extra: Record<string, unknown> | undefined;
+  for (const k in it) {
+    const val = (it as Record<string, unknown>)[k];
+    if (val === undefined || val === null || k === 'text' || k === 'source') continue;
+    if (!KNOWN.has(k)) (extra ??= {})[k] = val;
+    else if (k === 'createdAt' || k === 'updatedAt' || k === 'lastUsedAt') input[k] = typeof val === 'number' ? val : Date.parse(val as string);
+    else if (k === 'thread') input.thread = { id: it.thread!.id, seq: it.thread!.seq };
+    else if (k !== 'needsReview' || val) (input as unknown as Record<string, unknown>)[k] = val;
+  }
+  if (extra) input.extra = extra;
+  return input;
 }
 
-function stringList(v: unknown, field: string, i: number): string[] | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
-    throw new ImportError(`Item ${i}: "${field}" must be a list of strings.`, i);
-  }
-  return v as string[];
+/** Checks a memory file's `format` and `version` (the streaming reader reads them before the items). */
+export function checkMemoryHeader(doc: { format?: unknown; version?: unknown }): void {
+  if (doc.format !== MEMORY_FORMAT) throw new ImportError(`Wrong format "${String(doc.format)}": expected "${MEMORY_FORMAT}".`);
+  if (doc.version !== MEMORY_VERSION) throw new ImportError(`Unsupported version ${String(doc.version)}: this Backstory reads version ${MEMORY_VERSION}.`);
+}
+
+/** A parseMemoryItem that also refuses an id seen earlier in the same file. */
+export function memoryItemParser(): (raw: unknown, index: number) => MemoryInput {
+  const seen = new Set<string>();
+  return (raw, index) => {
+    const input = parseMemoryItem(raw, index);
+    if (input.id !== undefined) {
+      if (seen.has(input.id)) throw new ImportError(`Item ${index}: duplicate id "${input.id}".`, index);
+      seen.add(input.id);
+    }
+    return input;
+  };
 }
 
 /** Parses a memory file (CONTRACT.md). Throws ImportError naming the first problem; returns every item otherwise. */
@@ -40,110 +122,42 @@ export function parseMemoryFile(raw: string): MemoryInput[] {
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new ImportError('The file is not a Backstory memory file (expected a JSON object).');
   const d = doc as Record<string, unknown>;
-  if (d.format !== MEMORY_FORMAT) throw new ImportError(`Wrong format "${String(d.format)}": expected "${MEMORY_FORMAT}".`);
-  if (d.version !== MEMORY_VERSION) throw new ImportError(`Unsupported version ${String(d.version)}: this Backstory reads version ${MEMORY_VERSION}.`);
+  checkMemoryHeader(d);
   if (!Array.isArray(d.items)) throw new ImportError('The file has no "items" list.');
-  const seen = new Set<string>();
-  return d.items.map((raw, i): MemoryInput => {
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ImportError(`Item ${i} is not an object.`, i);
-    const it = raw as Record<string, unknown>;
-    if (typeof it.text !== 'string' || !it.text.trim()) throw new ImportError(`Item ${i} has no "text".`, i);
-    if (it.kind !== undefined && it.kind !== 'evidence' && it.kind !== 'instruction') {
-      throw new ImportError(`Item ${i}: "kind" must be "evidence" or "instruction".`, i);
-    }
-    if (it.id !== undefined && typeof it.id !== 'string') throw new ImportError(`Item ${i}: "id" must be a string.`, i);
-    if (typeof it.id === 'string') {
-      if (seen.has(it.id)) throw new ImportError(`Item ${i}: duplicate id "${it.id}".`, i);
-      seen.add(it.id);
-    }
-    const src = it.source && typeof it.source === 'object' ? (it.source as Record<string, unknown>) : {};
-    const extra: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(it)) if (!KNOWN.has(k)) extra[k] = v;
-    return {
-      id: it.id as string | undefined,
-      text: it.text,
-      title: typeof it.title === 'string' ? it.title : undefined,
-      kind: it.kind as MemoryKind | undefined,
-      tags: stringList(it.tags, 'tags', i),
-      people: stringList(it.people, 'people', i),
-      sites: stringList(it.sites, 'sites', i),
-      pinned: it.pinned === true,
-      createdAt: parseTime(it.createdAt, 'createdAt', i),
-      updatedAt: parseTime(it.updatedAt, 'updatedAt', i),
-      source: {
-        ...(typeof src.url === 'string' ? { url: src.url } : {}),
-        ...(typeof src.title === 'string' ? { title: src.title } : {}),
-      },
-      extra: Object.keys(extra).length ? extra : undefined,
-    };
-  });
+  const parse = memoryItemParser();
+  return d.items.map((item, i) => parse(item, i));
 }
 
-/** The memory file for export; unknown fields captured on import are written back. */
-export function serializeMemoryFile(items: MemoryItem[]): string {
-  return JSON.stringify(
-    {
-      format: MEMORY_FORMAT,
-      version: MEMORY_VERSION,
-      items: items.map((it) => ({
-        ...(it.extra ?? {}),
-        id: it.id,
-        text: it.text,
-        title: it.title,
-        kind: it.kind,
-        tags: it.tags,
-        people: it.people,
-        sites: it.sites,
-        pinned: it.pinned,
-        createdAt: new Date(it.createdAt).toISOString(),
-        updatedAt: new Date(it.updatedAt).toISOString(),
-        source: it.source,
-      })),
-    },
-    null,
-    2,
-  );
+/**
+ * One item as the memory file holds it: every field Backstory stores (inputFromItem: all but derived ones), times as
+ * ISO 8601, and the unknown fields an import brought, at the top level where they were found.
+ */
+export function exportItem(item: MemoryItem): Record<string, unknown> {
+  const { extra, createdAt, updatedAt, lastUsedAt, ...rest } = inputFromItem(item);
+  return {
+    ...(extra ?? {}),
+    ...rest,
+    createdAt: new Date(createdAt!).toISOString(),
+    updatedAt: new Date(updatedAt!).toISOString(),
+    ...(lastUsedAt !== undefined ? { lastUsedAt: new Date(lastUsedAt).toISOString() } : {}),
+  };
 }
 
-/** Markdown notes: one item per top-level section (the heading becomes the title); no headings, one item. */
-export function parseMarkdownNotes(md: string, fileName = 'notes.md'): MemoryInput[] {
-  const text = md.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  const level = [1, 2, 3].find((n) => new RegExp(`^${'#'.repeat(n)} `, 'm').test(text));
-  if (!level) return text.trim() ? [{ text: text.trim(), title: fileName.replace(/\.(md|markdown|txt)$/i, '') }] : [];
-  const re = new RegExp(`^${'#'.repeat(level)} (.+)$`, 'm');
-  const parts = text.split(new RegExp(`(?=^${'#'.repeat(level)} )`, 'm'));
-  const items: MemoryInput[] = [];
-  for (const part of parts) {
-    const m = re.exec(part);
-    const body = (m ? part.slice(m.index + m[0].length) : part).trim();
-    if (!body && !m) continue;
-    items.push({ title: m?.[1].trim(), text: body || m![1].trim() });
+/**
+ * The memory file as chunks of JSON text, one item per chunk (with the header first and the closing last), so a
+ * large memory is written out without one giant string.
+ */
+export function* memoryFileChunks(items: Iterable<MemoryItem>): Generator<string> {
+  yield `{"format":${JSON.stringify(MEMORY_FORMAT)},"version":${MEMORY_VERSION},"items":[`;
+  let first = true;
+  for (const item of items) {
+    yield (first ? '\n' : ',\n') + JSON.stringify(exportItem(item));
+    first = false;
   }
-  return items;
+  yield '\n]}\n';
 }
 
-/** Plain text: one item per file, split at blank lines when it is long. */
-export function parsePlainText(txt: string, fileName = 'note.txt'): MemoryInput[] {
-  const text = txt.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').trim();
-  if (!text) return [];
-  if (text.length <= 2000) return [{ text, title: fileName.replace(/\.txt$/i, '') }];
-  const out: MemoryInput[] = [];
-  let chunk = '';
-  for (const para of text.split(/\n\s*\n/)) {
-    if (chunk && chunk.length + para.length > 1500) {
-      out.push({ text: chunk });
-      chunk = '';
-    }
-    chunk = chunk ? `${chunk}\n\n${para}` : para;
-  }
-  if (chunk) out.push({ text: chunk });
-  return out;
-}
-
-/** Picks the parser by file name and content. */
-export function parseImport(fileName: string, content: string): MemoryInput[] {
-  const trimmed = content.trimStart();
-  if (/\.json$/i.test(fileName) || trimmed.startsWith('{')) return parseMemoryFile(content);
-  if (/\.(md|markdown)$/i.test(fileName)) return parseMarkdownNotes(content, fileName);
-  return parsePlainText(content, fileName);
+/** The memory file for export, as one string (memoryFileChunks for large memories). */
+export function serializeMemoryFile(items: Iterable<MemoryItem>): string {
+  return [...memoryFileChunks(items)].join('');
 }

@@ -50,10 +50,26 @@ export function createItem(input: MemoryInput, now = Date.now()): MemoryItem {
     ...(input.needsReview ? { needsReview: input.needsReview } : {}),
     createdAt,
     updatedAt: input.updatedAt ?? createdAt,
+    ...(input.lastUsedAt !== undefined ? { lastUsedAt: input.lastUsedAt } : {}),
     source: { ...(input.source ?? {}) },
     tokens: countTokens(text),
+    ...(input.thread ? { thread: { id: input.thread.id, seq: input.thread.seq } } : {}),
+    ...(input.aux?.trim() ? { aux: input.aux.trim() } : {}),
     ...(input.extra && Object.keys(input.extra).length ? { extra: input.extra } : {}),
   };
+}
+
+/** Fields of a stored item that are derived from the others (recomputed by createItem), never carried as input. */
+const DERIVED: ReadonlySet<string> = new Set<keyof MemoryItem>(['tokens']);
+
+/**
+ * A stored item as input again, every field carried (undo of a delete, export): createItem(inputFromItem(it)) is
+ * the same item. Everything but derived fields is copied, so a field added to MemoryItem later is carried too.
+ */
+export function inputFromItem(item: MemoryItem): MemoryInput {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(item)) if (!DERIVED.has(k) && v !== undefined) out[k] = v;
+  return out as unknown as MemoryInput;
 }
 
 /** Applies an edit; returns the new item and whether its text (and so its embedding) changed. */
@@ -70,6 +86,5 @@ export function patchItem(item: MemoryItem, patch: MemoryPatch, now = Date.now()
     },
     now,
   );
-  if (item.lastUsedAt) next.lastUsedAt = item.lastUsedAt;
   return { item: next, textChanged: next.text !== item.text };
 }

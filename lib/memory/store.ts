@@ -1,70 +1,16 @@
 import type { Embedder } from '../embed/embedder';
-import { embedText, LexicalIndex, packedTerms } from '../rank/lexical-index';
-import { IndexedMemory } from '../rank/memory-view';
-import type { BackstoryDB, PackRow } from './db';
+import { embedText } from '../rank/item-text';
+import { IndexedMemory } from '../rank/indexed-memory';
+import { packedTerms } from '../rank/lexical-pack';
+import type { BackstoryDB } from './db';
+import { planImport, type ImportCounts } from './import-plan';
 import { createItem, patchItem } from './normalize';
+import { ContextVectors, embedOnce, sameTextIndex, type EmbedJob } from './indexing';
+import { buildPack, indexPrint, PACK_KEY, PackSchedule, textHash, usablePack } from './pack';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
-const MODEL_TAG = 'all-MiniLM-L6-v2/q4';
-const PACK_KEY = 'index';
-/**
- * Bump when the pack's layout changes; a pack of another version is ignored (and rewritten). v2: BM25 entries hold
- * the body's term sequence instead of phrase terms (lib/rank/lexical-index.ts PackedLexicon), tf as Uint16Array.
- */
-const PACK_VERSION = 2;
-/** Quiet time after the last change before the pack is rewritten, ms. */
-const PACK_DELAY_MS = 5000;
-/**
- * The pack is rewritten once this many items changed since it was written (at least PACK_MIN_STALE, else this share
- * of memory): rewriting costs about a second of the worker's time per 10k items, while a start with a few stale
- * entries only re-reads and re-tokenises those few.
- */
-const PACK_MIN_STALE = 64;
-const PACK_STALE_SHARE = 0.02;
+export type { ImportCounts } from './import-plan';
 
-/** FNV-1a of the fields an item's vector and BM25 entry are made from: a pack entry is used only if it matches. */
-export function indexPrint(item: MemoryItem): number {
-  const s = [
-    item.id, item.title ?? '', item.text, item.aux ?? '', (item.tags ?? []).join('\u0001'), (item.people ?? []).join('\u0001'),
-    item.thread ? `${item.thread.id}\u0001${item.thread.seq}` : '', String(item.createdAt ?? ''), item.needsReview ? '1' : '',
-  ].join('\u0000');
-  return textHash(s);
-}
-
-/** FNV-1a of a text (the sameTextIndex key; matches are confirmed by comparing the texts). */
-function textHash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/**
- * The BM25 entry today's code makes for a fixed item (dates, a question, people, phrases, inflections): a pack whose
- * canary differs was tokenised by other code (a changed stemmer or stop list) and is not used.
- */
-function lexicalCanary(): string {
-  const idx = new LexicalIndex();
-  idx.addItem({ id: 'c', title: 'Budget review', text: 'Did Alice approve the painted houses? Running costs rose 12% on 3 March 2025 at 10:30, see https://x.example/a.', tags: ['Finance'], people: ['Alice Smith <alice@x.example>'], aux: 'chart of costs', createdAt: Date.UTC(2025, 2, 3) });
-  const p = idx.exportDocs(['c']);
-  return `${p.terms}|${Array.from(p.term).join(',')}|${Array.from(p.tf).join(',')}|${Array.from(p.seq).join(',')}|${p.len[0]}|${p.asks[0]}`;
-}
-
-/** The arrays a v2 pack must hold, of the right kinds and lengths: a damaged row is ignored, never trusted. */
-function wellFormed(p: PackRow): boolean {
-  const l = p.lexical;
-  const n = p.ids?.length ?? -1;
-  return (
-    !!l && p.prints instanceof Uint32Array && p.prints.length === n && p.slots instanceof Int32Array && p.slots.length === n &&
-    p.codes instanceof Int8Array && p.scales instanceof Float32Array && p.codes.length === p.scales.length * p.dim &&
-    l.start instanceof Uint32Array && l.start.length === n + 1 && l.term instanceof Uint32Array && l.tf instanceof Uint16Array &&
-    l.term.length === l.start[n] && l.tf.length === l.term.length && l.len instanceof Uint32Array && l.asks instanceof Uint8Array &&
-    l.seqStart instanceof Uint32Array && l.seqStart.length === n + 1 && l.seq instanceof Uint32Array && l.seq.length === l.seqStart[n] &&
-    Array.isArray(l.threads) && typeof l.terms === 'string'
-  );
-}
 
 /** IndexedDB refused a write because the browser's storage quota is used up. */
 export class StorageFullError extends Error {
@@ -79,14 +25,21 @@ function isQuotaError(e: unknown): boolean {
 }
 
 /**
- * The memory: IndexedDB is the truth; an IndexedMemory (items, vectors, BM25 and prefix indexes) is kept in step
- * with it so ranking never waits on the database. Runs in the service worker and in Node (fake-indexeddb).
+ * The memory: IndexedDB is the truth; an IndexedMemory (items, vectors, context vectors, the BM25 index) is kept in
+ * step with it so ranking never waits on the database. Runs in the service worker and in Node (fake-indexeddb).
  * Every write goes to IndexedDB first, in one transaction, and only then to the in-memory indexes.
  */
 export class MemoryStore {
   private mem = new IndexedMemory();
   private loaded?: Promise<void>;
   private pending?: Promise<number>;
+  /**
+   * The model the vectors held were made with (`Embedder.modelId`): vectors are read and written under it only.
+   * When an embedder of another model is used, every vector is dropped and embedded again (useModel).
+   */
+  private model?: string;
+  /** Which context vectors are held, and whether they are stale. */
+  private contexts = new ContextVectors(() => this.mem);
   /** Which engine embedded the last background batch (e.g. `offscreen/wasm/q8x2`), for status and the bench. */
   indexBackend?: string;
 
@@ -114,12 +67,31 @@ export class MemoryStore {
   items(): Iterable<MemoryItem> {
     return this.mem.items();
   }
+  /** The model of the vectors held, if any are. */
+  get vectorModel(): string | undefined {
+    return this.model;
+  }
 
-  /** One read-write transaction over items and vectors: all of it is written or none. */
+  /**
+   * Vectors from now on are `model`'s. If the vectors held were made by another model (a changed model file, the
+   * fallback model), they are all dropped here, in memory, so the two never mix in a ranking; embedPending then embeds
+   * every item again, and IndexedDB's rows are replaced as it goes.
+   */
+  useModel(model: string): void {
+    if (this.model === model) return;
+    if (this.model !== undefined && (this.mem.vectorCount || this.mem.contextCount)) {
+      this.mem.clearVectors();
+      this.contexts.prints.clear();
+      this.noteChanges(0, true);
+    }
+    this.model = model;
+  }
+
+  /** One read-write transaction over items, vectors and context vectors: all of it is written or none. */
   private async write(fn: () => Promise<void>, changed = 1): Promise<void> {
     this.writing++;
     try {
-      await this.db.transaction('rw', this.db.items, this.db.vectors, fn);
+      await this.db.transaction('rw', this.db.items, this.db.vectors, this.db.contexts, fn);
     } catch (e) {
       throw isQuotaError(e) ? new StorageFullError() : e;
     } finally {
@@ -133,16 +105,22 @@ export class MemoryStore {
    * Reads everything from IndexedDB once per worker life. Items always come from `items`; their vectors and BM25
    * entries come from the persisted pack where the item's fingerprint still matches (one read, no re-quantising or
    * tokenising), the rest from `vectors` and the tokeniser. If the vectors so gathered do not number the rows of
-   * `vectors`, every vector is read again from the table. A pack that was missing or partly stale is rewritten.
+   * `vectors`, every vector is read again from the table. Context vectors come from the pack, or from `contexts`
+   * when the pack does not hold them all; stale ones are dropped. A pack that was missing or partly stale is rewritten.
    */
   load(): Promise<void> {
     this.loaded ??= (async () => {
-      const [items, stored, vectorRows] = await Promise.all([
+      const [items, stored, vectorRows, contextRows] = await Promise.all([
         this.db.items.toArray(),
         this.db.packs.get(PACK_KEY).catch(() => undefined),
         this.db.vectors.count(),
+        this.db.contexts.count(),
       ]);
-      const pack = stored && stored.version === PACK_VERSION && stored.model === MODEL_TAG && stored.canary === lexicalCanary() && wellFormed(stored) ? stored : undefined;
+      const usable = usablePack(stored, undefined) ? stored : undefined;
+      // The vectors table is the truth about which model made the vectors (a pack may predate a change of model).
+      this.model ??= (vectorRows ? (await this.db.vectors.toCollection().first())?.model : undefined) || usable?.model || undefined;
+      const model = this.model;
+      const pack = usable && usable.model === model ? usable : undefined;
       const at = new Map<string, number>();
       pack?.ids.forEach((id, i) => at.set(id, i));
       const terms = pack ? packedTerms(pack.lexical) : [];
@@ -168,41 +146,42 @@ export class MemoryStore {
       if (pack) this.mem.addPackedVectors(packIds, packSlots, pack.dim, pack.codes, pack.scales);
       if (rest.length) {
         const rows = rest.length > items.length / 2 ? await this.db.vectors.toArray() : await this.db.vectors.bulkGet(rest);
-        for (const v of rows) if (v && v.model === MODEL_TAG && this.mem.get(v.id) && !this.mem.get(v.id)!.needsReview) this.mem.setVector(v.id, v.vector);
+        for (const v of rows) if (v && v.model === model && this.mem.get(v.id) && !this.mem.get(v.id)!.needsReview) this.mem.setVector(v.id, v.vector);
       }
       const fullRead = this.mem.vectorCount !== vectorRows;
       if (fullRead) {
         // The pack and the table disagree about which items have vectors (written by other code, or a vector
         // added or dropped since the pack): the table is the truth.
-        const byId = new Map((await this.db.vectors.toArray()).filter((v) => v.model === MODEL_TAG).map((v) => [v.id, v.vector]));
+        const byId = new Map((await this.db.vectors.toArray()).filter((v) => v.model === model).map((v) => [v.id, v.vector]));
         for (const item of items) if (!item.needsReview) this.mem.setVector(item.id, byId.get(item.id));
       }
+      const contextsRead = !pack || pack.contexts.ids.length !== contextRows;
+      if (!contextsRead) {
+        const c = pack.contexts;
+        this.mem.addPackedContextVectors(c.ids, c.ids.map((_, i) => i), c.dim, c.codes, c.scales);
+        c.ids.forEach((id, i) => this.contexts.prints.set(id, c.prints[i]));
+      } else if (contextRows) {
+        for (const row of await this.db.contexts.toArray()) {
+          if (row.model !== model || !this.mem.get(row.id)) continue;
+          this.mem.setContextVector(row.id, row.vector);
+          this.contexts.prints.set(row.id, row.print);
+        }
+      }
+      this.contexts.jobs(this.contexts.prints.keys()); // drops the stale ones
       // Rewritten at once when missing or when it disagreed on vectors (each start would re-read them all), else when
       // enough of it is stale.
-      this.noteChanges(rest.length, !pack || fullRead);
+      this.noteChanges(rest.length, !pack || fullRead || (contextsRead && contextRows > 0));
     })();
     return this.loaded;
   }
 
-  private packTimer?: ReturnType<typeof setTimeout>;
+  /** When the pack is rewritten (after enough changes, once changes pause, never while typing or indexing). */
+  private packs = new PackSchedule(() => this.savePack({ whenIdle: true }), () => this.mem.size);
+  /** Writes between IndexedDB and memory right now (a pack written then would miss them). */
   private writing = 0;
-  /** Items changed since the pack was last written. */
-  private stale = 0;
-  /** A rewrite came due while indexing ran. */
-  private packDue = false;
 
   private noteChanges(n: number, force = false): void {
-    this.stale += n;
-    if (force || this.stale >= Math.max(PACK_MIN_STALE, this.mem.size * PACK_STALE_SHARE)) this.schedulePack();
-  }
-
-  /** Rewrites the pack once changes have stopped for a moment. */
-  private schedulePack(delay = PACK_DELAY_MS): void {
-    clearTimeout(this.packTimer);
-    this.packTimer = setTimeout(() => {
-      this.packTimer = undefined;
-      void this.savePack({ whenIdle: true }).catch(() => undefined);
-    }, delay);
+    this.packs.changed(n, force);
   }
 
   /**
@@ -210,7 +189,7 @@ export class MemoryStore {
    * thread for about a second per 10k items, which the user would feel while typing).
    */
   notePressure(): void {
-    if (this.packTimer !== undefined) this.schedulePack();
+    this.packs.pressure();
   }
 
   /**
@@ -219,23 +198,10 @@ export class MemoryStore {
    */
   async savePack(opts: { whenIdle?: boolean } = {}): Promise<void> {
     await this.load();
-    if (this.writing) return this.schedulePack(); // a write is between IndexedDB and memory: try again later
-    if (opts.whenIdle && this.pending) {
-      this.packDue = true; // indexing in progress: rewritten when it ends
-      return;
-    }
-    this.stale = 0;
-    const all = [...this.mem.items()];
-    const ids = all.map((it) => it.id);
-    const pv = this.mem.packedVectors();
-    const slotOf = new Map<string, number>();
-    pv.ids.forEach((id, i) => slotOf.set(id, i));
-    const row: PackRow = {
-      key: PACK_KEY, version: PACK_VERSION, model: MODEL_TAG, canary: lexicalCanary(), dim: pv.dim, ids,
-      prints: Uint32Array.from(all, indexPrint), slots: Int32Array.from(ids, (id) => slotOf.get(id) ?? -1),
-      codes: pv.codes, scales: pv.scales, lexical: this.mem.lexicalIndex.exportDocs(ids),
-    };
-    await this.db.packs.put(row);
+    if (this.writing) return this.packs.schedule(); // a write is between IndexedDB and memory: try again later
+    if (opts.whenIdle && this.pending) return this.packs.afterIndexing(); // it would be stale at once
+    this.packs.written();
+    await this.db.packs.put(buildPack(this.mem, this.model ?? '', this.contexts.prints));
   }
 
   /** Ids of items still waiting for an embedding (model missing, or an import indexed in the background). */
@@ -245,8 +211,9 @@ export class MemoryStore {
 
   /**
    * Adds items in one transaction: all of them or, on failure, none. Small additions are embedded before they are
-   * written; with `deferEmbedding` (imports) the items are written at once and `embedPending` embeds them later,
-   * so a large import is atomic and fast, and its indexing resumes if the worker is stopped.
+   * written (context vectors of threaded ones right after); with `deferEmbedding` (imports) the items are written at
+   * once and `embedPending` embeds them later, so a large import is atomic and fast, and its indexing resumes if the
+   * worker is stopped.
    */
   async add(inputs: MemoryInput[], opts: { deferEmbedding?: boolean; now?: number } = {}): Promise<MemoryItem[]> {
     await this.load();
@@ -257,10 +224,11 @@ export class MemoryStore {
       return !!old && !it.needsReview && this.mem.hasVector(it.id) && embedText(old) === embedText(it);
     };
     const kept = new Set(items.filter(keeps).map((it) => it.id));
-    const vectors = opts.deferEmbedding || kept.size === items.length ? null : await this.tryEmbed(items);
+    const embedded = opts.deferEmbedding || kept.size === items.length ? null : await this.tryEmbed(items.map(embedText), items);
+    const vectors = embedded?.vectors;
     await this.write(async () => {
       await this.db.items.bulkPut(items);
-      if (vectors) await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: MODEL_TAG, vector })));
+      if (vectors) await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: embedded!.model, vector })));
       // An item replaced without a new vector must not keep its old one, unless its text is unchanged.
       else await this.db.vectors.bulkDelete(items.filter((it) => !kept.has(it.id)).map((it) => it.id));
     }, items.length);
@@ -268,6 +236,8 @@ export class MemoryStore {
       this.mem.put(item, vectors?.[i]); // without a vector, put() leaves the one held (kept items)
       if (!vectors && !kept.has(item.id)) this.mem.setVector(item.id, undefined);
     });
+    if (!opts.deferEmbedding) await this.embedContexts(this.contexts.withSuccessors(items.map((it) => it.id)));
+    else this.contexts.jobs(this.contexts.withSuccessors(items.map((it) => it.id))); // stale ones dropped; embedPending makes them
     return items;
   }
 
@@ -277,15 +247,45 @@ export class MemoryStore {
     if (!current) throw new Error(`No memory with id ${id}.`);
     const { item, textChanged } = patchItem(current, patch, now);
     const reembed = textChanged || item.title !== current.title;
-    const vector = reembed ? (await this.tryEmbed([item]))?.[0] : undefined;
+    const embedded = reembed ? await this.tryEmbed([embedText(item)], [item]) : null;
+    const vector = embedded?.vectors[0];
     await this.write(async () => {
       await this.db.items.put(item);
-      if (vector) await this.db.vectors.put({ id, model: MODEL_TAG, vector });
+      if (vector) await this.db.vectors.put({ id, model: embedded!.model, vector });
       else if (reembed) await this.db.vectors.delete(id);
     });
     this.mem.put(item);
     if (reembed) this.mem.setVector(id, vector);
+    await this.embedContexts(this.contexts.withSuccessors([id]));
     return item;
+  }
+
+  /**
+   * Commits an import's items in one transaction: all of them or, on failure, none. Items are keyed by id: a new id is
+   * added; a known id with the same content is left as it is (vectors and all); a known id with changed content is
+   * replaced and embedded again later by `embedPending` (its vector is kept when the text the model sees did not
+   * change). What the user decided about an item (pinned, never include, archived, held, last used) stays unless the
+   * import itself sets it. An added or updated item's `source.importId` is this import; an unchanged one keeps the
+   * import that brought it, so removing the later import leaves it.
+   */
+  async commitImport(inputs: MemoryInput[], opts: { importId: string; now?: number }): Promise<ImportCounts> {
+    await this.load();
+    const { counts, changed, reembed } = planImport(inputs, (id) => this.mem.get(id), opts.importId, opts.now ?? Date.now());
+    await this.write(async () => {
+      await this.db.items.bulkPut(changed);
+      await this.db.vectors.bulkDelete(reembed);
+    }, changed.length);
+    for (const item of changed) this.mem.put(item);
+    for (const id of reembed) this.mem.setVector(id, undefined);
+    this.contexts.jobs(this.contexts.withSuccessors(changed.map((it) => it.id))); // stale ones dropped; embedPending makes them
+    return counts;
+  }
+
+  /** Deletes every item the import brought (`source.importId`); returns them. */
+  async removeImport(importId: string): Promise<MemoryItem[]> {
+    await this.load();
+    const ids = [...this.mem.items()].filter((it) => it.source.importId === importId).map((it) => it.id);
+    return this.remove(ids);
   }
 
   /** Marks items as used now (continuity and recency count it). */
@@ -299,11 +299,19 @@ export class MemoryStore {
   async remove(ids: string[]): Promise<MemoryItem[]> {
     await this.load();
     const removed = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x);
+    // Their successors' context vectors were made with them: they go too.
+    const gone = new Set(ids);
+    const next = this.contexts.withSuccessors(ids).filter((id) => !gone.has(id));
     await this.write(async () => {
       await this.db.items.bulkDelete(ids);
       await this.db.vectors.bulkDelete(ids);
+      await this.db.contexts.bulkDelete([...ids, ...next]);
     }, ids.length);
-    for (const id of ids) this.mem.delete(id);
+    for (const id of ids) {
+      this.mem.delete(id);
+      this.contexts.prints.delete(id);
+    }
+    this.contexts.jobs(next);
     return removed;
   }
 
@@ -313,14 +321,51 @@ export class MemoryStore {
     await this.write(async () => {
       await this.db.items.clear();
       await this.db.vectors.clear();
+      await this.db.contexts.clear();
     }, Infinity);
     this.mem = new IndexedMemory();
+    this.contexts.prints.clear();
+  }
+
+  /** Makes the context vectors these items lack now (small adds and edits); left to embedPending if the model fails. */
+  private async embedContexts(ids: string[]): Promise<void> {
+    const jobs = this.contexts.jobs(ids);
+    if (!jobs.length) return;
+    const embedded = await this.tryEmbed(jobs.map((j) => j.text), []);
+    if (embedded) await this.storeVectors(jobs, embedded.vectors, embedded.model);
   }
 
   /**
-   * Embeds items that have no vector yet, in small batches so ranking requests get the thread in between; each
-   * batch is stored in one transaction. Items are taken shortest first, so a batch holds texts of similar length
-   * and the model pads little. One run at a time: a second call joins the running one. Returns how many were embedded.
+   * Writes made vectors in one transaction and then into memory; jobs whose item changed meanwhile (edited, deleted,
+   * its predecessor changed) are skipped.
+   */
+  private async storeVectors(jobs: EmbedJob[], vectors: Float32Array[], model: string): Promise<void> {
+    if (model !== this.model) return; // the model changed while these were made
+    const live = jobs.map((job, i) => ({ job, vector: vectors[i] })).filter(({ job }) => {
+      const item = this.mem.get(job.id);
+      if (!item || item.needsReview) return false;
+      if (job.print === undefined) return !this.mem.hasVector(job.id) && embedText(item) === job.text;
+      const text = this.contexts.textOf(item);
+      return text !== undefined && textHash(text) === job.print;
+    });
+    const own = live.filter(({ job }) => job.print === undefined);
+    const ctx = live.filter(({ job }) => job.print !== undefined);
+    await this.write(async () => {
+      if (own.length) await this.db.vectors.bulkPut(own.map(({ job, vector }) => ({ id: job.id, model, vector })));
+      if (ctx.length) await this.db.contexts.bulkPut(ctx.map(({ job, vector }) => ({ id: job.id, model, vector, print: job.print! })));
+    }, live.length);
+    for (const { job, vector } of own) this.mem.setVector(job.id, vector);
+    for (const { job, vector } of ctx) {
+      this.mem.setContextVector(job.id, vector);
+      this.contexts.prints.set(job.id, job.print!);
+    }
+  }
+
+  /**
+   * Embeds items that have no vector yet, and the context vectors threaded items lack, in small batches so ranking
+   * requests get the thread in between; each batch is stored in one transaction. Texts are taken shortest first, so a
+   * batch holds texts of similar length and the model pads little. One run at a time: a second call joins the
+   * running one. Returns how many vectors were made; progress counts item and context vectors alike.
    */
   embedPending(onProgress?: (done: number, total: number) => void, batch = 16): Promise<number> {
     this.pending ??= (async () => {
@@ -328,122 +373,71 @@ export class MemoryStore {
         await this.load();
         let embedder = await this.getIndexEmbedder();
         if (!embedder) return 0;
-        const ids = this.byLength(this.unembedded());
+        this.useModel(embedder.modelId);
+        const own = this.unembedded().map((id): EmbedJob => ({ id, text: embedText(this.mem.get(id)!) }));
+        // Context vectors held are kept current by every write (and checked at load): only missing ones are looked for.
+        const threaded = [...this.mem.items()].filter((it) => it.thread && !this.contexts.prints.has(it.id)).map((it) => it.id);
+        const jobs = [...own, ...this.contexts.jobs(threaded)].sort((a, b) => a.text.length - b.text.length);
         // Nothing waiting (every worker start checks): no same-text index, which reads every item.
-        if (!ids.length) return 0;
+        if (!jobs.length) return 0;
         let done = 0;
-        onProgress?.(0, ids.length); // panels show the count from the start
+        onProgress?.(0, jobs.length); // panels show the count from the start
         const embedWithFallback = async (texts: string[]): Promise<Float32Array[]> => {
           const used = embedder!;
           try {
             return await used.embed(texts);
           } catch (e) {
-            // The indexing engine failed (offscreen document refused or gone): go on with the worker's own model.
-            const own = await this.getEmbedder();
-            if (!own || own === used) throw e;
-            embedder = own;
-            return own.embed(texts);
+            // The indexing engine failed (offscreen document refused or gone): go on with the worker's own model,
+            // if it is the same model (vectors of two models never mix).
+            const fallback = await this.getEmbedder();
+            if (!fallback || fallback === used || fallback.modelId !== used.modelId) throw e;
+            embedder = fallback;
+            return fallback.embed(texts);
           }
         };
-        const sameText = this.sameTextIndex();
-        // Items deleted or edited meanwhile are skipped; an edit embeds its own new text.
+        const model = embedder.modelId;
+        const sameText = sameTextIndex(this.mem);
         const start = (from: number) => {
-          const items = ids.slice(from, from + batch).map((id) => this.mem.get(id)).filter((it): it is MemoryItem => !!it && !it.needsReview && !this.mem.hasVector(it.id));
-          const vectors = items.length ? this.embedOnce(items.map(embedText), sameText, embedWithFallback) : Promise.resolve([]);
+          const part = jobs.slice(from, from + batch);
+          const vectors = part.length ? embedOnce(part, sameText, (ids) => this.db.vectors.bulkGet(ids), this.model, embedWithFallback) : Promise.resolve([]);
           vectors.catch(() => undefined); // awaited in turn below; a batch started ahead must not fail unobserved
-          return { items, vectors };
+          return { part, vectors };
         };
         // Engines that queue work (`parallel`) get the next batch before the last one is stored.
         const ahead: ReturnType<typeof start>[] = [];
-        for (let next = 0; next < ids.length || ahead.length; ) {
-          while (ahead.length < Math.max(1, embedder.parallel ?? 1) && next < ids.length) {
+        for (let next = 0; next < jobs.length || ahead.length; ) {
+          while (ahead.length < Math.max(1, embedder.parallel ?? 1) && next < jobs.length) {
             ahead.push(start(next));
             next += batch;
           }
-          const { items, vectors: pending } = ahead.shift()!;
-          const vectors = await pending;
-          if (items.length) {
+          const { part, vectors: made } = ahead.shift()!;
+          const vectors = await made;
+          if (part.length) {
             this.indexBackend = embedder.backend;
-            const live = items.filter((it) => this.mem.get(it.id) === it);
-            await this.write(() => this.db.vectors.bulkPut(live.map((it) => ({ id: it.id, model: MODEL_TAG, vector: vectors[items.indexOf(it)] }))).then(() => undefined), live.length);
-            for (const it of live) {
-              this.mem.setVector(it.id, vectors[items.indexOf(it)]);
-              sameText.add(embedText(it), it.id);
-            }
+            await this.storeVectors(part, vectors, model);
+            for (const job of part) if (job.print === undefined && this.mem.hasVector(job.id)) sameText.add(job.text, job.id);
           }
-          done = Math.min(ids.length, next - ahead.length * batch);
-          onProgress?.(done, ids.length);
+          done = Math.min(jobs.length, next - ahead.length * batch);
+          onProgress?.(done, jobs.length);
         }
         return done;
       } finally {
         this.pending = undefined;
-        // The rewrite held back while indexing ran (savePack whenIdle) happens now that it is over.
-        if (this.packDue) {
-          this.packDue = false;
-          this.schedulePack();
-        }
+        this.packs.indexingEnded();
       }
     })();
     return this.pending;
   }
 
-  /**
-   * The items that have a vector, by a hash of the text the model sees: a note whose text another already has (a
-   * duplicate capture, the same notes imported under other ids) takes that vector instead of the model's time.
-   * Built once per indexing run (about 2 µs per item).
-   */
-  private sameTextIndex() {
-    const byHash = new Map<number, string[]>();
-    const add = (text: string, id: string) => {
-      const h = textHash(text);
-      const ids = byHash.get(h);
-      if (ids) ids.push(id);
-      else byHash.set(h, [id]);
-    };
-    for (const it of this.mem.items()) if (!it.needsReview && this.mem.hasVector(it.id)) add(embedText(it), it.id);
-    return {
-      add,
-      /** An item that has a vector and exactly this text (the hash only narrows the search). */
-      donor: (text: string) => byHash.get(textHash(text))?.find((id) => {
-        const it = this.mem.get(id);
-        return !!it && !it.needsReview && this.mem.hasVector(id) && embedText(it) === text;
-      }),
-    };
-  }
-
-  /**
-   * Vectors for `texts`: read from IndexedDB where an item with the same text has one (exactly as the model made it),
-   * the rest from the model, each distinct text once.
-   */
-  private async embedOnce(texts: string[], sameText: ReturnType<MemoryStore['sameTextIndex']>, embed: (texts: string[]) => Promise<Float32Array[]>): Promise<Float32Array[]> {
-    const out: (Float32Array | undefined)[] = new Array(texts.length);
-    const donors = texts.map((t) => sameText.donor(t));
-    const rows = donors.some(Boolean) ? await this.db.vectors.bulkGet(donors.map((d) => d ?? '')) : [];
-    rows.forEach((row, i) => {
-      if (donors[i] && row?.model === MODEL_TAG) out[i] = row.vector;
-    });
-    const missing = [...new Set(texts.filter((_, i) => !out[i]))];
-    if (missing.length) {
-      const made = await embed(missing);
-      const byText = new Map(missing.map((t, k) => [t, made[k]]));
-      texts.forEach((t, i) => (out[i] ??= byText.get(t)));
-    }
-    return out as Float32Array[];
-  }
-
-  /** Ids ordered by the length of the text the model sees (a padded batch costs as much as its longest text). */
-  private byLength(ids: string[]): string[] {
-    const len = new Map(ids.map((id) => [id, embedText(this.mem.get(id)!).length]));
-    return ids.sort((a, b) => len.get(a)! - len.get(b)!);
-  }
-
-  private async tryEmbed(items: MemoryItem[]): Promise<Float32Array[] | null> {
+  /** Vectors of `texts` from the worker's model, or null (no model, it failed, or `items` holds a held item). */
+  private async tryEmbed(texts: string[], items: MemoryItem[]): Promise<{ vectors: Float32Array[]; model: string } | null> {
     // Held-back items are not embedded until confirmed; embedPending() picks them up then.
     if (items.some((it) => it.needsReview)) return null;
     const embedder = await this.getEmbedder();
     if (!embedder) return null;
+    this.useModel(embedder.modelId);
     try {
-      return await embedder.embed(items.map(embedText));
+      return { vectors: await embedder.embed(texts), model: embedder.modelId };
     } catch {
       return null; // kept unembedded; embedPending() retries
     }

@@ -69,6 +69,8 @@ export interface MemoryInput {
   source?: MemorySource;
   thread?: ThreadRef;
   lastUsedAt?: number;
+  /** Text the item is found by but that is not part of its body (an image caption). */
+  aux?: string;
   extra?: Record<string, unknown>;
 }
 

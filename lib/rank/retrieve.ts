@@ -96,12 +96,6 @@ function mixContext(memory: MemoryView, dense: Map<string, number>, qvs: Float32
   }
 }
 
-/** Fallback when the view has no BM25 index: ranks become descending scores. */
-function rankOnlySearcher(memory: MemoryView, text: string): LexicalHit[] {
-  const ids = memory.lexical(text, 200);
-  return ids.map((id, i) => ({ id, score: 1 / (1 + i), matched: [] }));
-}
-
 /** Terms of the top documents that the query lacks, weighted by how typical they are of those documents. */
 function feedbackTerms(index: LexicalSearcher, top: string[], query: Map<string, number>, t: Tuning) {
   const gain = new Map<string, number>();
@@ -192,7 +186,7 @@ export function retrieve(
   const index = memory.lexicalIndex;
 
   // Lexical: BM25 with weighted terms, normalised by the score an ideal match would get.
-  let lexHits: LexicalHit[];
+  let lexHits: LexicalHit[] = [];
   let ideal = 1;
   let expansion: string[] = [];
   if (index) {
@@ -217,8 +211,6 @@ export function retrieve(
       }
     }
     ideal = index.idealScore(plan.terms) || 1;
-  } else {
-    lexHits = rankOnlySearcher(memory, plan.texts[0] ?? plan.ask);
   }
   const lex = new Map<string, LexicalHit>();
   for (const h of lexHits) lex.set(h.id, h);

@@ -44,16 +44,14 @@ export interface MemoryView {
   items(): Iterable<MemoryItem>;
   get(id: string): MemoryItem | undefined;
   vector(id: string): Float32Array | undefined;
-  /** Lexical recall: ids of items matching the query words, best first. */
-  lexical(query: string, limit: number): string[];
   readonly size: number;
   /**
-   * BM25-scored lexical search with weighted query terms (see lib/rank/lexical-index.ts). A store that holds a
-   * `LexicalIndex` exposes it here; without it the ranker falls back to `lexical()` ranks.
+   * BM25-scored lexical search with weighted query terms (see lib/rank/lexical-index.ts). Without it, ranking is
+   * by meaning alone.
    */
   lexicalIndex?: LexicalSearcher;
   /**
-   * Embedding of the item read in its thread context (`contextText(item, prev)` in lib/rank/lexical-index.ts),
+   * Embedding of the item read in its thread context (`contextText(item, prev)` in lib/rank/item-text.ts),
    * when the store keeps one; the dense score then mixes it with the item's own vector.
    */
   contextVector?(id: string): Float32Array | undefined;

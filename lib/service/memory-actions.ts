@@ -1,4 +1,5 @@
-import { parseImport, serializeMemoryFile } from '../memory/memory-file';
+import { serializeMemoryFile } from '../memory/memory-file';
+import { parseImport } from '../import/text-import';
 import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { ServiceStatus } from '../messaging/protocol';

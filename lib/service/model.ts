@@ -34,7 +34,8 @@ export class ModelHolder {
     const own = await this.get();
     if (!own || !offscreenAvailable()) return own;
     this.offscreen ??= new OffscreenEmbedder();
-    return this.offscreen;
+    // Only when the engines run the same model as the worker: vectors of two models must not mix.
+    return this.offscreen.modelId === own.modelId ? this.offscreen : own;
   }
 
   private async load(): Promise<Embedder | null> {

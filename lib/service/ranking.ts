@@ -18,6 +18,8 @@ export interface RankInputs {
   recentlyUsed: string[];
   dismissed: string[];
   seq: number;
+  /** The time ranked at (recency); the bench ranks as of its data set's own date. */
+  now?: number;
 }
 
 /** The text the user is asking about: the search box wins over the page. */
@@ -55,6 +57,8 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
     ask: (task.field?.text || task.selection || '').slice(0, 200),
   };
   if (!hasAsk(task)) return base;
+  // The memory's vectors must be this model's: vectors of another are dropped (and embedded again) rather than mixed.
+  if (inp.embedder) inp.store.useModel(inp.embedder.modelId);
   // Each query variant (the ask, the ask with its page around it...) is embedded once and cached.
   const texts = taskQueryTexts(task).filter((t) => t.trim());
   const queryVectors = inp.embedder && texts.length ? await Promise.all(texts.map((t) => inp.queries.get(inp.embedder!, t))) : undefined;
@@ -65,7 +69,7 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
     queryVectors,
     recentlyUsed: inp.recentlyUsed,
     dismissed: inp.dismissed,
-    now: Date.now(),
+    now: inp.now ?? Date.now(),
   });
   return {
     ...base,

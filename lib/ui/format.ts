@@ -1,4 +1,4 @@
-import type { MemoryInput, MemoryItem } from '../memory/types';
+import type { MemoryItem } from '../memory/types';
 import type { RankedCard, TraceEntry, TraceStage } from '../rank/types';
 
 const DAY = 86_400_000;
@@ -81,14 +81,6 @@ export const STAGE_TEXT: Record<TraceStage, string> = {
 
 export function stageText(e: TraceEntry): string {
   return e.stage ? STAGE_TEXT[e.stage] : e.included ? 'selected' : 'left out';
-}
-
-/** A stored item as input again (undo of a delete): same id, same times, same unknown fields. */
-export function itemToInput(it: MemoryItem): MemoryInput {
-  return {
-    id: it.id, text: it.text, title: it.title, kind: it.kind, tags: it.tags, people: it.people, sites: it.sites, pinned: it.pinned,
-    excluded: it.excluded, archived: it.archived, createdAt: it.createdAt, updatedAt: it.updatedAt, source: it.source, extra: it.extra,
-  };
 }
 
 /** Where an item came from, for a card's meta line: site, page title. */

@@ -5,7 +5,8 @@ import type { IndexingProgress, PanelPush, PanelState } from '../messaging/proto
 import { callBackground } from '../messaging/rpc';
 import type { RankedCard, TraceEntry } from '../rank/types';
 import { Card, FactorBars } from './card';
-import { itemToInput, stageText } from './format';
+import { stageText } from './format';
+import { inputFromItem } from '../memory/normalize';
 import { ItemEditor } from './item-editor';
 import { MemoryView } from './memory-view';
 import { usePanelState, useWatchedTab } from './use-panel-state';
@@ -208,7 +209,7 @@ export function SidePanel() {
       show({
         text: `Deleted “${item.title || item.text.slice(0, 40)}”.`,
         undo: async () => {
-          await callBackground('memory:add', { items: removed.map(itemToInput) });
+          await callBackground('memory:add', { items: removed.map(inputFromItem) });
           setMemVersion((v) => v + 1);
           show({ text: 'Restored.' });
         },

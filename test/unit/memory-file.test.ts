@@ -1,6 +1,11 @@
+import { LexicalIndex } from '../../lib/rank/lexical-index';
 import { describe, expect, it } from 'vitest';
-import { ImportError, parseImport, parseMarkdownNotes, parseMemoryFile, serializeMemoryFile } from '../../lib/memory/memory-file';
-import { createItem } from '../../lib/memory/normalize';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { checkMemoryHeader, ImportError, memoryFileChunks, parseMemoryFile, parseMemoryItem, serializeMemoryFile } from '../../lib/memory/memory-file';
+import { createItem, inputFromItem } from '../../lib/memory/normalize';
+import { openMemoryDB } from '../../lib/memory/db';
+import { MemoryStore } from '../../lib/memory/store';
+import type { MemoryItem } from '../../lib/memory/types';
 import { guessKind } from '../../lib/memory/kind-guess';
 
 const file = (items: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({ format: 'backstory-memory', version: 1, items, ...extra });
@@ -21,18 +26,57 @@ describe('memory file', () => {
     ['an item without text', file([{ text: 'ok' }, { title: 'no text' }]), /Item 1 has no "text"/],
     ['duplicate ids', file([{ id: 'x', text: 'a' }, { id: 'x', text: 'b' }]), /Item 1: duplicate id "x"/],
     ['a bad date', file([{ text: 'a', createdAt: 'yesterday' }]), /Item 0: "createdAt" is not an ISO 8601 date/],
+    ['a bad kind', file([{ text: 'a' }, { text: 'b', kind: 'fact' }]), /Item 1: "kind" must be "evidence" or "instruction"/],
+    ['a thread without seq', file([{ text: 'a', thread: { id: 't' } }]), /Item 0: "thread.seq" is missing/],
+    ['tags that are not strings', file([{ text: 'a', tags: ['x', 3] }]), /Item 0: "tags" must be a list of strings/],
+    ['an item that is not an object', file([{ text: 'a' }, 'b']), /Item 1 is not an object/],
   ])('rejects %s with a message naming the problem', (_name, raw, message) => {
     expect(() => parseMemoryFile(raw)).toThrow(ImportError);
     expect(() => parseMemoryFile(raw)).toThrow(message);
   });
 
-  it('splits Markdown notes at top-level headings, with the heading as title', () => {
-    const items = parseMarkdownNotes('# Budget\nQ3 is frozen.\n\n# Dana\nPrefers numbers first.\n', 'notes.md');
-    expect(items).toEqual([
-      { title: 'Budget', text: 'Q3 is frozen.' },
-      { title: 'Dana', text: 'Prefers numbers first.' },
-    ]);
-    expect(parseImport('plain.txt', 'just a note')).toEqual([{ title: 'plain', text: 'just a note' }]);
+  it('round-trips every field Backstory stores: an export imported into a new profile is the same memory', async () => {
+    const now = Date.UTC(2026, 0, 5);
+    const items: MemoryItem[] = [
+      createItem({
+        id: 'chatgpt:c1:m2', text: 'Yes, last Tuesday!', title: 'Me', kind: 'evidence', tags: ['trip'], people: ['Dana <dana@x.example>'],
+        sites: ['chatgpt.com'], pinned: true, excluded: true, archived: true, createdAt: now - 5000, updatedAt: now - 1000, lastUsedAt: now - 10,
+        source: { url: 'https://chatgpt.com/c/1', title: 'Trip', importId: 'import-1', format: 'chatgpt' }, thread: { id: 'chatgpt:c1', seq: 2 },
+        aux: '[shares a photo: a beach]', extra: { colour: 'teal', nested: { a: [1, 2] } },
+      }),
+      createItem({ id: 'held', text: 'token: sk-live-abc', needsReview: 'looks like an API key', kind: 'instruction', createdAt: now }),
+    ];
+    const back = parseMemoryFile(serializeMemoryFile(items)).map((i) => createItem(i, now + 99));
+    expect(back).toEqual(items);
+
+    // Through the store of a new profile: the same items again, the held one still held and unindexed.
+    const store = new MemoryStore(openMemoryDB('profile', { indexedDB: new IDBFactory(), IDBKeyRange }), async () => null);
+    await store.add(parseMemoryFile(serializeMemoryFile(items)), { now: now + 99 });
+    expect([...store.items()]).toEqual(items);
+    expect(store.view.lexicalIndex.has('held')).toBe(false);
+    expect(store.view.lexicalIndex.neighbour('chatgpt:c1:m2', 0)).toBe('chatgpt:c1:m2');
+  });
+
+  it('writes the file in chunks, one per item, that join to the same JSON', () => {
+    const items = [createItem({ id: 'a', text: 'one' }), createItem({ id: 'b', text: 'two' })];
+    const chunks = [...memoryFileChunks(items)];
+    expect(chunks.length).toBe(items.length + 2);
+    expect(JSON.parse(chunks.join('')).items.map((i: { id: string }) => i.id)).toEqual(['a', 'b']);
+    expect(JSON.parse([...memoryFileChunks([])].join(''))).toEqual({ format: 'backstory-memory', version: 1, items: [] });
+  });
+
+  it('checks one streamed item and the header on their own, naming the item index', () => {
+    expect(parseMemoryItem({ text: 'hi', thread: { id: 't', seq: 0 } }, 7)).toEqual({ text: 'hi', source: {}, thread: { id: 't', seq: 0 } });
+    expect(() => parseMemoryItem({ text: '' }, 7)).toThrow('Item 7 has no "text".');
+    try {
+      parseMemoryItem({ text: 'x', pinned: 'yes' }, 12);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ImportError);
+      expect((e as ImportError).itemIndex).toBe(12);
+      expect((e as Error).message).toBe('Item 12: "pinned" must be true or false.');
+    }
+    expect(() => checkMemoryHeader({ format: 'backstory-memory', version: 1 })).not.toThrow();
+    expect(() => checkMemoryHeader({ format: 'notes' })).toThrow(/Wrong format "notes"/);
   });
 });
 
@@ -65,6 +109,6 @@ describe('large imports', () => {
     const store = new MemoryStore(db, async () => null);
     await store.add(parseMemoryFile(file(many(100_000))));
     expect(await db.items.count()).toBe(100_000);
-    expect(store.view.lexical('project 42 offsite', 5).length).toBeGreaterThan(0);
+    expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('project 42 offsite'), 5).map((h) => h.id).length).toBeGreaterThan(0);
   });
 });

@@ -3,9 +3,10 @@ import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
 import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/types';
 import { rankMemory, scoreMemory } from '../../lib/rank/rank';
-import { arrayMemoryView } from '../../lib/rank/memory-view';
+import { arrayMemoryView } from '../../lib/rank/indexed-memory';
 import { buildPackage } from '../../lib/rank/package';
-import { LexicalIndex, RANK_LEXICAL, contextText } from '../../lib/rank/lexical-index';
+import { LexicalIndex, RANK_LEXICAL } from '../../lib/rank/lexical-index';
+import { contextText } from '../../lib/rank/item-text';
 import { planQuery, taskQueryText, taskQueryTexts } from '../../lib/rank/query';
 import { terms, askDateTerms, itemDateTerms, phrases } from '../../lib/rank/tokenize';
 

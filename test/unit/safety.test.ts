@@ -1,4 +1,5 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { LexicalIndex } from '../../lib/rank/lexical-index';
 import { describe, expect, it } from 'vitest';
 import { decodeFileBytes } from '../../lib/memory/decode-text';
 import { openMemoryDB } from '../../lib/memory/db';
@@ -32,7 +33,7 @@ describe('secrets on capture', () => {
     const rank = () => rankMemory({ task: task('staging deploy token'), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() });
     expect(rank().cards).toEqual([]);
     expect(rank().trace.find((t) => t.id === held.id)?.reason ?? 'not a candidate').not.toMatch(/^Score/);
-    expect(store.view.lexical('staging', 10)).toEqual([]);
+    expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('staging'), 10).map((h) => h.id)).toEqual([]);
     await store.update(held.id, { needsReview: '' });
     expect(rank().cards.map((c) => c.item.id)).toEqual([held.id]);
   });

@@ -1,5 +1,6 @@
 import Dexie from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { LexicalIndex } from '../../lib/rank/lexical-index';
 import { describe, expect, it } from 'vitest';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore, StorageFullError } from '../../lib/memory/store';
@@ -20,7 +21,7 @@ describe('schema upgrade', () => {
     const db = openMemoryDB('backstory', { indexedDB, IDBKeyRange });
     const store = new MemoryStore(db, async () => null);
     await store.load();
-    expect(db.verno).toBe(3); // v3 adds the index pack table; the v1 -> v2 migration runs on the way
+    expect(db.verno).toBe(4); // v3 adds the index pack table, v4 contexts and import jobs; the v1 -> v2 migration runs on the way
     expect(store.size).toBe(2);
     const a = store.get('old-1')!;
     expect(a).toMatchObject({ text: 'Dana prefers numbers first.', kind: 'instruction', sites: ['mail.google.com'], tags: [], createdAt: 1, updatedAt: 2 });
@@ -47,6 +48,6 @@ describe('storage faults', () => {
     db.items.bulkPut = realBulkPut;
     expect(await db.items.count()).toBe(1);
     expect([...store.items()].map((i) => i.id)).toEqual([kept.id]);
-    expect(store.view.lexical('Acme', 5)).toEqual([kept.id]);
+    expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('Acme'), 5).map((h) => h.id)).toEqual([kept.id]);
   });
 });

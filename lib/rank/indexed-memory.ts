@@ -1,13 +1,11 @@
-import { Index } from 'flexsearch';
 import type { MemoryItem } from '../memory/types';
 import type { MemoryView } from './types';
-import { LexicalIndex, RANK_LEXICAL, searchText } from './lexical-index';
+import { LexicalIndex, RANK_LEXICAL } from './lexical-index';
 import { personKey, hostOf } from './situation';
 import { VectorIndex } from '../embed/vector-index';
 
 /**
- * The memory held for ranking: items, vectors, the BM25 index, a FlexSearch prefix index for recall as the user
- * types, the few items that may need a guarantee, and items keyed by person, site and URL, so the ranker finds what
+ * The memory held for ranking: items, vectors, context vectors, the BM25 index, the few items that may need a guarantee, and items keyed by person, site and URL, so the ranker finds what
  * it must guarantee without scanning all memory. The extension's store keeps one in step with IndexedDB; Node
  * (tests, bench) builds one from arrays.
  */
@@ -18,18 +16,6 @@ export class IndexedMemory implements MemoryView {
   /** Embeddings of `contextText(item, previous item of its thread)`: the item read with the turn before it. */
   private contextVectors = new VectorIndex();
   readonly lexicalIndex = new LexicalIndex(RANK_LEXICAL);
-  /**
-   * Built on first use: the ranker reads `lexicalIndex` (BM25), and a forward-tokenised FlexSearch index costs about
-   * 0.45 ms and several KB per item, which at 100k items would be most of the service worker's start and memory.
-   */
-  private prefixIndex?: Index;
-  private get prefix(): Index {
-    if (!this.prefixIndex) {
-      this.prefixIndex = new Index({ tokenize: 'forward', resolution: 9 });
-      for (const it of this.byId.values()) if (!it.needsReview) this.prefixIndex.add(it.id, searchText(it));
-    }
-    return this.prefixIndex;
-  }
   private flaggedIds = new Set<string>();
   private flaggedList?: MemoryItem[];
   private byKey = new Map<string, Set<string>>();
@@ -68,8 +54,12 @@ export class IndexedMemory implements MemoryView {
   contextScores(ids: Iterable<string>, queries: Float32Array[], weights: number[]): Map<string, number> {
     return this.contextVectors.scoresFor(ids, queries, weights);
   }
-  lexical(query: string, limit: number): string[] {
-    return query.trim() ? (this.prefix.search(query, { limit, suggest: true }) as string[]) : [];
+  /** How many items have a context vector. */
+  get contextCount(): number {
+    return this.contextVectors.size;
+  }
+  hasContextVector(id: string): boolean {
+    return this.contextVectors.has(id);
   }
   /** The flagged items in flagging order, kept as an array until the memory changes (read on every ranking). */
   flagged(): Iterable<MemoryItem> {
@@ -89,6 +79,17 @@ export class IndexedMemory implements MemoryView {
   addPackedVectors(ids: string[], slots: ArrayLike<number>, dim: number, codes: Int8Array, scales: Float32Array): void {
     this.vectors.addPacked(ids, slots, dim, codes, scales);
   }
+  packedContextVectors(): ReturnType<VectorIndex['packed']> {
+    return this.contextVectors.packed();
+  }
+  addPackedContextVectors(ids: string[], slots: ArrayLike<number>, dim: number, codes: Int8Array, scales: Float32Array): void {
+    this.contextVectors.addPacked(ids, slots, dim, codes, scales);
+  }
+  /** Forgets every vector and context vector (they were made by another model); items and the BM25 index stay. */
+  clearVectors(): void {
+    this.vectors = new VectorIndex();
+    this.contextVectors = new VectorIndex();
+  }
 
   /**
    * Adds or replaces an item (and its vector, when given) in every index. `lexicalLoaded`: the item's BM25 entry is
@@ -104,15 +105,10 @@ export class IndexedMemory implements MemoryView {
       this.vectors.delete(item.id);
       this.contextVectors.delete(item.id);
       this.lexicalIndex.remove(item.id);
-      if (old) this.prefixIndex?.remove(item.id);
       return;
     }
     if (vector) this.vectors.set(item.id, vector);
     if (!lexicalLoaded) this.lexicalIndex.addItem(item);
-    if (this.prefixIndex) {
-      if (old && !old.needsReview) this.prefixIndex.update(item.id, searchText(item));
-      else this.prefixIndex.add(item.id, searchText(item));
-    }
     if (isFlagged(item)) this.flaggedIds.add(item.id);
     for (const k of situationKeys(item)) {
       const set = this.byKey.get(k) ?? new Set<string>();
@@ -145,7 +141,6 @@ export class IndexedMemory implements MemoryView {
     this.vectors.delete(id);
     this.contextVectors.delete(id);
     this.lexicalIndex.remove(id);
-    this.prefixIndex?.remove(id);
   }
 
   private unkey(item: MemoryItem): void {

@@ -1,0 +1,140 @@
+import { LexicalIndex } from '../rank/lexical-index';
+import type { IndexedMemory } from '../rank/indexed-memory';
+import type { PackRow } from './db';
+import type { MemoryItem } from './types';
+
+export const PACK_KEY = 'index';
+/**
+ * Bump when the pack's layout changes; a pack of another version is ignored (and rewritten). v2: BM25 entries hold
+ * the body's term sequence instead of phrase terms (lib/rank/lexical-pack.ts PackedLexicon), tf as Uint16Array.
+ * v3: threaded items' context vectors are in the pack too.
+ */
+export const PACK_VERSION = 3;
+
+/** FNV-1a of a text (the pack's fingerprints, the same-text index, context prints; matches are confirmed where it matters). */
+export function textHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** FNV-1a of the fields an item's vector and BM25 entry are made from: a pack entry is used only if it matches. */
+export function indexPrint(item: MemoryItem): number {
+  const s = [
+    item.id, item.title ?? '', item.text, item.aux ?? '', (item.tags ?? []).join('\u0001'), (item.people ?? []).join('\u0001'),
+    item.thread ? `${item.thread.id}\u0001${item.thread.seq}` : '', String(item.createdAt ?? ''), item.needsReview ? '1' : '',
+  ].join('\u0000');
+  return textHash(s);
+}
+
+/**
+ * The BM25 entry today's code makes for a fixed item (dates, a question, people, phrases, inflections): a pack whose
+ * canary differs was tokenised by other code (a changed stemmer or stop list) and is not used.
+ */
+export function lexicalCanary(): string {
+  const idx = new LexicalIndex();
+  idx.addItem({ id: 'c', title: 'Budget review', text: 'Did Alice approve the painted houses? Running costs rose 12% on 3 March 2025 at 10:30, see https://x.example/a.', tags: ['Finance'], people: ['Alice Smith <alice@x.example>'], aux: 'chart of costs', createdAt: Date.UTC(2025, 2, 3) });
+  const p = idx.exportDocs(['c']);
+  return `${p.terms}|${Array.from(p.term).join(',')}|${Array.from(p.tf).join(',')}|${Array.from(p.seq).join(',')}|${p.len[0]}|${p.asks[0]}`;
+}
+
+/** The arrays a pack must hold, of the right kinds and lengths: a damaged row is ignored, never trusted. */
+export function wellFormed(p: PackRow): boolean {
+  const l = p.lexical;
+  const n = p.ids?.length ?? -1;
+  const c = p.contexts;
+  return (
+    !!l && p.prints instanceof Uint32Array && p.prints.length === n && p.slots instanceof Int32Array && p.slots.length === n &&
+    p.codes instanceof Int8Array && p.scales instanceof Float32Array && p.codes.length === p.scales.length * p.dim &&
+    l.start instanceof Uint32Array && l.start.length === n + 1 && l.term instanceof Uint32Array && l.tf instanceof Uint16Array &&
+    l.term.length === l.start[n] && l.tf.length === l.term.length && l.len instanceof Uint32Array && l.asks instanceof Uint8Array &&
+    l.seqStart instanceof Uint32Array && l.seqStart.length === n + 1 && l.seq instanceof Uint32Array && l.seq.length === l.seqStart[n] &&
+    Array.isArray(l.threads) && typeof l.terms === 'string' &&
+    !!c && Array.isArray(c.ids) && c.prints instanceof Uint32Array && c.prints.length === c.ids.length &&
+    c.codes instanceof Int8Array && c.scales instanceof Float32Array && c.scales.length === c.ids.length && c.codes.length === c.scales.length * c.dim
+  );
+}
+
+/** A pack this code can use for vectors made by `model` (undefined: the pack's own model is taken). */
+export function usablePack(row: PackRow | undefined, model: string | undefined): row is PackRow {
+  return !!row && row.version === PACK_VERSION && (model === undefined || row.model === model) && row.canary === lexicalCanary() && wellFormed(row);
+}
+
+/** The in-memory indexes as a pack row (written by MemoryStore.savePack). */
+export function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<string, number>): PackRow {
+  const all = [...mem.items()];
+  const ids = all.map((it) => it.id);
+  const pv = mem.packedVectors();
+  const slotOf = new Map<string, number>();
+  pv.ids.forEach((id, i) => slotOf.set(id, i));
+  const cv = mem.packedContextVectors();
+  return {
+    key: PACK_KEY, version: PACK_VERSION, model, canary: lexicalCanary(), dim: pv.dim, ids,
+    prints: Uint32Array.from(all, indexPrint), slots: Int32Array.from(ids, (id) => slotOf.get(id) ?? -1),
+    codes: pv.codes, scales: pv.scales, lexical: mem.lexicalIndex.exportDocs(ids),
+    contexts: { ids: cv.ids, prints: Uint32Array.from(cv.ids, (id) => contextPrints.get(id) ?? 0), dim: cv.dim, codes: cv.codes, scales: cv.scales },
+  };
+}
+
+/** Quiet time after the last change before the pack is rewritten, ms. */
+const PACK_DELAY_MS = 5000;
+/**
+ * The pack is rewritten once this many items changed since it was written (at least PACK_MIN_STALE, else this share
+ * of memory): rewriting costs about a second of the worker's time per 10k items, while a start with a few stale
+ * entries only re-reads and re-tokenises those few.
+ */
+const PACK_MIN_STALE = 64;
+const PACK_STALE_SHARE = 0.02;
+
+/** When to rewrite the pack: once enough items changed, after changes pause, and not while rankings or indexing run. */
+export class PackSchedule {
+  private timer?: ReturnType<typeof setTimeout>;
+  /** Items changed since the pack was last written. */
+  private stale = 0;
+  /** A rewrite came due while indexing ran. */
+  private due = false;
+
+  constructor(
+    private readonly rewrite: () => Promise<void>,
+    private readonly size: () => number,
+  ) {}
+
+  /** `n` items changed (`force`: rewrite soon whatever the count). */
+  changed(n: number, force = false): void {
+    this.stale += n;
+    if (force || this.stale >= Math.max(PACK_MIN_STALE, this.size() * PACK_STALE_SHARE)) this.schedule();
+  }
+
+  /** Rewrites the pack once changes have stopped for a moment. */
+  schedule(delay = PACK_DELAY_MS): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.rewrite().catch(() => undefined);
+    }, delay);
+  }
+
+  /** A ranking is being served: a rewrite due now waits until rankings pause. */
+  pressure(): void {
+    if (this.timer !== undefined) this.schedule();
+  }
+
+  /** Indexing is running: the rewrite waits for it to end. */
+  afterIndexing(): void {
+    this.due = true;
+  }
+
+  indexingEnded(): void {
+    if (!this.due) return;
+    this.due = false;
+    this.schedule();
+  }
+
+  /** The pack is being written now. */
+  written(): void {
+    this.stale = 0;
+  }
+}

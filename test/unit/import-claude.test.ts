@@ -1,0 +1,70 @@
+import { strToU8, zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { bytesFile, byId, fixtureBytes, fixtureFile, readAll } from './import-fixtures';
+
+const C1 = 'claude:c1a2b3c4-d5e6-4f70-8192-a3b4c5d6e7f8';
+const C2 = 'claude:e9f8a7b6-c5d4-4e3f-a2b1-c0d9e8f7a6b5';
+const exportZip = () =>
+  zipSync({
+    'conversations.json': fixtureBytes('claude/conversations.json'),
+    'users.json': fixtureBytes('claude/users.json'),
+    'projects.json': fixtureBytes('claude/projects.json'),
+  });
+
+describe('Claude data export', () => {
+  it('keeps the text blocks of each message and leaves out thinking, tool use and tool results', async () => {
+    const { items } = await readAll([fixtureFile('claude/conversations.json')]);
+    const answer = byId(items).get(`${C1}:m-2`)!;
+    expect(answer.text).toBe(
+      'A five-part outline works well: the need, the project, the team, the budget (18,000 euros, broken down by quarter), and how you will measure success.\n\nSend the draft to the council\'s officer two weeks before April 30.',
+    );
+    expect(items.map((i) => i.text).join('\n')).not.toMatch(/funders usually ask|web_search|Search results about/);
+  });
+
+  it('reads messages that have only "text" (older exports) and gives one thread per conversation, in order', async () => {
+    const { items } = await readAll([fixtureFile('claude/conversations.json')]);
+    expect(items.map((i) => [i.id, i.thread!.id, i.thread!.seq])).toEqual([
+      [`${C1}:m-1`, C1, 0],
+      [`${C1}:m-2`, C1, 1],
+      [`${C1}:m-3`, C1, 2],
+      [`${C1}:m-4`, C1, 3],
+      [`${C2}:n-1`, C2, 0],
+      [`${C2}:n-2`, C2, 1],
+    ]);
+    const m4 = byId(items).get(`${C1}:m-4`)!;
+    expect(m4).toMatchObject({
+      text: 'Whoever owns the studio\'s accounts: Rui, from what you said earlier.',
+      title: 'Grant proposal outline · Claude',
+      kind: 'evidence',
+      createdAt: Date.parse('2026-02-10T09:40:12Z'),
+      source: { format: 'claude', title: 'Grant proposal outline', url: 'https://claude.ai/chat/c1a2b3c4-d5e6-4f70-8192-a3b4c5d6e7f8' },
+    });
+    // A conversation Claude never named still has a title.
+    expect(byId(items).get(`${C2}:n-1`)!.title).toBe('Claude conversation · You');
+  });
+
+  it('reads the zip (with users.json and projects.json beside it) the same as the bare conversations.json', async () => {
+    const bare = await readAll([fixtureFile('claude/conversations.json')]);
+    const zipped = await readAll([bytesFile('data-2026-03-14.zip', exportZip())]);
+    expect(zipped.items).toEqual(bare.items);
+    expect(zipped.batches.every((b) => b.format === 'claude')).toBe(true);
+  });
+
+  it('follows the current branch when the export names its leaf', async () => {
+    const convs = JSON.parse(new TextDecoder().decode(fixtureBytes('claude/conversations.json')));
+    const c = convs[1];
+    // The user retried the answer: n-2 and n-2b both answer n-1; the retry n-2b is the one on screen.
+    c.chat_messages[1].parent_message_uuid = 'n-1';
+    c.chat_messages.push({ ...c.chat_messages[1], uuid: 'n-2b', text: 'Plain yoghurt thinned with milk.', content: [{ type: 'text', text: 'Plain yoghurt thinned with milk.' }] });
+    c.chat_messages[0].parent_message_uuid = '00000000-0000-4000-8000-000000000000';
+    c.current_leaf_message_uuid = 'n-2b';
+    const { items } = await readAll([bytesFile('conversations.json', strToU8(JSON.stringify(convs)))]);
+    expect(items.filter((i) => i.thread!.id === C2).map((i) => i.id)).toEqual([`${C2}:n-1`, `${C2}:n-2b`]);
+  });
+
+  it('gives the same ids when read twice', async () => {
+    const a = await readAll([bytesFile('x.zip', exportZip())]);
+    const b = await readAll([fixtureFile('claude/conversations.json')]);
+    expect(b.items.map((i) => i.id)).toEqual(a.items.map((i) => i.id));
+  });
+});
