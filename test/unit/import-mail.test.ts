@@ -142,6 +142,11 @@ describe('reply text', () => {
     expect(replyText(body)).toBe(own);
   });
 
+  it('keeps a forwarded mail whole', () => {
+    const body = 'FYI, see below.\n\n---------- Forwarded message ---------\nFrom: Dana Ortiz <dana@example.com>\nDate: Mon, 9 Mar 2026 at 08:00\nSubject: Kiln repair quote\nTo: Lea <lea@example.org>\n\nThe quote came in at 2,300 euros.';
+    expect(replyText(body)).toBe(body);
+  });
+
   it('keeps a line that merely starts with "On"', () => {
     expect(replyText('On Tuesday we fire the kiln.\nBring gloves.')).toBe('On Tuesday we fire the kiln.\nBring gloves.');
   });
