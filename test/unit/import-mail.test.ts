@@ -26,6 +26,15 @@ describe('mbox (Gmail Takeout)', () => {
     expect(whole).toEqual(messages);
   });
 
+  it('reads an mbox with CRLF line ends the same', async () => {
+    const lf = fixtureBytes('mail/takeout.mbox');
+    const a = await readAll([bytesFile('a.mbox', lf)]);
+    const crlf = Uint8Array.from(latin1.decode(lf).replace(/\n/g, '\r\n'), (c) => c.charCodeAt(0));
+    const b = await readAll([bytesFile('b.mbox', crlf)]);
+    expect(b.items).toHaveLength(6);
+    expect(b.items).toEqual(a.items);
+  });
+
   it('reads each message: subject as title, people, date, Gmail labels as tags, a link to the thread', async () => {
     const { items, batches } = await readAll([fixtureFile('mail/takeout.mbox', 'All mail Including Spam and Trash.mbox')]);
     expect(items).toHaveLength(6);
