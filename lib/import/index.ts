@@ -39,8 +39,15 @@ interface Context {
   inFolder: boolean;
 }
 
-/** A problem inside one file (not yet naming the picked file). */
-class EntryProblem extends Error {}
+/** A problem inside one file (not yet naming the picked file); `itemIndex` for a memory file's item. */
+class EntryProblem extends Error {
+  constructor(
+    message: string,
+    readonly itemIndex?: number,
+  ) {
+    super(message);
+  }
+}
 
 const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
@@ -119,7 +126,7 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
     try {
       for await (const items of memoryFileItems(bytes)) yield { items, format: 'memory-file' };
     } catch (e) {
-      if (e instanceof ImportError) throw new EntryProblem(entry.inside ? `${entry.inside}: ${e.message}` : e.message);
+      if (e instanceof ImportError) throw new EntryProblem(entry.inside ? `${entry.inside}: ${e.message}` : e.message, e.itemIndex);
       throw e;
     }
     return;
@@ -213,7 +220,7 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
         }
       }
     } catch (e) {
-      if (e instanceof EntryProblem) throw new ImportFileError(file.name, e.message);
+      if (e instanceof EntryProblem) throw new ImportFileError(file.name, e.message, e.itemIndex);
       if ((e as Error)?.name === 'AbortError' || opts.signal?.aborted) throw e;
       throw new ImportFileError(file.name, `could not be read (${(e as Error)?.message ?? String(e)})`);
     }

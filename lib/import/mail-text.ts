@@ -8,6 +8,11 @@ export function replyText(body: string): string {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     const t = line.trim();
+    // A forwarded mail is what the forward is for: kept whole from its marker on.
+    if (FORWARD.test(t)) {
+      kept.push(...lines.slice(i));
+      break;
+    }
     // Signature separator: "-- " (RFC 3676), often trimmed to "--" by mail clients.
     if (line === '-- ' || line === '--') break;
     const attribution = attributionLines(lines, i);
@@ -27,6 +32,8 @@ export function replyText(body: string): string {
   }
   return kept.join('\n').replace(/\n{3,}/g, '\n\n').trim();
 }
+
+const FORWARD = /^(-{5,}\s*Forwarded message\s*-{5,}|Begin forwarded message:|-{5,}\s*Mensaje reenviado\s*-{5,}|-{5,}\s*Message transféré\s*-{5,}|-{5,}\s*Weitergeleitete Nachricht\s*-{5,})$/i;
 
 // "On Tue, 3 Mar 2026 at 10:02, Dana <dana@x.test> wrote:" in the languages mail clients write it in, sometimes
 // wrapped over two or three lines.

@@ -68,17 +68,16 @@ function sections(body: string): { lead?: string; parts: Section[] } {
     const h = !fence && /^(#{1,6})\s+\S/.exec(line);
     level.push(h ? h[1].length : 0);
   }
-  const headingAt = level.map((l, i) => (l ? i : -1)).filter((i) => i >= 0);
   let lead: string | undefined;
   // A single "# Title" on the first line names the note; its sections are the next level down.
-  const h1s = headingAt.filter((i) => level[i] === 1);
+  const h1s = level.map((l, i) => (l === 1 ? i : -1)).filter((i) => i >= 0);
   const firstText = lines.findIndex((l) => l.trim());
   if (h1s.length === 1 && h1s[0] === firstText) {
     lead = lines[h1s[0]].replace(/^#\s+/, '').trim();
     lines[h1s[0]] = '';
     level[h1s[0]] = 0;
   }
-  const top = Math.min(...level.filter((l) => l > 0 && l <= 3), 99);
+  const top = level.reduce((m, l) => (l > 0 && l <= 3 && l < m ? l : m), 99);
   const parts: Section[] = [{ lines: [] }];
   for (let i = 0; i < lines.length; i++) {
     if (level[i] === top) parts.push({ heading: lines[i].replace(/^#+\s+/, '').replace(/\s+#+\s*$/, '').trim(), lines: [] });
@@ -145,13 +144,13 @@ export function noteItems(raw: Uint8Array | string, path: string, opts: NoteOpti
     }
   }
   // A note that is only headings still says something.
-  if (!items.length && (part0HasHeadings(parts) || lead)) {
+  if (!items.length && (hasHeadings(parts) || lead)) {
     const heads = [lead, ...parts.map((p) => p.heading)].filter(Boolean).join('\n');
     items.push({ id: `${threadId}#0`, text: heads, title, tags, createdAt, source: { format: opts.format, title }, thread: { id: threadId, seq: 0 } });
   }
   return items;
 }
 
-function part0HasHeadings(parts: Section[]): boolean {
+function hasHeadings(parts: Section[]): boolean {
   return parts.some((p) => p.heading);
 }

@@ -26,6 +26,15 @@ describe('mbox (Gmail Takeout)', () => {
     expect(whole).toEqual(messages);
   });
 
+  it('reads an mbox with CRLF line ends the same', async () => {
+    const lf = fixtureBytes('mail/takeout.mbox');
+    const a = await readAll([bytesFile('a.mbox', lf)]);
+    const crlf = Uint8Array.from(latin1.decode(lf).replace(/\n/g, '\r\n'), (c) => c.charCodeAt(0));
+    const b = await readAll([bytesFile('b.mbox', crlf)]);
+    expect(b.items).toHaveLength(6);
+    expect(b.items).toEqual(a.items);
+  });
+
   it('reads each message: subject as title, people, date, Gmail labels as tags, a link to the thread', async () => {
     const { items, batches } = await readAll([fixtureFile('mail/takeout.mbox', 'All mail Including Spam and Trash.mbox')]);
     expect(items).toHaveLength(6);
@@ -140,6 +149,11 @@ describe('reply text', () => {
     ['mobile footer', 'On my way.\n\nSent from my iPhone', 'On my way.'],
   ])('%s', (_name, body, own) => {
     expect(replyText(body)).toBe(own);
+  });
+
+  it('keeps a forwarded mail whole', () => {
+    const body = 'FYI, see below.\n\n---------- Forwarded message ---------\nFrom: Dana Ortiz <dana@example.com>\nDate: Mon, 9 Mar 2026 at 08:00\nSubject: Kiln repair quote\nTo: Lea <lea@example.org>\n\nThe quote came in at 2,300 euros.';
+    expect(replyText(body)).toBe(body);
   });
 
   it('keeps a line that merely starts with "On"', () => {

@@ -44,6 +44,8 @@ describe('memory file, streamed', () => {
     const err = await readAll([bytesFile('m.json', content)]).catch((e) => e);
     expect(err).toBeInstanceOf(ImportFileError);
     expect(err.message).toMatch(message);
+    expect(err.file).toBe('m.json');
+    if (/Item 1/.test(err.message)) expect(err.itemIndex).toBe(1);
   });
 
   it('accepts items before "format" when the format turns out right', async () => {
