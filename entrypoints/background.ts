@@ -7,6 +7,7 @@ import { installMenus, installToolbarButton, openPanel } from '../lib/service/br
 export default defineBackground(() => {
   const service = new BackstoryService();
   service.serve();
+  void service.imports.resume(); // an import a stopped worker left unfinished goes on
   installMenus();
   installToolbarButton();
   browser.runtime.onConnect.addListener((port) => {

@@ -16,6 +16,8 @@ import { callTab, isExtensionPage, serveBackground } from '../messaging/rpc';
 import type { ContentProtocol, Req, Res } from '../messaging/protocol';
 import type { RankSettings, TaskReading } from '../rank/types';
 import { ContentRegistration } from './content-registration';
+import { Imports } from './imports';
+import { IndexingEstimate } from './indexing-estimate';
 import { ModelHolder } from './model';
 import { QueryVectorCache } from './query-vectors';
 import { rankForTab } from './ranking';
@@ -27,6 +29,7 @@ import { TabTasks } from './tab-tasks';
 export class BackstoryService {
   readonly store: MemoryStore;
   readonly model: ModelHolder;
+  readonly imports: Imports;
   /** Which sites Backstory may read, and the content script registered for exactly those. */
   readonly access = new ContentRegistration();
   private tasks = new TabTasks();
@@ -42,11 +45,14 @@ export class BackstoryService {
   /** Every open panel or options port, watching a tab or not (capture and indexing pushes go to all). */
   private ports = new Set<Browser.runtime.Port>();
   private indexing?: IndexingProgress;
+  private estimate = new IndexingEstimate();
   private lastCapture?: { item: MemoryItem; at: number };
 
   constructor() {
     this.model = new ModelHolder(() => this.refreshAll());
-    this.store = new MemoryStore(openMemoryDB(), () => this.model.get(), () => this.model.indexer());
+    const db = openMemoryDB();
+    this.store = new MemoryStore(db, () => this.model.get(), () => this.model.indexer());
+    this.imports = new Imports(db, { store: this.store, index: () => this.indexInBackground(), broadcast: (p) => this.broadcast(p), refresh: () => this.refreshAll(), indexing: () => this.indexing });
   }
 
   private getSettings(): Promise<RankSettings> {
@@ -327,8 +333,9 @@ export class BackstoryService {
   indexInBackground(): Promise<number> {
     return this.store
       .embedPending((done, total) => {
-        this.indexing = done < total ? { done, total } : undefined;
-        this.broadcast({ type: 'indexing', progress: { done, total } });
+        const progress = this.estimate.update(done, total);
+        this.indexing = done < total ? progress : undefined;
+        this.broadcast({ type: 'indexing', progress });
         if (done === total || done % 256 === 0) this.refreshAll();
       })
       .catch(() => 0);
@@ -372,6 +379,7 @@ export class BackstoryService {
   /** Wires the typed message protocol. */
   serve(): void {
     serveBackground({
+      ...this.imports.handlers(),
       'task:update': async ({ reading }, sender) => {
         const tabId = sender.tab?.id;
         // Only the top frame's reading (or a frame with a focused field) describes the tab's task, and only from a

@@ -71,7 +71,7 @@ describe(`Backstory in Firefox (${process.env.FIREFOX_PATH ?? 'firefox-esr'})`, 
     await input.uploadFile(join(ROOT, 'demo', 'memory.json'));
     await expect
       .poll(() => options.$eval('[data-testid="import-message"]', (e) => e.textContent).catch(() => ''), { timeout: 60_000 })
-      .toMatch(/^Imported 7 memories/);
+      .toBe('Imported memory.json: 7 new, 0 updated, 0 unchanged.');
     expect((await h.call<Status>('model:status', {})).memorySize).toBe(7);
     await options.close();
   });
