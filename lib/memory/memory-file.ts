@@ -45,38 +45,44 @@ export function parseMemoryFile(raw: string): MemoryInput[] {
   if (!Array.isArray(d.items)) throw new ImportError('The file has no "items" list.');
   const seen = new Set<string>();
   return d.items.map((raw, i): MemoryInput => {
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ImportError(`Item ${i} is not an object.`, i);
-    const it = raw as Record<string, unknown>;
-    if (typeof it.text !== 'string' || !it.text.trim()) throw new ImportError(`Item ${i} has no "text".`, i);
-    if (it.kind !== undefined && it.kind !== 'evidence' && it.kind !== 'instruction') {
-      throw new ImportError(`Item ${i}: "kind" must be "evidence" or "instruction".`, i);
+    const item = parseMemoryItem(raw, i);
+    if (item.id !== undefined) {
+      if (seen.has(item.id)) throw new ImportError(`Item ${i}: duplicate id "${item.id}".`, i);
+      seen.add(item.id);
     }
-    if (it.id !== undefined && typeof it.id !== 'string') throw new ImportError(`Item ${i}: "id" must be a string.`, i);
-    if (typeof it.id === 'string') {
-      if (seen.has(it.id)) throw new ImportError(`Item ${i}: duplicate id "${it.id}".`, i);
-      seen.add(it.id);
-    }
-    const src = it.source && typeof it.source === 'object' ? (it.source as Record<string, unknown>) : {};
-    const extra: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(it)) if (!KNOWN.has(k)) extra[k] = v;
-    return {
-      id: it.id as string | undefined,
-      text: it.text,
-      title: typeof it.title === 'string' ? it.title : undefined,
-      kind: it.kind as MemoryKind | undefined,
-      tags: stringList(it.tags, 'tags', i),
-      people: stringList(it.people, 'people', i),
-      sites: stringList(it.sites, 'sites', i),
-      pinned: it.pinned === true,
-      createdAt: parseTime(it.createdAt, 'createdAt', i),
-      updatedAt: parseTime(it.updatedAt, 'updatedAt', i),
-      source: {
-        ...(typeof src.url === 'string' ? { url: src.url } : {}),
-        ...(typeof src.title === 'string' ? { title: src.title } : {}),
-      },
-      extra: Object.keys(extra).length ? extra : undefined,
-    };
+    return item;
   });
+}
+
+/** One item of a memory file, checked; throws ImportError naming the problem and the item index. */
+export function parseMemoryItem(raw: unknown, i: number): MemoryInput {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ImportError(`Item ${i} is not an object.`, i);
+  const it = raw as Record<string, unknown>;
+  if (typeof it.text !== 'string' || !it.text.trim()) throw new ImportError(`Item ${i} has no "text".`, i);
+  if (it.kind !== undefined && it.kind !== 'evidence' && it.kind !== 'instruction') {
+    throw new ImportError(`Item ${i}: "kind" must be "evidence" or "instruction".`, i);
+  }
+  if (it.id !== undefined && typeof it.id !== 'string') throw new ImportError(`Item ${i}: "id" must be a string.`, i);
+  const src = it.source && typeof it.source === 'object' ? (it.source as Record<string, unknown>) : {};
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(it)) if (!KNOWN.has(k)) extra[k] = v;
+  return {
+    id: it.id as string | undefined,
+    text: it.text,
+    title: typeof it.title === 'string' ? it.title : undefined,
+    kind: it.kind as MemoryKind | undefined,
+    tags: stringList(it.tags, 'tags', i),
+    people: stringList(it.people, 'people', i),
+    sites: stringList(it.sites, 'sites', i),
+    pinned: it.pinned === true,
+    createdAt: parseTime(it.createdAt, 'createdAt', i),
+    updatedAt: parseTime(it.updatedAt, 'updatedAt', i),
+    source: {
+      ...(typeof src.url === 'string' ? { url: src.url } : {}),
+      ...(typeof src.title === 'string' ? { title: src.title } : {}),
+    },
+    extra: Object.keys(extra).length ? extra : undefined,
+  };
 }
 
 /** The memory file for export; unknown fields captured on import are written back. */
@@ -103,47 +109,4 @@ export function serializeMemoryFile(items: MemoryItem[]): string {
     null,
     2,
   );
-}
-
-/** Markdown notes: one item per top-level section (the heading becomes the title); no headings, one item. */
-export function parseMarkdownNotes(md: string, fileName = 'notes.md'): MemoryInput[] {
-  const text = md.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  const level = [1, 2, 3].find((n) => new RegExp(`^${'#'.repeat(n)} `, 'm').test(text));
-  if (!level) return text.trim() ? [{ text: text.trim(), title: fileName.replace(/\.(md|markdown|txt)$/i, '') }] : [];
-  const re = new RegExp(`^${'#'.repeat(level)} (.+)$`, 'm');
-  const parts = text.split(new RegExp(`(?=^${'#'.repeat(level)} )`, 'm'));
-  const items: MemoryInput[] = [];
-  for (const part of parts) {
-    const m = re.exec(part);
-    const body = (m ? part.slice(m.index + m[0].length) : part).trim();
-    if (!body && !m) continue;
-    items.push({ title: m?.[1].trim(), text: body || m![1].trim() });
-  }
-  return items;
-}
-
-/** Plain text: one item per file, split at blank lines when it is long. */
-export function parsePlainText(txt: string, fileName = 'note.txt'): MemoryInput[] {
-  const text = txt.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').trim();
-  if (!text) return [];
-  if (text.length <= 2000) return [{ text, title: fileName.replace(/\.txt$/i, '') }];
-  const out: MemoryInput[] = [];
-  let chunk = '';
-  for (const para of text.split(/\n\s*\n/)) {
-    if (chunk && chunk.length + para.length > 1500) {
-      out.push({ text: chunk });
-      chunk = '';
-    }
-    chunk = chunk ? `${chunk}\n\n${para}` : para;
-  }
-  if (chunk) out.push({ text: chunk });
-  return out;
-}
-
-/** Picks the parser by file name and content. */
-export function parseImport(fileName: string, content: string): MemoryInput[] {
-  const trimmed = content.trimStart();
-  if (/\.json$/i.test(fileName) || trimmed.startsWith('{')) return parseMemoryFile(content);
-  if (/\.(md|markdown)$/i.test(fileName)) return parseMarkdownNotes(content, fileName);
-  return parsePlainText(content, fileName);
 }

@@ -1,6 +1,6 @@
 import { browser, type Browser } from 'wxt/browser';
 import { openMemoryDB } from '../memory/db';
-import { parseImport } from '../memory/memory-file';
+import { parseImport } from '../import/text-import';
 import { serializeMemoryFile } from '../memory/memory-file';
 import { MemoryStore } from '../memory/store';
 import { guessKind } from '../memory/kind-guess';

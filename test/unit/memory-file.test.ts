@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ImportError, parseImport, parseMarkdownNotes, parseMemoryFile, serializeMemoryFile } from '../../lib/memory/memory-file';
+import { ImportError, parseMemoryFile, serializeMemoryFile } from '../../lib/memory/memory-file';
 import { createItem } from '../../lib/memory/normalize';
 import { guessKind } from '../../lib/memory/kind-guess';
 
@@ -24,15 +24,6 @@ describe('memory file', () => {
   ])('rejects %s with a message naming the problem', (_name, raw, message) => {
     expect(() => parseMemoryFile(raw)).toThrow(ImportError);
     expect(() => parseMemoryFile(raw)).toThrow(message);
-  });
-
-  it('splits Markdown notes at top-level headings, with the heading as title', () => {
-    const items = parseMarkdownNotes('# Budget\nQ3 is frozen.\n\n# Dana\nPrefers numbers first.\n', 'notes.md');
-    expect(items).toEqual([
-      { title: 'Budget', text: 'Q3 is frozen.' },
-      { title: 'Dana', text: 'Prefers numbers first.' },
-    ]);
-    expect(parseImport('plain.txt', 'just a note')).toEqual([{ title: 'plain', text: 'just a note' }]);
   });
 });
 

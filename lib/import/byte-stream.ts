@@ -1,0 +1,78 @@
+/** Byte streams shared by the readers: a file read chunk by chunk, a look at its first bytes, and abort checks. */
+
+export type Bytes = AsyncIterable<Uint8Array>;
+
+export function throwIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw signal.reason ?? new DOMException('The import was cancelled.', 'AbortError');
+}
+
+/** A Blob as a stream of chunks; `onBytes` hears each chunk's length (progress by bytes). */
+export async function* blobChunks(blob: Blob, signal?: AbortSignal, onBytes?: (n: number) => void): Bytes {
+  const reader = blob.stream().getReader();
+  try {
+    for (;;) {
+      throwIfAborted(signal);
+      const { done, value } = await reader.read();
+      if (done) return;
+      if (!value.length) continue;
+      onBytes?.(value.length);
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Bytes as a stream (tests, and entries already in memory). */
+export async function* bytesOf(...parts: Uint8Array[]): Bytes {
+  for (const p of parts) if (p.length) yield p;
+}
+
+export function concatBytes(parts: Uint8Array[], total = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * The first `want` bytes of a stream (fewer if it is shorter) and the whole stream again, those bytes included, so
+ * a reader can be chosen from the content and then read it from the start.
+ */
+export async function peek(source: Bytes, want = 4096): Promise<{ head: Uint8Array; bytes: Bytes }> {
+  const it = source[Symbol.asyncIterator]();
+  const first: Uint8Array[] = [];
+  let have = 0;
+  let ended = false;
+  while (have < want) {
+    const r = await it.next();
+    if (r.done) {
+      ended = true;
+      break;
+    }
+    first.push(r.value);
+    have += r.value.length;
+  }
+  const head = concatBytes(first, have).subarray(0, want);
+  async function* again(): Bytes {
+    for (const c of first) yield c;
+    if (ended) return;
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return;
+      yield r.value;
+    }
+  }
+  return { head, bytes: again() };
+}
+
+/** Reads a (small) stream whole: one mail message, one note. */
+export async function readAll(source: Bytes): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const c of source) parts.push(c);
+  return concatBytes(parts);
+}

@@ -1,0 +1,84 @@
+import type { MemoryInput } from '../memory/types';
+
+interface ClaudeBlock {
+  type?: string;
+  text?: string;
+}
+interface ClaudeMessage {
+  uuid?: string;
+  sender?: string;
+  text?: string;
+  content?: ClaudeBlock[];
+  created_at?: string;
+  parent_message_uuid?: string;
+}
+export interface ClaudeConversation {
+  uuid?: string;
+  name?: string;
+  created_at?: string;
+  current_leaf_message_uuid?: string;
+  chat_messages: ClaudeMessage[];
+}
+
+export function isClaudeConversation(v: unknown): v is ClaudeConversation {
+  return !!v && typeof v === 'object' && Array.isArray((v as ClaudeConversation).chat_messages);
+}
+
+/** The messages on screen: from the current leaf up through parents when the export says which; else in order. */
+function shownMessages(conv: ClaudeConversation): ClaudeMessage[] {
+  const msgs = conv.chat_messages;
+  const leaf = conv.current_leaf_message_uuid;
+  if (!leaf || !msgs.every((m) => m.uuid)) return msgs;
+  const byId = new Map(msgs.map((m) => [m.uuid!, m]));
+  if (!byId.has(leaf)) return msgs;
+  const path: ClaudeMessage[] = [];
+  const seen = new Set<string>();
+  for (let m = byId.get(leaf); m && !seen.has(m.uuid!); m = m.parent_message_uuid ? byId.get(m.parent_message_uuid) : undefined) {
+    seen.add(m.uuid!);
+    path.push(m);
+  }
+  return path.reverse();
+}
+
+/** The text a person reads: the `text` blocks (thinking, tool use and tool results left out), else `text`. */
+function shownText(m: ClaudeMessage): string {
+  if (Array.isArray(m.content) && m.content.length) {
+    return m.content
+      .filter((b) => b?.type === 'text' && typeof b.text === 'string')
+      .map((b) => b.text!.trim())
+      .filter(Boolean)
+      .join('\n\n');
+  }
+  return typeof m.text === 'string' ? m.text.trim() : '';
+}
+
+function time(s: string | undefined): number | undefined {
+  const t = s ? Date.parse(s) : NaN;
+  return Number.isFinite(t) ? t : undefined;
+}
+
+/**
+ * One Claude conversation as memory items: one thread (`claude:<uuid>`, seq by position), ids
+ * `claude:<conversation uuid>:<message uuid>`, the conversation's name kept in each title.
+ */
+export function claudeItems(conv: ClaudeConversation): MemoryInput[] {
+  const convId = conv.uuid ?? '';
+  const title = (conv.name ?? '').trim() || 'Claude conversation';
+  const items: MemoryInput[] = [];
+  for (const m of shownMessages(conv)) {
+    if (m.sender !== 'human' && m.sender !== 'assistant') continue;
+    const text = shownText(m);
+    if (!text || !m.uuid) continue;
+    items.push({
+      id: `claude:${convId}:${m.uuid}`,
+      text,
+      title: `${title} · ${m.sender === 'human' ? 'You' : 'Claude'}`,
+      kind: 'evidence',
+      people: [],
+      createdAt: time(m.created_at) ?? time(conv.created_at),
+      source: { format: 'claude', title, ...(convId ? { url: `https://claude.ai/chat/${convId}` } : {}) },
+      thread: { id: `claude:${convId}`, seq: items.length },
+    });
+  }
+  return items;
+}

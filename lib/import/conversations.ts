@@ -1,0 +1,52 @@
+import type { MemoryInput } from '../memory/types';
+import type { Bytes } from './byte-stream';
+import { chatgptItems, isChatGPTConversation } from './chatgpt';
+import { claudeItems, isClaudeConversation } from './claude';
+import { JsonStreamError, jsonValues } from './json-stream';
+import type { ImportOffer } from './types';
+
+export interface ConversationsPart {
+  items: MemoryInput[];
+  format: 'chatgpt' | 'claude';
+}
+
+/** A problem in a conversations.json, worded for the person who exported it. */
+export class ConversationsError extends Error {}
+
+/**
+ * A chat export's conversations.json (ChatGPT or Claude, told apart conversation by conversation from their shape)
+ * read as a stream: one conversation at a time is parsed, turned into items and dropped.
+ */
+export async function* conversationItems(bytes: Bytes, offer: (o: ImportOffer) => void): AsyncGenerator<ConversationsPart> {
+  let n = 0;
+  let skipped = 0;
+  try {
+    for await (const values of jsonValues(bytes, ['$.*'])) {
+      let part: ConversationsPart | undefined;
+      const parts: ConversationsPart[] = [];
+      for (const { value } of values) {
+        n++;
+        let items: MemoryInput[];
+        let format: ConversationsPart['format'];
+        if (isChatGPTConversation(value)) (items = chatgptItems(value, offer)), (format = 'chatgpt');
+        else if (isClaudeConversation(value)) (items = claudeItems(value)), (format = 'claude');
+        else {
+          skipped++;
+          continue;
+        }
+        if (!part || part.format !== format) parts.push((part = { items: [], format }));
+        part.items.push(...items);
+      }
+      yield* parts;
+    }
+  } catch (e) {
+    if (!(e instanceof JsonStreamError)) throw e;
+    throw new ConversationsError(
+      e.kind === 'truncated'
+        ? `ends in the middle of conversation ${n + 1} (the file was cut off: download the export again)`
+        : `is not valid JSON after conversation ${n} (${e.message})`,
+    );
+  }
+  if (n === 0 && skipped === 0) return;
+  if (skipped === n) throw new ConversationsError('holds no ChatGPT or Claude conversations (none has "mapping" or "chat_messages")');
+}

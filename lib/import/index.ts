@@ -1,0 +1,209 @@
+import { ImportError } from '../memory/memory-file';
+import type { MemoryInput } from '../memory/types';
+import { blobChunks, peek, readAll, throwIfAborted, type Bytes } from './byte-stream';
+import { ConversationsError, conversationItems } from './conversations';
+import { sniffFormat } from './detect';
+import { MailThreads, mailItem } from './mail';
+import { mboxMessages } from './mbox';
+import { memoryFileItems } from './memory-file-stream';
+import { noteFormat, noteItems } from './notes';
+import { textItems } from './plain-text';
+import { ZipReadError, unzipEntries } from './zip';
+import { ImportFileError, type ImportBatch, type ImportFile, type ImportFormat, type ImportOffer, type ReadOptions } from './types';
+
+export { sniffFormat } from './detect';
+export { parseImport, parseMarkdownNotes, parsePlainText } from './text-import';
+
+/** Items read per batch. */
+export const BATCH_SIZE = 200;
+
+interface Part {
+  items: MemoryInput[];
+  format: ImportFormat;
+}
+
+interface Entry {
+  /** Where the bytes are, for messages: "" for the picked file itself, else the path inside its zip(s). */
+  inside: string;
+  /** Folder-relative path (or zip-relative path) the ids of notes are made from. */
+  path: string;
+  bytes: Bytes;
+  lastModified?: number;
+}
+
+interface Context {
+  offer: (o: ImportOffer) => void;
+  signal?: AbortSignal;
+  threads: MailThreads;
+  /** Whether the file came as one of many (a folder): files Backstory does not read are then passed over quietly. */
+  inFolder: boolean;
+}
+
+/** A problem inside one file (not yet naming the picked file). */
+class EntryProblem extends Error {}
+
+const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+/** Folders and files of a notes folder or export that are not the person's notes or messages. */
+function passedOver(path: string): boolean {
+  return path.split('/').some((seg) => (seg.startsWith('.') && seg.length > 1) || seg === '__MACOSX' || seg === 'node_modules');
+}
+
+/** The entries of a zip worth reading: chat exports, mail, notes, and zips inside zips (Notion's Part-1.zip). */
+function wantedInZip(name: string): boolean {
+  if (passedOver(name)) return false;
+  const base = basename(name).toLowerCase();
+  return base === 'conversations.json' || /\.(md|markdown|mbox|eml|zip)$/.test(base);
+}
+
+/** Extensions read when a file comes with a folder; the rest (images, PDFs, canvas files, settings) is left. */
+function wantedInFolder(path: string): boolean {
+  return !passedOver(path) && /\.(md|markdown|txt|text|eml|mbox|json|zip)$/i.test(path);
+}
+
+function within(inside: string, what: string): string {
+  return inside ? `${inside} ${what}` : `the file ${what}`;
+}
+
+async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
+  const { head, bytes } = await peek(entry.bytes, 64 * 1024);
+  const name = basename(entry.path);
+  const kind = sniffFormat(head, name);
+  if (kind === 'zip') {
+    let read = 0;
+    try {
+      for await (const z of unzipEntries(bytes, wantedInZip)) {
+        throwIfAborted(ctx.signal);
+        read++;
+        yield* readEntry({ inside: entry.inside ? `${entry.inside}/${z.name}` : z.name, path: z.name, bytes: z.bytes }, { ...ctx, inFolder: true });
+      }
+    } catch (e) {
+      if (e instanceof ZipReadError) {
+        throw new EntryProblem(entry.inside ? `${entry.inside}: ${e.message}` : e.message);
+      }
+      throw e;
+    }
+    if (!read && !entry.inside) {
+      throw new EntryProblem('the zip holds nothing Backstory reads: no conversations.json (ChatGPT, Claude), no .mbox or .eml mail, no Markdown notes');
+    }
+    return;
+  }
+  if (kind === 'unknown') {
+    if (ctx.inFolder) return;
+    throw new EntryProblem('not a file Backstory can read (it looks like binary data, not an export, mail or notes)');
+  }
+  if (kind === 'chatgpt' || kind === 'claude' || kind === 'conversations') {
+    try {
+      yield* conversationItems(bytes, ctx.offer);
+    } catch (e) {
+      if (e instanceof ConversationsError) throw new EntryProblem(`${entry.inside || 'the file'} ${e.message}`);
+      throw e;
+    }
+    return;
+  }
+  if (kind === 'memory-file') {
+    try {
+      for await (const items of memoryFileItems(bytes)) yield { items, format: 'memory-file' };
+    } catch (e) {
+      if (e instanceof ImportError) throw new EntryProblem(entry.inside ? `${entry.inside}: ${e.message}` : e.message);
+      throw e;
+    }
+    return;
+  }
+  if (kind === 'mbox') {
+    let n = 0;
+    for await (const raw of mboxMessages(bytes)) {
+      n++;
+      const item = await mailItem(raw, 'mbox', ctx.threads).catch((e: Error) => {
+        throw new EntryProblem(`${within(entry.inside, `message ${n} could not be read`)} (${e.message})`);
+      });
+      if (item) yield { items: [item], format: 'mbox' };
+    }
+    return;
+  }
+  if (kind === 'eml') {
+    const raw = await readAll(bytes);
+    const item = await mailItem(raw, 'eml', ctx.threads).catch((e: Error) => {
+      throw new EntryProblem(`${within(entry.inside, 'is not a mail message that can be read')} (${e.message})`);
+    });
+    if (item) yield { items: [item], format: 'eml' };
+    return;
+  }
+  const raw = await readAll(bytes);
+  if (kind === 'markdown') {
+    const format = noteFormat(entry.path);
+    yield { items: noteItems(raw, entry.path, { format, lastModified: entry.lastModified }), format };
+    return;
+  }
+  yield { items: textItems(raw, entry.path, entry.lastModified), format: 'text' };
+}
+
+/**
+ * Reads the files of an import into batches of memory items (about BATCH_SIZE each, in file order). Each file is
+ * read as a stream, its format recognised from its content: a Backstory memory file, a ChatGPT or Claude data
+ * export (the zip or its conversations.json), an mbox or .eml mail, Markdown notes (a folder or Obsidian vault,
+ * a Notion export zip) or plain text. Progress is reported by bytes; `signal` stops the reading. A file that cannot
+ * be read throws ImportFileError naming the file and the problem; the caller keeps nothing of a failed import.
+ */
+export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): AsyncGenerator<ImportBatch> {
+  const bytesTotal = files.reduce((n, f) => n + f.blob.size, 0);
+  let bytesRead = 0;
+  let itemCount = 0;
+  const report = () => opts.onProgress?.({ bytesRead, bytesTotal, items: itemCount });
+  const offered = new Set<string>();
+  const ctx: Context = {
+    signal: opts.signal,
+    threads: new MailThreads(),
+    inFolder: files.length > 1 || files.some((f) => f.path?.includes('/')),
+    offer: (o) => {
+      const key = `${o.title}\n${o.text}`;
+      if (offered.has(key)) return;
+      offered.add(key);
+      opts.onOffer?.(o);
+    },
+  };
+  for (const file of files) {
+    throwIfAborted(opts.signal);
+    const path = file.path ?? file.name;
+    if (ctx.inFolder && !wantedInFolder(path)) {
+      bytesRead += file.blob.size;
+      report();
+      continue;
+    }
+    const entry: Entry = {
+      inside: '',
+      path,
+      bytes: blobChunks(file.blob, opts.signal, (n) => {
+        bytesRead += n;
+        report();
+      }),
+      lastModified: (file.blob as Partial<File>).lastModified,
+    };
+    let batch: MemoryInput[] = [];
+    let format: ImportFormat | undefined;
+    try {
+      for await (const part of readEntry(entry, ctx)) {
+        throwIfAborted(opts.signal);
+        if (format && part.format !== format && batch.length) {
+          yield { items: batch, file: file.name, format };
+          batch = [];
+        }
+        format = part.format;
+        for (const item of part.items) {
+          batch.push(item);
+          itemCount++;
+          if (batch.length >= BATCH_SIZE) {
+            yield { items: batch, file: file.name, format };
+            batch = [];
+          }
+        }
+      }
+    } catch (e) {
+      if (e instanceof EntryProblem) throw new ImportFileError(file.name, e.message);
+      if ((e as Error)?.name === 'AbortError' || opts.signal?.aborted) throw e;
+      throw new ImportFileError(file.name, `could not be read (${(e as Error)?.message ?? String(e)})`);
+    }
+    if (batch.length && format) yield { items: batch, file: file.name, format };
+    report();
+  }
+}

@@ -1,0 +1,85 @@
+import { concatBytes, type Bytes } from './byte-stream';
+
+const NL = 0x0a;
+const F = 0x46;
+const GT = 0x3e;
+const FROM_ = [0x46, 0x72, 0x6f, 0x6d, 0x20]; // "From "
+const latin1 = new TextDecoder('latin1');
+
+function startsFrom(b: Uint8Array, i: number): boolean {
+  for (let k = 0; k < 5; k++) if (b[i + k] !== FROM_[k]) return false;
+  return true;
+}
+
+// A separator line is "From <sender> <asctime date>" ("From 1790…@xxx Mon Mar 03 10:00:00 +0000 2026"): a body
+// line that merely starts with "From " (an unescaped one, in mboxo files) has no time of day in it.
+const SEPARATOR = /^From \S+ .*\d\d:\d\d/;
+
+/** A message's bytes without its "From " line, with mboxrd's ">From " quoting taken off (">>From " → ">From "). */
+function unmangle(msg: Uint8Array): Uint8Array {
+  let start = msg.indexOf(NL) + 1;
+  if (start <= 0) return new Uint8Array(0);
+  const out: Uint8Array[] = [];
+  let from = start;
+  for (let i = start; i < msg.length; i++) {
+    if ((i === start || msg[i - 1] === NL) && msg[i] === GT) {
+      let j = i;
+      while (msg[j] === GT) j++;
+      if (startsFrom(msg, j)) {
+        out.push(msg.subarray(from, i));
+        from = i + 1;
+      }
+    }
+  }
+  out.push(msg.subarray(from));
+  return concatBytes(out);
+}
+
+/**
+ * The messages of an mbox file (Gmail Takeout's "All mail Including Spam and Trash.mbox"), split at "From " lines
+ * as the stream goes, one message in memory at a time.
+ */
+export async function* mboxMessages(bytes: Bytes): AsyncGenerator<Uint8Array> {
+  let parts: Uint8Array[] = [];
+  let started = false;
+  let prev = NL;
+  let carry: Uint8Array | undefined;
+  const finish = () => {
+    const msg = unmangle(concatBytes(parts));
+    parts = [];
+    return msg;
+  };
+  for await (let chunk of bytes) {
+    if (carry) {
+      chunk = concatBytes([carry, chunk]);
+      carry = undefined;
+    }
+    let start = 0;
+    let stop = chunk.length;
+    for (let i = 0; i < chunk.length; i++) {
+      if (chunk[i] !== F || (i === 0 ? prev : chunk[i - 1]) !== NL) continue;
+      const eol = chunk.indexOf(NL, i);
+      if (eol < 0) {
+        // The line goes on in the next chunk: decide there.
+        stop = i;
+        break;
+      }
+      if (!startsFrom(chunk, i) || !SEPARATOR.test(latin1.decode(chunk.subarray(i, eol)))) continue;
+      if (i > start) parts.push(chunk.subarray(start, i));
+      if (started && parts.length) yield finish();
+      parts = [];
+      started = true;
+      start = i;
+    }
+    if (stop > start) parts.push(chunk.subarray(start, stop));
+    if (stop < chunk.length) {
+      carry = chunk.slice(stop);
+      prev = NL;
+    } else prev = chunk[chunk.length - 1] ?? prev;
+  }
+  if (carry) parts.push(carry);
+  if (parts.length) {
+    const msg = finish();
+    if (msg.length) yield msg;
+  }
+}

@@ -1,0 +1,157 @@
+import { parse as parseYaml } from 'yaml';
+import { decodeFileBytes } from '../memory/decode-text';
+import type { MemoryInput } from '../memory/types';
+import { inlineTags, markdownToText, paragraphs } from './note-text';
+
+/** A Notion export names each page "Title <32 hex digits>.md". */
+const NOTION_PAGE = /^(.*?)\s+([0-9a-f]{32})\.(md|markdown)$/i;
+
+const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+export function noteFormat(path: string): 'markdown' | 'notion' {
+  return NOTION_PAGE.test(basename(path)) ? 'notion' : 'markdown';
+}
+
+interface FrontMatter {
+  title?: string;
+  tags: string[];
+  aliases: string[];
+  created?: number;
+}
+
+function list(v: unknown): string[] {
+  if (Array.isArray(v)) return v.filter((x) => x !== null && x !== undefined).map((x) => String(x).trim()).filter(Boolean);
+  if (typeof v === 'string') return v.split(/[,\s]+/).map((s) => s.trim()).filter(Boolean);
+  return [];
+}
+
+function time(v: unknown): number | undefined {
+  if (v instanceof Date) return Number.isFinite(v.getTime()) ? v.getTime() : undefined;
+  if (typeof v !== 'string' && typeof v !== 'number') return undefined;
+  const t = typeof v === 'number' ? v : Date.parse(v);
+  return Number.isFinite(t) ? t : undefined;
+}
+
+/** YAML front matter ("---" … "---") read with `yaml`; a block that is not valid YAML is left out, not fatal. */
+function frontMatter(text: string): { meta: FrontMatter; body: string } {
+  const m = /^---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/.exec(text);
+  const meta: FrontMatter = { tags: [], aliases: [] };
+  if (!m) return { meta, body: text };
+  let data: unknown;
+  try {
+    data = parseYaml(m[1]);
+  } catch {
+    data = undefined;
+  }
+  if (data && typeof data === 'object' && !Array.isArray(data)) {
+    const d = data as Record<string, unknown>;
+    if (typeof d.title === 'string' && d.title.trim()) meta.title = d.title.trim();
+    meta.tags = list(d.tags ?? d.tag).map((t) => t.replace(/^#/, ''));
+    meta.aliases = list(d.aliases ?? d.alias);
+    meta.created = time(d.created ?? d.date ?? d.created_at ?? d.createdAt);
+  }
+  return { meta, body: text.slice(m[0].length) };
+}
+
+interface Section {
+  heading?: string;
+  lines: string[];
+}
+
+/** Splits at the top heading level in use (headings inside ``` code blocks do not count). */
+function sections(body: string): { lead?: string; parts: Section[] } {
+  const lines = body.split('\n');
+  const level: (number | 0)[] = [];
+  let fence = false;
+  for (const line of lines) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    const h = !fence && /^(#{1,6})\s+\S/.exec(line);
+    level.push(h ? h[1].length : 0);
+  }
+  const headingAt = level.map((l, i) => (l ? i : -1)).filter((i) => i >= 0);
+  let lead: string | undefined;
+  // A single "# Title" on the first line names the note; its sections are the next level down.
+  const h1s = headingAt.filter((i) => level[i] === 1);
+  const firstText = lines.findIndex((l) => l.trim());
+  if (h1s.length === 1 && h1s[0] === firstText) {
+    lead = lines[h1s[0]].replace(/^#\s+/, '').trim();
+    lines[h1s[0]] = '';
+    level[h1s[0]] = 0;
+  }
+  const top = Math.min(...level.filter((l) => l > 0 && l <= 3), 99);
+  const parts: Section[] = [{ lines: [] }];
+  for (let i = 0; i < lines.length; i++) {
+    if (level[i] === top) parts.push({ heading: lines[i].replace(/^#+\s+/, '').replace(/\s+#+\s*$/, '').trim(), lines: [] });
+    else parts[parts.length - 1].lines.push(level[i] ? lines[i].replace(/^#+\s+/, '') : lines[i]);
+  }
+  return { lead, parts };
+}
+
+/** Notion writes a database page's properties under its title: "Tags: a, b", "Created: March 3, 2026 10:00 AM". */
+function notionProperties(lines: string[]): { tags: string[]; created?: number } {
+  const out: { tags: string[]; created?: number } = { tags: [] };
+  for (const line of lines.slice(0, 30)) {
+    if (!line.trim()) {
+      if (out.tags.length || out.created) break;
+      continue;
+    }
+    const m = /^([A-Z][\w ]{0,30}):\s+(.+)$/.exec(line.trim());
+    if (!m) break;
+    const key = m[1].toLowerCase();
+    if (key === 'tags' || key === 'tag') out.tags = m[2].split(',').map((t) => t.trim()).filter(Boolean);
+    if (key === 'created' || key === 'created time' || key === 'date') out.created = time(m[2].trim());
+  }
+  return out;
+}
+
+export interface NoteOptions {
+  format: 'markdown' | 'notion';
+  lastModified?: number;
+}
+
+/**
+ * A Markdown note (a file of a notes folder or Obsidian vault, or a page of a Notion export) as the parts of one
+ * thread: the text before the first heading and each section under a top-level heading, long ones split at
+ * paragraphs. Ids `note:<path>#<n>` (Notion: `notion:<page id>#<n>`), front matter tags and aliases kept, links
+ * kept as their words.
+ */
+export function noteItems(raw: Uint8Array | string, path: string, opts: NoteOptions): MemoryInput[] {
+  const decoded = typeof raw === 'string' ? raw : decodeFileBytes(raw).text;
+  const text = decoded.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const { meta, body } = frontMatter(text);
+  const notion = opts.format === 'notion' ? NOTION_PAGE.exec(basename(path)) : null;
+  const fileTitle = notion ? notion[1].trim() : basename(path).replace(/\.(md|markdown|mdown|mkd|txt)$/i, '');
+  const { lead, parts } = sections(body);
+  const title = meta.title ?? lead ?? fileTitle;
+  const props = notion ? notionProperties(parts[0].lines) : { tags: [] as string[], created: undefined };
+  const tags = [...new Set([...meta.tags, ...props.tags, ...(notion ? [] : inlineTags(body))])];
+  const threadId = notion ? `notion:${notion[2].toLowerCase()}` : `note:${path}`;
+  const createdAt = meta.created ?? props.created ?? opts.lastModified;
+  const items: MemoryInput[] = [];
+  for (const part of parts) {
+    const partText = markdownToText(part.lines.join('\n'));
+    const partTitle = part.heading ? (part.heading === title ? title : `${title} › ${markdownToText(part.heading)}`) : title;
+    for (const piece of paragraphs(partText)) {
+      const n = items.length;
+      items.push({
+        id: `${threadId}#${n}`,
+        text: piece,
+        title: n === 0 && meta.aliases.length ? `${partTitle} (${meta.aliases.join(', ')})` : partTitle,
+        tags,
+        createdAt,
+        source: { format: opts.format, title, ...(notion ? { url: `https://www.notion.so/${notion[2].toLowerCase()}` } : {}) },
+        thread: { id: threadId, seq: n },
+      });
+    }
+  }
+  // A note that is only headings still says something.
+  if (!items.length && (part0HasHeadings(parts) || lead)) {
+    const heads = [lead, ...parts.map((p) => p.heading)].filter(Boolean).join('\n');
+    items.push({ id: `${threadId}#0`, text: heads, title, tags, createdAt, source: { format: opts.format, title }, thread: { id: threadId, seq: 0 } });
+  }
+  return items;
+}
+
+function part0HasHeadings(parts: Section[]): boolean {
+  return parts.some((p) => p.heading);
+}
