@@ -3,7 +3,7 @@ import type { BackstoryDB } from '../memory/db';
 import { ImportJobs } from '../memory/import-jobs';
 import type { MemoryStore } from '../memory/store';
 import type { BackgroundProtocol, IndexingProgress, PanelPush, Req, Res } from '../messaging/protocol';
-import { readForImport } from './import-read';
+import { readImport } from '../import/index';
 import { ImportRunner } from './import-runner';
 
 type Handler<K extends keyof BackgroundProtocol> = (payload: Req<BackgroundProtocol, K>) => Promise<Res<BackgroundProtocol, K>>;
@@ -30,7 +30,7 @@ export class Imports {
     this.jobs = new ImportJobs(db);
     this.runner = new ImportRunner({
       jobs: this.jobs,
-      read: readForImport,
+      read: readImport,
       commit: (inputs, importId) => parts.store.commitImport(inputs, { importId }),
       index: parts.index,
       push: (job, progress) => parts.broadcast({ type: 'import', job, ...(progress ? { progress } : {}) }),

@@ -4,7 +4,7 @@ import type { ImportBatch, ImportFile, ReadOptions } from '../../lib/import/type
 import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
 import { ImportJobs, type ImportJob } from '../../lib/memory/import-jobs';
 import { MemoryStore } from '../../lib/memory/store';
-import { readForImport } from '../../lib/service/import-read';
+import { readImport } from '../../lib/import/index';
 import { ImportRunner, type ImportRunnerDeps } from '../../lib/service/import-runner';
 
 // The import job in the worker, on the real job table and store (fake-indexeddb), with the real readers: what a user
@@ -15,7 +15,7 @@ const memoryFile = (n: number, prefix = 'note') =>
 const file = (name: string, text: string): ImportFile => ({ name, blob: new Blob([text]) });
 
 /** One worker life: a store and a runner over the shared database. */
-function worker(db: BackstoryDB, read: ImportRunnerDeps['read'] = readForImport, extra: Partial<ImportRunnerDeps> = {}) {
+function worker(db: BackstoryDB, read: ImportRunnerDeps['read'] = readImport, extra: Partial<ImportRunnerDeps> = {}) {
   const store = new MemoryStore(db, async () => null);
   const jobs = new ImportJobs(db);
   const pushed: ImportJob[] = [];
@@ -43,7 +43,7 @@ function gatedReader() {
   const atGate = new Promise<void>((r) => (reached = r));
   async function* read(files: ImportFile[], opts: ReadOptions): AsyncGenerator<ImportBatch> {
     let first = true;
-    for await (const batch of readForImport(files, opts)) {
+    for await (const batch of readImport(files, opts)) {
       yield batch;
       if (first) {
         first = false;
