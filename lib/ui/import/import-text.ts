@@ -46,11 +46,13 @@ export function workingText(job: ImportJob, read?: ReadProgress, indexing?: Inde
 
 /** What an ended job did: "Imported chatgpt.zip: 12,034 new, 0 updated, 0 unchanged." / the error, naming the file. */
 export function outcomeText(job: ImportJob): string {
-  if (job.state === 'failed') return `Not imported: ${job.error ?? `${filesOf(job)} could not be read.`} Nothing was changed.`;
+  if (job.state === 'failed') return `Not imported: ${sentence(job.error ?? `${filesOf(job)} could not be read`)} Nothing was changed.`;
   if (job.state === 'cancelled') return `Import of ${filesOf(job)} cancelled. Nothing was changed.`;
   const c = job.counts ?? { added: 0, updated: 0, unchanged: 0 };
   return `Imported ${filesOf(job)}: ${count(c.added)} new, ${count(c.updated)} updated, ${count(c.unchanged)} unchanged.`;
 }
+
+const sentence = (s: string) => (/[.!?)]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
 
 /** Ended, with an outcome to tell (done: counts known; failed; cancelled). */
 export function hasOutcome(job: ImportJob): boolean {
