@@ -147,4 +147,27 @@ describe('import jobs in the worker', () => {
     await new Promise((r) => setTimeout(r, 40));
     expect(pings).toBe(after);
   });
+
+  it('custom instructions in a ChatGPT export are offered on the job, never saved on their own', async () => {
+    const db = openMemoryDB('runner-6', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const w = worker(db);
+    const msg = (id: string, parent: string | null, message: unknown) => ({ id, parent, children: [], message });
+    const conv = {
+      id: 'c1', conversation_id: 'c1', title: 'Budget', create_time: 1735000000, current_node: 'm2',
+      mapping: {
+        root: msg('root', null, null),
+        ctx: msg('ctx', 'root', { id: 'ctx', author: { role: 'user' }, content: { content_type: 'user_editable_context', user_profile: '', user_instructions: 'The user provided the additional info about how they would like you to respond:\n```Answer in British English, briefly.```' }, weight: 1, metadata: { is_visually_hidden_from_conversation: true } }),
+        m1: msg('m1', 'ctx', { id: 'm1', author: { role: 'user' }, create_time: 1735000001, content: { content_type: 'text', parts: ['Trim the Q3 travel line by 10 percent?'] }, weight: 1, metadata: {}, recipient: 'all' }),
+        m2: msg('m2', 'm1', { id: 'm2', author: { role: 'assistant' }, create_time: 1735000002, content: { content_type: 'text', parts: ['Yes: cut two offsites.'] }, weight: 1, metadata: {}, recipient: 'all' }),
+      },
+    };
+    const job = await w.jobs.create([file('conversations.json', JSON.stringify([conv]))]);
+    await w.runner.start(job.id);
+    const done = await ended(w.jobs, job.id);
+    expect(done.counts).toEqual({ added: 2, updated: 0, unchanged: 0 });
+    expect(done.offers).toEqual([expect.objectContaining({ text: 'Answer in British English, briefly.' })]);
+    expect([...w.store.items()].some((i) => i.text.includes('British English'))).toBe(false);
+    expect(await w.runner.takeOffer(job.id, 0)).toMatchObject({ text: 'Answer in British English, briefly.' });
+    expect((await w.jobs.get(job.id))!.offers).toEqual([]);
+  });
 });
