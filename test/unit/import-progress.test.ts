@@ -21,9 +21,9 @@ describe('import progress in words', () => {
   });
 
   it('says what an import did, naming the file', () => {
-    const job = { id: 'j', createdAt: 0, fileNames: ['chatgpt.zip'], bytes: 1, read: 12_034 } as const;
-    expect(outcomeText({ ...job, state: 'done', counts: { added: 12_034, updated: 0, unchanged: 0 } } as ImportJob)).toBe('Imported chatgpt.zip: 12,034 new, 0 updated, 0 unchanged.');
-    expect(outcomeText({ ...job, state: 'failed', error: 'chatgpt.zip: conversations.json is cut off' } as ImportJob)).toBe('Not imported: chatgpt.zip: conversations.json is cut off. Nothing was changed.');
+    const job: Omit<ImportJob, 'state'> = { id: 'j', createdAt: 0, fileNames: ['chatgpt.zip'], bytes: 1, read: 12_034 };
+    expect(outcomeText({ ...job, state: 'done', counts: { added: 12_034, updated: 0, unchanged: 0 } })).toBe('Imported chatgpt.zip: 12,034 new, 0 updated, 0 unchanged.');
+    expect(outcomeText({ ...job, state: 'failed', error: 'chatgpt.zip: conversations.json is cut off' })).toBe('Not imported: chatgpt.zip: conversations.json is cut off. Nothing was changed.');
     expect(aboutTime(40_000)).toBe('about 40 s');
     expect(aboutTime(2 * 3600_000)).toBe('about 2 h');
   });
