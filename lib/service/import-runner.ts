@@ -91,7 +91,11 @@ export class ImportRunner {
   private enqueue(job: ImportJob): void {
     const abort = new AbortController();
     this.active.set(job.id, abort);
-    this.queue = this.queue.then(() => this.run(job.id, abort.signal)).finally(() => this.active.delete(job.id));
+    this.queue = this.queue
+      .then(() => this.run(job.id, abort.signal))
+      // An unexpected failure (storage gone) leaves the job unfinished: the next worker start tries it again.
+      .catch(() => undefined)
+      .finally(() => this.active.delete(job.id));
   }
 
   private async run(jobId: string, signal: AbortSignal): Promise<void> {

@@ -33,19 +33,31 @@ export function ImportSection(props: { onChanged?: () => void }) {
   const view = useImportJobs();
   const [problem, setProblem] = useState('');
   const [dragging, setDragging] = useState(false);
+  /** Files being written into IndexedDB for the worker (a large export takes a moment); the page must stay open. */
+  const [handing, setHanding] = useState('');
   const active = activeJob(view.jobs);
   const outcome = lastOutcome(view.jobs);
 
   const run = (files: ImportFile[]) => {
     if (!files.length) return;
     setProblem('');
-    startImport(files).then(view.refresh, (e: Error) => setProblem(`Not imported: ${e.message} Nothing was changed.`));
+    setHanding(files.length === 1 ? files[0].name : `${files.length} files`);
+    startImport(files)
+      .then(view.refresh, (e: Error) => setProblem(`Not imported: ${e.message} Nothing was changed.`))
+      .finally(() => setHanding(''));
   };
   const onInput = (e: Event) => {
     const input = e.target as HTMLInputElement;
     run(filesFromInput(input.files));
     input.value = '';
   };
+
+  useEffect(() => {
+    if (!handing) return;
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [handing]);
 
   useEffect(() => {
     let depth = 0; // dragenter/dragleave fire for every child element crossed
@@ -114,6 +126,12 @@ export function ImportSection(props: { onChanged?: () => void }) {
       {dragging ? (
         <div class="drop-target" data-testid="import-drop" aria-hidden="true">
           Drop to import
+        </div>
+      ) : null}
+      {handing ? (
+        <div class="progress-note" role="status" data-testid="import-handing">
+          <span>Handing {handing} to Backstory…</span>
+          <progress aria-label="Handing the files over" />
         </div>
       ) : null}
       {active ? (
