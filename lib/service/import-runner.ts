@@ -10,7 +10,10 @@ export interface ImportRunnerDeps {
   read(files: ImportFile[], opts: ReadOptions): AsyncIterable<ImportBatch>;
   /** All or nothing (MemoryStore.commitImport). */
   commit(inputs: MemoryInput[], importId: string): Promise<ImportCounts>;
-  /** Background embedding of what the commit stored (the service's indexing, which reports its own progress). */
+  /**
+   * Background embedding of what the commit stored (the service's indexing, which reports its own progress);
+   * resolves once nothing the model can embed is left waiting.
+   */
   index(): Promise<unknown>;
   /** Tells every open page (push `{type: 'import', job}`). */
   push(job: ImportJob, progress?: ReadProgress): void;
@@ -98,16 +101,23 @@ export class ImportRunner {
       .finally(() => this.active.delete(job.id));
   }
 
+  /** Reading and the commit, one job at a time; the indexing that follows does not hold up the next job. */
   private async run(jobId: string, signal: AbortSignal): Promise<void> {
     const stopKeepAlive = this.keepAlive();
     try {
       let job = await this.deps.jobs.get(jobId);
       if (!job) return;
       if (signal.aborted) return void (await this.finish(job, { state: 'cancelled' }));
-      if (job.state !== 'indexing') {
-        job = await this.readAndCommit(job, signal);
-        if (!job) return;
-      }
+      if (job.state !== 'indexing') job = await this.readAndCommit(job, signal);
+      if (job) void this.indexThen(job).catch(() => undefined); // unfinished: the next worker start resumes it
+    } finally {
+      stopKeepAlive();
+    }
+  }
+
+  private async indexThen(job: ImportJob): Promise<void> {
+    const stopKeepAlive = this.keepAlive();
+    try {
       await this.deps.index();
       await this.finish(job, { state: 'done' }, false);
     } finally {

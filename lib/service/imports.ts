@@ -19,7 +19,7 @@ export class Imports {
     private readonly parts: {
       store: MemoryStore;
       /** Background indexing with progress pushes (BackstoryService.indexInBackground). */
-      index: () => Promise<unknown>;
+      index: () => Promise<number>;
       broadcast: (push: PanelPush) => void;
       /** Memory changed: open panels re-rank. */
       refresh: () => void;
@@ -32,7 +32,11 @@ export class Imports {
       jobs: this.jobs,
       read: readImport,
       commit: (inputs, importId) => parts.store.commitImport(inputs, { importId }),
-      index: parts.index,
+      index: async () => {
+        // A run already going when this import landed does not include its items: go again until a run finds
+        // nothing (or cannot embed: no model).
+        while ((await parts.index()) && parts.store.unembedded().length);
+      },
       push: (job, progress) => parts.broadcast({ type: 'import', job, ...(progress ? { progress } : {}) }),
       committed: () => parts.refresh(),
       keepAlive: () => browser.runtime.getPlatformInfo(),

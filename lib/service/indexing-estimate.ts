@@ -3,7 +3,7 @@ import type { IndexingProgress } from '../messaging/protocol';
 /** How far back the rate is measured: long enough to smooth batch jitter, short enough to follow a change of pace. */
 const WINDOW_MS = 30_000;
 /** No estimate before this much work was timed (the first batches include the engines' warm-up). */
-const MIN_SPAN_MS = 2_000;
+const MIN_SPAN_MS = 5_000;
 
 /**
  * The time left of a background indexing run, from the rate of the last ~30 s. One estimate per run: a new run

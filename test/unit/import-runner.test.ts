@@ -170,4 +170,21 @@ describe('import jobs in the worker', () => {
     expect(await w.runner.takeOffer(job.id, 0)).toMatchObject({ text: 'Answer in British English, briefly.' });
     expect((await w.jobs.get(job.id))!.offers).toEqual([]);
   });
+
+  it('the next import is read and committed while the last one is still being indexed', async () => {
+    const db = openMemoryDB('runner-7', { indexedDB: new IDBFactory(), IDBKeyRange });
+    let finishIndexing!: () => void;
+    const indexing = new Promise<void>((r) => (finishIndexing = r));
+    const w = worker(db, readImport, { index: () => indexing });
+    const a = await w.jobs.create([file('a.json', memoryFile(5, 'a'))]);
+    const b = await w.jobs.create([file('b.json', memoryFile(7, 'b'))]);
+    await w.runner.start(a.id);
+    await w.runner.start(b.id);
+    for (let i = 0; i < 200 && (await w.jobs.get(b.id))!.state !== 'indexing'; i++) await new Promise((r) => setTimeout(r, 5));
+    expect((await w.jobs.get(a.id))!.state).toBe('indexing');
+    expect((await w.jobs.get(b.id))).toMatchObject({ state: 'indexing', counts: { added: 7, updated: 0, unchanged: 0 } });
+    expect(w.store.size).toBe(12);
+    finishIndexing();
+    expect((await ended(w.jobs, b.id)).state).toBe('done');
+  });
 });

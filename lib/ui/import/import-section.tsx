@@ -35,7 +35,8 @@ export function ImportSection(props: { onChanged?: () => void }) {
   const [dragging, setDragging] = useState(false);
   /** Files being written into IndexedDB for the worker (a large export takes a moment); the page must stay open. */
   const [handing, setHanding] = useState('');
-  const active = activeJob(view.jobs);
+  // Once committed, the indexing line below says how far it got.
+  const active = [activeJob(view.jobs)].find((j) => j && j.state !== 'indexing');
   const outcome = lastOutcome(view.jobs);
 
   const run = (files: ImportFile[]) => {
@@ -139,9 +140,9 @@ export function ImportSection(props: { onChanged?: () => void }) {
           <span>{workingText(active, view.reading[active.id], view.indexing)}</span>
           {active.state === 'reading' && view.reading[active.id]?.bytesTotal ? (
             <progress max={view.reading[active.id].bytesTotal} value={view.reading[active.id].bytesRead} aria-label="Reading progress" />
-          ) : active.state !== 'indexing' ? (
+          ) : (
             <progress aria-label="Import progress" />
-          ) : null}
+          )}
           {active.state === 'queued' || active.state === 'reading' ? (
             <button data-testid="import-cancel" onClick={() => cancel(active.id)}>
               Cancel

@@ -38,7 +38,7 @@ export function workingText(job: ImportJob, read?: ReadProgress, indexing?: Inde
     case 'committing':
       return `Saving ${count(job.read)} ${job.read === 1 ? 'memory' : 'memories'} from ${filesOf(job)}…`;
     case 'indexing':
-      return indexing && indexing.done < indexing.total ? `${indexingText(indexing)} (imported from ${filesOf(job)}; word search works already)` : `Indexing ${filesOf(job)}…`;
+      return indexing && indexing.done < indexing.total ? indexingText(indexing) : `Indexing ${filesOf(job)}…`;
     default:
       return '';
   }
