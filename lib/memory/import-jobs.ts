@@ -18,6 +18,8 @@ export interface ImportJob {
   offers?: ImportOffer[];
   format?: ImportFormat;
   finishedAt?: number;
+  /** The user has read the outcome (the options page and the panel stop showing it). */
+  dismissed?: boolean;
 }
 
 /** What `update` may change: everything but the identity and the files. */
@@ -87,6 +89,11 @@ export class ImportJobs {
   async files(id: string): Promise<ImportFile[]> {
     const rows = await this.db.importFiles.where('[job+n]').between([id, -Infinity], [id, Infinity]).toArray();
     return rows.map((r) => ({ name: r.name, ...(r.path ? { path: r.path } : {}), blob: r.blob }));
+  }
+
+  /** Drops the staged items of a run that stopped midway, keeping the files to read again. */
+  async unstage(id: string): Promise<void> {
+    await this.db.importStaged.where('job').equals(id).delete();
   }
 
   /** Drops the job's files and staged items (after a commit, a failure or a cancel); the job's record stays. */

@@ -1,4 +1,6 @@
 import type { InsertOutcome } from '../insert/index';
+import type { ReadProgress } from '../import/types';
+import type { ImportJob } from '../memory/import-jobs';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { RankedCard, RankSettings, TaskReading, TraceEntry } from '../rank/types';
 import type { Settings, SettingsPatch } from '../settings/types';
@@ -52,6 +54,8 @@ export type ServiceStatus = ModelStatus & {
 export interface IndexingProgress {
   done: number;
   total: number;
+  /** Time left at the rate measured so far, once there is a rate to go by. */
+  etaMs?: number;
 }
 
 /** A small ranking for the options page's live preview. */
@@ -96,6 +100,16 @@ export interface BackgroundProtocol {
   'capture:dismiss': { req: { id: string }; res: { ok: true } };
   /** Content script (lib/sites/capture-sent.ts): a message the user sent; saved only when the options allow it. */
   'capture:sent': { req: { text: string; url: string; title: string; site: string; people?: string[] }; res: { saved: boolean } };
+  /** Options page: run an import job it created (ImportJobs.create wrote the files into IndexedDB). */
+  'import:start': { req: { jobId: string }; res: { ok: true } };
+  /** Every import job (newest first) and the background indexing, for pages that open mid-import or after. */
+  'import:status': { req: Record<string, never>; res: { jobs: ImportJob[]; indexing?: IndexingProgress } };
+  /** Stops an import before it is committed; memory stays as it was. */
+  'import:cancel': { req: { jobId: string }; res: { ok: boolean; reason?: string } };
+  /** The user has read the outcome: it is not shown again. */
+  'import:dismiss': { req: { jobId: string }; res: { ok: true } };
+  /** An offer of the import (e.g. ChatGPT custom instructions): saved as an instruction, or dismissed. */
+  'import:offer': { req: { jobId: string; index: number; save: boolean }; res: { ok: true } };
 }
 
 /** Messages from the service worker to a tab's content script. */
@@ -132,6 +146,8 @@ export type PanelPush =
   | { type: 'indexing'; progress: IndexingProgress }
   /** The model's status changed (loading, ready, failed). */
   | { type: 'model'; status: ModelStatus }
+  /** An import job changed state (and, while its files are read, how far reading got). */
+  | { type: 'import'; job: ImportJob; progress?: ReadProgress }
   /** Something the user started away from the panel failed (a capture too large, storage full). */
   | { type: 'problem'; message: string };
 

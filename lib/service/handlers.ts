@@ -5,6 +5,7 @@ import type { Service } from './index';
 /** The worker's message table: each message is answered by one module. */
 export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
   return {
+    ...s.imports.handlers(),
     'task:update': ({ reading }, sender) => s.readings.update(reading, sender),
     'panel:get': ({ tabId, search }) => s.hub.rank(tabId, search),
     'card:insert': ({ tabId, id }) => s.insertion.card(tabId, id),

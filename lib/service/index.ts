@@ -8,6 +8,7 @@ import { Capture } from './capture';
 import { ContentRegistration } from './content-registration';
 import { backgroundHandlers } from './handlers';
 import { BackgroundIndexing } from './indexing';
+import { Imports } from './imports';
 import { Insertion } from './insertion';
 import { MemoryActions } from './memory-actions';
 import { ModelHolder } from './model';
@@ -24,7 +25,8 @@ export class Service {
     this.hub.broadcast({ type: 'model', status });
     this.hub.refreshAll();
   });
-  readonly store = new MemoryStore(openMemoryDB(), () => this.model.get(), () => this.model.indexer());
+  readonly db = openMemoryDB();
+  readonly store = new MemoryStore(this.db, () => this.model.get(), () => this.model.indexer());
   /** Which sites Backstory may read, and the content script registered for exactly those. */
   readonly access = new ContentRegistration();
   readonly tasks = new TabTasks();
@@ -37,6 +39,7 @@ export class Service {
   readonly insertion: Insertion;
   readonly memory: MemoryActions;
   readonly capture: Capture;
+  readonly imports: Imports;
 
   constructor() {
     // The hub and the ranker need each other: the ranker reports through the hub, the hub asks it for rankings.
@@ -48,6 +51,10 @@ export class Service {
     this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker);
     this.memory = new MemoryActions(this.store, this.hub, this.indexing, this.model);
     this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access);
+    this.imports = new Imports(this.db, {
+      store: this.store, index: () => this.indexing.run(), broadcast: (p) => this.hub.broadcast(p), refresh: () => this.hub.refreshAll(),
+      indexing: () => this.indexing.progress,
+    });
   }
 
   async sitesChanged(change: { added?: string[]; removed?: string[] }): Promise<void> {
@@ -79,6 +86,7 @@ export function startService(): Service {
   browser.permissions.onAdded.addListener((p) => void s.sitesChanged({ added: p.origins ?? [] }));
   browser.permissions.onRemoved.addListener((p) => void s.sitesChanged({ removed: p.origins ?? [] }));
   void s.access.sync().catch(() => {});
+  void s.imports.resume(); // an import a stopped worker left unfinished goes on
   // Memory first, then the model: panels get cards ranked by words as soon as memory is in, and semantic ones when
   // the model is ready (a second push); the model's set-up on this same thread would hold up the memory load.
   void s.store.load().then(() => s.model.get()).then(() => s.indexing.run());

@@ -1,6 +1,7 @@
 import type { IndexingProgress, PanelPush } from '../messaging/protocol';
 import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem } from '../memory/types';
+import { IndexingEstimate } from './indexing-estimate';
 
 interface Panels {
   broadcast(push: PanelPush): void;
@@ -17,6 +18,7 @@ export class BackgroundIndexing {
   progress?: IndexingProgress;
   /** Why the last run stopped early, until a run completes. */
   problem?: string;
+  private estimate = new IndexingEstimate();
 
   constructor(
     private readonly store: Pick<MemoryStore, 'embedPending' | 'add'>,
@@ -29,8 +31,9 @@ export class BackgroundIndexing {
     try {
       const n = await this.store.embedPending((done, total) => {
         last = { done, total };
-        this.progress = done < total ? { done, total } : undefined;
-        this.panels.broadcast({ type: 'indexing', progress: { done, total } });
+        const progress = this.estimate.update(done, total);
+        this.progress = done < total ? progress : undefined;
+        this.panels.broadcast({ type: 'indexing', progress });
         if (done === total || done % 256 === 0) this.panels.refreshAll();
       });
       this.problem = undefined;

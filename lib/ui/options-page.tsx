@@ -1,15 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { MemoryItem } from '../memory/types';
-import type { IndexingProgress, ModelStatus, PreviewCard } from '../messaging/protocol';
-import { decodeFileBytes } from '../memory/decode-text';
+import type { ModelStatus, PreviewCard } from '../messaging/protocol';
 import { callBackground } from '../messaging/rpc';
-
-const MAX_IMPORT_BYTES = 60 * 2 ** 20;
 import { WEIGHT_NAMES, type RankSettings, type WeightName } from '../rank/types';
 import { readSettings, watchSettings } from '../settings/settings-item';
 import type { Settings, SettingsPatch } from '../settings/types';
 import { DEFAULT_SETTINGS } from '../settings/defaults';
 import { applySettingsPatch, mergeSettingsPatch, normalizeHost } from '../settings/settings';
+import { ImportSection } from './import/import-section';
 import { SiteAccessList } from './site-access-list';
 import { useServicePush } from './use-panel-state';
 
@@ -21,8 +19,6 @@ const WEIGHT_HELP: Record<WeightName, string> = {
   continuity: 'Used with what is on screen',
   situation: 'This site, person or page',
 };
-
-const IMPORTABLE = /\.(json|md|markdown|txt)$/i;
 
 /** An editable list of hostnames (excluded sites, capture sites). */
 function HostList(props: { id: string; label: string; hosts: string[]; onChange: (hosts: string[]) => void; placeholder: string }) {
@@ -153,9 +149,7 @@ export function OptionsPage() {
   const [message, setMessage] = useState<{ ok: boolean; text: string }>();
   const [items, setItems] = useState<MemoryItem[]>([]);
   const [model, setModel] = useState<ModelStatus & { memorySize: number; unembedded: number }>();
-  const [indexing, setIndexing] = useState<IndexingProgress>();
   const [confirmClear, setConfirmClear] = useState(false);
-  const [busy, setBusy] = useState('');
   const saveTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const editSeq = useRef(0);
   // What is typed into a number field until its change fires: any re-render meanwhile (a status push, another
@@ -180,7 +174,6 @@ export function OptionsPage() {
   }, []);
   // The model status is asked for when the worker says it changed, not polled (counting what waits reads every item).
   useServicePush((p) => {
-    if (p.type === 'indexing') setIndexing(p.progress.done >= p.progress.total ? undefined : p.progress);
     if (p.type === 'captured') reloadItems();
     if (p.type === 'model' || p.type === 'captured' || (p.type === 'indexing' && p.progress.done >= p.progress.total)) reloadModel();
   });
@@ -198,35 +191,6 @@ export function OptionsPage() {
       pending.current = {};
       void callBackground('settings:set', { patch: changes }).then((saved) => applyFromWorker(saved, seq));
     }, delay);
-  };
-
-  const importFiles = async (files: File[]) => {
-    const wanted = files.filter((f) => IMPORTABLE.test(f.name));
-    if (!wanted.length) return setMessage({ ok: false, text: 'No .json, .md or .txt files were chosen.' });
-    let added = 0;
-    setMessage(undefined);
-    for (const [i, file] of wanted.entries()) {
-      setBusy(`Importing ${file.name} (${i + 1} of ${wanted.length})…`);
-      try {
-        // Chrome carries at most 64 MiB in one extension message; refuse before reading rather than fail midway.
-        if (file.size > MAX_IMPORT_BYTES) throw new Error(`The file is ${(file.size / 2 ** 20).toFixed(0)} MB; Backstory imports at most ${MAX_IMPORT_BYTES / 2 ** 20} MB at a time — split it into smaller files.`);
-        const content = decodeFileBytes(new Uint8Array(await file.arrayBuffer())).text;
-        added += (await callBackground('memory:import', { fileName: file.name, content })).added;
-      } catch (err) {
-        setBusy('');
-        const before = added ? ` ${added} ${added === 1 ? 'memory' : 'memories'} from earlier files were kept.` : '';
-        return setMessage({ ok: false, text: `Import of ${file.name} failed: ${(err as Error).message} Nothing from this file was changed.${before}` });
-      }
-    }
-    setBusy('');
-    setMessage({ ok: true, text: `Imported ${added} ${added === 1 ? 'memory' : 'memories'} from ${wanted.length} ${wanted.length === 1 ? 'file' : 'files'}.` });
-    reloadItems();
-    reloadModel();
-  };
-  const onImport = (e: Event) => {
-    const input = e.target as HTMLInputElement;
-    const files = Array.from(input.files ?? []);
-    void importFiles(files).finally(() => (input.value = ''));
   };
 
   const onExport = async () => {
@@ -340,26 +304,9 @@ export function OptionsPage() {
 
       <section aria-labelledby="h-io">
         <h2 id="h-io">Import and export</h2>
-        <p class="muted">A Backstory memory file (.json), Markdown notes (.md; one memory per section) or plain text (.txt). Each file is all or nothing.</p>
-        <div class="io-row">
-          <label class="file">
-            <span>Files</span>
-            <input data-testid="import-file" type="file" multiple accept=".json,.md,.markdown,.txt,application/json,text/markdown,text/plain" onChange={onImport} />
-          </label>
-          <label class="file">
-            <span>A folder of notes</span>
-            <input data-testid="import-folder" type="file" multiple onChange={onImport}
-              ref={(el) => el?.setAttribute('webkitdirectory', '')} />
-          </label>
-          <button data-testid="export" onClick={() => void onExport()}>Export memory</button>
-        </div>
-        {busy ? <p role="status" data-testid="import-busy">{busy}</p> : null}
-        {indexing ? (
-          <p role="status" data-testid="indexing">
-            Indexing {indexing.done} of {indexing.total}… <progress max={indexing.total} value={indexing.done} />
-          </p>
-        ) : null}
-        {message ? <p data-testid="import-message" class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>{message.text}</p> : null}
+        <ImportSection onChanged={() => (reloadItems(), reloadModel())} />
+        <button data-testid="export" onClick={() => void onExport()}>Export memory</button>
+        {message ? <p data-testid="data-message" class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>{message.text}</p> : null}
       </section>
 
       {settings ? (

@@ -10,6 +10,7 @@ import { inputFromItem } from '../memory/normalize';
 import { ItemEditor } from './item-editor';
 import { MemoryView } from './memory-view';
 import { usePanelState, useWatchedTab } from './use-panel-state';
+import { ImportStatusLine } from './import/import-status-line';
 
 type Toast = { text: string; undo?: () => Promise<void>; error?: boolean };
 type PackageView = { text: string; tokens: number; ids: string[]; budget: number };
@@ -341,12 +342,7 @@ export function SidePanel() {
             The on-device model did not load ({state.model.error ?? 'unknown error'}); ranking uses words only.
           </p>
         ) : null}
-        {(indexing ?? state?.indexing) ? (
-          <div class="progress-note" data-testid="indexing">
-            <span>Indexing {(indexing ?? state!.indexing!).done} of {(indexing ?? state!.indexing!).total} memories…</span>
-            <progress max={(indexing ?? state!.indexing!).total} value={(indexing ?? state!.indexing!).done} aria-label="Indexing progress" />
-          </div>
-        ) : null}
+        <ImportStatusLine indexing={indexing ?? state?.indexing} />
       </header>
 
       {captured ? (

@@ -1,8 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ElementHandle, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PanelState } from '../../lib/messaging/protocol';
 import { FIRST_CLASS_PATTERNS } from '../../lib/service/site-access';
+import { makeChatGPTExport } from '../fixtures/import/generate';
 import { ROOT } from './harness';
 import { launchFirefoxExtension, type FirefoxHarness } from './firefox-harness';
 
@@ -71,7 +74,7 @@ describe(`Backstory in Firefox (${process.env.FIREFOX_PATH ?? 'firefox-esr'})`, 
     await input.uploadFile(join(ROOT, 'demo', 'memory.json'));
     await expect
       .poll(() => options.$eval('[data-testid="import-message"]', (e) => e.textContent).catch(() => ''), { timeout: 60_000 })
-      .toMatch(/^Imported 7 memories/);
+      .toBe('Imported memory.json: 7 new, 0 updated, 0 unchanged.');
     expect((await h.call<Status>('model:status', {})).memorySize).toBe(7);
     await options.close();
   });
@@ -223,4 +226,20 @@ describe(`Backstory in Firefox (${process.env.FIREFOX_PATH ?? 'firefox-esr'})`, 
     await panel.close();
     await page.close();
   });
+
+  it('imports a ChatGPT export zip through the options page (read and committed by the event page)', async () => {
+    const before = (await h.call<Status>('model:status', {})).memorySize;
+    const dir = mkdtempSync(join(tmpdir(), 'backstory-ff-import-'));
+    const path = join(dir, 'chatgpt-export.zip');
+    writeFileSync(path, makeChatGPTExport({ conversations: 30, turns: 10, seed: 5 }));
+    const options = await h.openExtensionPage('/options.html');
+    const input = (await options.waitForSelector('[data-testid="import-file"]')) as ElementHandle<HTMLInputElement>;
+    await input.uploadFile(path);
+    await expect
+      .poll(() => options.$eval('[data-testid="import-message"]', (e) => e.textContent).catch(() => ''), { timeout: 120_000 })
+      .toBe('Imported chatgpt-export.zip: 300 new, 0 updated, 0 unchanged.');
+    expect((await h.call<Status>('model:status', {})).memorySize).toBe(before + 300);
+    await options.close();
+    rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
 });

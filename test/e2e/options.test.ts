@@ -109,12 +109,12 @@ describe('options page', () => {
       { name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# Vendor\nAcme invoices are net 30.\n\n# Travel\nBook trains, not flights.') },
       { name: 'todo.txt', mimeType: 'text/plain', buffer: Buffer.from('Renew the domain before March.') },
     ]);
-    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 60_000 }).toBe('Imported 4 memories from 3 files.');
+    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 60_000 }).toBe('Imported 3 files: 4 new, 0 updated, 0 unchanged.');
     expect((await list()).length).toBe(n0 + 4);
 
     const bad = JSON.stringify({ format: 'backstory-memory', version: 1, items: [{ text: 'ok' }, { title: 'no text' }] });
     await options.locator('[data-testid="import-file"]').setInputFiles([{ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(bad) }]);
-    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 30_000 }).toMatch(/bad\.json.*Item 1 has no "text".*Nothing from this file was changed/);
+    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 30_000 }).toMatch(/^Not imported: bad\.json: .*Item 1 has no "text".* Nothing was changed\.$/);
     expect((await list()).length).toBe(n0 + 4);
 
     // A chosen folder arrives as the folder input's file list (Playwright's directory upload hangs now and then in
@@ -127,7 +127,7 @@ describe('options page', () => {
       input.files = dt.files;
       input.dispatchEvent(new Event('change', { bubbles: true }));
     });
-    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 60_000 }).toBe('Imported 2 memories from 2 files.');
+    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 60_000 }).toBe('Imported 3 files: 2 new, 0 updated, 0 unchanged.');
 
     const download = options.waitForEvent('download');
     await options.locator('[data-testid="export"]').click();
@@ -141,7 +141,7 @@ describe('options page', () => {
     // "# Café\nThe naïve plan – approved." in Windows-1252: é = 0xE9, ï = 0xEF, – = 0x96.
     const cp1252 = Buffer.from([...Buffer.from('# Caf', 'latin1'), 0xe9, ...Buffer.from('\nThe na', 'latin1'), 0xef, ...Buffer.from('ve plan ', 'latin1'), 0x96, ...Buffer.from(' approved.', 'latin1')]);
     await options.locator('[data-testid="import-file"]').setInputFiles([{ name: 'old-notes.md', mimeType: 'text/markdown', buffer: cp1252 }]);
-    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 30_000 }).toBe('Imported 1 memory from 1 file.');
+    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 30_000 }).toBe('Imported old-notes.md: 1 new, 0 updated, 0 unchanged.');
     const item = (await list()).find((i) => i.title === 'Café');
     expect(item?.text).toBe('The naïve plan – approved.');
   });
@@ -149,7 +149,7 @@ describe('options page', () => {
   it('shows indexing progress with a count for a large import, and model status', async () => {
     await options.evaluate(() => {
       const pushes: unknown[] = ((window as unknown as { pushes: unknown[] }).pushes = []);
-      chrome.runtime.connect({ name: 'backstory-panel' }).onMessage.addListener((m: { type: string }) => m.type !== 'state' && pushes.push(m));
+      chrome.runtime.connect({ name: 'backstory-panel' }).onMessage.addListener((m: { type: string }) => m.type === 'indexing' && pushes.push(m));
       const seen: string[] = ((window as unknown as { seen: string[] }).seen = []);
       new MutationObserver(() => {
         const el = document.querySelector('[data-testid="indexing"]');
@@ -160,7 +160,7 @@ describe('options page', () => {
     await options.locator('[data-testid="import-file"]').setInputFiles([
       { name: 'bulk.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ format: 'backstory-memory', version: 1, items })) },
     ]);
-    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 120_000 }).toBe('Imported 160 memories from 1 file.');
+    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 120_000 }).toBe('Imported bulk.json: 160 new, 0 updated, 0 unchanged.');
     await expect.poll(async () => (await h.call<{ unembedded: number }>('model:status', {})).unembedded, { timeout: 120_000 }).toBe(0);
     const seen = await options.evaluate(() => (window as unknown as { seen: string[] }).seen);
     expect(seen.some((t) => /Indexing [1-9]\d* of 160/.test(t))).toBe(true);

@@ -1,0 +1,73 @@
+import { browser } from 'wxt/browser';
+import type { BackstoryDB } from '../memory/db';
+import { ImportJobs } from '../memory/import-jobs';
+import type { MemoryStore } from '../memory/store';
+import type { BackgroundProtocol, IndexingProgress, PanelPush, Req, Res } from '../messaging/protocol';
+import { readImport } from '../import/index';
+import { ImportRunner } from './import-runner';
+
+type Handler<K extends keyof BackgroundProtocol> = (payload: Req<BackgroundProtocol, K>) => Promise<Res<BackgroundProtocol, K>>;
+type ImportMessages = 'import:start' | 'import:status' | 'import:cancel' | 'import:dismiss' | 'import:offer';
+
+/** The worker's side of imports: the job runner wired to the store, the open pages and the message protocol. */
+export class Imports {
+  readonly jobs: ImportJobs;
+  readonly runner: ImportRunner;
+
+  constructor(
+    db: BackstoryDB,
+    private readonly parts: {
+      store: MemoryStore;
+      /** Background indexing with progress pushes (BackstoryService.indexInBackground). */
+      index: () => Promise<number>;
+      broadcast: (push: PanelPush) => void;
+      /** Memory changed: open panels re-rank. */
+      refresh: () => void;
+      /** The indexing progress as last reported. */
+      indexing: () => IndexingProgress | undefined;
+    },
+  ) {
+    this.jobs = new ImportJobs(db);
+    this.runner = new ImportRunner({
+      jobs: this.jobs,
+      read: readImport,
+      commit: (inputs, importId) => parts.store.commitImport(inputs, { importId }),
+      index: async () => {
+        // A run already going when this import landed does not include its items: go again until a run finds
+        // nothing (or cannot embed: no model).
+        while ((await parts.index()) && parts.store.unembedded().length);
+      },
+      push: (job, progress) => parts.broadcast({ type: 'import', job, ...(progress ? { progress } : {}) }),
+      committed: () => parts.refresh(),
+      keepAlive: () => browser.runtime.getPlatformInfo(),
+    });
+  }
+
+  /** At every worker start. */
+  resume(): Promise<void> {
+    return this.runner.resume();
+  }
+
+  handlers(): { [K in ImportMessages]: Handler<K> } {
+    return {
+      'import:start': async ({ jobId }) => {
+        await this.runner.start(jobId);
+        return { ok: true };
+      },
+      'import:status': async () => ({ jobs: await this.jobs.list(), indexing: this.parts.indexing() }),
+      'import:cancel': ({ jobId }) => this.runner.cancel(jobId),
+      'import:dismiss': async ({ jobId }) => {
+        await this.runner.dismiss(jobId);
+        return { ok: true };
+      },
+      'import:offer': async ({ jobId, index, save }) => {
+        const offer = await this.runner.takeOffer(jobId, index);
+        if (offer && save) {
+          await this.parts.store.add([{ text: offer.text, title: offer.title, kind: 'instruction', tags: ['imported'], source: { title: offer.from, importId: jobId } }]);
+          this.parts.refresh();
+        }
+        return { ok: true };
+      },
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import type { ReadProgress } from '../../import/types';
+import type { ImportJob } from '../../memory/import-jobs';
+import type { IndexingProgress } from '../../messaging/protocol';
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** "about 2 min", "about 40 s": rounded, since the rate moves. */
+export function aboutTime(ms: number): string {
+  const s = ms / 1000;
+  if (s < 10) return 'a few seconds';
+  if (s < 60) return `about ${Math.round(s / 10) * 10} s`;
+  if (s < 90 * 60) return `about ${Math.round(s / 60)} min`;
+  const h = s / 3600;
+  return `about ${h < 10 ? h.toFixed(1).replace(/\.0$/, '') : Math.round(h)} h`;
+}
+
+/** The job's files in words: the name of one file, or how many. */
+export function filesOf(job: Pick<ImportJob, 'fileNames'>): string {
+  return job.fileNames.length === 1 ? job.fileNames[0] : `${job.fileNames.length} files`;
+}
+
+/** "Indexing 3,200 of 12,000 — about 2 min" (no estimate until there is a rate to go by). */
+export function indexingText(p: IndexingProgress): string {
+  const eta = p.etaMs !== undefined ? ` — ${aboutTime(p.etaMs)}` : '';
+  return `Indexing ${count(p.done)} of ${count(p.total)}${eta}`;
+}
+
+/** The line for a job still at work: "Reading chatgpt.zip — 48%", "Saving 12,034 memories…". */
+export function workingText(job: ImportJob, read?: ReadProgress, indexing?: IndexingProgress): string {
+  switch (job.state) {
+    case 'queued':
+      return `Waiting to import ${filesOf(job)}…`;
+    case 'reading': {
+      const pct = read && read.bytesTotal ? Math.min(99, Math.floor((read.bytesRead / read.bytesTotal) * 100)) : undefined;
+      const items = read?.items ?? job.read;
+      return `Reading ${filesOf(job)}${pct !== undefined ? ` — ${pct}%` : '…'}${items ? ` (${count(items)} found)` : ''}`;
+    }
+    case 'committing':
+      return `Saving ${count(job.read)} ${job.read === 1 ? 'memory' : 'memories'} from ${filesOf(job)}…`;
+    case 'indexing':
+      return indexing && indexing.done < indexing.total ? indexingText(indexing) : `Indexing ${filesOf(job)}…`;
+    default:
+      return '';
+  }
+}
+
+/** What an ended job did: "Imported chatgpt.zip: 12,034 new, 0 updated, 0 unchanged." / the error, naming the file. */
+export function outcomeText(job: ImportJob): string {
+  if (job.state === 'failed') return `Not imported: ${sentence(job.error ?? `${filesOf(job)} could not be read`)} Nothing was changed.`;
+  if (job.state === 'cancelled') return `Import of ${filesOf(job)} cancelled. Nothing was changed.`;
+  const c = job.counts ?? { added: 0, updated: 0, unchanged: 0 };
+  return `Imported ${filesOf(job)}: ${count(c.added)} new, ${count(c.updated)} updated, ${count(c.unchanged)} unchanged.`;
+}
+
+const sentence = (s: string) => (/[.!?)]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
+
+/** Ended, with an outcome to tell (done: counts known; failed; cancelled). */
+export function hasOutcome(job: ImportJob): boolean {
+  return job.state === 'done' || job.state === 'failed' || job.state === 'cancelled' || (job.state === 'indexing' && !!job.counts);
+}
