@@ -5,7 +5,6 @@ import type { Service } from './index';
 /** The worker's message table: each message is answered by one module. */
 export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
   return {
-    ...s.imports.handlers(),
     'task:update': ({ reading }, sender) => s.readings.update(reading, sender),
     'panel:get': ({ tabId, search }) => s.hub.rank(tabId, search),
     'card:insert': ({ tabId, id }) => s.insertion.card(tabId, id),
@@ -27,5 +26,10 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'capture:recent': () => s.capture.recent(),
     'capture:dismiss': ({ id }) => s.capture.dismissRecent(id),
     'capture:sent': (payload, sender) => s.capture.sent(payload, sender),
+    'import:start': ({ jobId }) => s.imports.start(jobId),
+    'import:status': () => s.imports.status(),
+    'import:cancel': ({ jobId }) => s.imports.cancel(jobId),
+    'import:dismiss': ({ jobId }) => s.imports.dismiss(jobId),
+    'import:offer': ({ jobId, index, save }) => s.imports.offer(jobId, index, save),
   };
 }

@@ -2,12 +2,10 @@ import { browser } from 'wxt/browser';
 import type { BackstoryDB } from '../memory/db';
 import { ImportJobs } from '../memory/import-jobs';
 import type { MemoryStore } from '../memory/store';
-import type { BackgroundProtocol, IndexingProgress, PanelPush, Req, Res } from '../messaging/protocol';
+import type { BackgroundProtocol, IndexingProgress, PanelPush, Res } from '../messaging/protocol';
 import { readImport } from '../import/index';
 import { ImportRunner } from './import-runner';
 
-type Handler<K extends keyof BackgroundProtocol> = (payload: Req<BackgroundProtocol, K>) => Promise<Res<BackgroundProtocol, K>>;
-type ImportMessages = 'import:start' | 'import:status' | 'import:cancel' | 'import:dismiss' | 'import:offer';
 
 /** The worker's side of imports: the job runner wired to the store, the open pages and the message protocol. */
 export class Imports {
@@ -48,26 +46,31 @@ export class Imports {
     return this.runner.resume();
   }
 
-  handlers(): { [K in ImportMessages]: Handler<K> } {
-    return {
-      'import:start': async ({ jobId }) => {
-        await this.runner.start(jobId);
-        return { ok: true };
-      },
-      'import:status': async () => ({ jobs: await this.jobs.list(), indexing: this.parts.indexing() }),
-      'import:cancel': ({ jobId }) => this.runner.cancel(jobId),
-      'import:dismiss': async ({ jobId }) => {
-        await this.runner.dismiss(jobId);
-        return { ok: true };
-      },
-      'import:offer': async ({ jobId, index, save }) => {
-        const offer = await this.runner.takeOffer(jobId, index);
-        if (offer && save) {
-          await this.parts.store.add([{ text: offer.text, title: offer.title, kind: 'instruction', tags: ['imported'], source: { title: offer.from, importId: jobId } }]);
-          this.parts.refresh();
-        }
-        return { ok: true };
-      },
-    };
+  async start(jobId: string): Promise<{ ok: true }> {
+    await this.runner.start(jobId);
+    return { ok: true };
+  }
+
+  async status(): Promise<Res<BackgroundProtocol, 'import:status'>> {
+    return { jobs: await this.jobs.list(), indexing: this.parts.indexing() };
+  }
+
+  cancel(jobId: string): Promise<Res<BackgroundProtocol, 'import:cancel'>> {
+    return this.runner.cancel(jobId);
+  }
+
+  async dismiss(jobId: string): Promise<{ ok: true }> {
+    await this.runner.dismiss(jobId);
+    return { ok: true };
+  }
+
+  /** An offer found in an export (ChatGPT custom instructions): saved as an instruction only when the user says so. */
+  async offer(jobId: string, index: number, save: boolean): Promise<{ ok: true }> {
+    const offer = await this.runner.takeOffer(jobId, index);
+    if (offer && save) {
+      await this.parts.store.add([{ text: offer.text, title: offer.title, kind: 'instruction', tags: ['imported'], source: { title: offer.from, importId: jobId } }]);
+      this.parts.refresh();
+    }
+    return { ok: true };
   }
 }

@@ -97,10 +97,10 @@ describe('model tag', () => {
 
   it('is the tag of the vectors the loaded model makes, and its fingerprint is of the files installed', async () => {
     expect((await nodeEmbedder('q4')).modelId).toBe(modelTag('q4'));
-    for (const [file, sum] of Object.entries(files.sha256)) {
-      expect(createHash('sha256').update(readFileSync(join(NODE_MODEL_ROOT, 'all-MiniLM-L6-v2', file))).digest('hex')).toBe(sum);
-      expect(modelTag('q4')).toContain(sum.slice(0, 8));
-    }
+    const installed = (file: string) => createHash('sha256').update(readFileSync(join(NODE_MODEL_ROOT, 'all-MiniLM-L6-v2', file))).digest('hex');
+    for (const [file, sum] of Object.entries({ ...files.sha256, ...files.int8 })) expect(installed(file)).toBe(sum);
+    for (const file of ['onnx/model_q4.onnx', 'onnx/model_q4.onnx_data'] as const) expect(modelTag('q4')).toContain(files.sha256[file].slice(0, 8));
+    expect(modelTag('q8')).toContain(files.int8['onnx/model_quantized.onnx'].slice(0, 16));
   });
 
   it('vectors of another model are never mixed in: a changed model re-embeds everything through embedPending', async () => {

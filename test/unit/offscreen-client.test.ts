@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import type { Embedder } from '../../lib/embed/embedder';
+import { modelTag } from '../../lib/embed/model-tag';
 import { packVectors } from '../../lib/embed/offscreen-wire';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
@@ -118,8 +119,9 @@ describe('the service worker side of the offscreen engine', () => {
   });
 
   it('an indexing run whose engine never answers finishes with the worker model, and the pack is written after', async () => {
+    // The worker's own model is the same int8 model the engines run: its vectors may stand in for theirs.
     const own: Embedder & { texts: number } = {
-      modelId: 'fake', dim: 384, backend: 'worker', texts: 0,
+      modelId: modelTag('q8'), dim: 384, backend: 'worker', texts: 0,
       async embed(texts) {
         own.texts += texts.length;
         return texts.map((t) => Float32Array.from({ length: 384 }, (_, d) => (d === 0 ? 1 : d === 1 ? t.length / 100 : 0)));
