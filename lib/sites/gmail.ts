@@ -1,7 +1,6 @@
 import type { TaskReading } from '../rank/types';
 import { onHosts, type SiteAdapter } from './adapter';
 import { stripInsertedText } from '../insert/state';
-import { editableText } from './editable';
 import { blockText, clip, outermost, tidy, uniq } from './text';
 
 /**
@@ -144,7 +143,8 @@ export const gmailAdapter: SiteAdapter = {
       const body = compose.body;
       if (body && (!focused || focused === body || body.contains(focused))) {
         // The body being written, without the quoted history Gmail appends to replies.
-        const text = tidy(blockText(body, { exclude: QUOTED, maxChars: 20_000 })) || editableText(body).trim();
+        // An empty reply is empty: the quoted history under it is not the ask.
+        const text = tidy(blockText(body, { exclude: QUOTED, maxChars: 20_000 }));
         out.field = { text: stripInsertedText(body, text), kind: 'contenteditable', label: body.getAttribute('aria-label') ?? 'Message Body' };
       }
     }
