@@ -259,7 +259,7 @@ export class BackstoryService {
   }
 
   async rememberPage(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
-    let page = { title: tab?.title ?? '', url: info.pageUrl ?? tab?.url ?? '', text: '' };
+    let page: { title: string; url: string; text: string; thread?: { id: string } } = { title: tab?.title ?? '', url: info.pageUrl ?? tab?.url ?? '', text: '' };
     if (tab?.id !== undefined) {
       try {
         page = await this.callPage(tab.id, 'page:capture', {}, info.frameId ?? 0);
@@ -267,7 +267,7 @@ export class BackstoryService {
         // Fall back to what the tab tells us.
       }
     }
-    await this.remember(page.text || `${page.title}\n${page.url}`, tab, page.url, page.title);
+    await this.remember(page.text || `${page.title}\n${page.url}`, tab, page.url, page.title, page.thread);
   }
 
   async rememberLink(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
@@ -350,7 +350,7 @@ export class BackstoryService {
     return { ...buildPackage(cards, dest, settings.budgetTokens), budget: settings.budgetTokens };
   }
 
-  private async remember(text: string, tab: Browser.tabs.Tab | undefined, url?: string, title?: string): Promise<void> {
+  private async remember(text: string, tab: Browser.tabs.Tab | undefined, url?: string, title?: string, thread?: { id: string }): Promise<void> {
     const pageUrl = url ?? tab?.url ?? '';
     let site = '';
     try {
@@ -365,6 +365,7 @@ export class BackstoryService {
       kind: guessKind(text),
       source: { url: pageUrl, title: title ?? tab?.title ?? site },
       tags: site ? [site] : [],
+      ...(thread ? { thread: { id: thread.id, seq: Date.now() } } : {}),
       ...(secrets.length ? { needsReview: `it looks like it contains a secret (${secrets.join(', ')})` } : {}),
     });
   }
@@ -468,13 +469,13 @@ export class BackstoryService {
         if (this.lastCapture?.item.id === id) this.lastCapture = undefined;
         return { ok: true };
       },
-      'capture:sent': async ({ text, url, title, site, people }, sender) => {
+      'capture:sent': async ({ text, url, title, site, people, thread }, sender) => {
         // From a page's content script: only on a site the user allows (an extension page is Backstory's own).
         if (!isExtensionPage(sender) && !(await this.access.allows(sender.url ?? sender.tab?.url))) return { saved: false };
         const settings = await this.getSettings();
         if (!settings.captureSent || !siteListed(settings.captureSites, site) || siteListed(settings.excludedSites, site)) return { saved: false };
         if (!text.trim()) return { saved: false };
-        await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [] }]);
+        await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [], ...(thread ? { thread: { id: thread.id, seq: Date.now() } } : {}) }]);
         this.refreshAll();
         return { saved: true };
       },

@@ -271,10 +271,16 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
 }
 
 /** What "Remember this page" saves: title, URL and the focused field's text or the page's main text. */
-export function readPageForCapture(doc: Document, focused: HTMLElement | null): { title: string; url: string; text: string } {
+export function readPageForCapture(doc: Document, focused: HTMLElement | null): { title: string; url: string; text: string; thread?: { id: string } } {
   const root = focused && focused.isConnected ? editableRoot(focused) : null;
   const fieldText = root ? editableText(root).trim() : '';
   const main = doc.querySelector('main, article, [role="main"]') as HTMLElement | null;
   const text = fieldText || ((main ?? doc.body)?.innerText ?? '').trim();
-  return { title: doc.title, url: doc.location.href, text };
+  let thread: { id: string } | undefined;
+  try {
+    thread = readTask(doc, root).thread;
+  } catch {
+    thread = undefined;
+  }
+  return { title: doc.title, url: doc.location.href, text, ...(thread ? { thread } : {}) };
 }

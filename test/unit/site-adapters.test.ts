@@ -156,3 +156,24 @@ describe('more assistants: the prompt and the recent turns, packaged for a chat'
     }
   });
 });
+
+describe('sent-message capture joins the thread on screen', () => {
+  it('a message sent from the ChatGPT prompt carries the conversation id the importer uses', async () => {
+    const { startSentCapture } = await import('../../lib/sites/capture-sent');
+    load('sites/chatgpt.html', 'https://chatgpt.com/c/6790aa');
+    const prompt = document.querySelector<HTMLElement>('#prompt-textarea')!;
+    const sent: unknown[] = [];
+    const stop = startSentCapture({
+      readField: (el) => (el instanceof HTMLElement && el.isContentEditable ? el.innerText : null),
+      send: async (m) => void sent.push(m),
+      thread: () => readTask(document, prompt).thread,
+      loadSettings: async () => ({ captureSent: true, captureSites: ['chatgpt.com'] }),
+      onSettingsChanged: () => () => {},
+    });
+    await new Promise((r) => setTimeout(r, 0));
+    typeInto(prompt, 'Book the Cedofeita one');
+    prompt.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    stop();
+    expect(sent).toEqual([expect.objectContaining({ text: 'Book the Cedofeita one', thread: { id: 'chatgpt:6790aa' } })]);
+  });
+});
