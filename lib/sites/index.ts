@@ -4,6 +4,7 @@ import type { SiteAdapter } from './adapter';
 import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from './chat';
 import { deepActiveElement, editableKind, editableRoot, editableText, fieldLabel, isSecretField } from './editable';
 import { genericAdapter } from './generic';
+import { gdocsAdapter } from './gdocs';
 import { gmailAdapter } from './gmail';
 import { outlookAdapter } from './outlook';
 import { caretSection, sectionText } from './section';
@@ -15,6 +16,7 @@ export { INSERTED_ATTR };
 export const ADAPTERS: SiteAdapter[] = [
   gmailAdapter,
   outlookAdapter,
+  gdocsAdapter,
   chatgptAdapter,
   claudeAdapter,
   geminiAdapter,

@@ -33,8 +33,9 @@ interface Reading {
   headings?: string[];
 }
 
-async function open(url: string, waitFor?: string): Promise<Page> {
+async function open(url: string, waitFor?: string, before?: () => Promise<void> | void): Promise<Page> {
   const page = await context.newPage();
+  if (before) await page.addInitScript(before);
   await page.goto(url);
   if (waitFor) await page.waitForSelector(waitFor);
   await page.addScriptTag({ url: `${new URL(url).origin}/__fixtures/editors/dist/backstory-page.js` });
@@ -252,4 +253,104 @@ describe('inserting into the sites’ fields', () => {
       await page.close();
     });
   }
+});
+
+describe('Google Docs', () => {
+  /** What the main-world script does at document_start (entrypoints/docs-annotate.content.ts). */
+  const flagFirst = () => {
+    (window as any)._docs_annotate_canvas_by_ext = 'backstory';
+  };
+  const docText = (page: Page): Promise<string> => page.evaluate(() => (window as any).__docs.text());
+  const count = (hay: string, needle: string) => hay.split(needle).length - 1;
+  /** Clicks a point on a painted paragraph (the canvas has no DOM text to click on). */
+  const clickLine = async (page: Page, words: string) => {
+    const box = await page.evaluate((w) => {
+      const r = Array.from(document.querySelectorAll('.kix-canvas-tile-content svg rect[aria-label]')).find((x) => x.getAttribute('aria-label')!.includes(w))!;
+      const b = r.getBoundingClientRect();
+      return { x: b.left + 30, y: b.top + b.height / 2 };
+    }, words);
+    await page.mouse.click(box.x, box.y);
+  };
+
+  it('canvas only: no DOM text; with the flag set before load, the section around the caret is read from the annotated layer, and follows the caret', async () => {
+    const page = await open(SITE_URLS.gdocs, '#canvas', flagFirst);
+    expect(await page.evaluate(() => document.body.innerText)).not.toContain('interview loop');
+    await clickLine(page, 'interview loop');
+    await page.waitForTimeout(150);
+    let r = await read(page);
+    expect(r.adapter).toBe('gdocs');
+    expect(r.subject).toBe('Northwind 2027 plan');
+    expect(r.field?.text).toMatch(/^Hiring\nWe are hiring a backend engineer/);
+    expect(r.headings?.slice(0, 2)).toEqual(['Hiring', 'Northwind 2027 plan']);
+    // The caret moves two paragraphs up with the keyboard (into the event-target iframe): a new reading, unprompted.
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
+    await page.waitForTimeout(200);
+    const last = (await readings(page)).at(-1);
+    expect(last?.field?.text).toMatch(/^Budget\nThe quarterly budget review/);
+    await page.close();
+  });
+
+  it('the event target empties itself: the generic technique loop would type a card twice, the Docs insertion types it once, checked against the document', async () => {
+    const page = await open(SITE_URLS.gdocs, '#canvas', flagFirst);
+    await clickLine(page, 'announcement draft');
+    await page.keyboard.press('End');
+    // The trap, shown with the generic inserter aimed at the event target: the text lands twice.
+    await page.evaluate(() => {
+      const target = document.querySelector<HTMLIFrameElement>('iframe.docs-texteventtarget-iframe')!.contentDocument!.querySelector('[contenteditable]') as HTMLElement;
+      return (window as any).__backstory.insertText(target, ' TRAP', { showHint: false, clipboard: false });
+    });
+    expect(count(await docText(page), 'TRAP')).toBe(2);
+    const outcome = await page.evaluate(() => (window as any).__backstory.insertOnPage('Budget owner: Ana\nDeadline: Friday'));
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, technique: 'paste' });
+    const text = await docText(page);
+    expect(count(text, 'Budget owner: Ana')).toBe(1);
+    expect(text).toContain('Budget owner: Ana\nDeadline: Friday');
+    // And the reading does not take the inserted card for the user's ask.
+    await page.waitForTimeout(150);
+    expect((await read(page)).field?.text ?? '').not.toContain('Deadline: Friday');
+    await page.close();
+  });
+
+  it('without the layer (the flag set only after load): title and selection only, and a card goes to the clipboard with a hint, never typed blind', async () => {
+    const page = await open(SITE_URLS.gdocs, '#canvas');
+    await page.evaluate(() => ((window as any)._docs_annotate_canvas_by_ext = 'too-late'));
+    await clickLine(page, 'interview loop').catch(() => undefined);
+    await page.mouse.click(300, 300);
+    await page.waitForTimeout(150);
+    expect(await page.locator('.kix-canvas-tile-content svg rect').count()).toBe(0);
+    const r = await read(page);
+    expect(r.adapter).toBe('gdocs');
+    expect(r.subject).toBe('Northwind 2027 plan');
+    expect(r.field?.text ?? '').toBe('');
+    const before = await docText(page);
+    const outcome = await page.evaluate(() => (window as any).__backstory.insertOnPage('Budget owner: Ana'));
+    expect(outcome.ok).toBe(false);
+    expect(outcome.hint).toMatch(/clipboard|Ctrl\+V/);
+    expect(await docText(page)).toBe(before);
+    expect(await page.locator('[data-backstory-hint]').count()).toBe(1);
+    await page.close();
+  });
+});
+
+describe('Outlook on the web', () => {
+  it('reads chips, "Add a subject" and the body, and inserts into the body once', async () => {
+    const page = await open(SITE_URLS.outlook, '[aria-label^="Message body"]');
+    await page.click('[aria-label^="Message body"]');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('End');
+    await page.keyboard.type(' about the renewal:');
+    const r = await read(page);
+    expect(r.adapter).toBe('outlook');
+    expect(r.people).toEqual(expect.arrayContaining(['Ana Lima', 'ana@example.com', 'Raj Patel', 'raj@example.org', 'dee@example.com']));
+    expect(r.subject).toBe('Vendor contract renewal');
+    expect(r.field?.text).toBe('Hi Ana, about the renewal:');
+    await page.focus('#outside');
+    const outcome = await page.evaluate(() => (window as any).__backstory.insertOnPage('Renewal owner: Raj'));
+    expect(outcome).toMatchObject({ ok: true, technique: 'execCommand' });
+    const body = await page.$eval('[aria-label^="Message body"]', (el) => (el as HTMLElement).innerText);
+    expect(body.split('Renewal owner: Raj').length - 1).toBe(1);
+    expect(body).toMatch(/about the renewal: ?Renewal owner: Raj/);
+    await page.close();
+  });
 });
