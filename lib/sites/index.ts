@@ -6,6 +6,7 @@ import { deepActiveElement, editableKind, editableRoot, editableText, fieldLabel
 import { genericAdapter } from './generic';
 import { gdocsAdapter } from './gdocs';
 import { gmailAdapter } from './gmail';
+import { notionAdapter } from './notion';
 import { outlookAdapter } from './outlook';
 import { caretSection, sectionText } from './section';
 
@@ -17,6 +18,7 @@ export const ADAPTERS: SiteAdapter[] = [
   gmailAdapter,
   outlookAdapter,
   gdocsAdapter,
+  notionAdapter,
   chatgptAdapter,
   claudeAdapter,
   geminiAdapter,

@@ -354,3 +354,28 @@ describe('Outlook on the web', () => {
     await page.close();
   });
 });
+
+describe('Notion (block editor)', () => {
+  it('the focused block, the heading above and the page title are the task; a pasted card becomes blocks, once', async () => {
+    const page = await open(SITE_URLS.notion, '#last');
+    await page.click('#last');
+    await page.keyboard.press('End');
+    await page.keyboard.type(' the hotel deposit');
+    const r = await read(page);
+    expect(r.adapter).toBe('notion');
+    expect(r.subject).toBe('Offsite 2027');
+    expect(r.field?.text).toBe('Travel\nFlights are booked centrally; the travel budget moved to Q4.\nAsk finance about the hotel deposit');
+    expect(r.headings).toEqual(['Travel', 'Offsite 2027']);
+    const before = await page.evaluate(() => (window as any).__notion.blocks().length);
+    await page.focus('#outside');
+    const outcome = await page.evaluate(() => (window as any).__backstory.insertOnPage('Deposit: 20% by March\nOwner: Ana'));
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, technique: 'paste' });
+    const blocks: string[] = await page.evaluate(() => (window as any).__notion.blocks());
+    // Two lines, two blocks: the first line joins the caret's block, the second is a block of its own.
+    expect(blocks.length).toBe(before + 1);
+    expect(blocks.at(-2)).toBe('Ask finance about the hotel depositDeposit: 20% by March');
+    expect(blocks.at(-1)).toBe('Owner: Ana');
+    expect(blocks.join('\n').split('Owner: Ana').length - 1).toBe(1);
+    await page.close();
+  });
+});

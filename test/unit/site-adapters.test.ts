@@ -152,7 +152,7 @@ describe('more assistants: the prompt and the recent turns, packaged for a chat'
       if (a.name === 'generic') continue;
       expect(a.hosts.length, a.name).toBeGreaterThan(0);
       expect(a.seen, a.name).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-      for (const h of a.hosts) expect(a.matches(new URL(`https://${h}/x`) as unknown as Location), h).toBe(true);
+      for (const h of a.hosts) expect(a.matches(new URL(`https://${h}/document/x`) as unknown as Location), h).toBe(true);
     }
   });
 });
@@ -175,5 +175,75 @@ describe('sent-message capture joins the thread on screen', () => {
     prompt.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
     stop();
     expect(sent).toEqual([expect.objectContaining({ text: 'Book the Cedofeita one', thread: { id: 'chatgpt:6790aa' } })]);
+  });
+});
+
+describe('Google Docs', () => {
+  /** Runs the fixture page's own script (it paints the canvas and, when the flag was set first, the layer). */
+  function loadDocs(flag: boolean): void {
+    (window as unknown as { happyDOM: { setURL(u: string): void } }).happyDOM.setURL('https://docs.google.com/document/d/1NwPlan2027/edit');
+    const html = readFileSync(join(FIXTURES, 'sites/gdocs.html'), 'utf8');
+    const layer = html.match(/<body>[\s\S]*<\/body>/)![0].replace(/<script[\s\S]*?<\/script>/g, '');
+    document.open();
+    document.write(`<!doctype html><html><head><title>Northwind 2027 plan - Google Docs</title></head>${layer}</html>`);
+    document.close();
+    if (!flag) return;
+    // The annotated layer as the page draws it (one rect per painted line, grouped by paragraph).
+    const paras: [number, string[]][] = [
+      [26, ['Northwind 2027 plan']],
+      [15, ['This document collects the plans of the platform team.']],
+      [20, ['Budget']],
+      [15, ['The quarterly budget review is on Friday. The hardware line', 'is the one finance keeps asking about.']],
+      [20, ['Hiring']],
+      [15, ['We are hiring a backend engineer for the payments squad.']],
+    ];
+    const svg = paras
+      .map(([px, lines]) => `<g role="paragraph">${lines.map((l) => `<rect aria-label="${l}" data-font-css="${px === 20 ? 700 : 400} ${px}px Arial"></rect>`).join('')}</g>`)
+      .join('');
+    document.querySelector('.kix-canvas-tile-content')!.insertAdjacentHTML('beforeend', `<svg>${svg}</svg>`);
+  }
+
+  it('reads the paragraphs of the annotated layer, wrapped lines joined, headings from the font sizes', async () => {
+    const { annotatedParagraphs, documentText } = await import('../../lib/sites/gdocs');
+    loadDocs(true);
+    expect(documentText(document)).toBe(
+      'Northwind 2027 plan\nThis document collects the plans of the platform team.\nBudget\nThe quarterly budget review is on Friday. The hardware line is the one finance keeps asking about.\nHiring\nWe are hiring a backend engineer for the payments squad.',
+    );
+    expect(annotatedParagraphs(document)?.map((p) => p.px)).toEqual([26, 15, 20, 15, 20, 15]);
+    const r = read(null);
+    expect(r.adapter).toBe('gdocs');
+    expect(r.subject).toBe('Northwind 2027 plan');
+    // No caret geometry without layout: the document's headings stand for the task.
+    expect(r.headings).toEqual(['Northwind 2027 plan', 'Budget', 'Hiring']);
+  });
+
+  it('without the layer it reads the title only, and is still the Docs adapter (Sheets and Slides are not)', async () => {
+    loadDocs(false);
+    const r = read(null);
+    expect(r).toMatchObject({ adapter: 'gdocs', subject: 'Northwind 2027 plan' });
+    expect(r.field).toBeUndefined();
+    expect(ADAPTERS.find((a) => a.matches(new URL('https://docs.google.com/spreadsheets/d/x/edit') as unknown as Location))?.name).toBe('generic');
+  });
+
+  it('the main-world script sets the flag (non-empty, naming Backstory), and leaves one already set alone', async () => {
+    const { requestAnnotatedCanvas, DOCS_ANNOTATE_FLAG } = await import('../../lib/sites/docs-annotate');
+    const w = {} as Record<string, unknown>;
+    requestAnnotatedCanvas(w as unknown as Window);
+    expect(w[DOCS_ANNOTATE_FLAG]).toBe('backstory');
+    const other = { [DOCS_ANNOTATE_FLAG]: 'another-extension' };
+    requestAnnotatedCanvas(other as unknown as Window);
+    expect(other[DOCS_ANNOTATE_FLAG]).toBe('another-extension');
+  });
+});
+
+describe('Notion', () => {
+  it('the focused block with the heading above it and the block before it, under the page title', () => {
+    load('sites/notion.html', 'https://www.notion.so/Offsite-2027-0a1b2c3d');
+    const r = read('#last');
+    expect(r.adapter).toBe('notion');
+    expect(r.subject).toBe('Offsite 2027');
+    expect(r.field?.text).toBe('Travel\nFlights are booked centrally; the travel budget moved to Q4.\nAsk finance about');
+    expect(r.headings).toEqual(['Travel', 'Offsite 2027']);
+    expect(r.field?.text).not.toContain('Lisbon');
   });
 });
