@@ -113,6 +113,26 @@ describe('site adapters in the extension', () => {
     });
   }
 
+  it('Google Docs: the main-world script gets the annotated layer, the section at the caret reaches the worker, a card is typed once', async () => {
+    const { page, tabId } = await openSite(SITE_URLS.gdocs, '#canvas');
+    // The flag was set by Backstory's main-world script before the page's own code ran: the layer is there.
+    expect(await page.evaluate(() => (window as any).__docs.annotated())).toBe(true);
+    const box = await page.evaluate(() => {
+      const r = Array.from(document.querySelectorAll('.kix-canvas-tile-content svg rect[aria-label]')).find((x) => x.getAttribute('aria-label')!.includes('interview loop'))!;
+      const b = r.getBoundingClientRect();
+      return { x: b.left + 30, y: b.top + b.height / 2 };
+    });
+    await page.mouse.click(box.x, box.y);
+    await expect.poll(async () => (await task(tabId))?.adapter, { timeout: 30_000 }).toBe('gdocs');
+    await expect.poll(async () => (await task(tabId))?.ask, { timeout: 30_000 }).toMatch(/^Hiring\nWe are hiring a backend engineer/);
+    const outcome = await h.call<InsertOutcome>('card:insert', { tabId, id: NOTE.id });
+    expect(outcome).toMatchObject({ ok: true, technique: 'paste' });
+    const text: string = await page.evaluate(() => (window as any).__docs.text());
+    expect(text.split('Q3 budget: hardware line is 12k').length - 1).toBe(1);
+    expect(text).toContain('Q3 budget: hardware line is 12k\nTravel moved to Q4 (Lisbon offsite)');
+    await page.close();
+  });
+
   it('Gmail page without Gmail structure: the generic reading still reaches the worker', async () => {
     const { page, tabId } = await openSite(SITE_URLS.gmailChanged, '#sig');
     await page.click('#sig');
