@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { readTask } from '../../lib/sites/index';
 import type { TaskReading } from '../../lib/rank/types';
 import { ADAPTERS } from '../../lib/sites/index';
+import { destinationOf } from '../../lib/rank/rank';
 
 const FIXTURES = join(import.meta.dirname, '..', 'e2e', 'fixtures');
 
@@ -86,6 +87,7 @@ describe('Outlook on the web', () => {
     expect(r.people).toEqual(['Ana Lima', 'ana@example.com', 'Raj Patel', 'raj@example.org', 'dee@example.com']);
     expect(r.subject).toBe('Vendor contract renewal');
     expect(r.field).toMatchObject({ text: 'Hi Ana,', kind: 'contenteditable' });
+    expect(destinationOf(r)).toBe('email');
   });
   it('the generic compose reader finds neither on that page (why Outlook needs its own adapter)', () => {
     load('sites/outlook-compose.html', 'https://outlook.example.test/');
@@ -144,6 +146,8 @@ describe('more assistants: the prompt and the recent turns, packaged for a chat'
       expect(r.field?.text).toBe('What should I ask next?');
       expect(r.thread).toEqual({ id: c.thread });
       expect(r.subject).toBe(c.subject);
+      // Cards are packaged for a chat, not as a generic page's.
+      expect(destinationOf(r)).toBe('chat');
       expect(JSON.stringify(r)).not.toMatch(/THINKING-TEXT|\[1\]|Copy|You said/);
     });
   }
