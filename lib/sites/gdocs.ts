@@ -1,7 +1,7 @@
 import type { TaskReading } from '../rank/types';
 import type { SiteAdapter } from './adapter';
 import { clipboardFallback, verifyInsert, type InsertOutcome } from '../insert/index';
-import { whileInserting } from '../insert/state';
+import { rememberInserted, stripInsertedText, whileInserting } from '../insert/state';
 import { DOCS_HOST } from './docs-annotate';
 import { sectionOfBlocks, sectionText } from './section';
 
@@ -157,7 +157,11 @@ export async function insertIntoDocs(doc: Document, text: string): Promise<Inser
         // refused: the document tells whether anything arrived
       }
       const result = await settled(doc, before, text);
-      if (result === 'took') return { ok: true, technique, editor: 'contenteditable', tried };
+      if (result === 'took') {
+        // Kept with the event target, so the reading does not take the card for the user's own words.
+        rememberInserted(editable, text);
+        return { ok: true, technique, editor: 'contenteditable', tried };
+      }
       if (result === 'changed') return { ok: false, technique, editor: 'contenteditable', tried, hint: 'The document changed unexpectedly; check it (Ctrl+Z undoes it).' };
     }
     return clipboardFallback(doc.querySelector<HTMLElement>(EDITOR) ?? doc.body, text, undefined, tried);
@@ -180,7 +184,9 @@ export const gdocsAdapter: SiteAdapter = {
     const place = caretPlace(doc, paras);
     const section = place ? sectionOfBlocks(blocks, place.at, place.offset) : null;
     if (section) {
-      out.field = { text: sectionText(section), kind: 'contenteditable', label: name || 'Google Docs document' };
+      const et = eventTarget(doc);
+      const text = sectionText(section);
+      out.field = { text: et ? stripInsertedText(et, text) : text, kind: 'contenteditable', label: name || 'Google Docs document' };
       out.headings = Array.from(new Set([...section.trail, ...(name ? [name] : [])])).slice(0, 5);
     } else {
       const heads = blocks.filter((b) => b.level).map((b) => b.text);
