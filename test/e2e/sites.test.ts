@@ -295,11 +295,19 @@ describe('Google Docs', () => {
     const page = await open(SITE_URLS.gdocs, '#canvas', flagFirst);
     await clickLine(page, 'announcement draft');
     await page.keyboard.press('End');
-    // The trap, shown with the generic inserter aimed at the event target: the text lands twice.
-    await page.evaluate(() => {
+    // The trap: what a technique loop that reads the field back would do. The first technique takes, yet the
+    // event target reads back empty ("unchanged"), so the loop tries the next one and the text lands twice.
+    const readBack = await page.evaluate(() => {
       const target = document.querySelector<HTMLIFrameElement>('iframe.docs-texteventtarget-iframe')!.contentDocument!.querySelector('[contenteditable]') as HTMLElement;
-      return (window as any).__backstory.insertText(target, ' TRAP', { showHint: false, clipboard: false });
+      target.focus();
+      target.ownerDocument.execCommand('insertText', false, ' TRAP');
+      const seen = target.innerText;
+      const data = new DataTransfer();
+      data.setData('text/plain', ' TRAP');
+      target.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      return seen;
     });
+    expect(readBack).toBe('');
     expect(count(await docText(page), 'TRAP')).toBe(2);
     const outcome = await page.evaluate(() => (window as any).__backstory.insertOnPage('Budget owner: Ana\nDeadline: Friday'));
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, technique: 'paste' });
