@@ -27,6 +27,8 @@ export interface SiteAdapter {
   observe?: MutationObserverInit;
   /** A long field is read as the section around the caret (documents, block editors), not as a whole. */
   sections?: boolean;
+  /** The page's text for "Remember this page" where the DOM does not hold it (a canvas-painted document). */
+  pageText?(doc: Document): string | null;
   /** Site-specific insertion (an editor the generic technique loop would get wrong); null to use the generic one. */
   insert?(doc: Document, target: HTMLElement | null, text: string): Promise<InsertOutcome> | null;
 }

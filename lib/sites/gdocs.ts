@@ -199,6 +199,7 @@ export const gdocsAdapter: SiteAdapter = {
   },
   // The layer is redrawn on every edit, and the caret moves by its style.
   observe: { childList: true, subtree: true, attributes: true, attributeFilter: ['style', 'aria-label'] },
+  pageText: documentText,
   insert(doc, _target, text) {
     return insertIntoDocs(doc, text);
   },

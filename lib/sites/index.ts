@@ -279,7 +279,13 @@ export function readPageForCapture(doc: Document, focused: HTMLElement | null): 
   const root = focused && focused.isConnected ? editableRoot(focused) : null;
   const fieldText = root ? editableText(root).trim() : '';
   const main = doc.querySelector('main, article, [role="main"]') as HTMLElement | null;
-  const text = fieldText || ((main ?? doc.body)?.innerText ?? '').trim();
+  let sitePage: string | null = null;
+  try {
+    sitePage = pickAdapter(doc.location).pageText?.(doc) ?? null;
+  } catch {
+    sitePage = null;
+  }
+  const text = fieldText || sitePage || ((main ?? doc.body)?.innerText ?? '').trim();
   let thread: { id: string } | undefined;
   try {
     thread = readTask(doc, root).thread;

@@ -221,6 +221,14 @@ describe('Google Docs', () => {
     expect(r.headings).toEqual(['Northwind 2027 plan', 'Budget', 'Hiring']);
   });
 
+  it('"Remember this page" saves the document text from the layer (the DOM has none)', async () => {
+    const { readPageForCapture } = await import('../../lib/sites/index');
+    loadDocs(true);
+    const page = readPageForCapture(document, null);
+    expect(page.text).toMatch(/^Northwind 2027 plan\nThis document collects/);
+    expect(page.text).toContain('We are hiring a backend engineer for the payments squad.');
+  });
+
   it('without the layer it reads the title only, and is still the Docs adapter (Sheets and Slides are not)', async () => {
     loadDocs(false);
     const r = read(null);
