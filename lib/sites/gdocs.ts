@@ -20,6 +20,7 @@ export { DOCS_HOST };
 const LINE = '.kix-canvas-tile-content svg rect[aria-label]';
 const CARET = '#kix-current-user-cursor-caret, .kix-cursor-caret';
 const EVENT_TARGET = 'iframe.docs-texteventtarget-iframe';
+const SELECTION = '.kix-canvas-tile-selection svg rect';
 const EDITOR = '.kix-appview-editor';
 
 interface Para {
@@ -101,6 +102,41 @@ function caretPlace(doc: Document, paras: Para[]): { at: number; offset: number 
   return best ? { at: (best as { at: number }).at, offset: (best as { offset: number }).offset } : null;
 }
 
+let measurer: CanvasRenderingContext2D | null | undefined;
+
+/** How many characters of a painted line fit in `width` px, measured in the line's own font. */
+function charsWithin(doc: Document, label: string, font: string, width: number, full: number): number {
+  if (width <= 0) return 0;
+  if (width >= full - 0.5) return label.length;
+  measurer ??= doc.createElement('canvas').getContext?.('2d') ?? null;
+  if (!measurer) return Math.round((width / full) * label.length);
+  measurer.font = font;
+  let n = 0;
+  while (n < label.length && measurer.measureText(label.slice(0, n + 1)).width <= width + 1) n++;
+  return n;
+}
+
+/** The selected text: the parts of the painted lines that the selection's rects cover. */
+export function docsSelection(doc: Document): string {
+  const marks = Array.from(doc.querySelectorAll(SELECTION)).map((r) => r.getBoundingClientRect()).filter((b) => b.width > 0 && b.height > 0);
+  if (!marks.length) return '';
+  const parts: string[] = [];
+  for (const r of Array.from(doc.querySelectorAll(LINE))) {
+    const rb = r.getBoundingClientRect();
+    const label = r.getAttribute('aria-label') ?? '';
+    const font = r.getAttribute('data-font-css') ?? '';
+    for (const m of marks) {
+      const overlapY = Math.min(rb.bottom, m.bottom) - Math.max(rb.top, m.top);
+      if (overlapY < rb.height / 2) continue;
+      const from = charsWithin(doc, label, font, m.left - rb.left, rb.width);
+      const to = charsWithin(doc, label, font, m.right - rb.left, rb.width);
+      const piece = label.slice(from, to).trim();
+      if (piece) parts.push(piece);
+    }
+  }
+  return parts.join(' ').slice(0, 5000);
+}
+
 function title(doc: Document): string {
   const input = doc.querySelector<HTMLInputElement>('input.docs-title-input');
   return (input?.value || doc.title.replace(/\s*-\s*Google Docs$/, '')).trim();
@@ -177,6 +213,8 @@ export const gdocsAdapter: SiteAdapter = {
     const name = title(doc);
     const out: Partial<TaskReading> = name ? { subject: name } : {};
     const paras = annotatedParagraphs(doc);
+    const selected = paras ? docsSelection(doc) : '';
+    if (selected) out.selection = selected;
     // No layer (the flag came too late, or Docs stopped drawing it): the title and the selection only.
     if (!paras?.length) return out;
     const lv = levels(paras);

@@ -291,6 +291,30 @@ describe('Google Docs', () => {
     await page.close();
   });
 
+  it('the selection is read from the painted selection over the layer', async () => {
+    const page = await open(SITE_URLS.gdocs, '#canvas', flagFirst);
+    // Click before "backend", shift+click after "engineer": the page paints the selection between.
+    const [from, to] = await page.evaluate(() => {
+      const r = Array.from(document.querySelectorAll('.kix-canvas-tile-content svg rect[aria-label]')).find((x) => x.getAttribute('aria-label')!.startsWith('We are hiring'))!;
+      const label = r.getAttribute('aria-label')!;
+      const ctx = document.createElement('canvas').getContext('2d')!;
+      ctx.font = r.getAttribute('data-font-css')!;
+      const b = r.getBoundingClientRect();
+      const at = (n: number) => ({ x: b.left + ctx.measureText(label.slice(0, n)).width + 0.5, y: b.top + b.height / 2 });
+      const start = label.indexOf('backend');
+      return [at(start), at(start + 'backend engineer'.length)];
+    });
+    await page.mouse.click(from.x, from.y);
+    await page.keyboard.down('Shift');
+    await page.mouse.click(to.x, to.y);
+    await page.keyboard.up('Shift');
+    await page.waitForTimeout(200);
+    const r = await read(page);
+    expect(r.selection).toBe('backend engineer');
+    expect((await readings(page)).at(-1)?.selection).toBe('backend engineer');
+    await page.close();
+  });
+
   it('the event target empties itself: the generic technique loop would type a card twice, the Docs insertion types it once, checked against the document', async () => {
     const page = await open(SITE_URLS.gdocs, '#canvas', flagFirst);
     await clickLine(page, 'announcement draft');
