@@ -65,11 +65,19 @@ export async function insertText(target: HTMLElement | null, text: string, optio
       }
     }
     if (options.clipboard === false) return { ok: false, technique: 'none', editor, tried, hint: 'This field refused the text.' };
-    const copied = await copyToClipboard(payload, root);
-    const hint = copied ? CLIPBOARD_HINT : 'This field refused the text and the clipboard is not available.';
-    if (options.showHint !== false) showHint(root, copied ? 'Backstory: text copied, press Ctrl+V to paste it.' : hint);
-    return { ok: false, technique: copied ? 'clipboard' : 'none', editor, tried, hint };
+    return { ...(await clipboardFallback(root, payload, undefined, tried, options.showHint !== false)), editor };
   });
+}
+
+/**
+ * The last resort: the text goes to the clipboard and a "press Ctrl+V" note appears next to `anchor`. Also what an
+ * editor whose text cannot be checked gets (Google Docs without its annotated layer), so nothing is typed twice.
+ */
+export async function clipboardFallback(anchor: HTMLElement, text: string, hint?: string, tried: string[] = [], show = true): Promise<InsertOutcome> {
+  const copied = await copyToClipboard(text, anchor);
+  const message = copied ? (hint ?? CLIPBOARD_HINT) : 'This field refused the text and the clipboard is not available.';
+  if (show) showHint(anchor, copied ? `Backstory: ${hint ? hint : 'text copied, press Ctrl+V to paste it.'}` : message);
+  return { ok: false, technique: copied ? 'clipboard' : 'none', tried, hint: message };
 }
 
 function normalizeText(text: string, editor: EditorKind): string {
@@ -260,7 +268,7 @@ async function copyToClipboard(text: string, root: HTMLElement): Promise<boolean
     ok = false;
   } finally {
     ta.remove();
-    await placeCaret(root, detectEditor(root));
+    if (editableKind(root)) await placeCaret(root, detectEditor(root));
   }
   return ok;
 }

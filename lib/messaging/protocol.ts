@@ -99,7 +99,7 @@ export interface BackgroundProtocol {
   'capture:recent': { req: Record<string, never>; res: { item?: MemoryItem } };
   'capture:dismiss': { req: { id: string }; res: { ok: true } };
   /** Content script (lib/sites/capture-sent.ts): a message the user sent; saved only when the options allow it. */
-  'capture:sent': { req: { text: string; url: string; title: string; site: string; people?: string[] }; res: { saved: boolean } };
+  'capture:sent': { req: { text: string; url: string; title: string; site: string; people?: string[]; thread?: { id: string } }; res: { saved: boolean } };
   /** Options page: run an import job it created (ImportJobs.create wrote the files into IndexedDB). */
   'import:start': { req: { jobId: string }; res: { ok: true } };
   /** Every import job (newest first) and the background indexing, for pages that open mid-import or after. */
@@ -115,7 +115,7 @@ export interface BackgroundProtocol {
 /** Messages from the service worker to a tab's content script. */
 export interface ContentProtocol {
   'page:insert': { req: { text: string }; res: InsertOutcome };
-  'page:capture': { req: Record<string, never>; res: { title: string; url: string; text: string } };
+  'page:capture': { req: Record<string, never>; res: { title: string; url: string; text: string; thread?: { id: string } } };
   'page:read': { req: Record<string, never>; res: TaskReading };
   /** The whole selection, line breaks kept (the task reading clips it). */
   'page:selection': { req: Record<string, never>; res: { text: string } };

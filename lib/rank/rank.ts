@@ -35,7 +35,7 @@ function emptySignal(id: string): Signal {
 export function destinationOf(task: TaskReading): Destination {
   const a = (task.adapter || '').toLowerCase();
   if (/gmail|outlook|mail/.test(a) || /^mail\./.test(task.site)) return 'email';
-  if (/chatgpt|claude|gemini|chat|copilot|perplexity/.test(a)) return 'chat';
+  if (/chatgpt|claude|gemini|chat|copilot|perplexity|deepseek|mistral/.test(a)) return 'chat';
   return 'generic';
 }
 

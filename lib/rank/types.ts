@@ -23,6 +23,8 @@ export interface TaskReading {
   turns?: string[];
   /** Nearby headings on generic pages. */
   headings?: string[];
+  /** The conversation or mail thread on screen, keyed as the importers key it (`chatgpt:<id>`, `mail-thread:<id>`...). */
+  thread?: { id: string };
   /** When the reading was taken (epoch ms). */
   at: number;
 }

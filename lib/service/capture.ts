@@ -53,7 +53,7 @@ export class Capture {
   }
 
   async rememberPage(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
-    let page = { title: tab?.title ?? '', url: info.pageUrl ?? tab?.url ?? '', text: '' };
+    let page: { title: string; url: string; text: string; thread?: { id: string } } = { title: tab?.title ?? '', url: info.pageUrl ?? tab?.url ?? '', text: '' };
     if (tab?.id !== undefined) {
       try {
         page = await this.bridge.call(tab.id, 'page:capture', {}, info.frameId ?? 0);
@@ -61,7 +61,7 @@ export class Capture {
         // Fall back to what the tab tells us.
       }
     }
-    await this.remember(page.text || `${page.title}\n${page.url}`, tab, page.url, page.title);
+    await this.remember(page.text || `${page.title}\n${page.url}`, tab, page.url, page.title, page.thread);
   }
 
   async rememberLink(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
@@ -75,12 +75,12 @@ export class Capture {
   }
 
   /** A message the user sent on a page: saved only from an allowed site with capture on for it. */
-  async sent({ text, url, title, site, people }: Req<BackgroundProtocol, 'capture:sent'>, sender: Browser.runtime.MessageSender): Promise<{ saved: boolean }> {
+  async sent({ text, url, title, site, people, thread }: Req<BackgroundProtocol, 'capture:sent'>, sender: Browser.runtime.MessageSender): Promise<{ saved: boolean }> {
     // An extension page is Backstory's own; a content script only counts on a site the user allows.
     if (!isExtensionPage(sender) && !(await this.access.allows(sender.url ?? sender.tab?.url))) return { saved: false };
     const { capture, ui } = await this.settings.get();
     if (!capture.sent || !siteListed(capture.sites, site) || siteListed(ui.excludedSites, site) || !text.trim()) return { saved: false };
-    await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [] }]);
+    await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [], ...(thread ? { thread: { id: thread.id, seq: Date.now() } } : {}) }]);
     this.panels.refreshAll();
     return { saved: true };
   }
@@ -114,7 +114,7 @@ export class Capture {
     }
   }
 
-  private async remember(text: string, tab: Browser.tabs.Tab | undefined, url?: string, title?: string): Promise<void> {
+  private async remember(text: string, tab: Browser.tabs.Tab | undefined, url?: string, title?: string, thread?: { id: string }): Promise<void> {
     const pageUrl = url ?? tab?.url ?? '';
     const site = hostOf(pageUrl);
     // Something that looks like a credential is kept but held out of every index until the user confirms it.
@@ -124,6 +124,7 @@ export class Capture {
       kind: guessKind(text),
       source: { url: pageUrl, title: title ?? tab?.title ?? site },
       tags: site ? [site] : [],
+      ...(thread ? { thread: { id: thread.id, seq: Date.now() } } : {}),
       ...(secrets.length ? { needsReview: `it looks like it contains a secret (${secrets.join(', ')})` } : {}),
     });
   }

@@ -4,8 +4,10 @@
  * The browser side (asking, watching grants, registering the content script) is in content-registration.ts.
  */
 
-/** Sites with their own adapter: read without asking (the manifest's required host_permissions). */
-export const FIRST_CLASS_HOSTS = ['mail.google.com', 'chatgpt.com', 'chat.openai.com', 'claude.ai'] as const;
+import { ADAPTER_HOSTS } from '../sites/index';
+
+/** Sites with their own adapter (declared on the adapters): read without asking (the manifest's host_permissions). */
+export const FIRST_CLASS_HOSTS: readonly string[] = ADAPTER_HOSTS;
 export const FIRST_CLASS_PATTERNS: string[] = FIRST_CLASS_HOSTS.map((h) => `https://${h}/*`);
 
 /** What the panel can do about a page: it is readable, it can be asked for, or it never can be. */

@@ -1,13 +1,22 @@
 import type { TaskReading } from '../rank/types';
+import type { InsertOutcome } from '../insert/index';
 
 /**
- * A site adapter declares where it applies (matches), what it reads (read), and what it watches (scope; the
+ * A site adapter declares where it applies (hosts), what it reads (read), and what it watches (scope; the
  * watcher observes that element with a debounced MutationObserver and disconnects it on teardown or when the
  * field goes away). Adapters read by roles, labels and stable attributes; when the structure they expect is gone
  * read() returns null and the reading degrades to the generic one (never to nothing).
  */
 export interface SiteAdapter {
   name: string;
+  /**
+   * The hostnames this adapter reads, declared once here: the install-time site list and host permissions
+   * (lib/service/site-access.ts, wxt.config.ts) are made from them. Empty for the generic adapter.
+   */
+  hosts: readonly string[];
+  /** When the selectors were last seen working on the live site (YYYY-MM-DD). */
+  seen?: string;
+  /** Where it applies; by default the declared hosts, exactly. */
   matches(loc: Location): boolean;
   /** Extra fields of the reading for this site (recipients, subject, turns...), or null when the page no longer
    * has the structure this adapter knows. Must not throw (a throw is treated as null). */
@@ -16,4 +25,15 @@ export interface SiteAdapter {
   scope?(doc: Document, focused: HTMLElement | null): Element | null;
   /** What the scoped observer watches; childList + subtree by default. */
   observe?: MutationObserverInit;
+  /** A long field is read as the section around the caret (documents, block editors), not as a whole. */
+  sections?: boolean;
+  /** The page's text for "Remember this page" where the DOM does not hold it (a canvas-painted document). */
+  pageText?(doc: Document): string | null;
+  /** Site-specific insertion (an editor the generic technique loop would get wrong); null to use the generic one. */
+  insert?(doc: Document, target: HTMLElement | null, text: string): Promise<InsertOutcome> | null;
+}
+
+/** `matches` for an adapter that applies on exactly its declared hosts. */
+export function onHosts(hosts: readonly string[]): (loc: Location) => boolean {
+  return (loc) => hosts.includes(loc.hostname);
 }

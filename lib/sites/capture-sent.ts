@@ -25,6 +25,8 @@ export interface SentMessage {
   title: string;
   site: string;
   people?: string[];
+  /** The conversation or mail thread the message belongs to (`chatgpt:<id>`, `mail-thread:<id>`...). */
+  thread?: { id: string };
 }
 
 export interface SentCaptureDeps {
@@ -34,6 +36,8 @@ export interface SentCaptureDeps {
   send(msg: SentMessage): Promise<unknown>;
   /** The people the page names (recipients, chat partner), if the site adapter knows them. */
   people?(): string[] | undefined;
+  /** The thread on screen, if the site adapter knows it. */
+  thread?(): { id: string } | undefined;
   /** Current settings and their changes; defaults to the settings item (lib/settings/settings-item.ts). */
   loadSettings?(): Promise<SentCaptureSettings | undefined>;
   onSettingsChanged?(cb: (s: SentCaptureSettings | undefined) => void): () => void;
@@ -84,7 +88,8 @@ export function startSentCapture(deps: SentCaptureDeps): () => void {
     if (t === lastText && now - lastAt < 3000) return; // one send seen by two listeners
     lastText = t;
     lastAt = now;
-    void deps.send({ text: t, url: doc.location.href, title: doc.title, site, people: deps.people?.() }).catch(() => {});
+    const thread = deps.thread?.();
+    void deps.send({ text: t, url: doc.location.href, title: doc.title, site, people: deps.people?.(), ...(thread ? { thread } : {}) }).catch(() => {});
   };
 
   /** Keeps the latest composer text, so a send button that clears the field first still has it. */

@@ -42,6 +42,7 @@ export function startContentAgent(): () => void {
     },
     send: (m) => callBackground('capture:sent', m),
     people: () => readTask(document, focusedEditable()).people,
+    thread: () => readTask(document, focusedEditable()).thread,
   });
 
   return () => {

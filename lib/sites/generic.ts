@@ -52,6 +52,7 @@ export function composeFields(focused: HTMLElement | null): { people?: string[];
 /** Any page: the nearest headings give the field its topic; a compose form gives recipients and subject. */
 export const genericAdapter: SiteAdapter = {
   name: 'generic',
+  hosts: [],
   matches: () => true,
   read(doc, focused) {
     const headings = nearbyHeadings(doc, focused);

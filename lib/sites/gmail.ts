@@ -1,7 +1,6 @@
 import type { TaskReading } from '../rank/types';
-import type { SiteAdapter } from './adapter';
+import { onHosts, type SiteAdapter } from './adapter';
 import { stripInsertedText } from '../insert/state';
-import { editableText } from './editable';
 import { blockText, clip, outermost, tidy, uniq } from './text';
 
 /**
@@ -11,12 +10,18 @@ import { blockText, clip, outermost, tidy, uniq } from './text';
  * - subject: input[name="subjectbox"]; recipients: chips carrying data-hovercard-id / email attributes, the hidden
  *   input[name="to|cc|bcc"] fields, and the "To recipients" combobox input
  * - thread: messages carry data-message-id; senders are [email][name]; the thread subject is h2[data-thread-perm-id]
+ *   ("thread-f:<X-GM-THRID>", the id mail exports carry); a message's body is .a3s inside .ii.gt (a div[dir]
+ *   wrapper exists only in mail written in Gmail, not in newsletters or mail from Outlook); a collapsed message has
+ *   no body loaded and only its header shows, which is never the task.
+ * Last seen working on the live site: 2026-11-20.
  */
 const BODY = '[role="textbox"][aria-label="Message Body" i], [g_editable="true"][contenteditable="true"], [contenteditable="true"][aria-label="Message Body" i]';
 const SUBJECT = 'input[name="subjectbox"]';
 const RECIPIENT_INPUTS = 'input[name="to"], input[name="cc"], input[name="bcc"]';
 const RECIPIENT_COMBO = 'input[aria-label*="recipients" i], input[aria-label="To" i], input[aria-label="Cc" i], input[aria-label="Bcc" i]';
-const CHIP = '[data-hovercard-id*="@"], [email]';
+const CHIP = '[role="listbox"] [role="option"][data-hovercard-id], [role="listbox"] [role="option"][email], [data-hovercard-id*="@"], [email]';
+const CHIP_OPTION = '[role="listbox"] [role="option"][data-hovercard-id], [role="listbox"] [role="option"][email]';
+const MESSAGE_BODY = '.ii.gt .a3s, .a3s';
 const QUOTED = 'blockquote, .gmail_quote, .gmail_extra, [data-smartmail="gmail_signature"]';
 const MESSAGE = '[data-message-id]';
 const MAX_TURNS = 3;
@@ -27,7 +32,7 @@ export function findCompose(doc: Document, focused: HTMLElement | null): { root:
   const start = focused?.closest<HTMLElement>(BODY) ?? focused;
   const fromNode = (node: Element | null): { root: Element; body: HTMLElement | null } | null => {
     for (let el = node, depth = 0; el && depth < 25; el = el.parentElement, depth++) {
-      if (el.querySelector(`${SUBJECT}, ${RECIPIENT_INPUTS}, ${RECIPIENT_COMBO}`)) {
+      if (el.querySelector(`${SUBJECT}, ${RECIPIENT_INPUTS}, ${RECIPIENT_COMBO}, ${CHIP_OPTION}`)) {
         return { root: el, body: el.querySelector<HTMLElement>(BODY) };
       }
     }
@@ -94,23 +99,37 @@ export function readThread(doc: Document): { turns: string[]; lastSender?: strin
   const messages = outermost(Array.from(scope.querySelectorAll<HTMLElement>(MESSAGE))).filter((m) => !m.closest(BODY));
   const turns: string[] = [];
   let lastSender: string[] | undefined;
-  for (const msg of messages.slice(-MAX_TURNS)) {
+  for (let i = messages.length - 1; i >= 0 && turns.length < MAX_TURNS; i--) {
+    const msg = messages[i];
     const sender = msg.querySelector<HTMLElement>('[email][name], [email]');
     const name = sender?.getAttribute('name') || sender?.textContent?.trim() || '';
     const email = sender?.getAttribute('email') ?? '';
-    // The body is the message's text block (Gmail wraps it in div[dir]); headers, buttons and quotes are left out.
-    const bodyEl = msg.querySelector<HTMLElement>(':scope [dir="ltr"], :scope [dir="auto"], :scope [dir="rtl"]');
-    const text = tidy(blockText(bodyEl ?? msg, { exclude: `${QUOTED}, [role="button"], [role="toolbar"], h3, [email]`, maxChars: TURN_CHARS * 2 }));
+    // The body is the message's .a3s block (older markup: its div[dir]); headers (sender, date, the "to" line),
+    // buttons and quotes are left out. A collapsed message has no body: its header is not a turn.
+    const bodyEl = msg.querySelector<HTMLElement>(MESSAGE_BODY) ?? msg.querySelector<HTMLElement>(':scope [dir="ltr"], :scope [dir="auto"], :scope [dir="rtl"]');
+    if (!bodyEl) continue;
+    const text = tidy(blockText(bodyEl, { exclude: `${QUOTED}, [role="button"], [role="toolbar"], h3, [email], style`, maxChars: TURN_CHARS * 2 }));
     if (!text) continue;
-    turns.push(clip(name ? `${name}: ${text}` : text, TURN_CHARS));
-    if (email || name) lastSender = [name, email].filter(Boolean);
+    turns.unshift(clip(name ? `${name}: ${text}` : text, TURN_CHARS));
+    if (!lastSender && (email || name)) lastSender = [name, email].filter(Boolean);
   }
   return { turns, lastSender };
 }
 
+/** The open thread's id as mail exports carry it (X-GM-THRID): `mail-thread:<id>`. */
+export function threadId(doc: Document): string | undefined {
+  const perm = doc.querySelector('[role="main"] [data-thread-perm-id], [data-thread-perm-id]')?.getAttribute('data-thread-perm-id') ?? '';
+  const m = /^thread-[a-z]:(\d+)$/.exec(perm);
+  return m ? `mail-thread:${m[1]}` : undefined;
+}
+
+const GMAIL_HOSTS = ['mail.google.com'];
+
 export const gmailAdapter: SiteAdapter = {
   name: 'gmail',
-  matches: (loc) => loc.hostname === 'mail.google.com',
+  hosts: GMAIL_HOSTS,
+  seen: '2026-11-20',
+  matches: onHosts(GMAIL_HOSTS),
   read(doc, focused) {
     const compose = findCompose(doc, focused);
     const thread = readThread(doc);
@@ -124,13 +143,16 @@ export const gmailAdapter: SiteAdapter = {
       const body = compose.body;
       if (body && (!focused || focused === body || body.contains(focused))) {
         // The body being written, without the quoted history Gmail appends to replies.
-        const text = tidy(blockText(body, { exclude: QUOTED, maxChars: 20_000 })) || editableText(body).trim();
+        // An empty reply is empty: the quoted history under it is not the ask.
+        const text = tidy(blockText(body, { exclude: QUOTED, maxChars: 20_000 }));
         out.field = { text: stripInsertedText(body, text), kind: 'contenteditable', label: body.getAttribute('aria-label') ?? 'Message Body' };
       }
     }
     out.subject ??= threadSubject(doc);
     if (thread.turns.length) out.turns = thread.turns;
     if (!out.people?.length && thread.lastSender && compose) out.people = thread.lastSender;
+    const id = threadId(doc);
+    if (id) out.thread = { id };
     return out;
   },
   scope(doc, focused) {

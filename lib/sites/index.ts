@@ -1,16 +1,36 @@
 import type { TaskReading } from '../rank/types';
 import { INSERTED_ATTR, isInserting, noteUserInput, saveSelection, stripInsertedText } from '../insert/state';
 import type { SiteAdapter } from './adapter';
-import { chatgptAdapter, claudeAdapter } from './chat';
+import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from './chat';
 import { deepActiveElement, editableKind, editableRoot, editableText, fieldLabel, isSecretField } from './editable';
 import { genericAdapter } from './generic';
+import { gdocsAdapter } from './gdocs';
 import { gmailAdapter } from './gmail';
+import { notionAdapter } from './notion';
+import { outlookAdapter } from './outlook';
+import { caretSection, sectionText } from './section';
 
 export type { SiteAdapter } from './adapter';
 export { INSERTED_ATTR };
 
 /** Site adapters, most specific first; the generic adapter is the last and matches every page. */
-export const ADAPTERS: SiteAdapter[] = [gmailAdapter, chatgptAdapter, claudeAdapter, genericAdapter];
+export const ADAPTERS: SiteAdapter[] = [
+  gmailAdapter,
+  outlookAdapter,
+  gdocsAdapter,
+  notionAdapter,
+  chatgptAdapter,
+  claudeAdapter,
+  geminiAdapter,
+  copilotAdapter,
+  perplexityAdapter,
+  deepseekAdapter,
+  mistralAdapter,
+  genericAdapter,
+];
+
+/** Every host a site adapter reads: asked for at install (lib/service/site-access.ts). */
+export const ADAPTER_HOSTS: string[] = [...new Set(ADAPTERS.flatMap((a) => a.hosts))];
 
 const MAX_FIELD_CHARS = 20_000;
 const MAX_SELECTION_CHARS = 5_000;
@@ -57,7 +77,25 @@ export function readTask(doc: Document, focused: HTMLElement | null): TaskReadin
     reading.adapter = genericAdapter.name;
     Object.assign(reading, genericAdapter.read(doc, root));
   }
+  if (root && reading.field && (!site || adapter.sections)) readSection(reading, root);
   return reading;
+}
+
+/** In a long document the ask is the section around the caret, and its headings lead the page's. */
+function readSection(reading: TaskReading, root: HTMLElement): void {
+  const field = reading.field;
+  if (!field) return;
+  let section;
+  try {
+    section = caretSection(root, field.text);
+  } catch {
+    section = null;
+  }
+  if (!section) return;
+  const text = stripInsertedText(root, sectionText(section));
+  if (!text) return;
+  field.text = text;
+  reading.headings = Array.from(new Set([...section.trail, ...(reading.headings ?? [])])).slice(0, 5);
 }
 
 function readSelection(doc: Document): string {
@@ -197,12 +235,18 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
   const onSelection = () => {
     const l = current();
     const active = deepActiveElement(doc);
-    if (l && active && (l === active || l.contains(active))) saveSelection(l);
-    if (doc.getSelection()?.toString().trim()) schedule();
+    const inField = !!l && !!active && (l === active || l.contains(active));
+    if (l && inField) saveSelection(l);
+    // A moved caret is a new task in a long document (another section); elsewhere the reading comes out the same
+    // and is not sent again.
+    if (inField || doc.getSelection()?.toString().trim()) schedule();
   };
   const onCaretMove = (e: Event) => {
     const root = editableRoot(origin(e));
-    if (root && root === current()) saveSelection(root);
+    if (root && root === current()) {
+      saveSelection(root);
+      schedule();
+    }
   };
   doc.addEventListener('focusin', onFocus, true);
   doc.addEventListener('input', onInput, true);
@@ -231,10 +275,22 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
 }
 
 /** What "Remember this page" saves: title, URL and the focused field's text or the page's main text. */
-export function readPageForCapture(doc: Document, focused: HTMLElement | null): { title: string; url: string; text: string } {
+export function readPageForCapture(doc: Document, focused: HTMLElement | null): { title: string; url: string; text: string; thread?: { id: string } } {
   const root = focused && focused.isConnected ? editableRoot(focused) : null;
   const fieldText = root ? editableText(root).trim() : '';
   const main = doc.querySelector('main, article, [role="main"]') as HTMLElement | null;
-  const text = fieldText || ((main ?? doc.body)?.innerText ?? '').trim();
-  return { title: doc.title, url: doc.location.href, text };
+  let sitePage: string | null = null;
+  try {
+    sitePage = pickAdapter(doc.location).pageText?.(doc) ?? null;
+  } catch {
+    sitePage = null;
+  }
+  const text = fieldText || sitePage || ((main ?? doc.body)?.innerText ?? '').trim();
+  let thread: { id: string } | undefined;
+  try {
+    thread = readTask(doc, root).thread;
+  } catch {
+    thread = undefined;
+  }
+  return { title: doc.title, url: doc.location.href, text, ...(thread ? { thread } : {}) };
 }

@@ -1,4 +1,4 @@
-import { insertText } from '../insert/index';
+import { insertOnPage } from './insert-on-page';
 import { serveContent } from '../messaging/rpc';
 import { deepActiveElement, editableRoot } from './editable';
 import { readPageForCapture, readTask } from './index';
@@ -19,7 +19,7 @@ export function fullSelection(): string {
  */
 export function servePageActions(focusedEditable: () => HTMLElement | null = () => editableRoot(deepActiveElement(document))): () => void {
   return serveContent({
-    'page:insert': ({ text }) => insertText(focusedEditable(), text),
+    'page:insert': ({ text }) => insertOnPage(document, focusedEditable(), text),
     'page:capture': () => readPageForCapture(document, focusedEditable()),
     'page:read': () => readTask(document, focusedEditable()),
     'page:selection': () => ({ text: fullSelection() }),

@@ -12,13 +12,15 @@ import type { PanelState } from '../../lib/messaging/protocol';
 import type { InsertOutcome } from '../../lib/insert/index';
 
 const NOTE = { id: 'budget', text: 'Q3 budget: hardware line is 12k\nTravel moved to Q4 (Lisbon offsite)' };
+const HIRING = { id: 'hiring', text: 'Backend engineer hiring for payments: four interview stages, decision before the holidays, start in February' };
+const LAUNCH = { id: 'launch', text: 'Beta launch for design partners: the support runbook and the status page are owned by Sam' };
 let h: Harness;
 
 beforeAll(async () => {
   await buildFixtures();
   h = await launchExtension();
   await routeFixtures(h.context, SITE_MAP);
-  await h.seed([NOTE]);
+  await h.seed([NOTE, HIRING, LAUNCH]);
 });
 afterAll(async () => {
   await h?.close();
@@ -35,6 +37,39 @@ async function openSite(url: string, waitFor: string): Promise<{ page: Page; tab
 }
 
 const task = async (tabId: number) => (await h.call<PanelState>('panel:get', { tabId })).task;
+
+describe('a long document', () => {
+  const topCard = (panel: Page) => panel.locator('[data-testid="card"]').first().getAttribute('data-id', { timeout: 1000 }).catch(() => null);
+
+  for (const [kind, sel, hiring, budget] of [
+    ['rich document (contenteditable)', '#doc', '#hiring-p', '#budget-p'],
+    ['Markdown textarea', '#md', 'interview loop', 'hardware line'],
+  ] as const) {
+    it(`${kind}: the top card follows the caret from one section to another, live, with the panel open`, async () => {
+      const { page, tabId } = await h.openPage('/fixtures/long-doc.html');
+      const panel = await h.openPanel(tabId);
+      const caretAt = async (where: string) => {
+        if (where.startsWith('#')) return page.click(where);
+        // In the textarea: put the caret on the words, as a click there would.
+        await page.focus(sel);
+        await page.$eval(sel, (el, w) => {
+          const ta = el as HTMLTextAreaElement;
+          const at = ta.value.indexOf(w);
+          ta.setSelectionRange(at, at);
+          ta.dispatchEvent(new KeyboardEvent('keyup', { key: 'ArrowDown', bubbles: true }));
+        }, where);
+      };
+      await caretAt(hiring);
+      await expect.poll(() => topCard(panel), { timeout: 30_000 }).toBe('hiring');
+      await caretAt(budget);
+      await expect.poll(() => topCard(panel), { timeout: 30_000 }).toBe('budget');
+      // The document itself did not change: only the caret moved.
+      expect((await task(tabId))?.ask).toMatch(/^Budget\nThe quarterly budget review/);
+      await panel.close();
+      await page.close();
+    });
+  }
+});
 
 describe('site adapters in the extension', () => {
   it('Gmail reply: the worker gets the gmail reading, and a card goes into the body once, not read back', async () => {
@@ -77,6 +112,26 @@ describe('site adapters in the extension', () => {
       await page.close();
     });
   }
+
+  it('Google Docs: the main-world script gets the annotated layer, the section at the caret reaches the worker, a card is typed once', async () => {
+    const { page, tabId } = await openSite(SITE_URLS.gdocs, '#canvas');
+    // The flag was set by Backstory's main-world script before the page's own code ran: the layer is there.
+    expect(await page.evaluate(() => (window as any).__docs.annotated())).toBe(true);
+    const box = await page.evaluate(() => {
+      const r = Array.from(document.querySelectorAll('.kix-canvas-tile-content svg rect[aria-label]')).find((x) => x.getAttribute('aria-label')!.includes('interview loop'))!;
+      const b = r.getBoundingClientRect();
+      return { x: b.left + 30, y: b.top + b.height / 2 };
+    });
+    await page.mouse.click(box.x, box.y);
+    await expect.poll(async () => (await task(tabId))?.adapter, { timeout: 30_000 }).toBe('gdocs');
+    await expect.poll(async () => (await task(tabId))?.ask, { timeout: 30_000 }).toMatch(/^Hiring\nWe are hiring a backend engineer/);
+    const outcome = await h.call<InsertOutcome>('card:insert', { tabId, id: NOTE.id });
+    expect(outcome).toMatchObject({ ok: true, technique: 'paste' });
+    const text: string = await page.evaluate(() => (window as any).__docs.text());
+    expect(text.split('Q3 budget: hardware line is 12k').length - 1).toBe(1);
+    expect(text).toContain('Q3 budget: hardware line is 12k\nTravel moved to Q4 (Lisbon offsite)');
+    await page.close();
+  });
 
   it('Gmail page without Gmail structure: the generic reading still reaches the worker', async () => {
     const { page, tabId } = await openSite(SITE_URLS.gmailChanged, '#sig');

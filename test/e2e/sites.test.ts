@@ -33,8 +33,9 @@ interface Reading {
   headings?: string[];
 }
 
-async function open(url: string, waitFor?: string): Promise<Page> {
+async function open(url: string, waitFor?: string, before?: () => Promise<void> | void): Promise<Page> {
   const page = await context.newPage();
+  if (before) await page.addInitScript(before);
   await page.goto(url);
   if (waitFor) await page.waitForSelector(waitFor);
   await page.addScriptTag({ url: `${new URL(url).origin}/__fixtures/editors/dist/backstory-page.js` });
@@ -252,4 +253,161 @@ describe('inserting into the sites’ fields', () => {
       await page.close();
     });
   }
+});
+
+describe('Google Docs', () => {
+  /** What the main-world script does at document_start (entrypoints/docs-annotate.content.ts). */
+  const flagFirst = () => {
+    (window as any)._docs_annotate_canvas_by_ext = 'backstory';
+  };
+  const docText = (page: Page): Promise<string> => page.evaluate(() => (window as any).__docs.text());
+  const count = (hay: string, needle: string) => hay.split(needle).length - 1;
+  /** Clicks a point on a painted paragraph (the canvas has no DOM text to click on). */
+  const clickLine = async (page: Page, words: string) => {
+    const box = await page.evaluate((w) => {
+      const r = Array.from(document.querySelectorAll('.kix-canvas-tile-content svg rect[aria-label]')).find((x) => x.getAttribute('aria-label')!.includes(w))!;
+      const b = r.getBoundingClientRect();
+      return { x: b.left + 30, y: b.top + b.height / 2 };
+    }, words);
+    await page.mouse.click(box.x, box.y);
+  };
+
+  it('canvas only: no DOM text; with the flag set before load, the section around the caret is read from the annotated layer, and follows the caret', async () => {
+    const page = await open(SITE_URLS.gdocs, '#canvas', flagFirst);
+    expect(await page.evaluate(() => document.body.innerText)).not.toContain('interview loop');
+    await clickLine(page, 'interview loop');
+    await page.waitForTimeout(150);
+    let r = await read(page);
+    expect(r.adapter).toBe('gdocs');
+    expect(r.subject).toBe('Northwind 2027 plan');
+    expect(r.field?.text).toMatch(/^Hiring\nWe are hiring a backend engineer/);
+    expect(r.headings?.slice(0, 2)).toEqual(['Hiring', 'Northwind 2027 plan']);
+    // The caret moves two paragraphs up with the keyboard (into the event-target iframe): a new reading, unprompted.
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
+    await page.waitForTimeout(200);
+    const last = (await readings(page)).at(-1);
+    expect(last?.field?.text).toMatch(/^Budget\nThe quarterly budget review/);
+    await page.close();
+  });
+
+  it('the selection is read from the painted selection over the layer', async () => {
+    const page = await open(SITE_URLS.gdocs, '#canvas', flagFirst);
+    // Click before "backend", shift+click after "engineer": the page paints the selection between.
+    const [from, to] = await page.evaluate(() => {
+      const r = Array.from(document.querySelectorAll('.kix-canvas-tile-content svg rect[aria-label]')).find((x) => x.getAttribute('aria-label')!.startsWith('We are hiring'))!;
+      const label = r.getAttribute('aria-label')!;
+      const ctx = document.createElement('canvas').getContext('2d')!;
+      ctx.font = r.getAttribute('data-font-css')!;
+      const b = r.getBoundingClientRect();
+      const at = (n: number) => ({ x: b.left + ctx.measureText(label.slice(0, n)).width + 0.5, y: b.top + b.height / 2 });
+      const start = label.indexOf('backend');
+      return [at(start), at(start + 'backend engineer'.length)];
+    });
+    await page.mouse.click(from.x, from.y);
+    await page.keyboard.down('Shift');
+    await page.mouse.click(to.x, to.y);
+    await page.keyboard.up('Shift');
+    await page.waitForTimeout(200);
+    const r = await read(page);
+    expect(r.selection).toBe('backend engineer');
+    expect((await readings(page)).at(-1)?.selection).toBe('backend engineer');
+    await page.close();
+  });
+
+  it('the event target empties itself: the generic technique loop would type a card twice, the Docs insertion types it once, checked against the document', async () => {
+    const page = await open(SITE_URLS.gdocs, '#canvas', flagFirst);
+    await clickLine(page, 'announcement draft');
+    await page.keyboard.press('End');
+    // The trap: what a technique loop that reads the field back would do. The first technique takes, yet the
+    // event target reads back empty ("unchanged"), so the loop tries the next one and the text lands twice.
+    const readBack = await page.evaluate(() => {
+      const target = document.querySelector<HTMLIFrameElement>('iframe.docs-texteventtarget-iframe')!.contentDocument!.querySelector('[contenteditable]') as HTMLElement;
+      target.focus();
+      target.ownerDocument.execCommand('insertText', false, ' TRAP');
+      const seen = target.innerText;
+      const data = new DataTransfer();
+      data.setData('text/plain', ' TRAP');
+      target.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      return seen;
+    });
+    expect(readBack).toBe('');
+    expect(count(await docText(page), 'TRAP')).toBe(2);
+    const outcome = await page.evaluate(() => (window as any).__backstory.insertOnPage('Budget owner: Ana\nDeadline: Friday'));
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, technique: 'paste' });
+    const text = await docText(page);
+    expect(count(text, 'Budget owner: Ana')).toBe(1);
+    expect(text).toContain('Budget owner: Ana\nDeadline: Friday');
+    // And the reading does not take the inserted card for the user's ask.
+    await page.waitForTimeout(150);
+    expect((await read(page)).field?.text ?? '').not.toContain('Deadline: Friday');
+    await page.close();
+  });
+
+  it('without the layer (the flag set only after load): title and selection only, and a card goes to the clipboard with a hint, never typed blind', async () => {
+    const page = await open(SITE_URLS.gdocs, '#canvas');
+    await page.evaluate(() => ((window as any)._docs_annotate_canvas_by_ext = 'too-late'));
+    await clickLine(page, 'interview loop').catch(() => undefined);
+    await page.mouse.click(300, 300);
+    await page.waitForTimeout(150);
+    expect(await page.locator('.kix-canvas-tile-content svg rect').count()).toBe(0);
+    const r = await read(page);
+    expect(r.adapter).toBe('gdocs');
+    expect(r.subject).toBe('Northwind 2027 plan');
+    expect(r.field?.text ?? '').toBe('');
+    const before = await docText(page);
+    const outcome = await page.evaluate(() => (window as any).__backstory.insertOnPage('Budget owner: Ana'));
+    expect(outcome.ok).toBe(false);
+    expect(outcome.hint).toMatch(/clipboard|Ctrl\+V/);
+    expect(await docText(page)).toBe(before);
+    expect(await page.locator('[data-backstory-hint]').count()).toBe(1);
+    await page.close();
+  });
+});
+
+describe('Outlook on the web', () => {
+  it('reads chips, "Add a subject" and the body, and inserts into the body once', async () => {
+    const page = await open(SITE_URLS.outlook, '[aria-label^="Message body"]');
+    await page.click('[aria-label^="Message body"]');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('End');
+    await page.keyboard.type(' about the renewal:');
+    const r = await read(page);
+    expect(r.adapter).toBe('outlook');
+    expect(r.people).toEqual(expect.arrayContaining(['Ana Lima', 'ana@example.com', 'Raj Patel', 'raj@example.org', 'dee@example.com']));
+    expect(r.subject).toBe('Vendor contract renewal');
+    expect(r.field?.text).toBe('Hi Ana, about the renewal:');
+    await page.focus('#outside');
+    const outcome = await page.evaluate(() => (window as any).__backstory.insertOnPage('Renewal owner: Raj'));
+    expect(outcome).toMatchObject({ ok: true, technique: 'execCommand' });
+    const body = await page.$eval('[aria-label^="Message body"]', (el) => (el as HTMLElement).innerText);
+    expect(body.split('Renewal owner: Raj').length - 1).toBe(1);
+    expect(body).toMatch(/about the renewal: ?Renewal owner: Raj/);
+    await page.close();
+  });
+});
+
+describe('Notion (block editor)', () => {
+  it('the focused block, the heading above and the page title are the task; a pasted card becomes blocks, once', async () => {
+    const page = await open(SITE_URLS.notion, '#last');
+    await page.click('#last');
+    await page.keyboard.press('End');
+    await page.keyboard.type(' the hotel deposit');
+    const r = await read(page);
+    expect(r.adapter).toBe('notion');
+    expect(r.subject).toBe('Offsite 2027');
+    expect(r.field?.text).toBe('Travel\nFlights are booked centrally; the travel budget moved to Q4.\nAsk finance about the hotel deposit');
+    expect(r.headings).toEqual(['Travel', 'Offsite 2027']);
+    const before = await page.evaluate(() => (window as any).__notion.blocks().length);
+    await page.focus('#outside');
+    const outcome = await page.evaluate(() => (window as any).__backstory.insertOnPage('Deposit: 20% by March\nOwner: Ana'));
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, technique: 'paste' });
+    const blocks: string[] = await page.evaluate(() => (window as any).__notion.blocks());
+    // Two lines, two blocks: the first line joins the caret's block, the second is a block of its own.
+    expect(blocks.length).toBe(before + 1);
+    expect(blocks.at(-2)).toBe('Ask finance about the hotel depositDeposit: 20% by March');
+    expect(blocks.at(-1)).toBe('Owner: Ana');
+    expect(blocks.join('\n').split('Owner: Ana').length - 1).toBe(1);
+    await page.close();
+  });
 });

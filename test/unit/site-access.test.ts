@@ -53,7 +53,7 @@ describe('granted patterns', () => {
 
   it('asks up front exactly for the sites that have their own adapter', () => {
     for (const host of FIRST_CLASS_HOSTS) {
-      const loc = new URL(`https://${host}/`) as unknown as Location;
+      const loc = new URL(`https://${host}/document/d/x`) as unknown as Location;
       expect(ADAPTERS.find((a) => a.matches(loc))?.name, host).not.toBe('generic');
     }
     expect(FIRST_CLASS_PATTERNS).toEqual(FIRST_CLASS_HOSTS.map((h) => `https://${h}/*`));
