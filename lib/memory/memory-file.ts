@@ -1,4 +1,5 @@
 import type { MemoryInput, MemoryItem, MemoryKind } from './types';
+import { parseScope } from './scope-guess';
 
 export const MEMORY_FORMAT = 'backstory-memory';
 export const MEMORY_VERSION = 1;
@@ -13,7 +14,7 @@ export class ImportError extends Error {
   }
 }
 
-const KNOWN = new Set(['id', 'text', 'title', 'kind', 'tags', 'people', 'sites', 'pinned', 'createdAt', 'updatedAt', 'source']);
+const KNOWN = new Set(['id', 'text', 'title', 'kind', 'tags', 'people', 'sites', 'pinned', 'createdAt', 'updatedAt', 'source', 'scope']);
 
 function parseTime(v: unknown, field: string, i: number): number | undefined {
   if (v === undefined || v === null) return undefined;
@@ -74,6 +75,7 @@ export function parseMemoryFile(raw: string): MemoryInput[] {
         ...(typeof src.url === 'string' ? { url: src.url } : {}),
         ...(typeof src.title === 'string' ? { title: src.title } : {}),
       },
+      ...(parseScope(it.scope) ? { scope: parseScope(it.scope) } : {}),
       extra: Object.keys(extra).length ? extra : undefined,
     };
   });
@@ -98,6 +100,7 @@ export function serializeMemoryFile(items: MemoryItem[]): string {
         createdAt: new Date(it.createdAt).toISOString(),
         updatedAt: new Date(it.updatedAt).toISOString(),
         source: it.source,
+        ...(it.scope ? { scope: it.scope } : {}),
       })),
     },
     null,

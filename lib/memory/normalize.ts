@@ -1,4 +1,5 @@
 import { guessKind } from './kind-guess';
+import { guessScope, parseScope } from './scope-guess';
 import { countTokens } from './tokens';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
@@ -51,6 +52,7 @@ export function createItem(input: MemoryInput, now = Date.now()): MemoryItem {
     createdAt,
     updatedAt: input.updatedAt ?? createdAt,
     source: { ...(input.source ?? {}) },
+    scope: parseScope(input.scope) ?? guessScope({ ...input, text }),
     tokens: countTokens(text),
     ...(input.extra && Object.keys(input.extra).length ? { extra: input.extra } : {}),
   };
@@ -67,6 +69,8 @@ export function patchItem(item: MemoryItem, patch: MemoryPatch, now = Date.now()
       title: patch.title ?? (patch.text !== undefined && item.title === titleFrom(item.text) ? undefined : item.title),
       createdAt: item.createdAt,
       updatedAt: now,
+      // A guessed scope follows the edited text, people and sites; one the user chose stays.
+      scope: patch.scope ?? (item.scope?.set === 'guess' ? undefined : item.scope),
     },
     now,
   );
