@@ -62,6 +62,16 @@ export function mentionsSubject(task: TaskReading, subject: string, generous: bo
   return alternatives(subject).some((alt) => (generous ? alt.some((t) => have.has(t)) : alt.every((t) => have.has(t))));
 }
 
+/** Whether the task is addressed to the person: the same address or name, or a first name the text gave alone. */
+function writingTo(task: TaskReading, person: string): boolean {
+  const here = taskPeopleKeys(task);
+  if (personKeys(person).some((k) => here.has(k))) return true;
+  const first = person.trim().toLowerCase();
+  if (!first || /[\s@]/.test(first)) return false;
+  for (const k of here) if (!k.includes('@') && k.split(' ')[0] === first) return true;
+  return false;
+}
+
 const quoteList = (xs: string[]) => xs.map((x) => `“${x}”`).join(' or ');
 
 /** The scope in plain words, as the card and the quick edit show it. */
@@ -101,8 +111,7 @@ export function outOfScope(item: MemoryItem, task: TaskReading): string | undefi
       return scope.values.some((s) => siteMatches(s, site)) ? undefined : `Instruction only on ${scope.values.join(', ')}${from}; this is ${site || 'no site'}`;
     }
     case 'people': {
-      const here = taskPeopleKeys(task);
-      return scope.values.some((p) => personKeys(p).some((k) => here.has(k))) ? undefined : `Instruction only when writing to ${scope.values.join(', ')}${from}`;
+      return scope.values.some((p) => writingTo(task, p)) ? undefined : `Instruction only when writing to ${scope.values.join(', ')}${from}`;
     }
     case 'subject': {
       const generous = isBoundary(item.text);
