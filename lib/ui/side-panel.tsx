@@ -377,13 +377,13 @@ export function SidePanel() {
             key={captured.id}
             saveLabel="Save"
             cancelLabel="Done"
-            initial={{ title: captured.title, text: captured.text, kind: captured.kind, people: captured.people, tags: captured.tags, sites: captured.sites }}
+            initial={{ title: captured.title, text: captured.text, kind: captured.kind, people: captured.people, tags: captured.tags, sites: captured.sites, scope: captured.scope }}
             onCancel={() => {
               void callBackground('capture:dismiss', { id: captured.id });
               setCaptured(undefined);
             }}
-            onSave={async ({ title, kind, people, tags, sites }) => {
-              await update(captured.id, { title, kind, people, tags, sites });
+            onSave={async ({ title, kind, people, tags, sites, scope }) => {
+              await update(captured.id, { title, kind, people, tags, sites, ...(scope ? { scope } : {}) });
               void callBackground('capture:dismiss', { id: captured.id });
               setCaptured(undefined);
               show({ text: 'Saved.' });
