@@ -81,12 +81,13 @@ export function parseMemoryFile(raw: string): MemoryInput[] {
   });
 }
 
-/** The memory file for export; unknown fields captured on import are written back. */
-export function serializeMemoryFile(items: MemoryItem[]): string {
+/** The memory file for export; unknown fields captured on import are written back. `more`: other top-level parts. */
+export function serializeMemoryFile(items: MemoryItem[], more: Record<string, unknown> = {}): string {
   return JSON.stringify(
     {
       format: MEMORY_FORMAT,
       version: MEMORY_VERSION,
+      ...more,
       items: items.map((it) => ({
         ...(it.extra ?? {}),
         id: it.id,

@@ -1,6 +1,7 @@
 import type { InsertOutcome } from '../insert/index';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { RankedCard, RankSettings, TaskReading, TraceEntry } from '../rank/types';
+import type { LearningReport } from '../learn/learning';
 
 export type PanelStatus = 'watching' | 'searching' | 'found' | 'empty' | 'error';
 
@@ -83,6 +84,11 @@ export interface BackgroundProtocol {
   'capture:dismiss': { req: { id: string }; res: { ok: true } };
   /** Content script (lib/sites/capture-sent.ts): a message the user sent; saved only when the options allow it. */
   'capture:sent': { req: { text: string; url: string; title: string; site: string; people?: string[] }; res: { saved: boolean } };
+  /** Panel: the user copied or dragged a card (inserts and "not useful" are recorded where they happen). */
+  'feedback:record': { req: { tabId: number; id: string; action: 'copy' | 'drag' }; res: { ok: true } };
+  /** Options page: what learning from feedback has learned, and switching it off or back to the defaults. */
+  'learning:status': { req: Record<string, never>; res: LearningReport };
+  'learning:set': { req: { enabled?: boolean; reset?: boolean }; res: LearningReport };
 }
 
 /** Messages from the service worker to a tab's content script. */

@@ -1,4 +1,5 @@
 import type { MemoryItem, MemoryKind } from '../memory/types';
+import type { LearnedWeights } from '../learn/types';
 
 /** The names of the scoring factors; each factor is in [0, 1] and the options page weights it. */
 export const WEIGHT_NAMES = ['semantic', 'lexical', 'recency', 'priority', 'continuity', 'situation'] as const;
@@ -134,6 +135,8 @@ export interface RankedCard {
   why: string[];
   /** Set when the card is here because of a guarantee rather than its score. */
   guaranteed?: 'pinned' | 'instruction' | 'situation' | 'child';
+  /** Set when a learned weight put this card above the next one (the default weights would not have). */
+  learned?: string;
 }
 
 export interface TraceEntry {
@@ -177,5 +180,7 @@ export interface RankRequest {
   recentlyUsed?: string[];
   /** Ids the user dismissed for this page. */
   dismissed?: string[];
+  /** What learning from the user's feedback changed in the weights (lib/learn); absent when off or not yet learned. */
+  learned?: LearnedWeights;
   now: number;
 }

@@ -21,6 +21,7 @@ import { QueryVectorCache } from './query-vectors';
 import { rankForTab } from './ranking';
 import { loadSettings, onSettingsChanged, saveSettings } from './settings-store';
 import { TabTasks } from './tab-tasks';
+import { learning } from '../learn/learning';
 
 
 /** The service worker's state and behaviour; the background entrypoint only wires events to it. */
@@ -229,6 +230,7 @@ export class BackstoryService {
     if (outcome.ok) {
       this.tasks.markUsed(tabId, id);
       await this.store.touch([id]);
+      void this.getSettings().then((s) => learning.feedback(tabId, id, 'insert', s.weights)).catch(() => {});
     }
     return outcome;
   }
@@ -389,6 +391,7 @@ export class BackstoryService {
       'card:insert': ({ tabId, id }) => this.insertCard(tabId, id),
       'card:dismiss': async ({ tabId, id }) => {
         this.tasks.dismiss(tabId, id);
+        await learning.feedback(tabId, id, 'dismiss', (await this.getSettings()).weights).catch(() => {});
         this.refreshTab(tabId);
         return { ok: true };
       },
@@ -416,17 +419,29 @@ export class BackstoryService {
       'memory:import': async ({ fileName, content }) => {
         const inputs = parseImport(fileName, content);
         const added = await this.importInputs(inputs);
+        await learning.importFile(content, (await this.getSettings()).weights);
         this.refreshAll();
         return { added: added.length };
       },
       'memory:export': async () => {
         await this.store.load();
-        return { content: serializeMemoryFile([...this.store.items()]) };
+        return { content: serializeMemoryFile([...this.store.items()], { feedback: await learning.exportAll() }) };
       },
       'memory:clear': async () => {
         await this.store.clear();
+        await learning.clear();
         this.refreshAll();
         return { ok: true };
+      },
+      'feedback:record': async ({ tabId, id, action }) => {
+        await learning.feedback(tabId, id, action, (await this.getSettings()).weights);
+        return { ok: true };
+      },
+      'learning:status': () => learning.status(),
+      'learning:set': async (change) => {
+        const report = await learning.set(change, (await this.getSettings()).weights);
+        this.refreshAll();
+        return report;
       },
       'settings:get': () => this.getSettings(),
       'settings:set': async ({ settings }) => {
@@ -488,6 +503,7 @@ export class BackstoryService {
     });
     browser.tabs.onRemoved.addListener((tabId) => {
       void this.tasks.forget(tabId);
+      learning.forgetTab(tabId);
       this.seq.delete(tabId);
       this.current.delete(tabId);
       for (const key of this.delivered.keys()) if (key.startsWith(`${tabId}\n`)) this.delivered.delete(key);

@@ -52,6 +52,8 @@ export interface CardActions {
   remove(): void;
   edit(patch: MemoryPatch): Promise<void>;
   toggleSelect(): void;
+  /** The card was dragged out (into a field, presumably): a use, like insert. */
+  dragged?(): void;
 }
 
 export function Card(props: {
@@ -94,6 +96,7 @@ export function Card(props: {
       onDragStart={(e) => {
         e.dataTransfer?.setData('text/plain', item.text);
         if (e.dataTransfer) e.dataTransfer.effectAllowed = 'copy';
+        actions.dragged?.();
       }}
       onKeyDown={onKeyDown}
       aria-label={`${rank}. ${card.kind}: ${title}. Enter inserts, space explains.`}

@@ -254,9 +254,17 @@ export function SidePanel() {
   const traceById = new Map((state?.trace ?? []).map((e) => [e.id, e]));
   const taskPeople = state?.task?.people ?? [];
 
+  /** A copy or drag is a use of the card: learning reads it against the cards shown (off when learning is). */
+  const feedback = (card: RankedCard, action: 'copy' | 'drag') => {
+    if (tabId !== undefined) void callBackground('feedback:record', { tabId, id: card.item.id, action }).catch(() => {});
+  };
   const actionsFor = (card: RankedCard) => ({
     insert: () => void insert(card.item.id),
-    copy: () => void copyText(card.item.text).then((ok) => show(ok ? { text: 'Copied.' } : { text: 'Could not copy.', error: true })),
+    copy: () => void copyText(card.item.text).then((ok) => {
+      show(ok ? { text: 'Copied.' } : { text: 'Could not copy.', error: true });
+      if (ok) feedback(card, 'copy');
+    }),
+    dragged: () => feedback(card, 'drag'),
     pin: () => void update(card.item.id, { pinned: !card.item.pinned }),
     dismiss: () => {
       if (tabId === undefined) return;
