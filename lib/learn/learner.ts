@@ -58,10 +58,34 @@ export function preferencePairs(events: FeedbackEvent[]): PreferencePair[] {
 /** The weights the ranker uses: the sliders times the learned change (global, plus the site's). */
 export function learnedWeightsFor(base: Weights, learned: LearnedWeights | undefined, site: string): Weights {
   if (!learned) return base;
-  const site_ = learned.sites[siteKey(site)];
+  const m = multipliers(base, learned, site);
   const out = { ...base };
-  for (const n of WEIGHT_NAMES) out[n] = base[n] * Math.exp(clampTheta(learned.global[n] + (site_?.[n] ?? 0)));
+  for (const n of WEIGHT_NAMES) out[n] = base[n] * m[n];
   return out;
+}
+
+/**
+ * Each weight's learned multiplier on this site. Scaling every weight alike changes no order, so the learned
+ * factors are scaled back to the total the sliders gave them (learning moves weight between factors), and each
+ * stays within a third and three times its slider. Factors learning had nothing to say about keep theirs.
+ */
+function multipliers(base: Weights, learned: LearnedWeights, site: string): Adjustment {
+  const loc = learned.sites[siteKey(site)];
+  const m = zero();
+  let want = 0;
+  let have = 0;
+  for (const n of WEIGHT_NAMES) {
+    m[n] = 1;
+    // A factor learning never moved (it told no pair apart) is exactly 0 globally and on every site.
+    if (learned.global[n] === 0 && !loc?.[n]) continue;
+    m[n] = Math.exp(clampTheta(learned.global[n] + (loc?.[n] ?? 0)));
+    (want += Math.max(0, base[n])), (have += Math.max(0, base[n]) * m[n]);
+  }
+  const scale = have > 0 && want > 0 ? want / have : 1;
+  const lo = Math.exp(-LEARNING.bound);
+  const hi = Math.exp(LEARNING.bound);
+  for (const n of WEIGHT_NAMES) if (learned.global[n] !== 0 || loc?.[n]) m[n] = Math.min(hi, Math.max(lo, m[n] * scale));
+  return m;
 }
 
 function clampTheta(x: number): number {
@@ -72,62 +96,73 @@ export function siteKey(site: string): string {
   return site.toLowerCase().replace(/^www\./, '');
 }
 
-/** Normalised score, as the ranker computes it (weighted mean of the factors). */
-function score(w: Weights, x: FactorScores): number {
-  let t = 0;
-  let s = 0;
-  for (const n of WEIGHT_NAMES) (t += w[n] * x[n]), (s += w[n]);
-  return s > 0 ? t / s : 0;
-}
-
 /**
  * Fits the change to the sliders `base` from the preference pairs; undefined until there are enough of them.
  * Deterministic (plain gradient descent from zero), bounded, and the change is zero where the pairs say nothing.
  */
 export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.now()): LearnedWeights | undefined {
   if (pairs.length < LEARNING.minPairs) return undefined;
-  const bySite = new Map<string, { n: number; weight: number }>();
-  for (const p of pairs) {
-    const k = siteKey(p.site);
-    const got = bySite.get(k) ?? { n: 0, weight: 0 };
-    bySite.set(k, { n: got.n + 1, weight: got.weight + p.weight });
-  }
-  const sites = [...bySite].filter(([s, c]) => s && c.n >= LEARNING.minPairs).map(([s]) => s);
-  const g = zero();
-  const local = new Map(sites.map((s) => [s, zero()] as const));
-  const totalWeight = pairs.reduce((a, p) => a + p.weight, 0);
-  for (let it = 0; it < LEARNING.iterations; it++) {
-    const gg = zero();
-    const gs = new Map(sites.map((s) => [s, zero()] as const));
-    for (const p of pairs) {
-      const loc = local.get(siteKey(p.site));
-      const w = { ...base };
-      for (const n of WEIGHT_NAMES) w[n] = base[n] * Math.exp(clampTheta(g[n] + (loc?.[n] ?? 0)));
-      const W = WEIGHT_NAMES.reduce((a, n) => a + w[n], 0);
-      if (!(W > 0)) continue;
-      const sa = score(w, p.better);
-      const sb = score(w, p.worse);
-      // d/dz log(1 + e^-z) at z = k (sa - sb), times dz/dθ_n = k w_n ((xa_n - sa) - (xb_n - sb)) / W.
-      const z = LEARNING.sharpness * (sa - sb);
-      const dz = -1 / (1 + Math.exp(z));
-      for (const n of WEIGHT_NAMES) {
-        const d = (p.weight * dz * LEARNING.sharpness * w[n] * (p.better[n] - sa - (p.worse[n] - sb))) / W;
-        gg[n] += d;
-        const l = loc && gs.get(siteKey(p.site));
-        if (l) l[n] += d;
+  const F = WEIGHT_NAMES.length;
+  const siteCount = new Map<string, number>();
+  for (const p of pairs) siteCount.set(siteKey(p.site), (siteCount.get(siteKey(p.site)) ?? 0) + 1);
+  const sites = [...siteCount].filter(([s, n]) => s && n >= LEARNING.minPairs).map(([s]) => s);
+  const slot = new Map(sites.map((s, i) => [s, i + 1] as const)); // 0: no change of its own
+  // Factors of both sides in flat arrays, and which site's change applies, so each pass is plain arithmetic.
+  const n = pairs.length;
+  const xa = new Float64Array(n * F);
+  const xb = new Float64Array(n * F);
+  const pw = new Float64Array(n);
+  const ps = new Int32Array(n);
+  pairs.forEach((p, i) => {
+    WEIGHT_NAMES.forEach((f, j) => ((xa[i * F + j] = p.better[f]), (xb[i * F + j] = p.worse[f])));
+    pw[i] = p.weight;
+    ps[i] = slot.get(siteKey(p.site)) ?? 0;
+  });
+  const b = WEIGHT_NAMES.map((f) => Math.max(0, base[f]));
+  const W0 = b.reduce((a, x) => a + x, 0) || 1;
+  // Only factors that told some pair apart can be learned; the others keep their slider weight exactly.
+  const active = WEIGHT_NAMES.map((_, j) => {
+    for (let i = 0; i < n; i++) if (Math.abs(xa[i * F + j] - xb[i * F + j]) > 1e-6) return true;
+    return false;
+  });
+  // Global change first, on every pair; then each site's change on top of it, on that site's pairs alone.
+  const g = new Float64Array(F);
+  const all = Int32Array.from({ length: n }, (_, i) => i);
+  descend(g, undefined, all, LEARNING.l2Global);
+  const loc = sites.map((_, s) => {
+    const l = new Float64Array(F);
+    descend(l, g, all.filter((i) => ps[i] === s + 1), LEARNING.l2Site);
+    return l;
+  });
+
+  /** Gradient descent on θ for the pairs `idx`, the weights being the sliders times e^(offset + θ). */
+  function descend(theta: Float64Array, offset: Float64Array | undefined, idx: Int32Array, l2: number): void {
+    const w = new Float64Array(F);
+    const grad = new Float64Array(F);
+    let total = 0;
+    for (const i of idx) total += pw[i];
+    if (!(total > 0)) return;
+    const k = LEARNING.sharpness;
+    for (let it = 0; it < LEARNING.iterations; it++) {
+      for (let j = 0; j < F; j++) w[j] = b[j] * Math.exp(clampTheta((offset ? offset[j] : 0) + theta[j]));
+      grad.fill(0);
+      for (const i of idx) {
+        // The order is what counts: Σ w_j x_j over the sliders' total (the ranker's own division changes no order).
+        let sa = 0;
+        let sb = 0;
+        for (let j = 0; j < F; j++) (sa += w[j] * xa[i * F + j]), (sb += w[j] * xb[i * F + j]);
+        // d/dz log(1 + e^-z) at z = k (sa - sb) / W0, times dz/dθ_j = k w_j (xa_j - xb_j) / W0.
+        const c = (-pw[i] * k) / W0 / (1 + Math.exp((k * (sa - sb)) / W0));
+        for (let j = 0; j < F; j++) if (active[j]) grad[j] += c * w[j] * (xa[i * F + j] - xb[i * F + j]);
       }
-    }
-    for (const n of WEIGHT_NAMES) {
-      g[n] = clampTheta(g[n] - (LEARNING.rate * (gg[n] / totalWeight + LEARNING.l2Global * g[n])));
-      // A site's change answers to that site's pairs alone (averaged over them), with the stronger pull.
-      for (const s of sites) {
-        const l = local.get(s)!;
-        l[n] = clampTheta(l[n] - LEARNING.rate * (gs.get(s)![n] / bySite.get(s)!.weight + LEARNING.l2Site * l[n]));
-      }
+      for (let j = 0; j < F; j++) if (active[j]) theta[j] = clampTheta(theta[j] - LEARNING.rate * (grad[j] / total + l2 * theta[j]));
     }
   }
-  const learned: LearnedWeights = { global: g, sites: {}, pairs: pairs.length, fittedAt: now };
-  for (const [s, l] of local) if (WEIGHT_NAMES.some((n) => Math.abs(l[n]) >= LEARNING.noticeable)) learned.sites[s] = l;
+  const toAdj = (v: Float64Array): Adjustment => Object.fromEntries(WEIGHT_NAMES.map((f, j) => [f, v[j]])) as Adjustment;
+  const learned: LearnedWeights = { global: toAdj(g), sites: {}, pairs: n, fittedAt: now };
+  sites.forEach((s, i) => {
+    if (loc[i].some((x) => Math.abs(x) >= LEARNING.noticeable)) learned.sites[s] = toAdj(loc[i]);
+  });
   return learned;
 }
 
@@ -141,29 +176,30 @@ const LABEL: Record<WeightName, string> = {
 };
 
 /** What was learned, in plain words: "recency counts more on mail.google.com (×2.1)". Empty when nothing was. */
-export function describeLearned(learned: LearnedWeights | undefined): string[] {
+export function describeLearned(learned: LearnedWeights | undefined, base: Weights): string[] {
   if (!learned) return [];
   const out: string[] = [];
-  const say = (a: Adjustment, where: string) => {
+  const global = multipliers(base, learned, '');
+  const say = (m: Adjustment, where: string, against?: Adjustment) => {
     for (const n of WEIGHT_NAMES) {
-      if (Math.abs(a[n]) < LEARNING.noticeable) continue;
-      out.push(`${LABEL[n]} counts ${a[n] > 0 ? 'more' : 'less'} ${where} (×${Math.exp(a[n]).toFixed(1)})`);
+      const x = against ? m[n] / against[n] : m[n];
+      if (Math.abs(Math.log(x)) < LEARNING.noticeable) continue;
+      const times = against ? `×${m[n].toFixed(1)} there, ×${against[n].toFixed(1)} elsewhere` : `×${m[n].toFixed(1)}`;
+      out.push(`${LABEL[n]} counts ${x > 1 ? 'more' : 'less'} ${where} (${times})`);
     }
   };
-  say(learned.global, 'everywhere');
-  for (const [s, a] of Object.entries(learned.sites)) {
-    const total = zero();
-    for (const n of WEIGHT_NAMES) total[n] = clampTheta(learned.global[n] + a[n]) - learned.global[n];
-    say(total, `on ${s}`);
-  }
+  say(global, 'everywhere');
+  // A site's line says how it differs from everywhere else.
+  for (const s of Object.keys(learned.sites)) say(multipliers(base, learned, s), `on ${s}`, global);
   return out;
 }
 
-/** The biggest learned change that applies on this site, in plain words, for the trace. */
-export function learnedReason(learned: LearnedWeights | undefined, site: string, factor: WeightName): string | undefined {
+/** How a learned change to one factor reads in the trace, where it applies on this site. */
+export function learnedReason(learned: LearnedWeights | undefined, base: Weights, site: string, factor: WeightName): string | undefined {
   if (!learned) return undefined;
-  const loc = learned.sites[siteKey(site)];
-  const theta = clampTheta(learned.global[factor] + (loc?.[factor] ?? 0));
-  if (Math.abs(theta) < LEARNING.noticeable) return undefined;
-  return `${LABEL[factor]} counts ${theta > 0 ? 'more' : 'less'} ${loc && Math.abs(loc[factor]) >= LEARNING.noticeable ? `on ${siteKey(site)}` : 'everywhere'}`;
+  const here = multipliers(base, learned, site)[factor];
+  if (Math.abs(Math.log(here)) < LEARNING.noticeable) return undefined;
+  const everywhere = multipliers(base, learned, '')[factor];
+  const local = !!learned.sites[siteKey(site)] && Math.abs(Math.log(here / everywhere)) >= LEARNING.noticeable;
+  return `${LABEL[factor]} counts ${here > 1 ? 'more' : 'less'} ${local ? `on ${siteKey(site)}` : 'everywhere'}`;
 }

@@ -59,15 +59,15 @@ export class Learning {
     }
   }
 
-  async status(): Promise<LearningReport> {
+  async status(base: Weights): Promise<LearningReport> {
     const s = await this.db().status();
-    return { ...s, lines: describeLearned(s.learned) };
+    return { ...s, lines: s.enabled ? describeLearned(s.learned, base) : [] };
   }
 
   async set(change: { enabled?: boolean; reset?: boolean }, base: Weights): Promise<LearningReport> {
     if (change.reset) await this.db().reset();
     if (change.enabled !== undefined) await this.db().setEnabled(change.enabled, base);
-    return this.status();
+    return this.status(base);
   }
 
   exportAll() {

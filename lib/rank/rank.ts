@@ -318,7 +318,7 @@ function markLearnedOrder(cards: RankedCard[], req: RankRequest): void {
       const g = (learned[n] - base[n]) * (a.factors[n] - b.factors[n]);
       if (g > gain) (gain = g), (best = n);
     }
-    const why = best && learnedReason(req.learned, req.task.site, best);
+    const why = best && learnedReason(req.learned, base, req.task.site, best);
     if (!why) continue;
     a.learned = `Learned from your feedback: ${why}, so it is above “${(b.item.title || b.item.text).slice(0, 40)}”`;
     a.why.push(a.learned);

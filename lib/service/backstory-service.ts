@@ -437,7 +437,7 @@ export class BackstoryService {
         await learning.feedback(tabId, id, action, (await this.getSettings()).weights);
         return { ok: true };
       },
-      'learning:status': () => learning.status(),
+      'learning:status': async () => learning.status((await this.getSettings()).weights),
       'learning:set': async (change) => {
         const report = await learning.set(change, (await this.getSettings()).weights);
         this.refreshAll();

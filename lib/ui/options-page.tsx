@@ -10,6 +10,7 @@ import { WEIGHT_NAMES, type RankSettings, type WeightName } from '../rank/types'
 import { DEFAULT_SETTINGS } from '../settings/defaults';
 import { normalizeHost } from '../settings/settings';
 import { SiteAccessList } from './site-access-list';
+import { LearningSection } from './learning-section';
 import { useServicePush } from './use-panel-state';
 
 const WEIGHT_HELP: Record<WeightName, string> = {
@@ -289,6 +290,8 @@ export function OptionsPage() {
           {settings ? <Preview settings={settings} /> : null}
         </div>
       </section>
+
+      <LearningSection />
 
       {settings ? (
         <section aria-labelledby="h-limits">
