@@ -9,16 +9,18 @@ import type { Adjustment, FeedbackEvent, LearnedWeights } from './types';
  * for sites with enough feedback of their own.
  */
 export const LEARNING = {
-  /** No learning before this many preference pairs (globally, and per site for a site's own change). */
-  minPairs: 12,
+  /** No learning before this many preference pairs, about ten uses (globally, and per site for a site's own change). */
+  minPairs: 60,
   /** |θ| ≤ ln 3: a learned weight stays within a third and three times the slider's. */
   bound: Math.log(3),
   /** Pull toward the defaults, per pair's worth of evidence. */
-  l2Global: 0.02,
-  l2Site: 0.05,
+  l2Global: 0.2,
+  l2Site: 0.3,
   /** Sharpness of the logistic on score differences (scores are in [0, 1] and differ by a few hundredths). */
   sharpness: 25,
   iterations: 300,
+  /** How much better than the sliders a change must order the newest feedback to be kept. */
+  mustGain: 0.02,
   rate: 2,
   /** A change smaller than this (as a multiplier, ±15%) is not worth saying or acting on. */
   noticeable: Math.log(1.15),
@@ -34,9 +36,11 @@ export interface PreferencePair {
 const zero = (): Adjustment => ({ semantic: 0, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 });
 
 /**
- * Preferences read from what the user did. A card used at place p beat every card shown above it (they were seen
- * and passed over) and, more weakly, the one right below it. A card marked "not useful" lost to the next two below.
- * Pinned cards are there because of the pin, not their score, and say nothing.
+ * Preferences read from what the user did. The panel shows its cards together, so a card used beat every other card
+ * shown, above it or below it alike: counting only those above (or those above more) would read even random choices
+ * as "the order is wrong" and teach the ranker to distrust whatever put cards on top. A card marked "not useful"
+ * lost to every other card shown, weakly. Pinned cards are there because of the pin, not their score: they say
+ * nothing.
  */
 export function preferencePairs(events: FeedbackEvent[]): PreferencePair[] {
   const out: PreferencePair[] = [];
@@ -45,12 +49,11 @@ export function preferencePairs(events: FeedbackEvent[]): PreferencePair[] {
     const p = shown.findIndex((c) => c.id === e.itemId);
     if (p < 0) continue;
     const me = shown[p].factors;
-    if (e.action === 'dismiss') {
-      for (const c of shown.slice(p + 1, p + 3)) out.push({ better: c.factors, worse: me, site: e.site, weight: 0.5 });
-      continue;
-    }
-    for (const c of shown.slice(0, p)) out.push({ better: me, worse: c.factors, site: e.site, weight: 1 });
-    if (shown[p + 1]) out.push({ better: me, worse: shown[p + 1].factors, site: e.site, weight: 0.5 });
+    shown.forEach((c, i) => {
+      if (i === p) return;
+      if (e.action === 'dismiss') out.push({ better: c.factors, worse: me, site: e.site, weight: 0.3 });
+      else out.push({ better: me, worse: c.factors, site: e.site, weight: 1 });
+    });
   }
   return out;
 }
@@ -126,14 +129,41 @@ export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.no
     return false;
   });
   // Global change first, on every pair; then each site's change on top of it, on that site's pairs alone.
-  const g = new Float64Array(F);
   const all = Int32Array.from({ length: n }, (_, i) => i);
-  descend(g, undefined, all, LEARNING.l2Global);
+  // A change is kept only where it measurably helps: fitted on the older three quarters of the pairs, it must order
+  // the newest quarter better than the sliders do; then it is fitted again on all of them.
+  const g = new Float64Array(F);
+  if (helps(all, undefined, LEARNING.l2Global)) descend(g, undefined, all, LEARNING.l2Global);
   const loc = sites.map((_, s) => {
     const l = new Float64Array(F);
-    descend(l, g, all.filter((i) => ps[i] === s + 1), LEARNING.l2Site);
+    const mine = all.filter((i) => ps[i] === s + 1);
+    if (helps(mine, g, LEARNING.l2Site)) descend(l, g, mine, LEARNING.l2Site);
     return l;
   });
+
+  function helps(idx: Int32Array, offset: Float64Array | undefined, l2: number): boolean {
+    const cut = Math.floor(idx.length * 0.75);
+    const fit = idx.slice(0, cut);
+    const check = idx.slice(cut);
+    if (!check.length) return false;
+    const theta = new Float64Array(F);
+    descend(theta, offset, fit, l2);
+    return accuracy(check, offset, theta) >= accuracy(check, offset, new Float64Array(F)) + LEARNING.mustGain;
+  }
+
+  /** Share of the pairs (by weight) the weights order the user's way. */
+  function accuracy(idx: Int32Array, offset: Float64Array | undefined, theta: Float64Array): number {
+    const w = b.map((x, j) => x * Math.exp(clampTheta((offset ? offset[j] : 0) + theta[j])));
+    let right = 0;
+    let total = 0;
+    for (const i of idx) {
+      let d = 0;
+      for (let j = 0; j < F; j++) d += w[j] * (xa[i * F + j] - xb[i * F + j]);
+      total += pw[i];
+      if (d > 0) right += pw[i];
+    }
+    return total ? right / total : 0;
+  }
 
   /** Gradient descent on θ for the pairs `idx`, the weights being the sliders times e^(offset + θ). */
   function descend(theta: Float64Array, offset: Float64Array | undefined, idx: Int32Array, l2: number): void {
@@ -155,7 +185,14 @@ export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.no
         const c = (-pw[i] * k) / W0 / (1 + Math.exp((k * (sa - sb)) / W0));
         for (let j = 0; j < F; j++) if (active[j]) grad[j] += c * w[j] * (xa[i * F + j] - xb[i * F + j]);
       }
-      for (let j = 0; j < F; j++) if (active[j]) theta[j] = clampTheta(theta[j] - LEARNING.rate * (grad[j] / total + l2 * theta[j]));
+      for (let j = 0; j < F; j++) if (active[j]) theta[j] -= LEARNING.rate * (grad[j] / total + l2 * theta[j]);
+      // Scaling every weight alike changes no order, only how sure the fit looks (shrinking all of them flatters
+      // a fit to noise): the uniform part of the change is taken out, so only weight moved between factors counts.
+      let mean = 0;
+      let m = 0;
+      for (let j = 0; j < F; j++) if (active[j]) (mean += theta[j]), m++;
+      mean = m ? mean / m : 0;
+      for (let j = 0; j < F; j++) if (active[j]) theta[j] = clampTheta(theta[j] - mean);
     }
   }
   const toAdj = (v: Float64Array): Adjustment => Object.fromEntries(WEIGHT_NAMES.map((f, j) => [f, v[j]])) as Adjustment;

@@ -56,6 +56,17 @@ describe('the learner', () => {
     expect(describeLearned(learned, BASE).join('\n')).toMatch(/recency counts more/);
   });
 
+  it('changes nothing when the feedback follows no factor (a user who takes cards at random)', () => {
+    const r = rng(9);
+    const noise: FeedbackEvent[] = Array.from({ length: 80 }, (_, i) => {
+      const shown = situation(r).sort((a, b) => defaultScore(b.factors) - defaultScore(a.factors));
+      return { at: NOW + i, action: 'insert', itemId: shown[Math.floor(r() * shown.length)].id, site: 'mail.google.com', destination: 'email', shown };
+    });
+    const learned = fitWeights(preferencePairs(noise), BASE, NOW)!;
+    expect(learnedWeightsFor(BASE, learned, 'mail.google.com')).toEqual(BASE);
+    expect(describeLearned(learned, BASE)).toEqual([]);
+  });
+
   it('stays bounded however one-sided the feedback is', () => {
     const learned = fitWeights(preferencePairs(recencyUser(800, 'mail.google.com')), BASE, NOW)!;
     for (const site of ['mail.google.com', 'elsewhere.example', '']) {
