@@ -25,7 +25,7 @@ export function recencyFactor(item: MemoryItem, now: number, halfLifeDays: numbe
 
 export function priorityFactor(item: MemoryItem): number {
   if (item.pinned) return 1;
-  if (item.starred || item.tags.some((t) => /^(star(red)?|important|priority)$/i.test(t))) return 0.6;
+  if (item.tags.some((t) => /^(star(red)?|important|priority)$/i.test(t))) return 0.6;
   return 0;
 }
 

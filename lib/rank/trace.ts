@@ -1,4 +1,4 @@
-import type { FactorScores, WeightName } from './types';
+import type { WeightName } from './types';
 import { WEIGHT_NAMES } from './types';
 import type { Scored } from './score';
 
@@ -6,7 +6,7 @@ const LABEL: Record<WeightName, string> = {
   semantic: 'similar in meaning',
   lexical: 'shares words',
   recency: 'recent',
-  priority: 'pinned or starred',
+  priority: 'pinned or marked important',
   continuity: 'used this session',
   situation: 'tied to this page or person',
 };
@@ -48,6 +48,3 @@ export function scoreSummary(s: Scored): string {
   return `Score ${s.score.toFixed(2)}${why.length ? ': ' + why.join('; ') : ''}`;
 }
 
-export function zeroFactors(): FactorScores {
-  return { semantic: 0, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 };
-}
