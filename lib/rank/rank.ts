@@ -4,6 +4,7 @@ import type { RankRequest, RankResult, RankedCard, TraceEntry, TaskReading } fro
 import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
+import { markSuperseded } from './supersede';
 import { appliesBecause, contradicts, scopeKey, scopeOf } from './scope';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
@@ -106,6 +107,8 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
     if (!item.pinned && isListedInstruction(item) && !retrieval.signals.has(item.id)) laterInstructions.push(item);
     else ranked.push(scoreOf(item));
   }
+  ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
+  markSuperseded(ranked, memory);
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
 
   const pinned = ranked.filter((s) => s.item.pinned);

@@ -14,6 +14,8 @@ export interface Scored {
   score: number;
   situationReasons: string[];
   continuityReason?: string;
+  /** A newer decision on the same subject (lib/rank/supersede.ts); this one is ranked just below it. */
+  supersededBy?: MemoryItem;
 }
 
 /** Exponential decay from the item's latest touch: created, edited or used, whichever is newest. */

@@ -40,6 +40,7 @@ export function explainScore(s: Scored): string[] {
     out.push(line);
   }
   if (s.signal.viaNeighbour.length && s.signal.matched.length) out.push(`its thread neighbour matched ${quoted(s.signal.viaNeighbour, 4)}`);
+  if (s.supersededBy) out.push(`superseded by “${(s.supersededBy.title || s.supersededBy.text).slice(0, 60)}” (a newer decision on the same subject)`);
   return out;
 }
 
