@@ -89,6 +89,9 @@ export interface BackgroundProtocol {
   /** Options page: what learning from feedback has learned, and switching it off or back to the defaults. */
   'learning:status': { req: Record<string, never>; res: LearningReport };
   'learning:set': { req: { enabled?: boolean; reset?: boolean }; res: LearningReport };
+  /** Quick edit: an item a new capture nearly repeats, and merging the capture into it. */
+  'capture:duplicate': { req: { id: string }; res: { duplicate?: { id: string; title: string } } };
+  'capture:merge': { req: { id: string; into: string }; res: { item: MemoryItem } };
 }
 
 /** Messages from the service worker to a tab's content script. */

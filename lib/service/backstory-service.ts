@@ -22,6 +22,7 @@ import { rankForTab } from './ranking';
 import { loadSettings, onSettingsChanged, saveSettings } from './settings-store';
 import { TabTasks } from './tab-tasks';
 import { learning } from '../learn/learning';
+import { mergePatch, nearDuplicate } from '../learn/near-duplicate';
 
 
 /** The service worker's state and behaviour; the background entrypoint only wires events to it. */
@@ -436,6 +437,22 @@ export class BackstoryService {
       'feedback:record': async ({ tabId, id, action }) => {
         await learning.feedback(tabId, id, action, (await this.getSettings()).weights);
         return { ok: true };
+      },
+      'capture:duplicate': async ({ id }) => {
+        await this.store.load();
+        const item = this.store.get(id);
+        const dup = item && nearDuplicate(item, this.store.view);
+        return dup ? { duplicate: { id: dup.item.id, title: dup.item.title || dup.item.text.slice(0, 60) } } : {};
+      },
+      'capture:merge': async ({ id, into }) => {
+        await this.store.load();
+        const capture = this.store.get(id);
+        const kept = this.store.get(into);
+        if (!capture || !kept) throw new Error('That memory no longer exists.');
+        const item = await this.store.update(into, mergePatch(kept, capture));
+        await this.store.remove([id]);
+        this.refreshAll();
+        return { item };
       },
       'learning:status': async () => learning.status((await this.getSettings()).weights),
       'learning:set': async (change) => {

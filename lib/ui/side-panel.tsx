@@ -7,6 +7,7 @@ import type { RankedCard, TraceEntry } from '../rank/types';
 import { Card, FactorBars } from './card';
 import { itemToInput, stageText } from './format';
 import { ItemEditor } from './item-editor';
+import { DuplicateOffer } from './duplicate-offer';
 import { MemoryView } from './memory-view';
 import { usePanelState, useWatchedTab } from './use-panel-state';
 
@@ -381,6 +382,12 @@ export function SidePanel() {
               }}>Delete it</button>
             </p>
           ) : null}
+          <DuplicateOffer item={captured} onError={fail} onMerged={(kept) => {
+            void callBackground('capture:dismiss', { id: captured.id });
+            setCaptured(undefined);
+            setMemVersion((v) => v + 1);
+            show({ text: `Merged into “${kept.title}”.` });
+          }} />
           <ItemEditor
             key={captured.id}
             saveLabel="Save"
