@@ -5,8 +5,9 @@ import type { Adjustment, FeedbackEvent, LearnedWeights } from './types';
  * Learning from feedback: pairwise logistic regression on the ranker's factor scores. Each preference ("the user
  * took this card over that one") asks the score of the taken card to exceed the other's; the fit moves the weights
  * away from the sliders only as far as the evidence pays for, pulled back toward them (L2 on the log-multipliers),
- * and never beyond a fixed bound. Per-site changes come on top of the global one, with a stronger pull, and only
- * for sites with enough feedback of their own.
+ * and never beyond a fixed bound; a change is kept only where it orders the user's newest feedback better than the
+ * sliders do. Per-site changes come on top of the global one, with a stronger pull, and only for sites with enough
+ * feedback of their own.
  */
 export const LEARNING = {
   /** No learning before this many preference pairs, about ten uses (globally, and per site for a site's own change). */
