@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { inputFromItem } from './normalize';
+import { parseScope } from './scope-guess';
 import type { MemoryInput, MemoryItem } from './types';
 
 export const MEMORY_FORMAT = 'backstory-memory';
@@ -57,6 +58,8 @@ const ItemSchema = v.looseObject(
       ),
     ),
     aux: v.nullish(Text),
+    /** Where an instruction applies (lib/memory/scope-guess.ts parseScope); one it cannot read is dropped. */
+    scope: v.nullish(v.unknown()),
   },
   'is not an object',
 );
@@ -87,6 +90,10 @@ export function parseMemoryItem(raw: unknown, index: number): MemoryInput {
     if (!KNOWN.has(k)) (extra ??= {})[k] = val;
     else if (k === 'createdAt' || k === 'updatedAt' || k === 'lastUsedAt') input[k] = typeof val === 'number' ? val : Date.parse(val as string);
     else if (k === 'thread') input.thread = { id: it.thread!.id, seq: it.thread!.seq };
+    else if (k === 'scope') {
+      const scope = parseScope(val);
+      if (scope) input.scope = scope;
+    }
     else if (k !== 'needsReview' || val) (input as unknown as Record<string, unknown>)[k] = val;
   }
   if (extra) input.extra = extra;
@@ -147,8 +154,10 @@ export function exportItem(item: MemoryItem): Record<string, unknown> {
  * The memory file as chunks of JSON text, one item per chunk (with the header first and the closing last), so a
  * large memory is written out without one giant string.
  */
-export function* memoryFileChunks(items: Iterable<MemoryItem>): Generator<string> {
-  yield `{"format":${JSON.stringify(MEMORY_FORMAT)},"version":${MEMORY_VERSION},"items":[`;
+export function* memoryFileChunks(items: Iterable<MemoryItem>, more: Record<string, unknown> = {}): Generator<string> {
+  let head = `{"format":${JSON.stringify(MEMORY_FORMAT)},"version":${MEMORY_VERSION},`;
+  for (const [k, v] of Object.entries(more)) head += `${JSON.stringify(k)}:${JSON.stringify(v)},`;
+  yield head + '"items":[';
   let first = true;
   for (const item of items) {
     yield (first ? '\n' : ',\n') + JSON.stringify(exportItem(item));
@@ -158,6 +167,6 @@ export function* memoryFileChunks(items: Iterable<MemoryItem>): Generator<string
 }
 
 /** The memory file for export, as one string (memoryFileChunks for large memories). */
-export function serializeMemoryFile(items: Iterable<MemoryItem>): string {
-  return [...memoryFileChunks(items)].join('');
+export function serializeMemoryFile(items: Iterable<MemoryItem>, more: Record<string, unknown> = {}): string {
+  return [...memoryFileChunks(items, more)].join('');
 }

@@ -1,4 +1,5 @@
 import { guessKind } from './kind-guess';
+import { guessScope, parseScope } from './scope-guess';
 import { countTokens } from './tokens';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
@@ -52,6 +53,7 @@ export function createItem(input: MemoryInput, now = Date.now()): MemoryItem {
     updatedAt: input.updatedAt ?? createdAt,
     ...(input.lastUsedAt !== undefined ? { lastUsedAt: input.lastUsedAt } : {}),
     source: { ...(input.source ?? {}) },
+    scope: parseScope(input.scope) ?? guessScope({ ...input, text }),
     tokens: countTokens(text),
     ...(input.thread ? { thread: { id: input.thread.id, seq: input.thread.seq } } : {}),
     ...(input.aux?.trim() ? { aux: input.aux.trim() } : {}),
@@ -83,6 +85,8 @@ export function patchItem(item: MemoryItem, patch: MemoryPatch, now = Date.now()
       title: patch.title ?? (patch.text !== undefined && item.title === titleFrom(item.text) ? undefined : item.title),
       createdAt: item.createdAt,
       updatedAt: now,
+      // A guessed scope follows the edited text, people and sites; one the user chose stays.
+      scope: patch.scope ?? (item.scope?.set === 'guess' ? undefined : item.scope),
     },
     now,
   );

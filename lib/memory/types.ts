@@ -16,6 +16,22 @@ export interface ThreadRef {
   seq: number;
 }
 
+/** What an instruction's scope is tied to; see `MemoryScope`. */
+export type ScopeKind = 'everywhere' | 'destination' | 'sites' | 'people' | 'subject';
+/** Kinds of destination an instruction may be scoped to. */
+export type DestinationKind = 'chat' | 'email' | 'documents';
+
+/**
+ * Where an instruction applies: everywhere, in a kind of destination (`values`: chat / email / documents), on
+ * sites (hostnames), when writing to people (names or emails), or when the task mentions a subject (words).
+ */
+export interface MemoryScope {
+  kind: ScopeKind;
+  values: string[];
+  /** Who set it: guessed from the text, chosen by the user, or limited to the source of captured or imported text. */
+  set: 'guess' | 'user' | 'source';
+}
+
 /** A memory item as stored. Times are epoch milliseconds. */
 export interface MemoryItem {
   id: string;
@@ -47,6 +63,8 @@ export interface MemoryItem {
   thread?: ThreadRef;
   /** User emphasis short of pinning (a star). */
   starred?: boolean;
+  /** Where the item applies when it is an instruction; guessed when saved (`guessScope`), changed by the user. */
+  scope?: MemoryScope;
   /** Text the item is found by but that is not part of its body, e.g. an image caption. Indexed, not inserted. */
   aux?: string;
 }
@@ -71,6 +89,7 @@ export interface MemoryInput {
   lastUsedAt?: number;
   /** Text the item is found by but that is not part of its body (an image caption). */
   aux?: string;
+  scope?: MemoryScope;
   extra?: Record<string, unknown>;
 }
 

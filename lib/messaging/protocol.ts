@@ -4,6 +4,7 @@ import type { ImportJob } from '../memory/import-jobs';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { RankedCard, RankSettings, TaskReading, TraceEntry } from '../rank/types';
 import type { Settings, SettingsPatch } from '../settings/types';
+import type { LearningReport } from '../learn/learning';
 
 export type PanelStatus = 'watching' | 'searching' | 'found' | 'empty' | 'error';
 
@@ -110,6 +111,14 @@ export interface BackgroundProtocol {
   'import:dismiss': { req: { jobId: string }; res: { ok: true } };
   /** An offer of the import (e.g. ChatGPT custom instructions): saved as an instruction, or dismissed. */
   'import:offer': { req: { jobId: string; index: number; save: boolean }; res: { ok: true } };
+  /** Panel: the user copied or dragged a card (inserts and "not useful" are recorded where they happen). */
+  'feedback:record': { req: { tabId: number; id: string; action: 'copy' | 'drag' }; res: { ok: true } };
+  /** Options page: what learning from feedback has learned, and switching it off or back to the defaults. */
+  'learning:status': { req: Record<string, never>; res: LearningReport };
+  'learning:set': { req: { enabled?: boolean; reset?: boolean }; res: LearningReport };
+  /** Quick edit: an item a new capture nearly repeats, and merging the capture into it. */
+  'capture:duplicate': { req: { id: string }; res: { duplicate?: { id: string; title: string } } };
+  'capture:merge': { req: { id: string; into: string }; res: { item: MemoryItem } };
 }
 
 /** Messages from the service worker to a tab's content script. */

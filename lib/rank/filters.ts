@@ -1,6 +1,7 @@
 import type { MemoryItem } from '../memory/types';
 import type { TaskReading } from './types';
-import { personKeys, siteMatches, hostOf, taskPeopleKeys } from './situation';
+import { siteMatches, hostOf } from './situation';
+import { outOfScope } from './scope';
 
 /** Why an item may not appear at all, in plain words; undefined when it may. Runs before any scoring. */
 export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set<string>): string | undefined {
@@ -10,17 +11,15 @@ export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set
   if (dismissed.has(item.id)) return 'You dismissed it on this page';
   if (item.sites.length > 0 && !item.sites.some((s) => siteMatches(s, task.site || hostOf(task.url))))
     return `Only for ${item.sites.join(', ')}`;
-  // An instruction that names people is a rule for writing to them; elsewhere it does not apply.
+  // An instruction applies only within its scope (an instruction that names people is a rule for writing to them).
   // Evidence that names people is about them and stays available everywhere.
-  if (item.kind === 'instruction' && item.people.length > 0) {
-    const here = taskPeopleKeys(task);
-    if (!item.people.some((p) => personKeys(p).some((k) => here.has(k))))
-      return `Only when writing to ${item.people.join(', ')}`;
-  }
-  return undefined;
+  return outOfScope(item, task);
 }
 
-/** A global instruction applies everywhere: no site and no person scope. */
-export function isGlobalInstruction(item: MemoryItem): boolean {
+/**
+ * An instruction guaranteed from the newest-first list once its scope matched: one not tied to this situation by its
+ * people or sites (those are guaranteed as tied items).
+ */
+export function isListedInstruction(item: MemoryItem): boolean {
   return item.kind === 'instruction' && item.sites.length === 0 && item.people.length === 0;
 }

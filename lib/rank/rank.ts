@@ -3,7 +3,9 @@ import { cosine } from '../embed/embedder';
 import type { RankRequest, RankResult, RankedCard, TraceEntry, TaskReading } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
-import { filterReason, isGlobalInstruction } from './filters';
+import { filterReason, isListedInstruction } from './filters';
+import { markSuperseded } from './supersede';
+import { appliesBecause, contradicts, scopeKey, scopeOf } from './scope';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage, type Destination } from './package';
@@ -11,6 +13,8 @@ import { explainScore, scoreSummary } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from './tokenize';
 import { TUNING, type Tuning } from './tuning';
+import { learnedReason, learnedWeightsFor } from '../learn/learner';
+import { WEIGHT_NAMES, type FactorScores, type Weights } from './types';
 
 export interface ScoredMemory {
   plan: QueryPlan;
@@ -20,7 +24,7 @@ export interface ScoredMemory {
   /** Candidates removed by a hard filter, with the reason. */
   filtered: { item: MemoryItem; reason: string }[];
   pinned: Scored[];
-  /** Global instructions, newest first; those retrieval did not score are scored when selection reaches them. */
+  /** In-scope instructions, newest first; those retrieval did not score are scored when selection reaches them. */
   instructions: LazyScoredList;
   situated: Scored[];
 }
@@ -45,7 +49,9 @@ export function destinationOf(task: TaskReading): Destination {
  * `rankMemory`.
  */
 export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMemory {
-  const { task, memory, settings } = req;
+  const { task, memory } = req;
+  // Learned weights (the sliders times what feedback taught, lib/learn) score everything the sliders would.
+  const settings = req.learned ? { ...req.settings, weights: learnedWeightsFor(req.settings.weights, req.learned, task.site) } : req.settings;
   const plan = planQuery(task);
   let qvs: Float32Array[] = [];
   let qw: number[] = [];
@@ -83,24 +89,33 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   const filtered: { item: MemoryItem; reason: string }[] = [];
   const scoreOf = (item: MemoryItem) =>
     scoreItem(item, retrieval.signals.get(item.id) ?? emptySignal(item.id), task, settings, used, usedThreads, req.now);
-  // Global instructions that retrieval did not find are scored only if selection reaches them (see LazyScoredList).
+  // Instructions that retrieval did not find are scored only if selection reaches them (see LazyScoredList).
   const laterInstructions: MemoryItem[] = [];
+  const passing: MemoryItem[] = [];
   for (const item of hydrated.values()) {
     const why = filterReason(item, task, dismissed);
-    if (why) {
-      filtered.push({ item, reason: why });
+    if (why) filtered.push({ item, reason: why });
+    else passing.push(item);
+  }
+  const superseded = supersededHere(passing);
+  for (const item of passing) {
+    const by = superseded.get(item);
+    if (by) {
+      filtered.push({ item, reason: `Superseded by “${by.title || by.text.slice(0, 60)}” (newer, for the same scope)` });
       continue;
     }
-    if (!item.pinned && isGlobalInstruction(item) && !retrieval.signals.has(item.id)) laterInstructions.push(item);
+    if (!item.pinned && isListedInstruction(item) && !retrieval.signals.has(item.id)) laterInstructions.push(item);
     else ranked.push(scoreOf(item));
   }
+  ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
+  markSuperseded(ranked, memory);
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
 
   const pinned = ranked.filter((s) => s.item.pinned);
   const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
-  // Global instructions newest first; each entry holds its item and, once scored, its score (no type test per look).
+  // In-scope instructions newest first; each entry holds its item and, once scored, its score (no type test per look).
   const instr: { item: MemoryItem; s?: Scored }[] = [];
-  for (const s of ranked) if (!s.item.pinned && isGlobalInstruction(s.item)) instr.push({ item: s.item, s });
+  for (const s of ranked) if (!s.item.pinned && isListedInstruction(s.item)) instr.push({ item: s.item, s });
   for (const item of laterInstructions) instr.push({ item });
   instr.sort((a, b) => touched(b.item) - touched(a.item));
   const leftOut = new Map<number, Omit<Decision, 's' | 'included'>>();
@@ -112,11 +127,37 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
     },
     peek: (i) => instr[i].s,
     item: (i) => instr[i].item,
+    why: (i) => appliesBecause(instr[i].item, task),
     leaveOut: (i, why) => void leftOut.set(i, why),
     leftOut: (i) => leftOut.get(i),
   };
-  const situated = ranked.filter((s) => !s.item.pinned && !isGlobalInstruction(s.item) && explicitlyTied(s.item, task));
+  const situated = ranked.filter((s) => !s.item.pinned && !isListedInstruction(s.item) && explicitlyTied(s.item, task));
   return { plan, retrieval, ranked, filtered, pinned, instructions, situated };
+}
+
+/** Instructions that apply here but contradict a newer one for the same scope: the older, and what superseded it. */
+function supersededHere(items: MemoryItem[]): Map<MemoryItem, MemoryItem> {
+  const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
+  const groups = new Map<string, MemoryItem[]>();
+  for (const i of items) {
+    if (i.kind !== 'instruction') continue;
+    const key = scopeKey(scopeOf(i));
+    const g = groups.get(key);
+    if (g) g.push(i);
+    else groups.set(key, [i]);
+  }
+  const out = new Map<MemoryItem, MemoryItem>();
+  for (const g of groups.values()) {
+    if (g.length < 2) continue;
+    g.sort((a, b) => touched(b) - touched(a));
+    // Pairwise within one scope (a few at most in practice); bounded for very large memories.
+    const n = Math.min(g.length, 200);
+    for (let i = 0; i < n; i++) {
+      if (out.has(g[i])) continue;
+      for (let j = i + 1; j < n; j++) if (!out.has(g[j]) && contradicts(g[i], g[j])) out.set(g[j], g[i]);
+    }
+  }
+  return out;
 }
 
 /** The ranker: cards for the panel, the context package, and a trace of every candidate. Pure and synchronous. */
@@ -189,17 +230,21 @@ export function rankMemory(req: RankRequest): RankResult {
     ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
   }));
 
+  if (req.learned) markLearnedOrder(cards, req);
+
   const trace: TraceEntry[] = [];
   const entry = (d: Decision): TraceEntry => ({
     id: d.s.item.id,
     title: d.s.item.title || d.s.item.text.slice(0, 60),
     included: d.included,
-    reason: d.stage === 'selected' ? scoreSummary(d.s) : `${d.reason}. ${scoreSummary(d.s)}`,
+    reason: (d.stage === 'selected' ? scoreSummary(d.s) : `${d.reason}. ${scoreSummary(d.s)}`) + learnedNote(d.s.item.id),
     score: d.s.score,
     factors: d.s.factors,
     contributions: d.s.contributions,
     stage: d.stage,
   });
+  const learnedBy = new Map(cards.filter((c) => c.learned).map((c) => [c.item.id, c.learned!]));
+  const learnedNote = (id: string) => (learnedBy.has(id) ? `. ${learnedBy.get(id)}` : '');
   for (const d of selected) trace.push(entry(d));
   for (const s of sm.ranked) {
     const d = decisions.get(s.item.id);
@@ -248,4 +293,37 @@ function panelOrder(selected: Decision[]): Decision[] {
   }
   for (const d of selected) if (!out.includes(d)) out.push(d);
   return out;
+}
+
+function weightedScore(w: Weights, x: FactorScores): number {
+  let t = 0;
+  let s = 0;
+  for (const n of WEIGHT_NAMES) (t += Math.max(0, w[n]) * x[n]), (s += Math.max(0, w[n]));
+  return s > 0 ? t / s : 0;
+}
+
+/**
+ * Says where a learned weight decided the order: a card above the next one that the sliders alone would have put
+ * below it, and the learned change that made the difference.
+ */
+function markLearnedOrder(cards: RankedCard[], req: RankRequest): void {
+  const base = req.settings.weights;
+  const learned = learnedWeightsFor(base, req.learned, req.task.site);
+  for (let i = 0; i + 1 < cards.length; i++) {
+    const a = cards[i];
+    const b = cards[i + 1];
+    if (a.item.pinned || b.item.pinned || weightedScore(base, a.factors) >= weightedScore(base, b.factors)) continue;
+    if (weightedScore(learned, a.factors) < weightedScore(learned, b.factors)) continue;
+    // The factor whose learned change favoured this card most.
+    let best: (typeof WEIGHT_NAMES)[number] | undefined;
+    let gain = 0;
+    for (const n of WEIGHT_NAMES) {
+      const g = (learned[n] - base[n]) * (a.factors[n] - b.factors[n]);
+      if (g > gain) (gain = g), (best = n);
+    }
+    const why = best && learnedReason(req.learned, base, req.task.site, best);
+    if (!why) continue;
+    a.learned = `Learned from your feedback: ${why}, so it is above “${(b.item.title || b.item.text).slice(0, 40)}”`;
+    a.why.push(a.learned);
+  }
 }

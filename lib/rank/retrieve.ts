@@ -32,44 +32,25 @@ function clamp01(x: number): number {
   return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-/** Cosine of every stored vector with the (weighted) query vectors, plus optional Rocchio feedback. */
+/** Cosine of every stored vector with the (weighted) query vectors. */
 function densePass(memory: MemoryView, qvs: Float32Array[], qw: number[], t: Tuning): Map<string, number> {
   const out = new Map<string, number>();
   if (!qvs.length) return out;
   // A store with a quantised vector index scores everything in one typed-array pass and hands back the best few
   // thousand (items further down sit below cosLow and score 0 anyway). See MemoryView.denseScores.
-  if (memory.denseScores && !(t.rocchio > 0)) return memory.denseScores(qvs, qw, Math.max(2000, 10 * t.pool));
+  if (memory.denseScores) return memory.denseScores(qvs, qw, Math.max(2000, 10 * t.pool));
   const wsum = qw.reduce((a, b) => a + b, 0) || 1;
-  const entries: [string, Float32Array][] = [];
-  if (memory.vectorEntries) for (const e of memory.vectorEntries()) entries.push(e);
-  else
-    for (const it of memory.items()) {
-      const v = memory.vector(it.id);
-      if (v) entries.push([it.id, v]);
-    }
+  const entries: Iterable<[string, Float32Array]> = memory.vectorEntries
+    ? memory.vectorEntries()
+    : [...memory.items()].flatMap((it): [string, Float32Array][] => {
+        const v = memory.vector(it.id);
+        return v ? [[it.id, v]] : [];
+      });
   for (const [id, v] of entries) {
     if (v.length !== qvs[0].length) continue;
     let s = 0;
     for (let i = 0; i < qvs.length; i++) s += qw[i] * cosine(qvs[i], v);
     out.set(id, s / wsum);
-  }
-  if (t.rocchio > 0 && out.size > t.prfDocs) {
-    const top = [...out].sort((a, b) => b[1] - a[1]).slice(0, t.prfDocs);
-    const dim = qvs[0].length;
-    const c = new Float32Array(dim);
-    for (const [id] of top) {
-      const v = memory.vector(id)!;
-      for (let i = 0; i < dim; i++) c[i] += v[i] / top.length;
-    }
-    // Score against the centroid separately and blend: cheaper than renormalising each query vector.
-    let norm = 0;
-    for (let i = 0; i < dim; i++) norm += c[i] * c[i];
-    norm = Math.sqrt(norm) || 1;
-    for (let i = 0; i < dim; i++) c[i] /= norm;
-    for (const [id, v] of entries) {
-      if (v.length !== dim) continue;
-      out.set(id, (1 - t.rocchio) * out.get(id)! + t.rocchio * cosine(c, v));
-    }
   }
   return out;
 }

@@ -14,6 +14,8 @@ export interface Scored {
   score: number;
   situationReasons: string[];
   continuityReason?: string;
+  /** A newer decision on the same subject (lib/rank/supersede.ts); this one is ranked just below it. */
+  supersededBy?: MemoryItem;
 }
 
 /** Exponential decay from the item's latest touch: created, edited or used, whichever is newest. */
@@ -25,7 +27,7 @@ export function recencyFactor(item: MemoryItem, now: number, halfLifeDays: numbe
 
 export function priorityFactor(item: MemoryItem): number {
   if (item.pinned) return 1;
-  if (item.starred || item.tags.some((t) => /^(star(red)?|important|priority)$/i.test(t))) return 0.6;
+  if (item.tags.some((t) => /^(star(red)?|important|priority)$/i.test(t))) return 0.6;
   return 0;
 }
 

@@ -28,6 +28,8 @@ export interface LazyScoredList {
   peek(i: number): Scored | undefined;
   /** The item of entry i. */
   item(i: number): MemoryItem;
+  /** Why entry i applies here (its scope), for the card. */
+  why(i: number): string;
   /** Records why entry i, never scored, was left out (its size alone decided it). */
   leaveOut(i: number, why: Omit<Decision, 's' | 'included'>): void;
   /** What `leaveOut` recorded for entry i. */
@@ -38,7 +40,7 @@ export interface SelectInput {
   /** Candidates that passed the filters, best score first. */
   ranked: Scored[];
   pinned: Scored[];
-  /** Global instructions, newest first. */
+  /** Instructions whose scope matches the task, newest first. */
   instructions: LazyScoredList;
   /** Items tied to this situation, best first. */
   situated: Scored[];
@@ -153,7 +155,7 @@ export function selectCards(inp: SelectInput): {
       continue;
     }
     const roomInShare = instrUsed + cardTokens(s) <= instrCap;
-    guarantee(s, 'instruction', 'Instruction: applies everywhere (newest first)', roomInShare);
+    guarantee(s, 'instruction', inp.instructions.why(i), roomInShare);
     if (decisions.get(s.item.id)?.included) nInstr++;
     else if (!roomInShare) decisions.get(s.item.id)!.reason = shareFull;
   }

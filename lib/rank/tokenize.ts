@@ -16,10 +16,6 @@ const STOP = new Set(
   ).split(' '),
 );
 
-export function isStopWord(word: string): boolean {
-  return STOP.has(word);
-}
-
 /** Light suffix stemming: plural, -ing, -ed, -ly, and a final e, so inflections of one word meet. */
 export function stem(w: string): string {
   if (w.length <= 3 || /\d/.test(w)) return w;

@@ -1,4 +1,4 @@
-import type { FactorScores, WeightName } from './types';
+import type { WeightName } from './types';
 import { WEIGHT_NAMES } from './types';
 import type { Scored } from './score';
 
@@ -6,7 +6,7 @@ const LABEL: Record<WeightName, string> = {
   semantic: 'similar in meaning',
   lexical: 'shares words',
   recency: 'recent',
-  priority: 'pinned or starred',
+  priority: 'pinned or marked important',
   continuity: 'used this session',
   situation: 'tied to this page or person',
 };
@@ -40,6 +40,7 @@ export function explainScore(s: Scored): string[] {
     out.push(line);
   }
   if (s.signal.viaNeighbour.length && s.signal.matched.length) out.push(`its thread neighbour matched ${quoted(s.signal.viaNeighbour, 4)}`);
+  if (s.supersededBy) out.push(`superseded by “${(s.supersededBy.title || s.supersededBy.text).slice(0, 60)}” (a newer decision on the same subject)`);
   return out;
 }
 
@@ -48,6 +49,3 @@ export function scoreSummary(s: Scored): string {
   return `Score ${s.score.toFixed(2)}${why.length ? ': ' + why.join('; ') : ''}`;
 }
 
-export function zeroFactors(): FactorScores {
-  return { semantic: 0, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 };
-}

@@ -36,8 +36,6 @@ export interface Tuning {
   prfDocs: number;
   prfTerms: number;
   prfWeight: number;
-  /** Dense pseudo-relevance feedback (Rocchio): share of the top documents' centroid added to the query vector. */
-  rocchio: number;
   /** Global instructions guaranteed at most (newest first), and the budget share they may take. */
   instructionCap: number;
   instructionShare: number;
@@ -73,7 +71,6 @@ export const TUNING: Tuning = {
   prfDocs: 5,
   prfTerms: 0,
   prfWeight: 0.3,
-  rocchio: 0,
   instructionCap: 3,
   instructionShare: 0.3,
   situationCap: 2,

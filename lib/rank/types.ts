@@ -1,4 +1,5 @@
 import type { MemoryItem, MemoryKind } from '../memory/types';
+import type { LearnedWeights } from '../learn/types';
 
 /** The names of the scoring factors; each factor is in [0, 1] and the options page weights it. */
 export const WEIGHT_NAMES = ['semantic', 'lexical', 'recency', 'priority', 'continuity', 'situation'] as const;
@@ -74,7 +75,7 @@ export interface MemoryView {
   flagged?(): Iterable<MemoryItem>;
   /**
    * Items listed under any of these keys ('person:<name or email>', 'site:<host>', 'url:<url>'; see
-   * `situationKeys` in lib/rank/memory-view.ts). Without it the ranker scans `items()` when the task names any.
+   * `situationKeys` in lib/rank/indexed-memory.ts). Without it the ranker scans `items()` when the task names any.
    */
   situated?(keys: string[]): Iterable<MemoryItem>;
 }
@@ -128,6 +129,8 @@ export interface RankedCard {
   why: string[];
   /** Set when the card is here because of a guarantee rather than its score. */
   guaranteed?: 'pinned' | 'instruction' | 'situation' | 'child';
+  /** Set when a learned weight put this card above the next one (the default weights would not have). */
+  learned?: string;
 }
 
 export interface TraceEntry {
@@ -171,5 +174,7 @@ export interface RankRequest {
   recentlyUsed?: string[];
   /** Ids the user dismissed for this page. */
   dismissed?: string[];
+  /** What learning from the user's feedback changed in the weights (lib/learn); absent when off or not yet learned. */
+  learned?: LearnedWeights;
   now: number;
 }

@@ -1,4 +1,5 @@
 import { browser, type Browser } from 'wxt/browser';
+import { mergePatch, nearDuplicate } from '../learn/near-duplicate';
 import { guessKind } from '../memory/kind-guess';
 import { findSecrets } from '../memory/secrets';
 import type { MemoryStore } from '../memory/store';
@@ -112,6 +113,26 @@ export class Capture {
       await browser.action?.setBadgeText({ text: '!' }).catch(() => {});
       await browser.action?.setTitle({ title: `Backstory — ${message}` }).catch(() => {});
     }
+  }
+
+  /** A saved item the capture nearly repeats, which the quick edit offers to merge it into. */
+  async duplicateOf(id: string): Promise<{ duplicate?: { id: string; title: string } }> {
+    await this.store.load();
+    const item = this.store.get(id);
+    const dup = item && nearDuplicate(item, this.store.view);
+    return dup ? { duplicate: { id: dup.item.id, title: dup.item.title || dup.item.text.slice(0, 60) } } : {};
+  }
+
+  /** Merges the capture into the item it repeats (the user chose to). */
+  async merge(id: string, into: string): Promise<{ item: MemoryItem }> {
+    await this.store.load();
+    const capture = this.store.get(id);
+    const kept = this.store.get(into);
+    if (!capture || !kept) throw new Error('That memory no longer exists.');
+    const item = await this.store.update(into, mergePatch(kept, capture));
+    await this.store.remove([id]);
+    this.panels.refreshAll();
+    return { item };
   }
 
   private async remember(text: string, tab: Browser.tabs.Tab | undefined, url?: string, title?: string, thread?: { id: string }): Promise<void> {

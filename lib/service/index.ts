@@ -8,6 +8,7 @@ import { Capture } from './capture';
 import { ContentRegistration } from './content-registration';
 import { backgroundHandlers } from './handlers';
 import { BackgroundIndexing } from './indexing';
+import { Feedback } from './feedback';
 import { Imports } from './imports';
 import { Insertion } from './insertion';
 import { MemoryActions } from './memory-actions';
@@ -40,6 +41,7 @@ export class Service {
   readonly memory: MemoryActions;
   readonly capture: Capture;
   readonly imports: Imports;
+  readonly feedback: Feedback;
 
   constructor() {
     // The hub and the ranker need each other: the ranker reports through the hub, the hub asks it for rankings.
@@ -48,7 +50,8 @@ export class Service {
     this.ranker = new TabRanker(this.store, this.model, this.tasks, this.settings, this.access, this.bridge, this.indexing);
     this.hub = new PanelHub(this.ranker);
     this.readings = new TabReadings(this.tasks, this.access, this.hub);
-    this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker);
+    this.feedback = new Feedback(this.settings, panels);
+    this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker, this.feedback);
     this.memory = new MemoryActions(this.store, this.hub, this.indexing, this.model);
     this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access);
     this.imports = new Imports(this.db, {
@@ -81,7 +84,10 @@ export function startService(): Service {
     if (command === 'insert-top-card') void s.insertion.topCard(tab);
     if (command === 'open-side-panel') void openPanel(tab);
   });
-  browser.tabs.onRemoved.addListener((tabId) => s.readings.closed(tabId));
+  browser.tabs.onRemoved.addListener((tabId) => {
+    s.readings.closed(tabId);
+    s.feedback.forgetTab(tabId);
+  });
   // Site access: the content script follows the sites the user allows (and takes back), across restarts too.
   browser.permissions.onAdded.addListener((p) => void s.sitesChanged({ added: p.origins ?? [] }));
   browser.permissions.onRemoved.addListener((p) => void s.sitesChanged({ removed: p.origins ?? [] }));

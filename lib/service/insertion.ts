@@ -1,6 +1,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import type { InsertOutcome } from '../insert/index';
 import type { MemoryStore } from '../memory/store';
+import type { Feedback } from './feedback';
 import type { PageBridge } from './page-bridge';
 import type { PanelHub } from './panel-hub';
 import type { TabRanker } from './tab-ranker';
@@ -14,13 +15,16 @@ export class Insertion {
     private readonly tasks: TabTasks,
     private readonly hub: PanelHub,
     private readonly ranker: TabRanker,
+    private readonly feedback: Feedback,
   ) {}
 
   async card(tabId: number, id: string): Promise<InsertOutcome> {
     await this.store.load();
     const item = this.store.get(id);
     if (!item) throw new Error('That memory no longer exists.');
-    return this.insert(tabId, item.text, [id]);
+    const outcome = await this.insert(tabId, item.text, [id]);
+    if (outcome.ok) void this.feedback.record(tabId, id, 'insert');
+    return outcome;
   }
 
   /** The insert-top-card command: read and rank the active tab now and insert its first card. */

@@ -1,5 +1,6 @@
 import { serializeMemoryFile } from '../memory/memory-file';
 import { parseImport } from '../import/text-import';
+import { learning } from '../learn/learning';
 import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { ServiceStatus } from '../messaging/protocol';
@@ -53,11 +54,12 @@ export class MemoryActions {
 
   async exportFile(): Promise<{ content: string }> {
     await this.store.load();
-    return { content: serializeMemoryFile([...this.store.items()]) };
+    return { content: serializeMemoryFile([...this.store.items()], { feedback: await learning.exportAll() }) };
   }
 
   async clear(): Promise<{ ok: true }> {
     await this.store.clear();
+    await learning.clear();
     this.panels.refreshAll();
     return { ok: true };
   }

@@ -5,6 +5,7 @@ import { rankMemory } from '../rank/rank';
 import { taskQueryTexts } from '../rank/query';
 import type { RankSettings, TaskReading } from '../rank/types';
 import type { QueryVectorCache } from './query-vectors';
+import { learning } from '../learn/learning';
 
 export interface RankInputs {
   tabId: number;
@@ -69,8 +70,10 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
     queryVectors,
     recentlyUsed: inp.recentlyUsed,
     dismissed: inp.dismissed,
+    learned: await learning.active(),
     now: inp.now ?? Date.now(),
   });
+  learning.noteShown(inp.tabId, task, result.cards);
   return {
     ...base,
     status: result.empty ? 'empty' : 'found',

@@ -4,6 +4,7 @@ import type { RankedCard, TraceEntry } from '../rank/types';
 import { WEIGHT_NAMES, type WeightName } from '../rank/types';
 import { age, plainWhy, safeUrl, sourceLine } from './format';
 import { ItemEditor } from './item-editor';
+import { ScopeChip } from './scope-field';
 
 const FACTOR_LABEL: Record<WeightName, string> = {
   semantic: 'meaning',
@@ -51,6 +52,8 @@ export interface CardActions {
   remove(): void;
   edit(patch: MemoryPatch): Promise<void>;
   toggleSelect(): void;
+  /** The card was dragged out (into a field, presumably): a use, like insert. */
+  dragged?(): void;
 }
 
 export function Card(props: {
@@ -93,6 +96,7 @@ export function Card(props: {
       onDragStart={(e) => {
         e.dataTransfer?.setData('text/plain', item.text);
         if (e.dataTransfer) e.dataTransfer.effectAllowed = 'copy';
+        actions.dragged?.();
       }}
       onKeyDown={onKeyDown}
       aria-label={`${rank}. ${card.kind}: ${title}. Enter inserts, space explains.`}
@@ -104,10 +108,11 @@ export function Card(props: {
         <strong class="card-title" data-testid="card-title" title={title}>{title}</strong>
         {item.pinned ? <span class="pin" title="Pinned" aria-label="Pinned">●</span> : null}
       </div>
+      <ScopeChip item={item} />
       {editing ? (
         <ItemEditor
           showText
-          initial={{ title: item.title, text: item.text, kind: item.kind, people: item.people, tags: item.tags, sites: item.sites }}
+          initial={{ title: item.title, text: item.text, kind: item.kind, people: item.people, tags: item.tags, sites: item.sites, scope: item.scope }}
           onCancel={() => setEditing(false)}
           onSave={async (v) => {
             await actions.edit(v);

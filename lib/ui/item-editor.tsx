@@ -1,5 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { MemoryKind, MemoryPatch } from '../memory/types';
+import type { MemoryKind, MemoryPatch, MemoryScope } from '../memory/types';
+import { guessScope } from '../memory/scope-guess';
+import { ScopeField } from './scope-field';
 import { splitList } from './format';
 
 export interface EditorValues {
@@ -9,6 +11,8 @@ export interface EditorValues {
   people: string[];
   tags: string[];
   sites: string[];
+  /** The item's scope (instructions); reported back only when the user changes it. */
+  scope?: MemoryScope;
 }
 
 let seq = 0;
@@ -73,6 +77,9 @@ export function ItemEditor(props: {
           <textarea id={`${id}-text`} ref={props.autoFocus === 'text' ? first : undefined} data-testid="edit-text" rows={4} value={v.text}
             onInput={(e) => setV({ ...v, text: (e.target as HTMLTextAreaElement).value })} />
         </div>
+      ) : null}
+      {v.kind === 'instruction' ? (
+        <ScopeField id={id} initial={props.initial.scope ?? guessScope({ text: v.text, title: v.title })} onChange={(scope) => setV({ ...v, scope })} />
       ) : null}
       <fieldset class="field kind-field">
         <legend>Kind</legend>

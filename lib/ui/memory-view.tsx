@@ -138,7 +138,7 @@ export function MemoryView(props: { version: number; onDelete: (it: MemoryItem) 
               {editing === it.id ? (
                 <ItemEditor
                   showText
-                  initial={{ title: it.title, text: it.text, kind: it.kind, people: it.people, tags: it.tags, sites: it.sites }}
+                  initial={{ title: it.title, text: it.text, kind: it.kind, people: it.people, tags: it.tags, sites: it.sites, scope: it.scope }}
                   onCancel={() => setEditing(undefined)}
                   onSave={(v) => update(it.id, v)}
                 />

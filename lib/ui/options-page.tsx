@@ -9,6 +9,7 @@ import { DEFAULT_SETTINGS } from '../settings/defaults';
 import { applySettingsPatch, mergeSettingsPatch, normalizeHost } from '../settings/settings';
 import { ImportSection } from './import/import-section';
 import { SiteAccessList } from './site-access-list';
+import { LearningSection } from './learning-section';
 import { useServicePush } from './use-panel-state';
 
 const WEIGHT_HELP: Record<WeightName, string> = {
@@ -249,6 +250,8 @@ export function OptionsPage() {
           {settings ? <Preview settings={settings.rank} /> : null}
         </div>
       </section>
+
+      <LearningSection />
 
       {settings ? (
         <section aria-labelledby="h-limits">

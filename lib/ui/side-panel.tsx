@@ -8,6 +8,7 @@ import { Card, FactorBars } from './card';
 import { stageText } from './format';
 import { inputFromItem } from '../memory/normalize';
 import { ItemEditor } from './item-editor';
+import { DuplicateOffer } from './duplicate-offer';
 import { MemoryView } from './memory-view';
 import { usePanelState, useWatchedTab } from './use-panel-state';
 import { ImportStatusLine } from './import/import-status-line';
@@ -252,9 +253,17 @@ export function SidePanel() {
   const traceById = new Map((state?.trace ?? []).map((e) => [e.id, e]));
   const taskPeople = state?.task?.people ?? [];
 
+  /** A copy or drag is a use of the card: learning reads it against the cards shown (off when learning is). */
+  const feedback = (card: RankedCard, action: 'copy' | 'drag') => {
+    if (tabId !== undefined) void callBackground('feedback:record', { tabId, id: card.item.id, action }).catch(() => {});
+  };
   const actionsFor = (card: RankedCard) => ({
     insert: () => void insert(card.item.id),
-    copy: () => void copyText(card.item.text).then((ok) => show(ok ? { text: 'Copied.' } : { text: 'Could not copy.', error: true })),
+    copy: () => void copyText(card.item.text).then((ok) => {
+      show(ok ? { text: 'Copied.' } : { text: 'Could not copy.', error: true });
+      if (ok) feedback(card, 'copy');
+    }),
+    dragged: () => feedback(card, 'drag'),
     pin: () => void update(card.item.id, { pinned: !card.item.pinned }),
     dismiss: () => {
       if (tabId === undefined) return;
@@ -366,17 +375,23 @@ export function SidePanel() {
               }}>Delete it</button>
             </p>
           ) : null}
+          <DuplicateOffer item={captured} onError={fail} onMerged={(kept) => {
+            void callBackground('capture:dismiss', { id: captured.id });
+            setCaptured(undefined);
+            setMemVersion((v) => v + 1);
+            show({ text: `Merged into “${kept.title}”.` });
+          }} />
           <ItemEditor
             key={captured.id}
             saveLabel="Save"
             cancelLabel="Done"
-            initial={{ title: captured.title, text: captured.text, kind: captured.kind, people: captured.people, tags: captured.tags, sites: captured.sites }}
+            initial={{ title: captured.title, text: captured.text, kind: captured.kind, people: captured.people, tags: captured.tags, sites: captured.sites, scope: captured.scope }}
             onCancel={() => {
               void callBackground('capture:dismiss', { id: captured.id });
               setCaptured(undefined);
             }}
-            onSave={async ({ title, kind, people, tags, sites }) => {
-              await update(captured.id, { title, kind, people, tags, sites });
+            onSave={async ({ title, kind, people, tags, sites, scope }) => {
+              await update(captured.id, { title, kind, people, tags, sites, ...(scope ? { scope } : {}) });
               void callBackground('capture:dismiss', { id: captured.id });
               setCaptured(undefined);
               show({ text: 'Saved.' });

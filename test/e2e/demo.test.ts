@@ -35,6 +35,10 @@ describe('the demo', () => {
     expect(ids).toContain('demo-dana');
     expect(ids).not.toContain('demo-garden');
     expect(ids).not.toContain('demo-offsite');
+    // The code-style rule applies to code, not to this email: not offered, not in the package, and "why not?" says so.
+    expect(ids).not.toContain('demo-code-style');
+    expect(state.package?.ids).not.toContain('demo-code-style');
+    expect(state.trace.find((e) => e.id === 'demo-code-style')?.reason).toMatch(/only when the task mentions “code”/);
   });
 
   it('brings the incident note first for the chat about the retry bug, and keeps Dana’s rule out', async () => {
@@ -43,5 +47,21 @@ describe('the demo', () => {
     expect(ids[0]).toBe('demo-retry');
     expect(ids).not.toContain('demo-dana');
     expect(ids).not.toContain('demo-garden');
+    // The budget boundary is about the budget; this chat is not.
+    expect(ids).not.toContain('demo-budget-boundary');
+    expect(state.package?.ids).not.toContain('demo-budget-boundary');
+    expect(ids).toContain('demo-code-style');
+  });
+
+  it('shows each instruction\'s scope on its card', async () => {
+    const { page, tabId } = await h.openPage('/demo/chat.html');
+    await page.locator('#prompt').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(' ');
+    const panel = await h.openPanel(tabId);
+    const chip = panel.locator('[data-testid="card"][data-id="demo-code-style"] [data-testid="card-scope"]');
+    await expect.poll(() => chip.innerText(), { timeout: 30_000 }).toMatch(/When the task mentions “code”/);
+    await panel.close();
+    await page.close();
   });
 });

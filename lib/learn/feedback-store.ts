@@ -1,0 +1,143 @@
+import Dexie, { type EntityTable } from 'dexie';
+import type { Weights } from '../rank/types';
+import { WEIGHT_NAMES } from '../rank/types';
+import { fitWeights, LEARNING, preferencePairs } from './learner';
+import type { FeedbackAction, FeedbackEvent, LearnedWeights } from './types';
+
+interface StateRow {
+  key: 'state';
+  enabled: boolean;
+  learned?: LearnedWeights;
+  /** The sliders the change was fitted against (a change is a multiplier on them). */
+  base?: Weights;
+}
+
+export type LearningDB = Dexie & {
+  events: EntityTable<FeedbackEvent, 'id'>;
+  state: EntityTable<StateRow, 'key'>;
+};
+
+/** A database of its own, so its schema moves independently of the memory's. */
+export const LEARNING_DB_NAME = 'backstory-learning';
+
+export function openLearningDB(name = LEARNING_DB_NAME, deps?: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }): LearningDB {
+  const db = (deps ? new Dexie(name, deps) : new Dexie(name)) as LearningDB;
+  db.version(1).stores({ events: '++id, at', state: 'key' });
+  return db;
+}
+
+/** The most recent events the fit reads: old habits fade, and the fit stays a few tens of ms. */
+const FIT_EVENTS = 1000;
+/** Events kept at most; older ones are dropped as new ones arrive. */
+const KEEP_EVENTS = 5000;
+
+export interface LearningStatus {
+  enabled: boolean;
+  events: number;
+  pairs: number;
+  /** Pairs needed before anything is learned. */
+  needed: number;
+  /** What was learned, in plain words (empty before there is enough feedback, or when nothing stood out). */
+  learned?: LearnedWeights;
+}
+
+const ACTIONS = new Set<FeedbackAction>(['insert', 'copy', 'drag', 'dismiss']);
+
+/** Checks an event from a message or a file; undefined when it is not one. */
+export function validEvent(v: unknown): FeedbackEvent | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const e = v as Partial<FeedbackEvent>;
+  if (!ACTIONS.has(e.action as FeedbackAction) || typeof e.itemId !== 'string' || !Array.isArray(e.shown)) return undefined;
+  const shown = e.shown
+    .filter((c) => c && typeof c.id === 'string' && c.factors && typeof c.factors === 'object')
+    .slice(0, 50)
+    .map((c) => {
+      const factors = { semantic: 0, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 };
+      for (const n of WEIGHT_NAMES) {
+        const x = Number(c.factors[n]);
+        factors[n] = Number.isFinite(x) ? Math.max(0, Math.min(1, x)) : 0;
+      }
+      return { id: c.id, factors, ...(c.pinned ? { pinned: true } : {}) };
+    });
+  const destination = e.destination === 'chat' || e.destination === 'email' ? e.destination : 'documents';
+  return { at: Number.isFinite(e.at) ? Number(e.at) : Date.now(), action: e.action!, itemId: e.itemId, site: typeof e.site === 'string' ? e.site : '', destination, shown };
+}
+
+/** Feedback events and what was learned from them, on the device. */
+export class FeedbackStore {
+  private cache?: Promise<StateRow>;
+  constructor(private readonly db: LearningDB) {}
+
+  private state(): Promise<StateRow> {
+    return (this.cache ??= this.db.state.get('state').then((s) => s ?? { key: 'state', enabled: true }));
+  }
+
+  private async save(s: StateRow): Promise<void> {
+    this.cache = Promise.resolve(s);
+    await this.db.state.put(s);
+  }
+
+  /** The learned change the ranker should apply now; undefined when learning is off or has not learned yet. */
+  async active(): Promise<LearnedWeights | undefined> {
+    const s = await this.state();
+    return s.enabled ? s.learned : undefined;
+  }
+
+  /** Stores one event and refits (only the events are kept when learning is off: turning it on uses them). */
+  async record(event: FeedbackEvent, base: Weights): Promise<void> {
+    await this.db.events.add(event);
+    const n = await this.db.events.count();
+    if (n > KEEP_EVENTS) {
+      const old = await this.db.events.orderBy('at').limit(n - KEEP_EVENTS).primaryKeys();
+      await this.db.events.bulkDelete(old);
+    }
+    if ((await this.state()).enabled) await this.refit(base);
+  }
+
+  async refit(base: Weights): Promise<void> {
+    const events = await this.db.events.orderBy('at').reverse().limit(FIT_EVENTS).toArray();
+    const learned = fitWeights(preferencePairs(events), base);
+    await this.save({ ...(await this.state()), learned, base });
+  }
+
+  async status(): Promise<LearningStatus> {
+    const s = await this.state();
+    const events = await this.db.events.orderBy('at').reverse().limit(FIT_EVENTS).toArray();
+    return { enabled: s.enabled, events: await this.db.events.count(), pairs: preferencePairs(events).length, needed: LEARNING.minPairs, learned: s.learned };
+  }
+
+  /** Off: ranking uses the sliders alone; the feedback stays, so turning it on again picks up where it was. */
+  async setEnabled(enabled: boolean, base: Weights): Promise<void> {
+    await this.save({ ...(await this.state()), enabled });
+    if (enabled) await this.refit(base);
+  }
+
+  /** Back to the defaults: the feedback and what was learned from it are forgotten. */
+  async reset(): Promise<void> {
+    await this.db.events.clear();
+    await this.save({ key: 'state', enabled: (await this.state()).enabled });
+  }
+
+  /** For the memory file: every event and whether learning is on. */
+  async exportAll(): Promise<{ enabled: boolean; events: FeedbackEvent[] }> {
+    const events = (await this.db.events.orderBy('at').toArray()).map(({ id: _id, ...e }) => e);
+    return { enabled: (await this.state()).enabled, events };
+  }
+
+  /** Adds the events of an imported memory file (all or nothing) and refits. Returns how many were added. */
+  async importAll(raw: unknown, base: Weights): Promise<number> {
+    const r = raw && typeof raw === 'object' ? (raw as { events?: unknown; enabled?: unknown }) : {};
+    const events = Array.isArray(r.events) ? r.events.map(validEvent).filter((e): e is FeedbackEvent => !!e) : [];
+    if (events.length) await this.db.events.bulkAdd(events);
+    if (typeof r.enabled === 'boolean') await this.save({ ...(await this.state()), enabled: r.enabled });
+    if ((await this.state()).enabled) await this.refit(base);
+    return events.length;
+  }
+
+  /** Clear all: the feedback goes with the memory. */
+  async clear(): Promise<void> {
+    await this.db.events.clear();
+    await this.db.state.clear();
+    this.cache = undefined;
+  }
+}

@@ -1,0 +1,243 @@
+import { WEIGHT_NAMES, type FactorScores, type WeightName, type Weights } from '../rank/types';
+import type { Adjustment, FeedbackEvent, LearnedWeights } from './types';
+
+/**
+ * Learning from feedback: pairwise logistic regression on the ranker's factor scores. Each preference ("the user
+ * took this card over that one") asks the score of the taken card to exceed the other's; the fit moves the weights
+ * away from the sliders only as far as the evidence pays for, pulled back toward them (L2 on the log-multipliers),
+ * and never beyond a fixed bound; a change is kept only where it orders the user's newest feedback better than the
+ * sliders do. Per-site changes come on top of the global one, with a stronger pull, and only for sites with enough
+ * feedback of their own.
+ */
+export const LEARNING = {
+  /** No learning before this many preference pairs, about ten uses (globally, and per site for a site's own change). */
+  minPairs: 60,
+  /** |θ| ≤ ln 3: a learned weight stays within a third and three times the slider's. */
+  bound: Math.log(3),
+  /** Pull toward the defaults, per pair's worth of evidence. */
+  l2Global: 0.2,
+  l2Site: 0.3,
+  /** Sharpness of the logistic on score differences (scores are in [0, 1] and differ by a few hundredths). */
+  sharpness: 25,
+  iterations: 300,
+  /** How much better than the sliders a change must order the newest feedback to be kept. */
+  mustGain: 0.02,
+  rate: 2,
+  /** A change smaller than this (as a multiplier, ±15%) is not worth saying or acting on. */
+  noticeable: Math.log(1.15),
+};
+
+export interface PreferencePair {
+  better: FactorScores;
+  worse: FactorScores;
+  site: string;
+  weight: number;
+}
+
+const zero = (): Adjustment => ({ semantic: 0, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 });
+
+/**
+ * Preferences read from what the user did. The panel shows its cards together, so a card used beat every other card
+ * shown, above it or below it alike: counting only those above (or those above more) would read even random choices
+ * as "the order is wrong" and teach the ranker to distrust whatever put cards on top. A card marked "not useful"
+ * lost to every other card shown, weakly. Pinned cards are there because of the pin, not their score: they say
+ * nothing.
+ */
+export function preferencePairs(events: FeedbackEvent[]): PreferencePair[] {
+  const out: PreferencePair[] = [];
+  for (const e of events) {
+    const shown = e.shown.filter((c) => !c.pinned);
+    const p = shown.findIndex((c) => c.id === e.itemId);
+    if (p < 0) continue;
+    const me = shown[p].factors;
+    shown.forEach((c, i) => {
+      if (i === p) return;
+      if (e.action === 'dismiss') out.push({ better: c.factors, worse: me, site: e.site, weight: 0.3 });
+      else out.push({ better: me, worse: c.factors, site: e.site, weight: 1 });
+    });
+  }
+  return out;
+}
+
+/** The weights the ranker uses: the sliders times the learned change (global, plus the site's). */
+export function learnedWeightsFor(base: Weights, learned: LearnedWeights | undefined, site: string): Weights {
+  if (!learned) return base;
+  const m = multipliers(base, learned, site);
+  const out = { ...base };
+  for (const n of WEIGHT_NAMES) out[n] = base[n] * m[n];
+  return out;
+}
+
+/**
+ * Each weight's learned multiplier on this site. Scaling every weight alike changes no order, so the learned
+ * factors are scaled back to the total the sliders gave them (learning moves weight between factors), and each
+ * stays within a third and three times its slider. Factors learning had nothing to say about keep theirs.
+ */
+function multipliers(base: Weights, learned: LearnedWeights, site: string): Adjustment {
+  const loc = learned.sites[siteKey(site)];
+  const m = zero();
+  let want = 0;
+  let have = 0;
+  for (const n of WEIGHT_NAMES) {
+    m[n] = 1;
+    // A factor learning never moved (it told no pair apart) is exactly 0 globally and on every site.
+    if (learned.global[n] === 0 && !loc?.[n]) continue;
+    m[n] = Math.exp(clampTheta(learned.global[n] + (loc?.[n] ?? 0)));
+    (want += Math.max(0, base[n])), (have += Math.max(0, base[n]) * m[n]);
+  }
+  const scale = have > 0 && want > 0 ? want / have : 1;
+  const lo = Math.exp(-LEARNING.bound);
+  const hi = Math.exp(LEARNING.bound);
+  for (const n of WEIGHT_NAMES) if (learned.global[n] !== 0 || loc?.[n]) m[n] = Math.min(hi, Math.max(lo, m[n] * scale));
+  return m;
+}
+
+function clampTheta(x: number): number {
+  return Math.max(-LEARNING.bound, Math.min(LEARNING.bound, Number.isFinite(x) ? x : 0));
+}
+
+export function siteKey(site: string): string {
+  return site.toLowerCase().replace(/^www\./, '');
+}
+
+/**
+ * Fits the change to the sliders `base` from the preference pairs; undefined until there are enough of them.
+ * Deterministic (plain gradient descent from zero), bounded, and the change is zero where the pairs say nothing.
+ */
+export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.now()): LearnedWeights | undefined {
+  if (pairs.length < LEARNING.minPairs) return undefined;
+  const F = WEIGHT_NAMES.length;
+  const siteCount = new Map<string, number>();
+  for (const p of pairs) siteCount.set(siteKey(p.site), (siteCount.get(siteKey(p.site)) ?? 0) + 1);
+  const sites = [...siteCount].filter(([s, n]) => s && n >= LEARNING.minPairs).map(([s]) => s);
+  const slot = new Map(sites.map((s, i) => [s, i + 1] as const)); // 0: no change of its own
+  // Factors of both sides in flat arrays, and which site's change applies, so each pass is plain arithmetic.
+  const n = pairs.length;
+  const xa = new Float64Array(n * F);
+  const xb = new Float64Array(n * F);
+  const pw = new Float64Array(n);
+  const ps = new Int32Array(n);
+  pairs.forEach((p, i) => {
+    WEIGHT_NAMES.forEach((f, j) => ((xa[i * F + j] = p.better[f]), (xb[i * F + j] = p.worse[f])));
+    pw[i] = p.weight;
+    ps[i] = slot.get(siteKey(p.site)) ?? 0;
+  });
+  const b = WEIGHT_NAMES.map((f) => Math.max(0, base[f]));
+  const W0 = b.reduce((a, x) => a + x, 0) || 1;
+  // Only factors that told some pair apart can be learned; the others keep their slider weight exactly.
+  const active = WEIGHT_NAMES.map((_, j) => {
+    for (let i = 0; i < n; i++) if (Math.abs(xa[i * F + j] - xb[i * F + j]) > 1e-6) return true;
+    return false;
+  });
+  // Global change first, on every pair; then each site's change on top of it, on that site's pairs alone.
+  const all = Int32Array.from({ length: n }, (_, i) => i);
+  // A change is kept only where it measurably helps: fitted on the older three quarters of the pairs, it must order
+  // the newest quarter better than the sliders do; then it is fitted again on all of them.
+  const g = new Float64Array(F);
+  if (helps(all, undefined, LEARNING.l2Global)) descend(g, undefined, all, LEARNING.l2Global);
+  const loc = sites.map((_, s) => {
+    const l = new Float64Array(F);
+    const mine = all.filter((i) => ps[i] === s + 1);
+    if (helps(mine, g, LEARNING.l2Site)) descend(l, g, mine, LEARNING.l2Site);
+    return l;
+  });
+
+  function helps(idx: Int32Array, offset: Float64Array | undefined, l2: number): boolean {
+    const cut = Math.floor(idx.length * 0.75);
+    const fit = idx.slice(0, cut);
+    const check = idx.slice(cut);
+    if (!check.length) return false;
+    const theta = new Float64Array(F);
+    descend(theta, offset, fit, l2);
+    return accuracy(check, offset, theta) >= accuracy(check, offset, new Float64Array(F)) + LEARNING.mustGain;
+  }
+
+  /** Share of the pairs (by weight) the weights order the user's way. */
+  function accuracy(idx: Int32Array, offset: Float64Array | undefined, theta: Float64Array): number {
+    const w = b.map((x, j) => x * Math.exp(clampTheta((offset ? offset[j] : 0) + theta[j])));
+    let right = 0;
+    let total = 0;
+    for (const i of idx) {
+      let d = 0;
+      for (let j = 0; j < F; j++) d += w[j] * (xa[i * F + j] - xb[i * F + j]);
+      total += pw[i];
+      if (d > 0) right += pw[i];
+    }
+    return total ? right / total : 0;
+  }
+
+  /** Gradient descent on θ for the pairs `idx`, the weights being the sliders times e^(offset + θ). */
+  function descend(theta: Float64Array, offset: Float64Array | undefined, idx: Int32Array, l2: number): void {
+    const w = new Float64Array(F);
+    const grad = new Float64Array(F);
+    let total = 0;
+    for (const i of idx) total += pw[i];
+    if (!(total > 0)) return;
+    const k = LEARNING.sharpness;
+    for (let it = 0; it < LEARNING.iterations; it++) {
+      for (let j = 0; j < F; j++) w[j] = b[j] * Math.exp(clampTheta((offset ? offset[j] : 0) + theta[j]));
+      grad.fill(0);
+      for (const i of idx) {
+        // The order is what counts: Σ w_j x_j over the sliders' total (the ranker's own division changes no order).
+        let sa = 0;
+        let sb = 0;
+        for (let j = 0; j < F; j++) (sa += w[j] * xa[i * F + j]), (sb += w[j] * xb[i * F + j]);
+        // d/dz log(1 + e^-z) at z = k (sa - sb) / W0, times dz/dθ_j = k w_j (xa_j - xb_j) / W0.
+        const c = (-pw[i] * k) / W0 / (1 + Math.exp((k * (sa - sb)) / W0));
+        for (let j = 0; j < F; j++) if (active[j]) grad[j] += c * w[j] * (xa[i * F + j] - xb[i * F + j]);
+      }
+      for (let j = 0; j < F; j++) if (active[j]) theta[j] -= LEARNING.rate * (grad[j] / total + l2 * theta[j]);
+      // Scaling every weight alike changes no order, only how sure the fit looks (shrinking all of them flatters
+      // a fit to noise): the uniform part of the change is taken out, so only weight moved between factors counts.
+      let mean = 0;
+      let m = 0;
+      for (let j = 0; j < F; j++) if (active[j]) (mean += theta[j]), m++;
+      mean = m ? mean / m : 0;
+      for (let j = 0; j < F; j++) if (active[j]) theta[j] = clampTheta(theta[j] - mean);
+    }
+  }
+  const toAdj = (v: Float64Array): Adjustment => Object.fromEntries(WEIGHT_NAMES.map((f, j) => [f, v[j]])) as Adjustment;
+  const learned: LearnedWeights = { global: toAdj(g), sites: {}, pairs: n, fittedAt: now };
+  sites.forEach((s, i) => {
+    if (loc[i].some((x) => Math.abs(x) >= LEARNING.noticeable)) learned.sites[s] = toAdj(loc[i]);
+  });
+  return learned;
+}
+
+const LABEL: Record<WeightName, string> = {
+  semantic: 'meaning',
+  lexical: 'shared words',
+  recency: 'recency',
+  priority: 'priority',
+  continuity: 'what you used this session',
+  situation: 'ties to the page or person',
+};
+
+/** What was learned, in plain words: "recency counts more on mail.google.com (×2.1)". Empty when nothing was. */
+export function describeLearned(learned: LearnedWeights | undefined, base: Weights): string[] {
+  if (!learned) return [];
+  const out: string[] = [];
+  const global = multipliers(base, learned, '');
+  const say = (m: Adjustment, where: string, against?: Adjustment) => {
+    for (const n of WEIGHT_NAMES) {
+      const x = against ? m[n] / against[n] : m[n];
+      if (Math.abs(Math.log(x)) < LEARNING.noticeable) continue;
+      const times = against ? `×${m[n].toFixed(1)} there, ×${against[n].toFixed(1)} elsewhere` : `×${m[n].toFixed(1)}`;
+      out.push(`${LABEL[n]} counts ${x > 1 ? 'more' : 'less'} ${where} (${times})`);
+    }
+  };
+  say(global, 'everywhere');
+  // A site's line says how it differs from everywhere else.
+  for (const s of Object.keys(learned.sites)) say(multipliers(base, learned, s), `on ${s}`, global);
+  return out;
+}
+
+/** How a learned change to one factor reads in the trace, where it applies on this site. */
+export function learnedReason(learned: LearnedWeights | undefined, base: Weights, site: string, factor: WeightName): string | undefined {
+  if (!learned) return undefined;
+  const here = multipliers(base, learned, site)[factor];
+  if (Math.abs(Math.log(here)) < LEARNING.noticeable) return undefined;
+  const everywhere = multipliers(base, learned, '')[factor];
+  const local = !!learned.sites[siteKey(site)] && Math.abs(Math.log(here / everywhere)) >= LEARNING.noticeable;
+  return `${LABEL[factor]} counts ${here > 1 ? 'more' : 'less'} ${local ? `on ${siteKey(site)}` : 'everywhere'}`;
+}

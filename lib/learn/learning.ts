@@ -1,0 +1,99 @@
+import type { RankedCard, TaskReading, Weights } from '../rank/types';
+import { taskDestination } from '../rank/scope';
+import { FeedbackStore, openLearningDB, type LearningStatus } from './feedback-store';
+import { describeLearned } from './learner';
+import type { FeedbackAction, FeedbackEvent, LearnedWeights, ShownCard } from './types';
+
+interface Shown {
+  site: string;
+  destination: FeedbackEvent['destination'];
+  cards: ShownCard[];
+}
+
+/** What the status message carries to the options page: the numbers and the learned change in plain words. */
+export interface LearningReport extends Omit<LearningStatus, 'learned'> {
+  lines: string[];
+  learned?: LearnedWeights;
+}
+
+/**
+ * Learning in the extension: remembers the cards each tab was last shown (so an insert, copy, drag or "not useful"
+ * can be read against them), stores the feedback and hands the ranker what was learned.
+ */
+export class Learning {
+  private shown = new Map<number, Shown>();
+  private store?: FeedbackStore;
+  constructor(private readonly open: () => FeedbackStore = () => new FeedbackStore(openLearningDB())) {}
+
+  private db(): FeedbackStore {
+    return (this.store ??= this.open());
+  }
+
+  /** The cards a tab's panel shows now, in order, with their factor scores. */
+  noteShown(tabId: number, task: TaskReading, cards: RankedCard[]): void {
+    if (tabId < 0) return; // the options page's preview
+    this.shown.set(tabId, {
+      site: task.site,
+      destination: taskDestination(task),
+      cards: cards.map((c) => ({ id: c.item.id, factors: c.factors, ...(c.item.pinned ? { pinned: true } : {}) })),
+    });
+  }
+
+  forgetTab(tabId: number): void {
+    this.shown.delete(tabId);
+  }
+
+  /** The user used (or dismissed) a card on a tab: stored as feedback against what the tab showed. */
+  async feedback(tabId: number, itemId: string, action: FeedbackAction, base: Weights): Promise<void> {
+    const s = this.shown.get(tabId);
+    if (!s || !s.cards.some((c) => c.id === itemId)) return; // not from a ranking (the worker restarted): nothing to learn
+    await this.db().record({ at: Date.now(), action, itemId, site: s.site, destination: s.destination, shown: s.cards }, base);
+  }
+
+  /** What the ranker applies now (undefined when off, not learned yet, or storage is unavailable). */
+  async active(): Promise<LearnedWeights | undefined> {
+    try {
+      return await this.db().active();
+    } catch {
+      return undefined;
+    }
+  }
+
+  async status(base: Weights): Promise<LearningReport> {
+    const s = await this.db().status();
+    return { ...s, lines: s.enabled ? describeLearned(s.learned, base) : [] };
+  }
+
+  async set(change: { enabled?: boolean; reset?: boolean }, base: Weights): Promise<LearningReport> {
+    if (change.reset) await this.db().reset();
+    if (change.enabled !== undefined) await this.db().setEnabled(change.enabled, base);
+    return this.status(base);
+  }
+
+  exportAll() {
+    return this.db().exportAll();
+  }
+
+  /**
+   * The feedback in an imported memory file (the export writes it before the items, so a file without it is not
+   * parsed a second time). Returns how many events were added.
+   */
+  async importFile(content: string, base: Weights): Promise<number> {
+    if (!/^\s*\{[^[]*"feedback"\s*:/.test(content.slice(0, 400))) return 0;
+    let doc: { feedback?: unknown };
+    try {
+      doc = JSON.parse(content) as { feedback?: unknown };
+    } catch {
+      return 0; // the memory file's own parser has said what is wrong with it
+    }
+    return this.db().importAll(doc.feedback, base);
+  }
+
+  clear() {
+    this.shown.clear();
+    return this.db().clear();
+  }
+}
+
+/** The extension's one instance (the service worker's). */
+export const learning = new Learning();

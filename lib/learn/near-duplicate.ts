@@ -1,0 +1,44 @@
+import type { MemoryItem, MemoryPatch } from '../memory/types';
+import { LexicalIndex } from '../rank/lexical-index';
+import { terms } from '../rank/tokenize';
+import type { MemoryView } from '../rank/types';
+
+/** Share of words two texts have in common (of all the words either has) above which they say the same thing. */
+const SAME = 0.7;
+
+function overlap(a: string, b: string): number {
+  const A = new Set(terms(a));
+  const B = new Set(terms(b));
+  let inter = 0;
+  for (const x of A) if (B.has(x)) inter++;
+  const union = A.size + B.size - inter;
+  return union ? inter / union : 0;
+}
+
+/** An item already in memory that a new capture nearly repeats (the best such), so the user can merge them. */
+export function nearDuplicate(item: MemoryItem, memory: MemoryView): { item: MemoryItem; overlap: number } | undefined {
+  let best: { item: MemoryItem; overlap: number } | undefined;
+  const hits = memory.lexicalIndex?.search(LexicalIndex.queryTerms(item.text.slice(0, 2000)), 8) ?? [];
+  for (const { id } of hits) {
+    if (id === item.id) continue;
+    const other = memory.get(id);
+    if (!other || other.archived) continue;
+    const o = overlap(item.text, other.text);
+    if (o >= SAME && (!best || o > best.overlap)) best = { item: other, overlap: o };
+  }
+  return best;
+}
+
+/**
+ * Merging a capture into the item it repeats: the earlier item keeps its id, pins and history and takes the newer
+ * text (the capture is the fresher copy) and the union of people, tags and sites; the capture is then removed.
+ */
+export function mergePatch(kept: MemoryItem, capture: MemoryItem): MemoryPatch {
+  const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
+  return {
+    text: capture.text.length >= kept.text.length ? capture.text : kept.text,
+    people: union(kept.people, capture.people),
+    tags: union(kept.tags, capture.tags),
+    sites: union(kept.sites, capture.sites),
+  };
+}

@@ -1,0 +1,105 @@
+import type { DestinationKind, MemoryInput, MemoryScope, MemorySource } from './types';
+
+/** Import formats whose text is the user's own memory (Backstory's file), as opposed to text from elsewhere. */
+const OWN_FORMATS = new Set(['memory-file']);
+
+/** Where captured or imported text came from, when it was not typed into Backstory: a page's host or a format. */
+export function outsideOrigin(source: MemorySource | undefined): { host?: string; format?: string } | undefined {
+  if (!source) return undefined;
+  if (source.url) {
+    try {
+      const u = new URL(source.url);
+      if (u.protocol === 'http:' || u.protocol === 'https:') return { host: u.hostname.toLowerCase().replace(/^www\./, '') };
+    } catch {
+      // not a URL: fall through to the format
+    }
+  }
+  if (source.format && !OWN_FORMATS.has(source.format)) return { format: source.format };
+  return undefined;
+}
+
+const FORMAT_DESTINATION: Record<string, DestinationKind> = { chatgpt: 'chat', claude: 'chat', mbox: 'email', eml: 'email' };
+
+// Words that say how to write, not what about: a "subject" made only of these is no subject.
+const STYLE_WORDS = new Set(
+  (
+    'answer answers reply replies response responses email emails mail mails message messages explanation explanations ' +
+    'example examples question questions note notes text writing things stuff it them this that these those everything ' +
+    'anything something my the a an our your their any all short brief long concise clear simple tone style format ' +
+    'formal informal friendly polite detail details summary summaries way ways work'
+  ).split(' '),
+);
+
+function subjectOf(phrase: string): string | undefined {
+  const words = phrase
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s'-]/gu, ' ')
+    .split(/\s+/)
+    .filter((w) => w && !STYLE_WORDS.has(w));
+  return words.length ? words.join(' ') : undefined;
+}
+
+// "Do not share the draft budget spreadsheet outside ...": the thing not to share is the subject.
+const BOUNDARY_OBJECT =
+  /\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't)\s+(?:ever\s+)?(?:share|send|forward|disclose|reveal|mention|discuss|show|leak|post|paste|give out)\s+(?:the |my |our |any |this |these |those )?(.{2,60}?)(?=\s+(?:outside|with|to|beyond|unless|before|until|in|on|publicly|anywhere|externally)\b|[.;,:!?\n]|$)/i;
+// "How I like code answers", "for budget questions", "about the offsite": a subject named before the style word.
+const NAMED_SUBJECT =
+  /\b(?:how i like|i like|i prefer|for|about|on|regarding|when writing about|when answering about)\s+(?:my |the |our |all |any )?((?:[\p{L}\p{N}-]+\s+){0,2}?[\p{L}\p{N}-]+)\s+(?:answers?|questions?|replies|responses|examples|reviews?|explanations|emails|messages|docs|documents)\b/iu;
+const CODE_WORDS = /\b(code|coding|programming|source code|pull requests?|code reviews?|typescript|javascript|python|sql)\b/i;
+const PERSON =
+  /\b(?:when |while )?(?:writing|write|emailing|email|replying|reply|talking|speaking|messaging|sending)\s+(?:to|with)\s+((?:[A-Z][\p{L}'-]+)(?:\s+[A-Z][\p{L}'-]+)?)/u;
+const DESTINATIONS: [DestinationKind, RegExp][] = [
+  ['email', /\b(?:in|for|when writing|when sending|when replying to)\s+(?:an? |my |all |work |every )?(?:e-?mails?|mail)\b/i],
+  ['chat', /\b(?:in|for|with|to|when talking to|when asking)\s+(?:the |an? |my )?(?:chats?|chat assistants?|ai assistants?|assistants?|chatgpt|claude|prompts?)\b/i],
+  ['documents', /\b(?:in|for)\s+(?:my |the |all |every )?(?:docs|documents|reports|write-?ups)\b/i],
+];
+
+/** True for "do not share …"-style boundaries: they may rank a little more generously than style rules. */
+export function isBoundary(text: string): boolean {
+  return /\b(do not|don't|dont|never|must not|mustn't)\s+(?:ever\s+)?(share|send|forward|disclose|reveal|mention|discuss|show|leak|post|paste)\b|\b(confidential|keep (?:it |this )?private)\b/i.test(text);
+}
+
+/**
+ * The scope an item gets when it is saved, from its text and where it came from. Text captured from a page or
+ * imported from another app is never an everywhere-instruction on its own say: it is limited to its subject or its
+ * source (the page's site, the app's kind of destination) until the user widens it.
+ */
+export function guessScope(input: Pick<MemoryInput, 'text' | 'title' | 'people' | 'sites' | 'source'>): MemoryScope {
+  const people = input.people?.filter((p) => p.trim()) ?? [];
+  const sites = input.sites?.filter((s) => s.trim()) ?? [];
+  if (people.length) return { kind: 'people', values: people, set: 'guess' };
+  if (sites.length) return { kind: 'sites', values: sites.map((s) => s.toLowerCase()), set: 'guess' };
+  const text = `${input.title ?? ''}\n${input.text}`.slice(0, 800);
+  const origin = outsideOrigin(input.source);
+  const boundary = text.match(BOUNDARY_OBJECT);
+  const named = text.match(NAMED_SUBJECT);
+  const subject = (boundary && subjectOf(boundary[1])) || (named && subjectOf(named[1])) || (CODE_WORDS.test(text) ? 'code' : undefined);
+  if (origin) {
+    // Captured from a page: that site. Imported: the subject it names, else the kind of app it came from.
+    if (origin.host) return { kind: 'sites', values: [origin.host], set: 'source' };
+    if (subject) return { kind: 'subject', values: [subject], set: 'source' };
+    return { kind: 'destination', values: [FORMAT_DESTINATION[origin.format ?? ''] ?? 'documents'], set: 'source' };
+  }
+  const person = text.match(PERSON);
+  if (person) return { kind: 'people', values: [person[1]], set: 'guess' };
+  if (subject) return { kind: 'subject', values: [subject], set: 'guess' };
+  const dest = DESTINATIONS.filter(([, re]) => re.test(text)).map(([d]) => d);
+  if (dest.length) return { kind: 'destination', values: dest, set: 'guess' };
+  return { kind: 'everywhere', values: [], set: 'guess' };
+}
+
+const SCOPE_KINDS = new Set(['everywhere', 'destination', 'sites', 'people', 'subject']);
+const DEST_KINDS = new Set(['chat', 'email', 'documents']);
+
+/** A scope read from a file or a message, or undefined when it is not one (the caller then guesses). */
+export function parseScope(v: unknown): MemoryScope | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const s = v as Record<string, unknown>;
+  if (typeof s.kind !== 'string' || !SCOPE_KINDS.has(s.kind)) return undefined;
+  const values = Array.isArray(s.values) ? s.values.filter((x): x is string => typeof x === 'string' && !!x.trim()).map((x) => x.trim()) : [];
+  const kind = s.kind as MemoryScope['kind'];
+  if (kind === 'destination' && !values.every((x) => DEST_KINDS.has(x))) return undefined;
+  if (kind !== 'everywhere' && !values.length) return undefined;
+  const set = s.set === 'guess' || s.set === 'source' ? s.set : 'user';
+  return { kind, values: kind === 'everywhere' ? [] : values, set };
+}

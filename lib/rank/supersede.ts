@@ -1,0 +1,57 @@
+import { cosine } from '../embed/embedder';
+import type { MemoryItem } from '../memory/types';
+import type { Scored } from './score';
+import { terms } from './tokenize';
+import type { MemoryView } from './types';
+
+// A record of something settled: the newer of two on one subject replaces the older.
+const DECISION = /\b(decided|decision|agreed|settled on|going with|we(?:'ll| will) go with|chose|approved|signed off on|final (?:call|answer|numbers?))\b/i;
+
+/** Decisions compared at most, best scored first: the few that can reach the panel. */
+const COMPARED = 40;
+/** Similarity above which two decisions are about the same thing (cosine of embeddings; word overlap without them). */
+const SAME_SUBJECT_COS = 0.75;
+const SAME_SUBJECT_WORDS = 0.45;
+
+export function isDecision(item: MemoryItem): boolean {
+  return item.kind === 'evidence' && DECISION.test(item.text.slice(0, 1000));
+}
+
+const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
+
+/**
+ * Marks each decision that a newer decision on the same subject supersedes, and ranks it just below that one: the
+ * older is still there to read (why things changed), never above what replaced it.
+ */
+export function markSuperseded(ranked: Scored[], memory: MemoryView): void {
+  const decisions = ranked.filter((s) => isDecision(s.item)).slice(0, COMPARED);
+  if (decisions.length < 2) return;
+  const words = new Map<Scored, Set<string>>();
+  const wordsOf = (s: Scored) => {
+    let w = words.get(s);
+    if (!w) words.set(s, (w = new Set(terms(s.item.text))));
+    return w;
+  };
+  const same = (a: Scored, b: Scored): boolean => {
+    const va = memory.vector(a.item.id);
+    const vb = memory.vector(b.item.id);
+    if (va && vb && va.length === vb.length) return cosine(va, vb) >= SAME_SUBJECT_COS;
+    const A = wordsOf(a);
+    const B = wordsOf(b);
+    let inter = 0;
+    for (const x of A) if (B.has(x)) inter++;
+    const union = A.size + B.size - inter;
+    return union > 0 && inter / union >= SAME_SUBJECT_WORDS;
+  };
+  // Newest first, so each older decision is marked by the newest one that covers it.
+  const byAge = [...decisions].sort((a, b) => touched(b.item) - touched(a.item));
+  for (let i = 0; i < byAge.length; i++) {
+    const newer = byAge[i];
+    for (let j = i + 1; j < byAge.length; j++) {
+      const older = byAge[j];
+      if (older.supersededBy || touched(older.item) >= touched(newer.item) || !same(newer, older)) continue;
+      older.supersededBy = newer.item;
+      if (older.score >= newer.score) older.score = Math.max(0, newer.score - 0.001);
+    }
+  }
+}

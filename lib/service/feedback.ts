@@ -1,0 +1,35 @@
+import { learning, type LearningReport } from '../learn/learning';
+import type { FeedbackAction } from '../learn/types';
+import type { SettingsCache } from './settings-cache';
+
+/** What the user does with cards, handed to the on-device learner with the weights it learns from. */
+export class Feedback {
+  constructor(
+    private readonly settings: SettingsCache,
+    private readonly panels: { refreshAll(): void },
+  ) {}
+
+  private async weights() {
+    return (await this.settings.rank()).weights;
+  }
+
+  /** Never fails the user's action: a feedback event that cannot be stored is dropped. */
+  async record(tabId: number, id: string, action: FeedbackAction): Promise<{ ok: true }> {
+    await learning.feedback(tabId, id, action, await this.weights()).catch(() => {});
+    return { ok: true };
+  }
+
+  async status(): Promise<LearningReport> {
+    return learning.status(await this.weights());
+  }
+
+  async set(change: { enabled?: boolean; reset?: boolean }): Promise<LearningReport> {
+    const report = await learning.set(change, await this.weights());
+    this.panels.refreshAll();
+    return report;
+  }
+
+  forgetTab(tabId: number): void {
+    learning.forgetTab(tabId);
+  }
+}

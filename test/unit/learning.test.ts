@@ -1,0 +1,166 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import { FeedbackStore, openLearningDB } from '../../lib/learn/feedback-store';
+import { describeLearned, fitWeights, LEARNING, learnedWeightsFor, preferencePairs } from '../../lib/learn/learner';
+import { Learning } from '../../lib/learn/learning';
+import type { FeedbackEvent, ShownCard } from '../../lib/learn/types';
+import { createItem } from '../../lib/memory/normalize';
+import type { MemoryItem } from '../../lib/memory/types';
+import { arrayMemoryView } from '../../lib/rank/indexed-memory';
+import { rankMemory } from '../../lib/rank/rank';
+import { WEIGHT_NAMES, type FactorScores, type TaskReading } from '../../lib/rank/types';
+import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
+
+const BASE = DEFAULT_SETTINGS.weights;
+const NOW = Date.UTC(2026, 10, 1);
+const DAY = 86_400_000;
+
+// A deterministic stream of situations: eight cards with varied factor scores.
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+function situation(r: () => number): ShownCard[] {
+  return Array.from({ length: 8 }, (_, i) => ({
+    id: `c${i}`,
+    factors: { semantic: 0.3 + 0.5 * r(), lexical: 0.5 * r(), recency: r(), priority: 0, continuity: 0, situation: r() < 0.3 ? 0.8 : 0 },
+  }));
+}
+const defaultScore = (f: FactorScores) => WEIGHT_NAMES.reduce((a, n) => a + BASE[n] * f[n], 0);
+
+/** A user who always uses the newest of the cards shown; `site` says where. */
+function recencyUser(n: number, site: string, seed = 1): FeedbackEvent[] {
+  const r = rng(seed);
+  const out: FeedbackEvent[] = [];
+  for (let i = 0; i < n; i++) {
+    const shown = situation(r).sort((a, b) => defaultScore(b.factors) - defaultScore(a.factors));
+    const best = shown.reduce((a, b) => (b.factors.recency > a.factors.recency ? b : a));
+    out.push({ at: NOW + i, action: 'insert', itemId: best.id, site, destination: 'email', shown });
+  }
+  return out;
+}
+
+describe('the learner', () => {
+  it('learns nothing before there is enough feedback', () => {
+    const few = recencyUser(1, 'mail.google.com');
+    expect(preferencePairs(few).length).toBeLessThan(LEARNING.minPairs);
+    expect(fitWeights(preferencePairs(few), BASE)).toBeUndefined();
+    expect(learnedWeightsFor(BASE, undefined, 'mail.google.com')).toEqual(BASE);
+  });
+
+  it('learns that recency counts more for a user who always takes the newest card, and says so', () => {
+    const learned = fitWeights(preferencePairs(recencyUser(60, 'mail.google.com')), BASE, NOW)!;
+    expect(learned).toBeDefined();
+    const w = learnedWeightsFor(BASE, learned, 'mail.google.com');
+    expect(w.recency / BASE.recency).toBeGreaterThan(1.5);
+    expect(describeLearned(learned, BASE).join('\n')).toMatch(/recency counts more/);
+  });
+
+  it('changes nothing when the feedback follows no factor (a user who takes cards at random)', () => {
+    const r = rng(9);
+    const noise: FeedbackEvent[] = Array.from({ length: 80 }, (_, i) => {
+      const shown = situation(r).sort((a, b) => defaultScore(b.factors) - defaultScore(a.factors));
+      return { at: NOW + i, action: 'insert', itemId: shown[Math.floor(r() * shown.length)].id, site: 'mail.google.com', destination: 'email', shown };
+    });
+    const learned = fitWeights(preferencePairs(noise), BASE, NOW)!;
+    expect(learnedWeightsFor(BASE, learned, 'mail.google.com')).toEqual(BASE);
+    expect(describeLearned(learned, BASE)).toEqual([]);
+  });
+
+  it('stays bounded however one-sided the feedback is', () => {
+    const learned = fitWeights(preferencePairs(recencyUser(800, 'mail.google.com')), BASE, NOW)!;
+    for (const site of ['mail.google.com', 'elsewhere.example', '']) {
+      const w = learnedWeightsFor(BASE, learned, site);
+      for (const n of WEIGHT_NAMES) {
+        expect(w[n]).toBeLessThanOrEqual(BASE[n] * 3 + 1e-9);
+        expect(w[n]).toBeGreaterThanOrEqual(BASE[n] / 3 - 1e-9);
+      }
+    }
+  });
+
+  it('keeps a habit of one site on that site', () => {
+    // Recency on mail; elsewhere the same user takes the best card by meaning.
+    const mail = recencyUser(60, 'mail.google.com', 2);
+    const r = rng(3);
+    const docs: FeedbackEvent[] = Array.from({ length: 60 }, (_, i) => {
+      const shown = situation(r).sort((a, b) => defaultScore(b.factors) - defaultScore(a.factors));
+      const best = shown.reduce((a, b) => (b.factors.semantic > a.factors.semantic ? b : a));
+      return { at: NOW + i, action: 'insert', itemId: best.id, site: 'docs.example', destination: 'documents', shown };
+    });
+    const learned = fitWeights(preferencePairs([...mail, ...docs]), BASE, NOW)!;
+    const onMail = learnedWeightsFor(BASE, learned, 'mail.google.com');
+    const onDocs = learnedWeightsFor(BASE, learned, 'docs.example');
+    expect(onMail.recency / onDocs.recency).toBeGreaterThan(1.5);
+    // Said as how one site differs from the rest.
+    expect(describeLearned(learned, BASE).some((l) => /recency counts (more on mail\.google\.com|less on docs\.example)/.test(l))).toBe(true);
+  });
+});
+
+describe('the ranker with learned weights', () => {
+  const task: TaskReading = { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', field: { text: 'the offsite hotel booking', kind: 'textarea' }, at: NOW };
+  const items: MemoryItem[] = [
+    // Alike in words; the older is tagged important (priority), the newer is recent.
+    createItem({ id: 'old', text: 'Offsite hotel booking: the Lisbon hotel.', tags: ['important'], createdAt: NOW - 200 * DAY }, NOW),
+    createItem({ id: 'new', text: 'Offsite hotel booking: the Porto hotel.', createdAt: NOW - DAY }, NOW),
+  ];
+  const rank = (learned?: ReturnType<typeof fitWeights>) =>
+    rankMemory({ task, memory: arrayMemoryView(items, new Map()), settings: DEFAULT_SETTINGS, now: NOW, ...(learned ? { learned } : {}) });
+
+  it('orders by what was learned, says so in the trace, and is back to the defaults without it', () => {
+    const before = rank();
+    expect(before.cards.map((c) => c.item.id)).toEqual(['old', 'new']);
+    const learned = fitWeights(preferencePairs(recencyUser(200, 'mail.google.com')), BASE, NOW)!;
+    const after = rank(learned);
+    expect(after.cards.map((c) => c.item.id)).toEqual(['new', 'old']);
+    expect(after.cards[0].learned).toMatch(/^Learned from your feedback: recency counts more (everywhere|on mail\.google\.com), so it is above “Offsite hotel booking: the Lisbon/);
+    expect(after.trace.find((e) => e.id === 'new')?.reason).toMatch(/Learned from your feedback/);
+    expect(rank().cards.map((c) => c.item.id)).toEqual(['old', 'new']);
+  });
+});
+
+describe('feedback on the device', () => {
+  const fresh = (name: string) => new FeedbackStore(openLearningDB(name, { indexedDB: new IDBFactory(), IDBKeyRange }));
+
+  it('is off when disabled, reversible, and reset forgets it', async () => {
+    const store = fresh('onoff');
+    for (const e of recencyUser(30, 'mail.google.com')) await store.record(e, BASE);
+    const learned = await store.active();
+    expect(learned).toBeDefined();
+    await store.setEnabled(false, BASE);
+    expect(await store.active()).toBeUndefined();
+    expect((await store.status()).events).toBe(30); // the feedback stays while off
+    await store.setEnabled(true, BASE);
+    expect(await store.active()).toEqual({ ...learned, fittedAt: expect.any(Number) });
+    await store.reset();
+    expect(await store.active()).toBeUndefined();
+    expect((await store.status()).events).toBe(0);
+  });
+
+  it('goes with the memory: export, import into a new profile, clear all', async () => {
+    const a = fresh('a');
+    for (const e of recencyUser(30, 'mail.google.com')) await a.record(e, BASE);
+    const file = JSON.parse(JSON.stringify(await a.exportAll()));
+    const b = fresh('b');
+    expect(await b.importAll(file, BASE)).toBe(30);
+    expect((await b.active())?.global).toEqual((await a.active())?.global);
+    await b.clear();
+    expect(await b.active()).toBeUndefined();
+    expect((await b.status()).events).toBe(0);
+  });
+
+  it('records a use against the cards the tab was shown, and nothing for a card it did not show', async () => {
+    const learning = new Learning(() => fresh('tabs'));
+    const cards = rankMemory({
+      task: { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', field: { text: 'hotel', kind: 'textarea' }, at: NOW },
+      memory: arrayMemoryView([createItem({ id: 'h', text: 'The hotel is booked.' }, NOW), createItem({ id: 'k', text: 'Hotel keys at the desk.' }, NOW)], new Map()),
+      settings: DEFAULT_SETTINGS, now: NOW,
+    }).cards;
+    learning.noteShown(7, { url: '', title: '', site: 'mail.google.com', adapter: 'gmail', at: NOW }, cards);
+    await learning.feedback(7, cards[1].item.id, 'copy', BASE);
+    await learning.feedback(7, 'not-shown', 'insert', BASE);
+    await learning.feedback(8, cards[0].item.id, 'insert', BASE);
+    const exported = await learning.exportAll();
+    expect(exported.events.map((e) => [e.action, e.itemId, e.site, e.destination])).toEqual([['copy', cards[1].item.id, 'mail.google.com', 'email']]);
+    expect(exported.events[0].shown.map((c) => c.id)).toEqual(cards.map((c) => c.item.id));
+  });
+});
