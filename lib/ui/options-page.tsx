@@ -260,7 +260,7 @@ export function OptionsPage() {
 
   return (
     <main class="options">
-      <h1>Backstory options</h1>
+      <h1><img class="logo" src="/icons/32.png" alt="" width={24} height={24} />Backstory options</h1>
       <p class="muted">Everything stays on this device. Changes apply immediately.</p>
 
       <section aria-labelledby="h-rank">

@@ -305,7 +305,7 @@ export function SidePanel() {
     <main class="panel">
       <header class="panel-head">
         <div class="title-row">
-          <h1>Backstory</h1>
+          <h1><img class="logo" src="/icons/32.png" alt="" width={20} height={20} />Backstory</h1>
           <div class="tabs" role="tablist" aria-label="Views">
             <button role="tab" data-testid="tab-context" aria-selected={view === 'context'} onClick={() => setView('context')}>Context</button>
             <button role="tab" data-testid="tab-memory" aria-selected={view === 'memory'} onClick={() => setView('memory')}>Memory</button>
