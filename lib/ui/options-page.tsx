@@ -1,4 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ShortcutsSection } from './shortcuts';
+import { IMPORT_SECTION } from './open-pages';
 import { browser } from 'wxt/browser';
 import type { MemoryItem } from '../memory/types';
 import type { IndexingProgress, ModelStatus, PreviewCard } from '../messaging/protocol';
@@ -168,6 +170,11 @@ export function OptionsPage() {
     if (editSeq.current === seq && !typing) setSettings(got);
   };
 
+  // Opened from the panel's welcome at #import: take the reader there once the sections above have their size.
+  const loaded = settings !== undefined;
+  useEffect(() => {
+    if (loaded && location.hash === `#${IMPORT_SECTION}`) document.getElementById('h-io')?.focus();
+  }, [loaded]);
   const reloadItems = () => void callBackground('memory:list', {}).then((r) => setItems(r.items));
   const reloadModel = () => void callBackground('model:status', {}).then(setModel);
   useEffect(() => {
@@ -290,15 +297,30 @@ export function OptionsPage() {
         </div>
       </section>
 
-      {settings ? (
-        <section aria-labelledby="h-limits">
-          <h2 id="h-limits">Recency, budget and caps</h2>
-          {num('halfLifeDays', 'Half-life (days)', 0.5, 3650, 0.5, 'A memory this old counts half as recent.')}
-          {num('budgetTokens', 'Token budget', 50, 20000, 50, 'Most tokens “insert all” adds.')}
-          {num('maxCards', 'Max cards', 1, 50, 1, 'Most cards the panel shows.')}
-          {num('threshold', 'Relevance bar', 0, 1, 0.01, 'Below this a card is not shown.')}
-        </section>
-      ) : null}
+      {/* The common sections first: ranking, import and export, sites; then the finer settings. */}
+      <section aria-labelledby="h-io" id={IMPORT_SECTION}>
+        <h2 id="h-io" tabIndex={-1}>Import and export</h2>
+        <p class="muted">A Backstory memory file (.json), Markdown notes (.md; one memory per section) or plain text (.txt). Each file is all or nothing.</p>
+        <div class="io-row">
+          <label class="file">
+            <span>Files</span>
+            <input data-testid="import-file" type="file" multiple accept=".json,.md,.markdown,.txt,application/json,text/markdown,text/plain" onChange={onImport} />
+          </label>
+          <label class="file">
+            <span>A folder of notes</span>
+            <input data-testid="import-folder" type="file" multiple onChange={onImport}
+              ref={(el) => el?.setAttribute('webkitdirectory', '')} />
+          </label>
+          <button data-testid="export" onClick={() => void onExport()}>Export memory</button>
+        </div>
+        {busy ? <p role="status" data-testid="import-busy">{busy}</p> : null}
+        {indexing ? (
+          <p role="status" data-testid="indexing">
+            Indexing {indexing.done} of {indexing.total}… <progress max={indexing.total} value={indexing.done} />
+          </p>
+        ) : null}
+        {message ? <p data-testid="import-message" class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>{message.text}</p> : null}
+      </section>
 
       <section aria-labelledby="h-access">
         <h2 id="h-access">Site access</h2>
@@ -312,6 +334,18 @@ export function OptionsPage() {
           <p class="muted">Of the sites Backstory may read, it is switched off on these: it does not rank for pages there (the side panel can switch a site too).</p>
           <HostList id="excluded-sites" label="Add a site to switch off" placeholder="e.g. bank.example.com" hosts={settings.excludedSites ?? []}
             onChange={(excludedSites) => save({ ...settings, excludedSites })} />
+        </section>
+      ) : null}
+
+      <ShortcutsSection />
+
+      {settings ? (
+        <section aria-labelledby="h-limits">
+          <h2 id="h-limits">Recency, budget and caps</h2>
+          {num('halfLifeDays', 'Half-life (days)', 0.5, 3650, 0.5, 'A memory this old counts half as recent.')}
+          {num('budgetTokens', 'Token budget', 50, 20000, 50, 'Most tokens “insert all” adds.')}
+          {num('maxCards', 'Max cards', 1, 50, 1, 'Most cards the panel shows.')}
+          {num('threshold', 'Relevance bar', 0, 1, 0.01, 'Below this a card is not shown.')}
         </section>
       ) : null}
 
@@ -341,30 +375,6 @@ export function OptionsPage() {
             onChange={(captureSites) => save({ ...settings, captureSites })} />
         </section>
       ) : null}
-
-      <section aria-labelledby="h-io">
-        <h2 id="h-io">Import and export</h2>
-        <p class="muted">A Backstory memory file (.json), Markdown notes (.md; one memory per section) or plain text (.txt). Each file is all or nothing.</p>
-        <div class="io-row">
-          <label class="file">
-            <span>Files</span>
-            <input data-testid="import-file" type="file" multiple accept=".json,.md,.markdown,.txt,application/json,text/markdown,text/plain" onChange={onImport} />
-          </label>
-          <label class="file">
-            <span>A folder of notes</span>
-            <input data-testid="import-folder" type="file" multiple onChange={onImport}
-              ref={(el) => el?.setAttribute('webkitdirectory', '')} />
-          </label>
-          <button data-testid="export" onClick={() => void onExport()}>Export memory</button>
-        </div>
-        {busy ? <p role="status" data-testid="import-busy">{busy}</p> : null}
-        {indexing ? (
-          <p role="status" data-testid="indexing">
-            Indexing {indexing.done} of {indexing.total}… <progress max={indexing.total} value={indexing.done} />
-          </p>
-        ) : null}
-        {message ? <p data-testid="import-message" class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>{message.text}</p> : null}
-      </section>
 
       {settings ? (
         <section aria-labelledby="h-model">

@@ -8,6 +8,7 @@ import { Card, FactorBars } from './card';
 import { itemToInput, stageText } from './format';
 import { ItemEditor } from './item-editor';
 import { MemoryView } from './memory-view';
+import { Welcome } from './welcome';
 import { usePanelState, useWatchedTab } from './use-panel-state';
 
 type Toast = { text: string; undo?: () => Promise<void>; error?: boolean };
@@ -447,19 +448,14 @@ export function SidePanel() {
               <button data-testid="new-contact-add" onClick={() => setNoteFor(p)}>Save a note about {firstName(p)}</button>
             </div>
           ))}
-          {status === 'empty' ? (
+          {state?.memorySize === 0 && !cards.length ? (
+            // A first run (or a cleared memory) never opens on a blank panel: what Backstory does and how to fill it.
+            status === 'empty' ? <div data-testid="empty-state"><Welcome onError={(m) => show({ text: m, error: true })} /></div>
+              : <Welcome onError={(m) => show({ text: m, error: true })} />
+          ) : status === 'empty' ? (
             <div data-testid="empty-state" class="empty">
-              {state?.memorySize ? (
-                <>
-                  <p><strong>Nothing in your memory is relevant to this yet.</strong></p>
-                  <p class="muted">Try different words in the search box above, or save what you know: select text on any page and choose “Remember this selection”.</p>
-                </>
-              ) : (
-                <>
-                  <p><strong>Your memory is empty.</strong></p>
-                  <p class="muted">Select text on any page and choose “Remember this selection”, or import notes (Markdown, text or a memory file) in the options.</p>
-                </>
-              )}
+              <p><strong>Nothing in your memory is relevant to this yet.</strong></p>
+              <p class="muted">Try different words in the search box above, or save what you know: select text on any page and choose “Remember this selection”.</p>
             </div>
           ) : null}
           {cards.length ? (
