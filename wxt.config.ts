@@ -38,6 +38,16 @@ export default defineConfig({
   entrypointsDir: 'entrypoints',
   publicDir: 'public',
   outDir: '.output',
+  // The icon (toolbar, store, extensions page) at every size both browsers ask for, from one SVG; Firefox's light and
+  // dark toolbar glyphs come from modules/toolbar-icons.ts.
+  modules: ['@wxt-dev/auto-icons'],
+  autoIcons: { baseIconPath: 'assets/icon.svg', sizes: [128, 96, 48, 32, 16] },
+  // `npm run zip`: the store packages, and for addons.mozilla.org the sources to rebuild them. The sources leave out
+  // what `npm install` fetches (the model, the onnxruntime .wasm) and what builds and tests write.
+  zip: {
+    includeSources: ['.npmrc'],
+    excludeSources: ['public/models/**', 'public/ort/**', 'screenshots/**', 'docs/screenshots/**', 'test-results/**', 'test/e2e/fixtures/editors/dist/**'],
+  },
   // Firefox too is built as MV3 (.output/firefox-mv3/): one manifest shape, event-page background, same CSP.
   manifestVersion: 3,
   // import.meta is empty in the classic-script background; the libraries that read it have fallbacks (and the

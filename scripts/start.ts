@@ -1,6 +1,7 @@
 // `npm start`: build, open Chromium with Backstory loaded on the demo pages, seed sample memory on first run.
 // `npm start -- --headless`: the same without a display; prints each demo page's ranked cards and writes a PNG of
-// the side panel beside them.
+// the side panel beside them. `npm start -- --empty`: a fresh profile with nothing in memory, as a first install
+// looks (the panel's welcome).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import type { PanelState } from '../lib/messaging/protocol';
 
 const args = process.argv.slice(2);
 const wantHeadless = args.includes('--headless');
+const empty = args.includes('--empty');
 const headless = wantHeadless || (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY);
 if (headless && !wantHeadless) console.log('No display found: running headless (as with `npm start -- --headless`).');
 
@@ -47,16 +49,33 @@ function printCards(name: string, state: PanelState): void {
   if (!state.cards.length) console.log('  (no cards)');
 }
 
-const profile = join(ROOT, '.cache', 'start-profile');
+const profile = join(ROOT, '.cache', empty ? 'start-profile-empty' : 'start-profile');
+// A first run every time: nothing kept from an earlier --empty run.
+if (empty) rmSync(profile, { recursive: true, force: true });
 // Chromium keeps an extension's installed service worker script in the profile and would run the previous build's
 // worker; dropping that cache makes it load the fresh build. Memory (IndexedDB) and settings are kept.
 rmSync(join(profile, 'Default', 'Service Worker'), { recursive: true, force: true });
 // launchExtension allows the demo server's site (127.0.0.1) as a user would in chrome://extensions (Site access → Add a
 // site, then the extension's own request finds it allowed), so the demo pages are read without a click.
 const h = await launchExtension({ headless, userDataDir: profile, port: headless ? 0 : 5757 });
-await seedOnFirstRun(h);
+if (empty) console.log('Memory: empty (a first run); the side panel shows how to fill it.');
+else await seedOnFirstRun(h);
 
-if (headless) {
+if (headless && empty) {
+  const outDir = join(ROOT, 'screenshots');
+  mkdirSync(outDir, { recursive: true });
+  const { page, tabId } = await h.openPage(DEMOS[0].path);
+  const panel = await h.openPanel(tabId);
+  await panel.setViewportSize({ width: 420, height: 900 });
+  await panel.locator('[data-testid="welcome"]').waitFor({ timeout: 30_000 });
+  console.log(`\n${(await panel.locator('.welcome-lead').innerText()).trim()}`);
+  for (const way of await panel.locator('.welcome-ways li').allInnerTexts()) console.log(`  - ${way.replace(/\s*\n\s*/g, ': ')}`);
+  const png = join(outDir, 'start-welcome-panel.png');
+  await panel.screenshot({ path: png, fullPage: true });
+  console.log(`  side panel: ${png}`);
+  await page.close();
+  await h.close();
+} else if (headless) {
   const outDir = join(ROOT, 'screenshots');
   mkdirSync(outDir, { recursive: true });
   for (const demo of DEMOS) {

@@ -1,4 +1,5 @@
-import { useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useId, useRef, useState } from 'preact/hooks';
 import type { MemoryPatch } from '../memory/types';
 import type { RankedCard, TraceEntry } from '../rank/types';
 import { WEIGHT_NAMES, type WeightName } from '../rank/types';
@@ -16,14 +17,16 @@ const FACTOR_LABEL: Record<WeightName, string> = {
 };
 
 /** The card's text with the matched words marked; built from text nodes, never HTML. */
-export function Snippet({ text, matched, max = 280 }: { text: string; matched: string[]; max?: number }) {
+export function Snippet({ text, matched, max = 280, clamp = false }: { text: string; matched: string[]; max?: number; clamp?: boolean }) {
   const snippet = text.length > max ? text.slice(0, max - 3) + '…' : text;
   const words = matched.filter((w) => w.length > 1).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  if (!words.length) return <p class="snippet">{snippet}</p>;
+  // Clamped to two lines in the card list (the whole snippet shows with the explanation); screen readers get it all.
+  const cls = clamp ? 'snippet snippet-clamp' : 'snippet';
+  if (!words.length) return <p class={cls}>{snippet}</p>;
   // The ranker's terms are stems ("hardwar"): mark the whole word that starts with one.
   const re = new RegExp(`(?<![\\p{L}\\p{N}])((?:${words.join('|')})[\\p{L}\\p{N}]*)`, 'giu');
   const parts = snippet.split(re);
-  return <p class="snippet">{parts.map((p, i) => (i % 2 ? <mark key={i}>{p}</mark> : p))}</p>;
+  return <p class={cls}>{parts.map((p, i) => (i % 2 ? <mark key={i}>{p}</mark> : p))}</p>;
 }
 
 /** Factor contributions as small bars (the ranker's weighted contributions when the trace has them). */
@@ -41,6 +44,40 @@ export function FactorBars({ values, label }: { values: Record<WeightName, numbe
         </div>
       ))}
     </div>
+  );
+}
+
+/**
+ * The card's rarely used actions behind a "more" button (a disclosure: the buttons stay ordinary buttons in the tab
+ * order once shown). Escape or moving the focus out closes it.
+ */
+function CardMenu({ title, children }: { title: string; children: ComponentChildren }) {
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const menuId = useId();
+  return (
+    <span
+      class="card-menu"
+      onFocusOut={(e) => {
+        const next = e.relatedTarget as Node | null;
+        if (open && next && !(e.currentTarget as HTMLElement).contains(next)) setOpen(false);
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && open) {
+          e.stopPropagation();
+          setOpen(false);
+          toggle.current?.focus();
+        }
+      }}
+    >
+      <button ref={toggle} data-testid="card-more" aria-expanded={open} aria-controls={menuId} aria-label={`More actions for “${title}”`}
+        title="Copy, edit, source, delete" onClick={() => setOpen(!open)}>
+        ⋯
+      </button>
+      <span class="card-menu-list" id={menuId} hidden={!open} onClick={(e) => (e.target as HTMLElement).closest('button, a') && setOpen(false)}>
+        {children}
+      </span>
+    </span>
   );
 }
 
@@ -120,28 +157,33 @@ export function Card(props: {
           }}
         />
       ) : (
-        <Snippet text={item.text} matched={card.matched} />
+        <Snippet text={item.text} matched={card.matched} clamp={!open} />
       )}
-      <div class="meta muted" data-testid="card-meta">
-        {[source, item.people.join(', '), age(item.createdAt)].filter(Boolean).join(' · ')}
-      </div>
-      <div class="actions">
-        <button data-testid="card-insert" class="primary" onClick={actions.insert} disabled={!props.canAct} title="Insert into the focused field (Enter)">Insert</button>
-        <button data-testid="card-copy" onClick={actions.copy} title="Copy the text">Copy</button>
-        <button data-testid="card-why" aria-expanded={open} aria-controls={whyId} onClick={() => setOpen(!open)}>Why?</button>
-        <button data-testid="card-pin" aria-pressed={item.pinned} onClick={actions.pin} title={item.pinned ? 'Stop always including it' : 'Always include it'}>
-          {item.pinned ? 'Unpin' : 'Pin'}
-        </button>
-        <button data-testid="card-dismiss" disabled={!props.canAct} onClick={actions.dismiss} title="Not useful here: hide it on this page">
-          Not useful
-        </button>
-        <span class="more">
-          <button data-testid="card-edit" onClick={() => setEditing(!editing)} aria-pressed={editing}>Edit</button>
-          {url ? (
-            <a class="button" data-testid="card-open" href={url} target="_blank" rel="noopener noreferrer" title={url}>Source</a>
-          ) : null}
-          <button data-testid="card-delete" class="danger" onClick={actions.remove} title="Delete this memory (can be undone)">Delete</button>
-        </span>
+      <div class="card-foot">
+        <div class="meta muted" data-testid="card-meta">
+          {[source, item.people.join(', '), age(item.createdAt)].filter(Boolean).join(' · ')}
+        </div>
+        {/* Insert is the card's one loud action; the rest stay quiet until the card is hovered or holds the focus. */}
+        <div class="card-act">
+          <div class="quiet-actions" role="group" aria-label={`Actions for “${title}”`}>
+            <button data-testid="card-why" aria-expanded={open} aria-controls={whyId} onClick={() => setOpen(!open)}>Why?</button>
+            <button data-testid="card-pin" aria-pressed={item.pinned} onClick={actions.pin} title={item.pinned ? 'Stop always including it' : 'Always include it'}>
+              {item.pinned ? 'Unpin' : 'Pin'}
+            </button>
+            <button data-testid="card-dismiss" disabled={!props.canAct} onClick={actions.dismiss} title="Not useful here: hide it on this page">
+              Not useful
+            </button>
+            <CardMenu title={title}>
+              <button data-testid="card-copy" onClick={actions.copy} title="Copy the text">Copy</button>
+              <button data-testid="card-edit" onClick={() => setEditing(!editing)} aria-pressed={editing}>Edit</button>
+              {url ? (
+                <a class="button" data-testid="card-open" href={url} target="_blank" rel="noopener noreferrer" title={url}>Source</a>
+              ) : null}
+              <button data-testid="card-delete" class="danger" onClick={actions.remove} title="Delete this memory (can be undone)">Delete</button>
+            </CardMenu>
+          </div>
+          <button data-testid="card-insert" class="primary" onClick={actions.insert} disabled={!props.canAct} title="Insert into the focused field (Enter)">Insert</button>
+        </div>
       </div>
       {open ? (
         <div class="why" id={whyId} data-testid="card-why-text">

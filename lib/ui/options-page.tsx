@@ -1,4 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ShortcutsSection } from './shortcuts';
+import { IMPORT_SECTION } from './open-pages';
 import type { MemoryItem } from '../memory/types';
 import type { ModelStatus, PreviewCard } from '../messaging/protocol';
 import { callBackground } from '../messaging/rpc';
@@ -164,6 +166,11 @@ export function OptionsPage() {
     if (editSeq.current === seq && !typing) setSettings(got);
   };
 
+  // Opened from the panel's welcome at #import: take the reader there once the sections above have their size.
+  const loaded = settings !== undefined;
+  useEffect(() => {
+    if (loaded && location.hash === `#${IMPORT_SECTION}`) document.getElementById('h-io')?.focus();
+  }, [loaded]);
   const reloadItems = () => void callBackground('memory:list', {}).then((r) => setItems(r.items));
   const reloadModel = () => void callBackground('model:status', {}).then(setModel);
   useEffect(() => {
@@ -221,7 +228,7 @@ export function OptionsPage() {
 
   return (
     <main class="options">
-      <h1>Backstory options</h1>
+      <h1><img class="logo" src="/icons/32.png" alt="" width={24} height={24} />Backstory options</h1>
       <p class="muted">Everything stays on this device. Changes apply immediately.</p>
 
       <section aria-labelledby="h-rank">
@@ -251,17 +258,12 @@ export function OptionsPage() {
         </div>
       </section>
 
-      <LearningSection />
-
-      {settings ? (
-        <section aria-labelledby="h-limits">
-          <h2 id="h-limits">Recency, budget and caps</h2>
-          {num('halfLifeDays', 'Half-life (days)', 0.5, 3650, 0.5, 'A memory this old counts half as recent.')}
-          {num('budgetTokens', 'Token budget', 50, 20000, 50, 'Most tokens “insert all” adds.')}
-          {num('maxCards', 'Max cards', 1, 50, 1, 'Most cards the panel shows.')}
-          {num('threshold', 'Relevance bar', 0, 1, 0.01, 'Below this a card is not shown.')}
-        </section>
-      ) : null}
+      <section aria-labelledby="h-io" id={IMPORT_SECTION}>
+        <h2 id="h-io" tabIndex={-1}>Import and export</h2>
+        <ImportSection onChanged={() => (reloadItems(), reloadModel())} />
+        <button data-testid="export" onClick={() => void onExport()}>Export memory</button>
+        {message ? <p data-testid="data-message" class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>{message.text}</p> : null}
+      </section>
 
       <section aria-labelledby="h-access">
         <h2 id="h-access">Site access</h2>
@@ -277,6 +279,20 @@ export function OptionsPage() {
             onChange={(excludedSites) => save({ ui: { excludedSites } })} />
         </section>
       ) : null}
+
+      <ShortcutsSection />
+
+      {settings ? (
+        <section aria-labelledby="h-limits">
+          <h2 id="h-limits">Recency, budget and caps</h2>
+          {num('halfLifeDays', 'Half-life (days)', 0.5, 3650, 0.5, 'A memory this old counts half as recent.')}
+          {num('budgetTokens', 'Token budget', 50, 20000, 50, 'Most tokens “insert all” adds.')}
+          {num('maxCards', 'Max cards', 1, 50, 1, 'Most cards the panel shows.')}
+          {num('threshold', 'Relevance bar', 0, 1, 0.01, 'Below this a card is not shown.')}
+        </section>
+      ) : null}
+
+      <LearningSection />
 
       <section aria-labelledby="h-lists">
         <h2 id="h-lists">Always include / never include</h2>
@@ -304,13 +320,6 @@ export function OptionsPage() {
             onChange={(sites) => save({ capture: { sites } })} />
         </section>
       ) : null}
-
-      <section aria-labelledby="h-io">
-        <h2 id="h-io">Import and export</h2>
-        <ImportSection onChanged={() => (reloadItems(), reloadModel())} />
-        <button data-testid="export" onClick={() => void onExport()}>Export memory</button>
-        {message ? <p data-testid="data-message" class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>{message.text}</p> : null}
-      </section>
 
       {settings ? (
         <section aria-labelledby="h-model">

@@ -10,6 +10,7 @@ import { inputFromItem } from '../memory/normalize';
 import { ItemEditor } from './item-editor';
 import { DuplicateOffer } from './duplicate-offer';
 import { MemoryView } from './memory-view';
+import { Welcome } from './welcome';
 import { usePanelState, useWatchedTab } from './use-panel-state';
 import { ImportStatusLine } from './import/import-status-line';
 
@@ -312,7 +313,7 @@ export function SidePanel() {
     <main class="panel">
       <header class="panel-head">
         <div class="title-row">
-          <h1>Backstory</h1>
+          <h1><img class="logo" src="/icons/32.png" alt="" width={20} height={20} />Backstory</h1>
           <div class="tabs" role="tablist" aria-label="Views">
             <button role="tab" data-testid="tab-context" aria-selected={view === 'context'} onClick={() => setView('context')}>Context</button>
             <button role="tab" data-testid="tab-memory" aria-selected={view === 'memory'} onClick={() => setView('memory')}>Memory</button>
@@ -455,19 +456,14 @@ export function SidePanel() {
               <button data-testid="new-contact-add" onClick={() => setNoteFor(p)}>Save a note about {firstName(p)}</button>
             </div>
           ))}
-          {status === 'empty' ? (
+          {state?.memorySize === 0 && !cards.length ? (
+            // A first run (or a cleared memory) never opens on a blank panel: what Backstory does and how to fill it.
+            status === 'empty' ? <div data-testid="empty-state"><Welcome onError={(m) => show({ text: m, error: true })} /></div>
+              : <Welcome onError={(m) => show({ text: m, error: true })} />
+          ) : status === 'empty' ? (
             <div data-testid="empty-state" class="empty">
-              {state?.memorySize ? (
-                <>
-                  <p><strong>Nothing in your memory is relevant to this yet.</strong></p>
-                  <p class="muted">Try different words in the search box above, or save what you know: select text on any page and choose “Remember this selection”.</p>
-                </>
-              ) : (
-                <>
-                  <p><strong>Your memory is empty.</strong></p>
-                  <p class="muted">Select text on any page and choose “Remember this selection”, or import notes (Markdown, text or a memory file) in the options.</p>
-                </>
-              )}
+              <p><strong>Nothing in your memory is relevant to this yet.</strong></p>
+              <p class="muted">Try different words in the search box above, or save what you know: select text on any page and choose “Remember this selection”.</p>
             </div>
           ) : null}
           {cards.length ? (

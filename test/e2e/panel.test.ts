@@ -29,6 +29,11 @@ afterAll(async () => {
 const ids = (panel: Page) => panel.locator('[data-testid="card"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-id') ?? ''));
 const waitState = (panel: Page, s: string) => panel.locator(`[data-testid="status"][data-state="${s}"]`).waitFor({ timeout: 60_000 });
 const card = (panel: Page, id: string) => panel.locator(`[data-testid="card"][data-id="${id}"]`);
+/** Copy, Edit, Source and Delete sit in each card's "more" menu. */
+const fromMenu = async (panel: Page, id: string, action: string) => {
+  await card(panel, id).locator('[data-testid="card-more"]').click();
+  await card(panel, id).locator(`[data-testid="${action}"]`).click();
+};
 
 let n = 0;
 async function writeTask(text: string) {
@@ -164,7 +169,7 @@ describe('side panel', () => {
   it('copies a card, and its body drags as text/plain', async () => {
     const { page, panel } = await writeTask(ASK);
     await waitState(panel, 'found');
-    await card(panel, 'budget').locator('[data-testid="card-copy"]').click();
+    await fromMenu(panel, 'budget', 'card-copy');
     await panel.locator('[data-testid="toast"]').getByText('Copied.').waitFor();
     const dragged = await card(panel, 'budget').evaluate((el) => {
       const dt = new DataTransfer();
@@ -187,13 +192,13 @@ describe('side panel', () => {
     await card(panel, 'budget').locator('[data-testid="card-pin"]').click();
     await expect.poll(async () => (await list()).find((i) => i.id === 'budget')?.pinned).toBe(false);
 
-    await card(panel, 'budget').locator('[data-testid="card-edit"]').click();
+    await fromMenu(panel, 'budget', 'card-edit');
     await card(panel, 'budget').locator('[data-testid="edit-title"]').fill('Q3 budget (final)');
     await card(panel, 'budget').locator('[data-testid="edit-save"]').click();
     await expect.poll(() => card(panel, 'budget').locator('[data-testid="card-title"]').innerText(), { timeout: 30_000 }).toBe('Q3 budget (final)');
 
     const victim = (await ids(panel)).includes('q2') ? 'q2' : 'tone';
-    await card(panel, victim).locator('[data-testid="card-delete"]').click();
+    await fromMenu(panel, victim, 'card-delete');
     await expect.poll(async () => (await list()).some((i) => i.id === victim)).toBe(false);
     await panel.locator('[data-testid="undo"]').click();
     await expect.poll(async () => (await list()).some((i) => i.id === victim), { timeout: 30_000 }).toBe(true);

@@ -1,0 +1,91 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { unzipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PanelState } from '../../lib/messaging/protocol';
+import { launchExtension, ROOT, type Harness } from './harness';
+
+/**
+ * The packages `npm run zip` writes (npm test runs it before this file): the Chrome Web Store zip is unpacked and
+ * that build loaded in headless Chromium, the Firefox zip and its sources zip are checked for what the stores need.
+ */
+const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const zipPath = (what: 'chrome' | 'firefox' | 'sources') => join(ROOT, '.output', `backstory-${version}-${what}.zip`);
+const MODEL_FILES = [
+  'models/all-MiniLM-L6-v2/onnx/model_quantized.onnx',
+  'models/all-MiniLM-L6-v2/tokenizer.json',
+  'models/all-MiniLM-L6-v2/config.json',
+  'ort/ort-wasm-simd-threaded.wasm',
+];
+const ICON_SIZES = ['16', '32', '48', '96', '128'];
+
+function entries(what: 'chrome' | 'firefox' | 'sources'): Record<string, Uint8Array> {
+  const path = zipPath(what);
+  if (!existsSync(path)) throw new Error(`No ${path}: run \`npm run zip\` first.`);
+  return unzipSync(readFileSync(path));
+}
+const manifestOf = (files: Record<string, Uint8Array>) => JSON.parse(new TextDecoder().decode(files['manifest.json'])) as Record<string, any>;
+
+describe('npm run zip', () => {
+  let h: Harness | undefined;
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'backstory-zip-'));
+  });
+  afterAll(async () => {
+    await h?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the Chrome zip is a complete build: unpacked and loaded, it ranks with the bundled model', async () => {
+    const files = entries('chrome');
+    for (const f of MODEL_FILES) expect(Object.keys(files), f).toContain(f);
+    const manifest = manifestOf(files);
+    expect(manifest.manifest_version).toBe(3);
+    expect(Object.keys(manifest.icons).sort()).toEqual([...ICON_SIZES].sort());
+    for (const size of ICON_SIZES) expect(files[manifest.icons[size]]?.length, `icon ${size}`).toBeGreaterThan(100);
+
+    for (const [name, bytes] of Object.entries(files)) {
+      if (name.endsWith('/')) continue;
+      mkdirSync(dirname(join(dir, name)), { recursive: true });
+      writeFileSync(join(dir, name), bytes);
+    }
+    h = await launchExtension({ buildDir: dir });
+    await h.seed((JSON.parse(readFileSync(join(ROOT, 'demo', 'memory.json'), 'utf8')) as { items: unknown[] }).items);
+    const { page, tabId } = await h.openPage('/demo/compose.html');
+    await page.locator('#body').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(' ');
+    // Ranked with the model loaded from the zip's own files (the word-only ranking while it loads is not enough).
+    await expect
+      .poll(async () => {
+        const s = await h!.call<PanelState>('panel:get', { tabId });
+        return `${s.model.state} ${s.status} ${s.cards[0]?.item.id ?? ''}`;
+      }, { timeout: 90_000 })
+      .toBe('ready found demo-budget-decision');
+    await page.close();
+  });
+
+  it('the Firefox zip carries the add-on id, the model and the light and dark toolbar icons', () => {
+    const files = entries('firefox');
+    for (const f of MODEL_FILES) expect(Object.keys(files), f).toContain(f);
+    const manifest = manifestOf(files);
+    expect(manifest.browser_specific_settings.gecko.id).toBe('backstory@backstory.extension');
+    const themed = manifest.action.theme_icons as { light: string; dark: string; size: number }[];
+    expect(themed.map((t) => t.size)).toEqual([16, 32]);
+    for (const t of themed) {
+      expect(files[t.light]?.length, t.light).toBeGreaterThan(100);
+      expect(files[t.dark]?.length, t.dark).toBeGreaterThan(100);
+    }
+  });
+
+  it('the sources zip holds what rebuilds the add-on and none of what install or build fetch and write', () => {
+    const names = Object.keys(entries('sources'));
+    for (const f of ['package.json', 'package-lock.json', '.npmrc', 'wxt.config.ts', 'assets/icon.svg', 'scripts/install-assets.mjs', 'entrypoints/background.ts']) {
+      expect(names, f).toContain(f);
+    }
+    const fetchedOrBuilt = names.filter((n) => /^(node_modules|\.output|public\/models|public\/ort|\.wxt|\.cache|screenshots)\//.test(n) || n.includes('/node_modules/'));
+    expect(fetchedOrBuilt).toEqual([]);
+  });
+});
