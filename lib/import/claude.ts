@@ -1,4 +1,5 @@
 import type { MemoryInput } from '../memory/types';
+import { messagePieces } from './note-text';
 
 interface ClaudeBlock {
   type?: string;
@@ -69,15 +70,17 @@ export function claudeItems(conv: ClaudeConversation): MemoryInput[] {
     if (m.sender !== 'human' && m.sender !== 'assistant') continue;
     const text = shownText(m);
     if (!text || !m.uuid) continue;
-    items.push({
-      id: `claude:${convId}:${m.uuid}`,
-      text,
-      title: `${title} · ${m.sender === 'human' ? 'You' : 'Claude'}`,
-      kind: 'evidence',
-      people: [],
-      createdAt: time(m.created_at) ?? time(conv.created_at),
-      source: { format: 'claude', title, ...(convId ? { url: `https://claude.ai/chat/${convId}` } : {}) },
-      thread: { id: `claude:${convId}`, seq: items.length },
+    messagePieces(text).forEach((piece, k) => {
+      items.push({
+        id: `claude:${convId}:${m.uuid}${k ? `#${k}` : ''}`,
+        text: piece,
+        title: `${title} · ${m.sender === 'human' ? 'You' : 'Claude'}`,
+        kind: 'evidence',
+        people: [],
+        createdAt: time(m.created_at) ?? time(conv.created_at),
+        source: { format: 'claude', title, ...(convId ? { url: `https://claude.ai/chat/${convId}` } : {}) },
+        thread: { id: `claude:${convId}`, seq: items.length },
+      });
     });
   }
   return items;
