@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { strToU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { BATCH_SIZE, readImport } from '../../lib/import/index';
@@ -119,5 +121,15 @@ describe('several files in one import', () => {
       ['m.json', 'memory-file', 1],
       ['b.txt', 'text', 1],
     ]);
+  });
+});
+
+describe('where the readers run', () => {
+  it('lib/import uses nothing that exists only in Node or only in pages (the service worker has neither)', () => {
+    const dir = join(__dirname, '../../lib/import');
+    for (const name of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
+      const src = readFileSync(join(dir, name), 'utf8');
+      expect(src, name).not.toMatch(/from 'node:|require\(|\bBuffer\b|\bprocess\.|\bdocument\.|\bwindow\.|DOMParser|FileReader/);
+    }
   });
 });
