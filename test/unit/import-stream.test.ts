@@ -42,6 +42,7 @@ describe('memory file, streamed', () => {
     ['duplicate ids', memoryFile([{ id: 'x', text: 'a' }, { id: 'x', text: 'b' }]), /^m\.json: Item 1: duplicate id "x"/],
     ['a cut-off file', memoryFile([{ text: 'a' }, { text: 'b' }]).slice(0, -12), /^m\.json: The file ends in the middle of item 1/],
     ['no items list', '{ "format": "backstory-memory", "version": 1 }', /^m\.json: The file has no "items" list/],
+    ['other JSON', '{ "uuid": "u1", "full_name": "Sam" }', /^m\.json: This JSON is neither a Backstory memory file .* nor a ChatGPT or Claude export/],
   ])('rejects %s, naming the file and the item', async (_name, content, message) => {
     const err = await readAll([bytesFile('m.json', content)]).catch((e) => e);
     expect(err).toBeInstanceOf(ImportFileError);
