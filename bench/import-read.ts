@@ -6,6 +6,7 @@
  */
 import { readImport } from '../lib/import/index';
 import type { ImportFile } from '../lib/import/types';
+import { unzipSync } from 'fflate';
 import { makeChatGPTExport } from '../test/fixtures/import/generate';
 
 const arg = (name: string, fallback: number) => {
@@ -51,7 +52,7 @@ async function measure(label: string, file: ImportFile) {
   const ms = performance.now() - t0;
   const mb = file.blob.size / 1e6;
   console.log(
-    `${label.padEnd(34)} ${mb.toFixed(1).padStart(7)} MB  ${String(items).padStart(7)} items  ${ms.toFixed(0).padStart(6)} ms  ` +
+    `${label.padEnd(46)} ${mb.toFixed(1).padStart(7)} MB  ${String(items).padStart(7)} items  ${ms.toFixed(0).padStart(6)} ms  ` +
       `${(mb / (ms / 1000)).toFixed(1).padStart(6)} MB/s  ${Math.round(items / (ms / 1000)).toString().padStart(6)} items/s  ` +
       `first batch ${first.toFixed(0)} ms  heap +${((peak - base) / 1e6).toFixed(0)} MB`,
   );
@@ -61,6 +62,7 @@ const conversations = arg('conversations', 2000);
 const turns = arg('turns', 20);
 const mails = arg('mails', 20000);
 const zip = makeChatGPTExport({ conversations, turns, seed: 11 });
-await measure(`ChatGPT export ${conversations}x${turns} (zip)`, { name: 'chatgpt.zip', blob: new Blob([zip as BlobPart]) });
+const jsonMb = unzipSync(zip, { filter: (f) => f.name === 'conversations.json' })['conversations.json'].length / 1e6;
+await measure(`ChatGPT export ${conversations}x${turns} (zip of ${jsonMb.toFixed(0)} MB JSON)`, { name: 'chatgpt.zip', blob: new Blob([zip as BlobPart]) });
 const mbox = makeMbox(mails);
 await measure(`Gmail mbox ${mails} mails`, { name: 'all-mail.mbox', blob: new Blob([mbox as BlobPart]) });

@@ -1,4 +1,5 @@
 import type { MemoryInput } from '../memory/types';
+import { messagePieces } from './note-text';
 import type { ImportOffer } from './types';
 
 /** The parts of a ChatGPT export's conversation that are read (conversations.json holds an array of these). */
@@ -119,15 +120,17 @@ export function chatgptItems(conv: ChatGPTConversation, offer: (o: ImportOffer) 
     const text = shownText(m);
     if (!text || !m.id) continue;
     const createdAt = (m.create_time ?? conv.create_time ?? undefined) as number | undefined;
-    items.push({
-      id: `chatgpt:${convId}:${m.id}`,
-      text,
-      title: `${title} · ${role === 'user' ? 'You' : 'ChatGPT'}`,
-      kind: 'evidence',
-      people: [],
-      createdAt: createdAt ? Math.round(createdAt * 1000) : undefined,
-      source: { format: 'chatgpt', title, ...(convId ? { url: `https://chatgpt.com/c/${convId}` } : {}) },
-      thread: { id: `chatgpt:${convId}`, seq: items.length },
+    messagePieces(text).forEach((piece, k) => {
+      items.push({
+        id: `chatgpt:${convId}:${m.id}${k ? `#${k}` : ''}`,
+        text: piece,
+        title: `${title} · ${role === 'user' ? 'You' : 'ChatGPT'}`,
+        kind: 'evidence',
+        people: [],
+        createdAt: createdAt ? Math.round(createdAt * 1000) : undefined,
+        source: { format: 'chatgpt', title, ...(convId ? { url: `https://chatgpt.com/c/${convId}` } : {}) },
+        thread: { id: `chatgpt:${convId}`, seq: items.length },
+      });
     });
   }
   return items;

@@ -1,11 +1,17 @@
 import type { MemoryInput } from '../memory/types';
+import { messagePieces } from './note-text';
 
 interface ClaudeBlock {
   type?: string;
   text?: string;
 }
+interface ClaudeAttachment {
+  file_name?: string;
+  extracted_content?: string;
+}
 interface ClaudeMessage {
   uuid?: string;
+  attachments?: ClaudeAttachment[];
   sender?: string;
   text?: string;
   content?: ClaudeBlock[];
@@ -59,7 +65,8 @@ function time(s: string | undefined): number | undefined {
 
 /**
  * One Claude conversation as memory items: one thread (`claude:<uuid>`, seq by position), ids
- * `claude:<conversation uuid>:<message uuid>`, the conversation's name kept in each title.
+ * `claude:<conversation uuid>:<message uuid>`, the conversation's name kept in each title; the text of pasted or
+ * uploaded files follows the message it came with.
  */
 export function claudeItems(conv: ClaudeConversation): MemoryInput[] {
   const convId = conv.uuid ?? '';
@@ -67,17 +74,37 @@ export function claudeItems(conv: ClaudeConversation): MemoryInput[] {
   const items: MemoryInput[] = [];
   for (const m of shownMessages(conv)) {
     if (m.sender !== 'human' && m.sender !== 'assistant') continue;
+    if (!m.uuid) continue;
     const text = shownText(m);
-    if (!text || !m.uuid) continue;
-    items.push({
-      id: `claude:${convId}:${m.uuid}`,
-      text,
-      title: `${title} · ${m.sender === 'human' ? 'You' : 'Claude'}`,
-      kind: 'evidence',
-      people: [],
-      createdAt: time(m.created_at) ?? time(conv.created_at),
-      source: { format: 'claude', title, ...(convId ? { url: `https://claude.ai/chat/${convId}` } : {}) },
-      thread: { id: `claude:${convId}`, seq: items.length },
+    messagePieces(text).filter(Boolean).forEach((piece, k) => {
+      items.push({
+        id: `claude:${convId}:${m.uuid}${k ? `#${k}` : ''}`,
+        text: piece,
+        title: `${title} · ${m.sender === 'human' ? 'You' : 'Claude'}`,
+        kind: 'evidence',
+        people: [],
+        createdAt: time(m.created_at) ?? time(conv.created_at),
+        source: { format: 'claude', title, ...(convId ? { url: `https://claude.ai/chat/${convId}` } : {}) },
+        thread: { id: `claude:${convId}`, seq: items.length },
+      });
+    });
+    // Text the person pasted or uploaded (Claude keeps its extracted text): part of the conversation's background.
+    (m.attachments ?? []).forEach((a, n) => {
+      const content = a.extracted_content?.trim();
+      if (!content) return;
+      const name = a.file_name?.trim() || 'Pasted text';
+      messagePieces(content).forEach((piece, k) => {
+        items.push({
+          id: `claude:${convId}:${m.uuid}:attachment-${n}${k ? `#${k}` : ''}`,
+          text: piece,
+          title: `${name} · attached in ${title}`,
+          kind: 'evidence',
+          people: [],
+          createdAt: time(m.created_at) ?? time(conv.created_at),
+          source: { format: 'claude', title, ...(convId ? { url: `https://claude.ai/chat/${convId}` } : {}) },
+          thread: { id: `claude:${convId}`, seq: items.length },
+        });
+      });
     });
   }
   return items;

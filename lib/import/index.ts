@@ -3,7 +3,7 @@ import type { MemoryInput } from '../memory/types';
 import { blobChunks, peek, readAll, throwIfAborted, type Bytes } from './byte-stream';
 import { ConversationsError, conversationItems } from './conversations';
 import { sniffFormat } from './detect';
-import { MailThreads, mailItem } from './mail';
+import { MailThreads, mailItems } from './mail';
 import { mboxMessages } from './mbox';
 import { memoryFileItems } from './memory-file-stream';
 import { noteFormat, noteItems } from './notes';
@@ -135,19 +135,19 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
     let n = 0;
     for await (const raw of mboxMessages(bytes)) {
       n++;
-      const item = await mailItem(raw, 'mbox', ctx.threads).catch((e: Error) => {
+      const items = await mailItems(raw, 'mbox', ctx.threads).catch((e: Error) => {
         throw new EntryProblem(`${within(entry.inside, `message ${n} could not be read`)} (${e.message})`);
       });
-      if (item) yield { items: [item], format: 'mbox' };
+      if (items.length) yield { items, format: 'mbox' };
     }
     return;
   }
   if (kind === 'eml') {
     const raw = await readAll(bytes);
-    const item = await mailItem(raw, 'eml', ctx.threads).catch((e: Error) => {
+    const items = await mailItems(raw, 'eml', ctx.threads).catch((e: Error) => {
       throw new EntryProblem(`${within(entry.inside, 'is not a mail message that can be read')} (${e.message})`);
     });
-    if (item) yield { items: [item], format: 'eml' };
+    if (items.length) yield { items, format: 'eml' };
     return;
   }
   const raw = await readAll(bytes);

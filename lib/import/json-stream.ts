@@ -40,7 +40,7 @@ export async function* jsonValues(bytes: Bytes, paths: string[]): AsyncGenerator
   for await (const chunk of bytes) {
     const text = decoder.decode(chunk, { stream: true });
     if (parser.isEnded) {
-      // Only white space may follow the document.
+      // Only white space may follow the JSON value.
       if (text.trim()) throw new JsonStreamError('invalid', 'there is more after the end of the JSON');
       continue;
     }

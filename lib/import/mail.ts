@@ -2,6 +2,7 @@ import PostalMime, { type Address, type Email } from 'postal-mime';
 import type { MemoryInput } from '../memory/types';
 import { htmlToText } from './html-text';
 import { replyText } from './mail-text';
+import { messagePieces } from './note-text';
 
 // Windows-1252's 0x80-0x9F (curly quotes, dashes, the euro sign). Mail labelled windows-1252 or ISO-8859-1 (which
 // WHATWG decodes as windows-1252) comes out of some runtimes' TextDecoder as C1 control characters instead; those
@@ -71,21 +72,21 @@ function hash(s: string): string {
 }
 
 /**
- * One mail message (raw RFC 822 bytes) as a memory item: its own words (quoted reply and signature left out; an
+ * One mail message (raw RFC 822 bytes) as memory items (one, or parts of one very long mail): its own words (quoted reply and signature left out; an
  * HTML-only mail as text; attachments left out), the subject as title, From/To/Cc as people, the Date, Gmail's
- * labels as tags, the thread from X-GM-THRID or else the root of References / In-Reply-To. Null when there is no
+ * labels as tags, the thread from X-GM-THRID or else the root of References / In-Reply-To. None when there is no
  * text at all, or the mail is in Gmail's Spam or Trash.
  */
-export async function mailItem(raw: Uint8Array, format: 'mbox' | 'eml', threads: MailThreads): Promise<MemoryInput | null> {
+export async function mailItems(raw: Uint8Array, format: 'mbox' | 'eml', threads: MailThreads): Promise<MemoryInput[]> {
   const email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
   const tags = labels(headerValue(email, 'x-gmail-labels'));
   // Takeout's "All mail Including Spam and Trash": what the person threw away or never wanted is not background.
-  if (tags.includes('Spam') || tags.includes('Trash')) return null;
+  if (tags.includes('Spam') || tags.includes('Trash')) return [];
   // The text part; an HTML-only mail (newsletters, many clients' replies) made text.
   const body = fixC1(email.text?.trim() ? email.text : email.html ? htmlToText(email.html) : '').replace(/\u00a0/g, ' ');
   const own = replyText(body);
   const text = own || body.trim();
-  if (!text) return null;
+  if (!text) return [];
   const subject = fixC1(email.subject ?? '').trim();
   const messageId = email.messageId ? bare(email.messageId) : undefined;
   const refs = messageIds(email.references);
@@ -97,15 +98,17 @@ export async function mailItem(raw: Uint8Array, format: 'mbox' | 'eml', threads:
   const id = messageId ? `mail:${messageId}` : `mail:${hash(`${email.headerLines.map((h) => h.line).join('\n')}\n\n${body}`)}`;
   let url: string | undefined;
   if (gmThread && /^\d+$/.test(gmThread)) url = `https://mail.google.com/mail/u/0/#all/${BigInt(gmThread).toString(16)}`;
-  return {
-    id,
-    text,
+  const people = [...new Set(mailboxes([email.from, ...(email.to ?? []), ...(email.cc ?? [])]))];
+  const depth = refs.length || (parent ? 1 : 0);
+  return messagePieces(text).map((piece, k) => ({
+    id: k ? `${id}#${k}` : id,
+    text: piece,
     title: subject || '(no subject)',
-    kind: 'evidence',
-    people: [...new Set(mailboxes([email.from, ...(email.to ?? []), ...(email.cc ?? [])]))],
-    tags,
+    kind: 'evidence' as const,
+    people: [...people],
+    tags: [...tags],
     createdAt: Number.isFinite(date) ? date : undefined,
     source: { format, ...(subject ? { title: subject } : {}), ...(url ? { url } : {}) },
-    ...(threadId ? { thread: { id: threadId, seq: threads.place(threadId, refs.length || (parent ? 1 : 0)) } } : {}),
-  };
+    ...(threadId ? { thread: { id: threadId, seq: threads.place(threadId, depth + k) } } : {}),
+  }));
 }

@@ -16,6 +16,9 @@ export async function* memoryFileItems(bytes: Bytes): AsyncGenerator<MemoryInput
   // Items that arrive before "format" (a hand-made file with its keys in another order) wait for it.
   let waiting: MemoryInput[] = [];
   const checkHeader = () => {
+    if (format === undefined) {
+      throw new ImportError(`This JSON is neither a Backstory memory file (it has no "format": "${MEMORY_FORMAT}") nor a ChatGPT or Claude export.`);
+    }
     if (format !== MEMORY_FORMAT) throw new ImportError(`Wrong format "${String(format)}": expected "${MEMORY_FORMAT}".`);
     if (version !== MEMORY_VERSION) throw new ImportError(`Unsupported version ${String(version)}: this Backstory reads version ${MEMORY_VERSION}.`);
   };

@@ -29,7 +29,10 @@ export function inlineTags(md: string): string[] {
   return [...out];
 }
 
-/** Splits text at blank lines into pieces of at most about `max` characters. */
+/**
+ * Splits text at blank lines into pieces of about `max` characters (a paragraph longer than twice that is cut at a
+ * space), so no piece comes near the store's limit on one memory.
+ */
 export function paragraphs(text: string, max = 1500): string[] {
   if (text.length <= max + 500) return text ? [text] : [];
   const out: string[] = [];
@@ -42,5 +45,26 @@ export function paragraphs(text: string, max = 1500): string[] {
     chunk = chunk ? `${chunk}\n\n${para}` : para;
   }
   if (chunk) out.push(chunk);
+  return out.flatMap((piece) => (piece.length > max * 2 ? cut(piece, max) : [piece]));
+}
+
+function cut(text: string, max: number): string[] {
+  const out: string[] = [];
+  let rest = text;
+  while (rest.length > max * 2) {
+    let at = rest.lastIndexOf(' ', max);
+    if (at < max / 2) at = max;
+    out.push(rest.slice(0, at).trim());
+    rest = rest.slice(at).trim();
+  }
+  if (rest) out.push(rest);
   return out;
+}
+
+/** Messages longer than this (a pasted document, a long answer) become several items of their thread. */
+export const LONG_MESSAGE = 20_000;
+
+/** A message's text in pieces: itself, or parts of about LONG_MESSAGE characters. */
+export function messagePieces(text: string): string[] {
+  return text.length <= LONG_MESSAGE ? [text] : paragraphs(text, LONG_MESSAGE);
 }

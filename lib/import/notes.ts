@@ -136,7 +136,7 @@ export function noteItems(raw: Uint8Array | string, path: string, opts: NoteOpti
         id: `${threadId}#${n}`,
         text: piece,
         title: n === 0 && meta.aliases.length ? `${partTitle} (${meta.aliases.join(', ')})` : partTitle,
-        tags,
+        tags: [...tags],
         createdAt,
         source: { format: opts.format, title, ...(notion ? { url: `https://www.notion.so/${notion[2].toLowerCase()}` } : {}) },
         thread: { id: threadId, seq: n },

@@ -85,6 +85,21 @@ describe('ChatGPT data export', () => {
     expect(byId(items).get(`${B}:b-x1`)!.text).toBe('Use full jitter  and honour Retry-After.');
   });
 
+  it('splits a very long message (a pasted document) into parts of its thread, so no item is too big to store', async () => {
+    const convs = conversations();
+    const doc = Array.from({ length: 300 }, (_, i) => `Section ${i}. ${'The lease runs for two years and the deposit is three months of rent. '.repeat(4)}`).join('\n\n');
+    convs[1].mapping['b-u1'].message.content.parts = [doc];
+    const { items } = await readAll([bytesFile('conversations.json', strToU8(JSON.stringify(convs)))]);
+    const b = items.filter((i) => i.thread!.id === B);
+    expect(b.length).toBeGreaterThan(3);
+    expect(b[0].id).toBe(`${B}:b-u1`);
+    expect(b[1].id).toBe(`${B}:b-u1#1`);
+    expect(b.map((i) => i.thread!.seq)).toEqual(b.map((_, i) => i));
+    expect(b.at(-1)!.id).toBe(`${B}:b-x1`);
+    expect(b.slice(0, -1).map((i) => i.text).join('\n\n')).toBe(doc.trim());
+    expect(Math.max(...b.map((i) => i.text.length))).toBeLessThan(45_000);
+  });
+
   it('reads one conversation saved on its own', async () => {
     const { items } = await readAll([bytesFile('conversation.json', strToU8(JSON.stringify(conversations()[1])))]);
     expect(items.map((i) => i.id)).toEqual([`${B}:b-u1`, `${B}:b-x1`]);

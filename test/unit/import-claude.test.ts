@@ -62,6 +62,16 @@ describe('Claude data export', () => {
     expect(items.filter((i) => i.thread!.id === C2).map((i) => i.id)).toEqual([`${C2}:n-1`, `${C2}:n-2b`]);
   });
 
+  it('keeps the text of a pasted or uploaded file after the message it came with', async () => {
+    const convs = JSON.parse(new TextDecoder().decode(fixtureBytes('claude/conversations.json')));
+    convs[0].chat_messages[2].attachments = [{ file_name: 'budget.csv', file_size: 120, file_type: 'text/csv', extracted_content: 'line,amount\nkiln,2300\nglaze,450' }, { file_name: 'empty.txt', extracted_content: '' }];
+    const { items } = await readAll([bytesFile('conversations.json', strToU8(JSON.stringify(convs)))]);
+    const c1 = items.filter((i) => i.thread!.id === C1);
+    expect(c1.map((i) => i.id)).toEqual([`${C1}:m-1`, `${C1}:m-2`, `${C1}:m-3`, `${C1}:m-3:attachment-0`, `${C1}:m-4`]);
+    expect(c1[3]).toMatchObject({ text: 'line,amount\nkiln,2300\nglaze,450', title: 'budget.csv · attached in Grant proposal outline', thread: { seq: 3 } });
+    expect(c1[4].thread!.seq).toBe(4);
+  });
+
   it('gives the same ids when read twice', async () => {
     const a = await readAll([bytesFile('x.zip', exportZip())]);
     const b = await readAll([fixtureFile('claude/conversations.json')]);

@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { strToU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { BATCH_SIZE, readImport } from '../../lib/import/index';
@@ -40,6 +42,7 @@ describe('memory file, streamed', () => {
     ['duplicate ids', memoryFile([{ id: 'x', text: 'a' }, { id: 'x', text: 'b' }]), /^m\.json: Item 1: duplicate id "x"/],
     ['a cut-off file', memoryFile([{ text: 'a' }, { text: 'b' }]).slice(0, -12), /^m\.json: The file ends in the middle of item 1/],
     ['no items list', '{ "format": "backstory-memory", "version": 1 }', /^m\.json: The file has no "items" list/],
+    ['other JSON', '{ "uuid": "u1", "full_name": "Sam" }', /^m\.json: This JSON is neither a Backstory memory file .* nor a ChatGPT or Claude export/],
   ])('rejects %s, naming the file and the item', async (_name, content, message) => {
     const err = await readAll([bytesFile('m.json', content)]).catch((e) => e);
     expect(err).toBeInstanceOf(ImportFileError);
@@ -119,5 +122,15 @@ describe('several files in one import', () => {
       ['m.json', 'memory-file', 1],
       ['b.txt', 'text', 1],
     ]);
+  });
+});
+
+describe('where the readers run', () => {
+  it('lib/import uses nothing that exists only in Node or only in pages (the service worker has neither)', () => {
+    const dir = join(__dirname, '../../lib/import');
+    for (const name of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
+      const src = readFileSync(join(dir, name), 'utf8');
+      expect(src, name).not.toMatch(/from 'node:|require\(|\bBuffer\b|\bprocess\.|\bdocument\.|\bwindow\.|DOMParser|FileReader/);
+    }
   });
 });
