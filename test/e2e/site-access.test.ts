@@ -66,11 +66,21 @@ const panelState = (tabId: number) => h.call<PanelState>('panel:get', { tabId })
 describe('site access', () => {
   it('asks for the fewest permissions: its own sites up front, any other site only when allowed', () => {
     const manifest = JSON.parse(readFileSync(join(BUILD_DIR, 'manifest.json'), 'utf8'));
-    expect(manifest.host_permissions).toEqual(['https://mail.google.com/*', 'https://chatgpt.com/*', 'https://chat.openai.com/*', 'https://claude.ai/*']);
+    // The sites with their own adapter, as the adapters declare them.
+    expect(manifest.host_permissions).toEqual([
+      'https://mail.google.com/*', 'https://outlook.live.com/*', 'https://outlook.office.com/*', 'https://outlook.office365.com/*',
+      'https://docs.google.com/*', 'https://www.notion.so/*', 'https://notion.so/*', 'https://chatgpt.com/*', 'https://chat.openai.com/*',
+      'https://claude.ai/*', 'https://gemini.google.com/*', 'https://copilot.microsoft.com/*', 'https://www.perplexity.ai/*',
+      'https://perplexity.ai/*', 'https://chat.deepseek.com/*', 'https://chat.mistral.ai/*',
+    ]);
     expect(manifest.optional_host_permissions).toEqual(['*://*/*']);
     expect(manifest.permissions).toEqual(expect.arrayContaining(['activeTab', 'scripting']));
     expect(JSON.stringify(manifest)).not.toContain('<all_urls>');
-    expect(manifest.content_scripts ?? []).toEqual([]);
+    // The only script in the manifest sets Google Docs' flag in the page's world (it reads nothing); the reading
+    // script is registered at run time for the allowed sites.
+    expect(manifest.content_scripts).toEqual([
+      { matches: ['https://docs.google.com/document/*'], run_at: 'document_start', js: ['content-scripts/docs-annotate.js'], world: 'MAIN' },
+    ]);
   });
 
   it('on a site not allowed, runs no content script, never reads the field, and the panel says so', async () => {
