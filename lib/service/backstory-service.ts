@@ -3,6 +3,8 @@ import { openMemoryDB } from '../memory/db';
 import { parseImport } from '../memory/memory-file';
 import { serializeMemoryFile } from '../memory/memory-file';
 import { MemoryStore } from '../memory/store';
+import { ImportRemoval } from '../memory-browse/import-removal';
+import { MemoryCatalog } from '../memory-browse/memory-query';
 import { guessKind } from '../memory/kind-guess';
 import { findSecrets } from '../memory/secrets';
 import type { InsertOutcome } from '../insert/index';
@@ -43,10 +45,17 @@ export class BackstoryService {
   private ports = new Set<Browser.runtime.Port>();
   private indexing?: IndexingProgress;
   private lastCapture?: { item: MemoryItem; at: number };
+  /** The memory browser's paged, filtered reads, and deleting a whole import. */
+  private catalog = new MemoryCatalog();
+  private importRemoval: ImportRemoval;
 
   constructor() {
     this.model = new ModelHolder(() => this.refreshAll());
     this.store = new MemoryStore(openMemoryDB(), () => this.model.get(), () => this.model.indexer());
+    this.importRemoval = new ImportRemoval(this.store, this.catalog, (restored) => {
+      if (restored) void this.indexInBackground();
+      this.refreshAll();
+    });
   }
 
   private getSettings(): Promise<RankSettings> {
@@ -413,6 +422,9 @@ export class BackstoryService {
         await this.store.load();
         return { items: [...this.store.items()].sort((a, b) => b.updatedAt - a.updatedAt) };
       },
+      'memory:query': (q) => this.store.load().then(() => this.catalog.query(this.store.view, q)),
+      'memory:removeImport': ({ importId }) => this.importRemoval.remove(importId),
+      'memory:restoreImport': ({ importId }) => this.importRemoval.restore(importId),
       'memory:import': async ({ fileName, content }) => {
         const inputs = parseImport(fileName, content);
         const added = await this.importInputs(inputs);
