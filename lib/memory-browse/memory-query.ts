@@ -46,6 +46,8 @@ export interface MemoryPage {
   items: MemoryItem[];
   /** How many items match the filter in all. */
   total: number;
+  /** How many items memory holds. */
+  size: number;
   facets?: MemoryFacets;
   /** With a thread filter: what to call the thread (its first item's title). */
   thread?: { id: string; title: string };
@@ -115,12 +117,13 @@ export class MemoryCatalog {
       else if (total >= offset && items.length < limit) items.push(it);
       total++;
     }
-    if (!f.threadId) return { items, total };
+    if (!f.threadId) return { items, total, size: mem.size };
     inThread.sort((a, b) => (a.thread?.seq ?? 0) - (b.thread?.seq ?? 0));
     const first = inThread[0];
     return {
       items: inThread.slice(offset, offset + limit),
       total,
+      size: mem.size,
       thread: { id: f.threadId, title: first ? first.source?.title || first.title : '' },
     };
   }

@@ -3,7 +3,7 @@ import { browser } from 'wxt/browser';
 import type { MemoryItem } from '../memory/types';
 import type { IndexingProgress, PanelPush } from '../messaging/protocol';
 import { callBackground } from '../messaging/rpc';
-import { MemoryView } from './memory-view';
+import { MemoryBrowser } from './memory/memory-browser';
 import { ContextView } from './panel/context-view';
 import { panelActions } from './panel/panel-actions';
 import { PanelHeader, type PanelView } from './panel/panel-header';
@@ -106,7 +106,7 @@ export function SidePanel() {
       ) : null}
 
       {view === 'memory' ? (
-        <MemoryView version={memVersion} onDelete={(it) => void actions.remove(it)} onError={(m) => show({ text: m, error: true })} />
+        <MemoryBrowser version={memVersion} onDelete={(it) => void actions.remove(it)} show={show} onError={(m) => show({ text: m, error: true })} />
       ) : (
         <ContextView state={state} status={status} tabId={tabId} search={search} actions={actions} show={show} fail={fail}
           onAllow={allowSite} onTurnOn={(s) => void setSitePaused(s, false)} />
