@@ -15,6 +15,9 @@ export interface MemoryFilter {
   format?: string;
   /** One conversation, mail thread or note (`thread.id`); its items come in thread order. */
   threadId?: string;
+  /** Only items that are (true) or are not (false) always included, or never included. */
+  pinned?: boolean;
+  excluded?: boolean;
 }
 
 export interface MemoryQuery {
@@ -130,6 +133,8 @@ export class MemoryCatalog {
 
   private matches(it: MemoryItem, f: MemoryFilter): boolean {
     if (f.kind && it.kind !== f.kind) return false;
+    if (f.pinned !== undefined && it.pinned !== f.pinned) return false;
+    if (f.excluded !== undefined && !!it.excluded !== f.excluded) return false;
     if (f.importId && it.source?.importId !== f.importId) return false;
     if (f.format && it.source?.format !== f.format) return false;
     if (f.threadId && it.thread?.id !== f.threadId) return false;

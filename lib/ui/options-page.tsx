@@ -1,12 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
-import type { MemoryItem } from '../memory/types';
 import type { IndexingProgress } from '../messaging/protocol';
 import { callBackground } from '../messaging/rpc';
 import type { RankSettings } from '../rank/types';
 import { CaptureSection } from './options/capture-section';
 import { ClearDataSection } from './options/clear-data-section';
-import { FlaggedItems } from './options/flagged-items';
+import { FlaggedItems, loadFlagLists, type FlagLists } from './options/flagged-items';
 import { HostList } from './options/host-list';
 import { ImportExportSection, type ImportMessage } from './options/import-export-section';
 import { LimitsSection } from './options/limits-section';
@@ -19,7 +18,7 @@ import { useServicePush } from './use-panel-state';
 export function OptionsPage() {
   const [settings, setSettings] = useState<RankSettings>();
   const [message, setMessage] = useState<ImportMessage>();
-  const [items, setItems] = useState<MemoryItem[]>([]);
+  const [lists, setLists] = useState<FlagLists>({ pinned: [], excluded: [], recent: [] });
   const [model, setModel] = useState<ModelInfo>();
   const [indexing, setIndexing] = useState<IndexingProgress>();
   const saveTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -32,7 +31,8 @@ export function OptionsPage() {
     if (editSeq.current === seq && !typing) setSettings(got);
   };
 
-  const reloadItems = () => void callBackground('memory:list', {}).then((r) => setItems(r.items));
+  // Only what the lists show is read, not all memory (which may be 100k items).
+  const reloadItems = () => void loadFlagLists().then(setLists);
   const reloadModel = () => void callBackground('model:status', {}).then(setModel);
   useEffect(() => {
     void callBackground('settings:get', {}).then(setSettings);
@@ -96,11 +96,11 @@ export function OptionsPage() {
         <div class="two-col">
           <div>
             <h3>Always include (pinned)</h3>
-            <FlaggedItems id="always-include" flag="pinned" items={items.filter((i) => i.pinned)} all={items} onChanged={reloadItems} />
+            <FlaggedItems id="always-include" flag="pinned" items={lists.pinned} all={lists.recent} onChanged={reloadItems} />
           </div>
           <div>
             <h3>Never include</h3>
-            <FlaggedItems id="never-include" flag="excluded" items={items.filter((i) => i.excluded)} all={items} onChanged={reloadItems} />
+            <FlaggedItems id="never-include" flag="excluded" items={lists.excluded} all={lists.recent} onChanged={reloadItems} />
           </div>
         </div>
       </section>
@@ -114,7 +114,7 @@ export function OptionsPage() {
 
       {settings ? <ModelSection model={model} /> : null}
 
-      <ClearDataSection count={items.length} onCleared={() => {
+      <ClearDataSection count={model?.memorySize ?? 0} onCleared={() => {
         setMessage({ ok: true, text: 'All memories were deleted.' });
         reloadItems();
         reloadModel();

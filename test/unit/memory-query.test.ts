@@ -50,6 +50,11 @@ describe('memory browser queries (MemoryCatalog on the real store)', () => {
     const cat = new MemoryCatalog();
     const ids = (filter: Parameters<MemoryCatalog['query']>[1]['filter']) => cat.query(store.view, { filter, offset: 0, limit: 50 }).items.map((i) => i.id);
     expect(ids({ kind: 'instruction' })).toEqual(['tone']);
+    await store.update('tone', { pinned: true });
+    await store.update('offsite', { excluded: true });
+    expect(ids({ pinned: true })).toEqual(['tone']);
+    expect(ids({ excluded: true })).toEqual(['offsite']);
+    expect(ids({ pinned: false, excluded: false })).toHaveLength(sample.length - 2);
     expect(ids({ site: 'docs.example.com' })).toEqual(['offsite']); // from the source URL, "www." dropped
     expect(ids({ site: 'mail.google.com' })).toEqual(['mailsite']);
     expect(ids({ person: 'Dana Lee' })).toEqual(['budget']);

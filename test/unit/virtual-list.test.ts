@@ -44,5 +44,4 @@ describe('VirtualList', () => {
     expect(l.asked.at(-1)![0]).toBeLessThanOrEqual(50_000);
     expect(l.asked.at(-1)![1]).toBeGreaterThanOrEqual(50_005);
   });
-
 });
