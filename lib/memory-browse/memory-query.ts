@@ -95,9 +95,9 @@ export class MemoryCatalog {
 
   private reorder(mem: BrowsableMemory): void {
     const all = [...mem.items()];
-    all.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    all.sort((a, b) => (b.updatedAt || 0) - (a.updatedAt || 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     this.ids = all.map((it) => it.id);
-    this.stamps = Float64Array.from(all, (it) => it.updatedAt);
+    this.stamps = Float64Array.from(all, (it) => it.updatedAt || 0);
   }
 
   /** One pass over the kept order; undefined when the order no longer describes memory (then it is rebuilt). */
@@ -113,7 +113,7 @@ export class MemoryCatalog {
     let total = 0;
     for (let i = 0; i < this.ids.length; i++) {
       const it = mem.get(this.ids[i]);
-      if (!it || it.updatedAt !== this.stamps[i]) return undefined;
+      if (!it || (it.updatedAt || 0) !== this.stamps[i]) return undefined;
       if (!this.matches(it, f)) continue;
       if (text && !(it.needsReview ? textHasWords(`${it.title}\n${it.text}`, text) : withWords === undefined || withWords.has(it.id))) continue;
       if (f.threadId) inThread.push(it);
