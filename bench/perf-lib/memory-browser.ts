@@ -52,13 +52,14 @@ async function seed(h: Harness, n: number, log: (s: string) => void): Promise<st
 }
 
 /** Resolves when the page shows the state `check` looks for in a frame; the time it took, or WAIT_MS when it did not. */
-async function timeUntil(page: Page, act: () => Promise<void>, check: string, arg: unknown): Promise<number> {
+async function timeUntil(page: Page, act: () => Promise<void>, check: string, arg: unknown, log: (s: string) => void): Promise<number> {
   const t0 = Date.now();
   await act();
   try {
     await page.waitForFunction(check, arg, { timeout: WAIT_MS, polling: 'raf' });
     return Date.now() - t0;
-  } catch {
+  } catch (e) {
+    log(`not seen after ${Date.now() - t0} ms: ${(e as Error).message.split('\n')[0]}`);
     return WAIT_MS;
   }
 }
@@ -74,13 +75,18 @@ export async function memoryBrowserFigures(log: (s: string) => void, sizes: numb
     try {
       const ids = await seed(h, n, log);
       const { page: tab, tabId } = await h.openPage('/fixtures/textarea.html');
-      const panel = await h.openPanel(tabId);
+      // The panel in a window of its own, as the real side panel is on screen: a page behind another tab of its
+      // window gets no animation frames, and the figures wait for frames (see browser.ts).
+      const sw = await h.serviceWorker();
+      const opened = h.context.waitForEvent('page', { timeout: 30_000 });
+      await sw.evaluate(async (url) => void (await chrome.windows.create({ url, type: 'normal', focused: false })), `chrome-extension://${h.extensionId}/sidepanel.html?tab=${tabId}`);
+      const panel = await opened;
       await panel.locator('[data-testid="status"]').waitFor();
       const first: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         await panel.locator('[data-testid="tab-context"]').click();
         await panel.waitForFunction(`!document.querySelector('[data-testid="memory-view"]')`);
-        first.push(await timeUntil(panel, () => panel.locator('[data-testid="tab-memory"]').click(), ROWS_SHOWN, undefined));
+        first.push(await timeUntil(panel, () => panel.locator('[data-testid="tab-memory"]').click(), ROWS_SHOWN, undefined, log));
         if (first.at(-1) === WAIT_MS) break;
       }
       const domRows = await panel.locator('[data-testid="memory-item"]').count();
@@ -89,7 +95,7 @@ export async function memoryBrowserFigures(log: (s: string) => void, sizes: numb
         const box = panel.locator('[data-testid="memory-filter-text"]');
         for (let r = 0; r < ROUNDS; r++) {
           const i = Math.floor(((r + 1) * n) / (ROUNDS + 2));
-          filter.push(await timeUntil(panel, () => box.fill(`marker${i}zz`), ONLY_ROW, ids[i]));
+          filter.push(await timeUntil(panel, () => box.fill(`marker${i}zz`), ONLY_ROW, ids[i], log));
           await box.fill('');
           await panel.waitForFunction(`document.querySelectorAll('[data-testid="memory-item"]').length > 1`, undefined, { timeout: WAIT_MS });
           if (filter.at(-1) === WAIT_MS) break;
