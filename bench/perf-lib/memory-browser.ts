@@ -52,7 +52,7 @@ async function seed(h: Harness, n: number, log: (s: string) => void): Promise<st
 }
 
 /** Resolves when the page shows the state `check` looks for in a frame; the time it took, or WAIT_MS when it did not. */
-async function timeUntil(page: Page, act: () => Promise<void>, check: string, arg: unknown, log: (s: string) => void): Promise<number> {
+async function timeUntil(page: Page, act: () => Promise<void>, check: (arg: string) => boolean, arg: string, log: (s: string) => void): Promise<number> {
   const t0 = Date.now();
   await act();
   try {
@@ -64,9 +64,12 @@ async function timeUntil(page: Page, act: () => Promise<void>, check: string, ar
   }
 }
 
-const ROWS_SHOWN = `document.querySelectorAll('[data-testid="memory-item"]').length > 0`;
+// Functions, not strings: an extension page's CSP refuses to evaluate strings. No named helpers inside (tsx would
+// add a name helper the page does not have).
+const ROWS_SHOWN = (_: string) => document.querySelectorAll('[data-testid="memory-item"]').length > 0;
 /** The list holds exactly the one item whose marker was typed. */
-const ONLY_ROW = `(id) => { const rows = document.querySelectorAll('[data-testid="memory-item"]'); return rows.length === 1 && rows[0].getAttribute('data-id') === id; }`;
+const ONLY_ROW = (id: string) =>
+  document.querySelectorAll('[data-testid="memory-item"]').length === 1 && document.querySelector('[data-testid="memory-item"]')?.getAttribute('data-id') === id;
 
 export async function memoryBrowserFigures(log: (s: string) => void, sizes: number[], buildDir?: string): Promise<MemoryBrowserFigures[]> {
   const out: MemoryBrowserFigures[] = [];
@@ -85,8 +88,8 @@ export async function memoryBrowserFigures(log: (s: string) => void, sizes: numb
       const first: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         await panel.locator('[data-testid="tab-context"]').click();
-        await panel.waitForFunction(`!document.querySelector('[data-testid="memory-view"]')`);
-        first.push(await timeUntil(panel, () => panel.locator('[data-testid="tab-memory"]').click(), ROWS_SHOWN, undefined, log));
+        await panel.waitForFunction(() => !document.querySelector('[data-testid="memory-view"]'));
+        first.push(await timeUntil(panel, () => panel.locator('[data-testid="tab-memory"]').click(), ROWS_SHOWN, '', log));
         if (first.at(-1) === WAIT_MS) break;
       }
       const domRows = await panel.locator('[data-testid="memory-item"]').count();
@@ -97,7 +100,7 @@ export async function memoryBrowserFigures(log: (s: string) => void, sizes: numb
           const i = Math.floor(((r + 1) * n) / (ROUNDS + 2));
           filter.push(await timeUntil(panel, () => box.fill(`marker${i}zz`), ONLY_ROW, ids[i], log));
           await box.fill('');
-          await panel.waitForFunction(`document.querySelectorAll('[data-testid="memory-item"]').length > 1`, undefined, { timeout: WAIT_MS });
+          await panel.waitForFunction(() => document.querySelectorAll('[data-testid="memory-item"]').length > 1, undefined, { timeout: WAIT_MS });
           if (filter.at(-1) === WAIT_MS) break;
         }
       }
