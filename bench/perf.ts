@@ -161,7 +161,15 @@ async function main() {
 
   if (a.browser) {
     try {
-      const { memoryBrowserFigures } = await import('./perf-lib/memory-browser');
+      const { memoryBrowserFigures, catalogQueryTimes } = await import('./perf-lib/memory-browser');
+      for (const n of a.listSizes) {
+        const q = await catalogQueryTimes(n);
+        const label = `${Math.round(n / 1000)}k`;
+        rows.push({
+          name: `memory_query_ms_${label}`, what: `memory:query in the worker's memory (Node): first page of a word filter, ${label} items`, value: r1(q.wordMs), target: 'reported',
+          note: `unfiltered page ${r1(q.pageMs)} ms, half-typed word ${r1(q.prefixMs)} ms, kind ${r1(q.kindMs)} ms; the first query after a change sorts: ${r1(q.sortMs)} ms`,
+        });
+      }
       const now = await memoryBrowserFigures(log, a.listSizes);
       const before = a.baselineBuild ? await memoryBrowserFigures(log, a.baselineSizes, a.baselineBuild) : [];
       for (const f of now) {

@@ -122,3 +122,35 @@ export async function memoryBrowserFigures(log: (s: string) => void, sizes: numb
   }
   return out;
 }
+
+/**
+ * The worker's side of the memory browser in Node: `MemoryCatalog.query` over `n` synthetic items in the ranker's
+ * IndexedMemory (what the service worker holds), for the first page unfiltered, a word typed, a half-typed word,
+ * and a kind filter. Medians of `rounds` after a first query that sorts.
+ */
+export async function catalogQueryTimes(n: number, rounds = 15): Promise<{ sortMs: number; pageMs: number; wordMs: number; prefixMs: number; kindMs: number }> {
+  const { MemoryCatalog } = await import('../../lib/memory-browse/memory-query');
+  const { arrayMemoryView } = await import('../../lib/rank/memory-view');
+  const corpus = new SyntheticCorpus();
+  const { inputs } = corpus.inputs(n, 2024);
+  const now = Date.now();
+  const mem = arrayMemoryView(inputs.map((inp, i) => {
+    const it = createItem(inp, now - i * 1000);
+    return { ...it, text: `${it.text} marker${i}zz` };
+  }), new Map());
+  const cat = new MemoryCatalog();
+  const time = (filter: Record<string, string>) => {
+    const t0 = performance.now();
+    cat.query(mem, { filter, offset: 0, limit: 50 });
+    return performance.now() - t0;
+  };
+  const sortMs = time({});
+  const med = (f: (k: number) => Record<string, string>) => percentile(Array.from({ length: rounds }, (_, k) => time(f(k))), 50);
+  return {
+    sortMs,
+    pageMs: med(() => ({})),
+    wordMs: med((k) => ({ text: `marker${(k * 7919) % n}zz` })),
+    prefixMs: med((k) => ({ text: `marker${(k * 31) % 97}` })),
+    kindMs: med(() => ({ kind: 'instruction' })),
+  };
+}
