@@ -1,6 +1,7 @@
 /**
  * Speed and memory (issue #6). Every figure is printed beside its baseline measured in the same run, and written as
  * JSON with --json. Usage: npm run bench:perf -- [--json OUT] [--quick] [--no-browser] [--browser-only] [--sizes 10000,100000]
+ *   [--memory-browser] [--list-sizes 10000,100000] [--baseline-build DIR] [--baseline-sizes 10000]
  *
  * - embed_query_ms_p50: one 16-token query on onnxruntime-web WASM, one thread, in Node; the int8 rewrite
  *   (model_quantized.onnx, what the extension loads first) against the q4 model as shipped, interleaved.
@@ -23,6 +24,10 @@
  *   (bench/perf-lib/browser.ts; `--browser-only` runs just these). cold_start_ms's baseline is the same start with
  *   the index pack deleted; index_items_per_s_browser's is the service worker's own 1-thread path, measured in
  *   alternating rounds, with the latency of rankings asked for during each import.
+ * - memory_first_rows_ms_10k / _100k, memory_filter_ms_*, memory_panel_heap_mb_*: the side panel's Memory tab in
+ *   headless Chromium (bench/perf-lib/memory-browser.ts; `--memory-browser` runs just these): click -> first rows,
+ *   a word typed into its filter -> the filtered list, and the panel page's heap. `--baseline-build DIR` measures
+ *   another build (an earlier commit's `.output/chrome-mv3`) the same way as the baseline.
  */
 import { writeFileSync } from 'node:fs';
 import { VectorIndex } from '../lib/embed/vector-index';
@@ -51,6 +56,14 @@ function args(argv: string[]) {
     /** Only the figures measured in Chromium (panel update, cold start, browser indexing). */
     browserOnly: argv.includes('--browser-only'),
     sizes: (get('--sizes') ?? '10000,100000').split(',').map(Number),
+    /** Only the memory browser's figures (first rows, filtered list, panel heap) in Chromium. */
+    memoryBrowser: argv.includes('--memory-browser'),
+    /** Memory sizes for the memory browser's figures. */
+    listSizes: (get('--list-sizes') ?? '10000,100000').split(',').map(Number),
+    /** Another extension build (e.g. of an earlier commit) measured the same way, as the memory browser's baseline. */
+    baselineBuild: get('--baseline-build'),
+    /** Memory sizes the baseline build is measured at (a build that draws every item may not finish at 100k). */
+    baselineSizes: (get('--baseline-sizes') ?? '10000').split(',').map(Number),
   };
 }
 
@@ -62,7 +75,7 @@ async function main() {
   const extra: Record<string, number | string> = {};
   const log = (s: string) => console.error(`[perf] ${s}`);
 
-  if (!a.browserOnly) {
+  if (!a.browserOnly && !a.memoryBrowser) {
   log('embedding one query (WASM, 1 thread): int8 vs q4, interleaved');
   const eq = await embedQuery(a.quick ? 15 : 40);
   rows.push({
@@ -134,7 +147,7 @@ async function main() {
   extra.vector_heap_bytes_per_item_baseline = Math.round(vh.float);
   }
 
-  if (a.browser) {
+  if (a.browser && !a.memoryBrowser) {
     try {
       const { browserFigures } = await import('./perf-lib/browser');
       const bf = await browserFigures(log);
@@ -143,6 +156,35 @@ async function main() {
     } catch (e) {
       log(`browser figures skipped: ${e instanceof Error ? e.message : String(e)}`);
       extra.browser_error = e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  if (a.browser) {
+    try {
+      const { memoryBrowserFigures, catalogQueryTimes } = await import('./perf-lib/memory-browser');
+      for (const n of a.listSizes) {
+        const q = await catalogQueryTimes(n);
+        const label = `${Math.round(n / 1000)}k`;
+        rows.push({
+          name: `memory_query_ms_${label}`, what: `memory:query in the worker's memory (Node): first page of a word filter, ${label} items`, value: r1(q.wordMs), target: 'reported',
+          note: `unfiltered page ${r1(q.pageMs)} ms, half-typed word ${r1(q.prefixMs)} ms, kind ${r1(q.kindMs)} ms; the first query after a change sorts: ${r1(q.sortMs)} ms`,
+        });
+      }
+      const now = await memoryBrowserFigures(log, a.listSizes);
+      const before = a.baselineBuild ? await memoryBrowserFigures(log, a.baselineSizes, a.baselineBuild) : [];
+      for (const f of now) {
+        const label = `${Math.round(f.n / 1000)}k`;
+        const b = before.find((x) => x.n === f.n);
+        const base = b ? ` Baseline build: ${b.note}.` : '';
+        rows.push(
+          { name: `memory_first_rows_ms_${label}`, what: `Memory tab clicked -> first rows drawn, ${label} items, panel page in headless Chromium`, value: f.firstRowsMs, baseline: b?.firstRowsMs, target: '<= 200 ms', ok: f.firstRowsMs <= 200, note: `${f.note}; first after the worker loaded ${f.firstRowsFirstMs} ms.${base}` },
+          { name: `memory_filter_ms_${label}`, what: `a word typed into the memory filter -> the filtered list drawn, ${label} items`, value: f.filterMs, baseline: b?.filterMs, target: '<= 200 ms', ok: f.filterMs <= 200 },
+          { name: `memory_panel_heap_mb_${label}`, what: `the panel page's JS heap with the Memory tab shown, ${label} items`, value: f.heapMb, baseline: b?.heapMb, target: 'reported' },
+        );
+      }
+    } catch (e) {
+      log(`memory browser figures skipped: ${e instanceof Error ? e.message : String(e)}`);
+      extra.memory_browser_error = e instanceof Error ? e.message : String(e);
     }
   }
 

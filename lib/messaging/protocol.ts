@@ -1,6 +1,7 @@
 import type { InsertOutcome } from '../insert/index';
 import type { ReadProgress } from '../import/types';
 import type { ImportJob } from '../memory/import-jobs';
+import type { MemoryPage, MemoryQuery } from '../memory-browse/memory-query';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { RankedCard, RankSettings, TaskReading, TraceEntry } from '../rank/types';
 import type { Settings, SettingsPatch } from '../settings/types';
@@ -80,6 +81,11 @@ export interface BackgroundProtocol {
   'memory:update': { req: { id: string; patch: MemoryPatch }; res: { item: MemoryItem } };
   'memory:delete': { req: { ids: string[] }; res: { removed: MemoryItem[] } };
   'memory:list': { req: Record<string, never>; res: { items: MemoryItem[] } };
+  /** Memory browser: one page of the items matching a filter, the total, and (when asked) the filters' values. */
+  'memory:query': { req: MemoryQuery; res: MemoryPage };
+  /** Memory browser: delete every item an import brought; `memory:restoreImport` undoes it for a while after. */
+  'memory:removeImport': { req: { importId: string }; res: { removed: number } };
+  'memory:restoreImport': { req: { importId: string }; res: { restored: number } };
   /** Options page: import a file's content; all or nothing. */
   'memory:import': { req: { fileName: string; content: string }; res: { added: number } };
   'memory:export': { req: Record<string, never>; res: { content: string } };

@@ -346,6 +346,28 @@ export class LexicalDocs {
     });
   }
 
+  /**
+   * Ids of the items holding any of `terms` or, with `prefix`, any term starting with it: the memory browser's word
+   * filter (each word typed must match; the last may be half typed). Walks postings only, no item is read.
+   */
+  idsWithTerms(terms: string[], prefix = ''): Set<string> {
+    const want = new Set<number>();
+    for (const t of terms) {
+      const k = this.termId.get(t);
+      if (k !== undefined) want.add(k);
+    }
+    if (prefix) for (let k = 0; k < this.termStr.length; k++) if (this.df[k] > 0 && this.termStr[k].startsWith(prefix)) want.add(k);
+    const out = new Set<string>();
+    for (const k of want) {
+      const p = this.df[k] > 0 ? this.postings[k] : undefined;
+      for (let j = 0; p && j < p.n; j++) {
+        const id = this.ids[p.doc[j]];
+        if (id !== undefined) out.add(id);
+      }
+    }
+    return out;
+  }
+
   asks(id: string): boolean {
     const s = this.slotOf.get(id);
     return s !== undefined && this.asked[s] === 1;

@@ -1,6 +1,8 @@
 import { serializeMemoryFile } from '../memory/memory-file';
 import { parseImport } from '../import/text-import';
 import { learning } from '../learn/learning';
+import { ImportRemoval } from '../memory-browse/import-removal';
+import { MemoryCatalog, type MemoryPage, type MemoryQuery } from '../memory-browse/memory-query';
 import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { ServiceStatus } from '../messaging/protocol';
@@ -13,12 +15,35 @@ interface Panels {
 
 /** Changes to memory the pages ask for; every change re-ranks the open panels. */
 export class MemoryActions {
+  /** The memory browser's paged, filtered reads. */
+  private readonly catalog = new MemoryCatalog();
+  /** Deleting a whole import, with Undo for a while after. */
+  private readonly imports: ImportRemoval;
+
   constructor(
     private readonly store: MemoryStore,
     private readonly panels: Panels,
     private readonly indexing: BackgroundIndexing,
     private readonly model: ModelHolder,
-  ) {}
+  ) {
+    this.imports = new ImportRemoval(store, (restored) => {
+      if (restored) void indexing.run();
+      panels.refreshAll();
+    });
+  }
+
+  async query(q: MemoryQuery): Promise<MemoryPage> {
+    await this.store.load();
+    return this.catalog.query(this.store.view, q);
+  }
+
+  removeImport(importId: string): Promise<{ removed: number }> {
+    return this.imports.remove(importId);
+  }
+
+  restoreImport(importId: string): Promise<{ restored: number }> {
+    return this.imports.restore(importId);
+  }
 
   async add(items: MemoryInput[]): Promise<{ items: MemoryItem[] }> {
     const added = await this.store.add(items);

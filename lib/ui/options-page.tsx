@@ -1,166 +1,33 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ShortcutsSection } from './shortcuts';
-import { IMPORT_SECTION } from './open-pages';
-import type { MemoryItem } from '../memory/types';
-import type { ModelStatus, PreviewCard } from '../messaging/protocol';
 import { callBackground } from '../messaging/rpc';
-import { WEIGHT_NAMES, type RankSettings, type WeightName } from '../rank/types';
+import { applySettingsPatch, mergeSettingsPatch } from '../settings/settings';
 import { readSettings, watchSettings } from '../settings/settings-item';
 import type { Settings, SettingsPatch } from '../settings/types';
-import { DEFAULT_SETTINGS } from '../settings/defaults';
-import { applySettingsPatch, mergeSettingsPatch, normalizeHost } from '../settings/settings';
-import { ImportSection } from './import/import-section';
-import { SiteAccessList } from './site-access-list';
 import { LearningSection } from './learning-section';
+import { IMPORT_SECTION } from './open-pages';
+import { CaptureSection } from './options/capture-section';
+import { ClearDataSection } from './options/clear-data-section';
+import { FlaggedItems, loadFlagLists, type FlagLists } from './options/flagged-items';
+import { HostList } from './options/host-list';
+import { ImportExportSection, type DataMessage } from './options/import-export-section';
+import { LimitsSection } from './options/limits-section';
+import { ModelSection, type ModelInfo } from './options/model-section';
+import { WeightsSection } from './options/weights-section';
+import { ShortcutsSection } from './shortcuts';
+import { SiteAccessList } from './site-access-list';
 import { useServicePush } from './use-panel-state';
 
-const WEIGHT_HELP: Record<WeightName, string> = {
-  semantic: 'Meaning matches (on-device model)',
-  lexical: 'Same words',
-  recency: 'Newer or recently used',
-  priority: 'Pinned and emphasised',
-  continuity: 'Used with what is on screen',
-  situation: 'This site, person or page',
-};
-
-/** An editable list of hostnames (excluded sites, capture sites). */
-function HostList(props: { id: string; label: string; hosts: string[]; onChange: (hosts: string[]) => void; placeholder: string }) {
-  const [draft, setDraft] = useState('');
-  const [err, setErr] = useState('');
-  const add = (e: Event) => {
-    e.preventDefault();
-    const h = normalizeHost(draft);
-    if (!h) return setErr(`“${draft}” is not a site name.`);
-    setErr('');
-    setDraft('');
-    if (!props.hosts.includes(h)) props.onChange([...props.hosts, h]);
-  };
-  return (
-    <div class="host-list" data-testid={props.id}>
-      <form class="inline" onSubmit={add}>
-        <input aria-label={props.label} data-testid={`${props.id}-input`} placeholder={props.placeholder} value={draft}
-          onInput={(e) => setDraft((e.target as HTMLInputElement).value)} />
-        <button type="submit" data-testid={`${props.id}-add`}>Add</button>
-      </form>
-      {err ? <p class="error" role="alert">{err}</p> : null}
-      <ul class="chips">
-        {props.hosts.map((h) => (
-          <li key={h} class="chip" data-host={h}>
-            {h}
-            <button aria-label={`Remove ${h}`} onClick={() => props.onChange(props.hosts.filter((x) => x !== h))}>×</button>
-          </li>
-        ))}
-        {!props.hosts.length ? <li class="muted">None.</li> : null}
-      </ul>
-    </div>
-  );
-}
-
-/** Items marked always-include (pinned) or never-include (excluded), with a picker to add more. */
-function ItemList(props: { id: string; items: MemoryItem[]; all: MemoryItem[]; flag: 'pinned' | 'excluded'; onChanged: () => void }) {
-  const [pick, setPick] = useState('');
-  const set = async (id: string, on: boolean) => {
-    const patch = props.flag === 'pinned' ? { pinned: on, ...(on ? { excluded: false } : {}) } : { excluded: on, ...(on ? { pinned: false } : {}) };
-    await callBackground('memory:update', { id, patch });
-    props.onChanged();
-  };
-  const candidates = props.all.filter((i) => !i[props.flag]);
-  return (
-    <div data-testid={props.id}>
-      <ul class="item-flags">
-        {props.items.map((it) => (
-          <li key={it.id} data-id={it.id}>
-            <span class={`badge badge-${it.kind}`}>{it.kind}</span> {it.title || it.text.slice(0, 60)}
-            <button aria-label={`Remove ${it.title}`} onClick={() => void set(it.id, false)}>Remove</button>
-          </li>
-        ))}
-        {!props.items.length ? <li class="muted">None.</li> : null}
-      </ul>
-      <form class="inline" onSubmit={(e) => {
-        e.preventDefault();
-        if (pick) void set(pick, true).then(() => setPick(''));
-      }}>
-        <select data-testid={`${props.id}-pick`} value={pick} aria-label="Choose a memory" onChange={(e) => setPick((e.target as HTMLSelectElement).value)}>
-          <option value="">Choose a memory…</option>
-          {candidates.slice(0, 500).map((it) => <option key={it.id} value={it.id}>{(it.title || it.text).slice(0, 80)}</option>)}
-        </select>
-        <button type="submit" data-testid={`${props.id}-add`} disabled={!pick}>Add</button>
-      </form>
-    </div>
-  );
-}
-
-/** Live ranking of a sample task under the current settings, with each card's move against the defaults. */
-function Preview({ settings }: { settings: RankSettings }) {
-  const [text, setText] = useState('Reply to Dana about the Q3 budget review');
-  const [cards, setCards] = useState<PreviewCard[]>();
-  const [base, setBase] = useState<PreviewCard[]>([]);
-  const [err, setErr] = useState('');
-  useEffect(() => {
-    let live = true;
-    const t = setTimeout(() => {
-      if (!text.trim()) return setCards([]);
-      Promise.all([
-        callBackground('rank:preview', { text, settings }),
-        callBackground('rank:preview', { text, settings: { ...settings, weights: DEFAULT_SETTINGS.weights } }),
-      ]).then(
-        ([now, def]) => {
-          if (!live) return;
-          setErr('');
-          setCards(now.cards);
-          setBase(def.cards);
-        },
-        (e: Error) => live && setErr(e.message),
-      );
-    }, 200);
-    return () => {
-      live = false;
-      clearTimeout(t);
-    };
-  }, [text, settings]);
-  return (
-    <div class="preview" data-testid="preview">
-      <label class="field">
-        <span>Sample task</span>
-        <input data-testid="preview-task" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
-      </label>
-      {err ? <p class="error">{err}</p> : null}
-      <ol class="preview-list" aria-live="polite">
-        {(cards ?? []).map((c, i) => {
-          const was = base.findIndex((b) => b.id === c.id);
-          const move = was < 0 ? 'new' : was - i;
-          return (
-            <li key={c.id} data-testid="preview-card" data-id={c.id}>
-              <span class={`badge badge-${c.kind}`}>{c.kind}</span>
-              <span class="preview-title">{c.title}</span>
-              <span class="num">{c.score.toFixed(2)}</span>
-              <span class={`move ${move === 'new' ? 'up' : move > 0 ? 'up' : move < 0 ? 'down' : ''}`}
-                title="Compared with the default weights">
-                {move === 'new' ? 'new' : move > 0 ? `↑${move}` : move < 0 ? `↓${-move}` : '='}
-              </span>
-            </li>
-          );
-        })}
-        {cards && !cards.length ? <li class="muted">Nothing clears the relevance bar for this task.</li> : null}
-      </ol>
-    </div>
-  );
-}
-
+/** The options page: one section per concern, the common ones first; every change is saved at once. */
 export function OptionsPage() {
   const [settings, setSettings] = useState<Settings>();
-  const [message, setMessage] = useState<{ ok: boolean; text: string }>();
-  const [items, setItems] = useState<MemoryItem[]>([]);
-  const [model, setModel] = useState<ModelStatus & { memorySize: number; unembedded: number }>();
-  const [confirmClear, setConfirmClear] = useState(false);
+  const [message, setMessage] = useState<DataMessage>();
+  const [lists, setLists] = useState<FlagLists>({ pinned: [], excluded: [], recent: [] });
+  const [model, setModel] = useState<ModelInfo>();
   const saveTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const editSeq = useRef(0);
-  // What is typed into a number field until its change fires: any re-render meanwhile (a status push, another
-  // page's change) would otherwise put the saved value back into the field, and the typed one would never be saved.
-  const [drafts, setDrafts] = useState<Partial<Record<string, string>>>({});
   // A reply from the worker must not undo an edit the user made while it was on its way, nor reset a field the user
   // is typing into (its change would then never fire, and the edit would be lost): such replies are dropped; the
-  // field's own change saves the whole settings and brings the next reply.
+  // field's own change saves and brings the next reply.
   const applyFromWorker = (got: Settings, seq: number) => {
     const typing = (document.activeElement as HTMLElement | null)?.matches?.('input[data-setting]');
     if (editSeq.current === seq && !typing) setSettings(got);
@@ -171,7 +38,8 @@ export function OptionsPage() {
   useEffect(() => {
     if (loaded && location.hash === `#${IMPORT_SECTION}`) document.getElementById('h-io')?.focus();
   }, [loaded]);
-  const reloadItems = () => void callBackground('memory:list', {}).then((r) => setItems(r.items));
+  // Only what the lists show is read, not all memory (which may be 100k items).
+  const reloadItems = () => void loadFlagLists().then(setLists);
   const reloadModel = () => void callBackground('model:status', {}).then(setModel);
   useEffect(() => {
     void readSettings().then(setSettings);
@@ -180,7 +48,7 @@ export function OptionsPage() {
     // Another page (the side panel's per-site switch) may change settings: follow it.
     return watchSettings((got) => applyFromWorker(got, editSeq.current));
   }, []);
-  // The model status is asked for when the worker says it changed, not polled (counting what waits reads every item).
+  // The model status is asked for when the worker says it changed, not polled.
   useServicePush((p) => {
     if (p.type === 'captured') reloadItems();
     if (p.type === 'model' || p.type === 'captured' || (p.type === 'indexing' && p.progress.done >= p.progress.total)) reloadModel();
@@ -201,69 +69,14 @@ export function OptionsPage() {
     }, delay);
   };
 
-  const onExport = async () => {
-    const { content } = await callBackground('memory:export', {});
-    const url = URL.createObjectURL(new Blob([content], { type: 'application/json' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = `backstory-memory-${new Date().toISOString().slice(0, 10)}.json`;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  };
-
-  const num = (key: 'budgetTokens' | 'halfLifeDays' | 'maxCards' | 'threshold', label: string, min: number, max: number, step: number, help: string) =>
-    settings ? (
-      <label class="weight-row">
-        <span title={help}>{label}</span>
-        <input type="number" min={min} max={max} step={step} data-setting={key} value={drafts[key] ?? settings.rank[key]} aria-describedby={`help-${key}`}
-          onInput={(e) => setDrafts((d) => ({ ...d, [key]: (e.target as HTMLInputElement).value }))}
-          onChange={(e) => {
-            const v = Number((e.target as HTMLInputElement).value);
-            setDrafts(({ [key]: _done, ...rest }) => rest);
-            if (Number.isFinite(v)) save({ rank: { [key]: v } });
-          }} />
-        <span class="muted small" id={`help-${key}`}>{help}</span>
-      </label>
-    ) : null;
-
   return (
     <main class="options">
       <h1><img class="logo" src="/icons/32.png" alt="" width={24} height={24} />Backstory options</h1>
       <p class="muted">Everything stays on this device. Changes apply immediately.</p>
 
-      <section aria-labelledby="h-rank">
-        <h2 id="h-rank">Ranking</h2>
-        <div class="rank-grid">
-          <div>
-            {settings
-              ? WEIGHT_NAMES.map((name) => (
-                  <label class="weight-row" key={name}>
-                    <span title={WEIGHT_HELP[name]}>{name}</span>
-                    <input
-                      type="range" min="0" max="1" step="0.01"
-                      data-weight={name}
-                      aria-label={`${name} weight: ${WEIGHT_HELP[name]}`}
-                      value={settings.rank.weights[name]}
-                      onInput={(e) => save({ rank: { weights: { ...settings.rank.weights, [name]: Number((e.target as HTMLInputElement).value) } } }, 250)}
-                    />
-                    <span class="num">{settings.rank.weights[name].toFixed(2)}</span>
-                  </label>
-                ))
-              : 'Loading…'}
-            {settings ? (
-              <button data-testid="weights-reset" onClick={() => save({ rank: { weights: { ...DEFAULT_SETTINGS.weights } } })}>Reset weights</button>
-            ) : null}
-          </div>
-          {settings ? <Preview settings={settings.rank} /> : null}
-        </div>
-      </section>
+      <WeightsSection settings={settings} save={save} />
 
-      <section aria-labelledby="h-io" id={IMPORT_SECTION}>
-        <h2 id="h-io" tabIndex={-1}>Import and export</h2>
-        <ImportSection onChanged={() => (reloadItems(), reloadModel())} />
-        <button data-testid="export" onClick={() => void onExport()}>Export memory</button>
-        {message ? <p data-testid="data-message" class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>{message.text}</p> : null}
-      </section>
+      <ImportExportSection message={message} onChanged={() => (reloadItems(), reloadModel())} />
 
       <section aria-labelledby="h-access">
         <h2 id="h-access">Site access</h2>
@@ -282,15 +95,7 @@ export function OptionsPage() {
 
       <ShortcutsSection />
 
-      {settings ? (
-        <section aria-labelledby="h-limits">
-          <h2 id="h-limits">Recency, budget and caps</h2>
-          {num('halfLifeDays', 'Half-life (days)', 0.5, 3650, 0.5, 'A memory this old counts half as recent.')}
-          {num('budgetTokens', 'Token budget', 50, 20000, 50, 'Most tokens “insert all” adds.')}
-          {num('maxCards', 'Max cards', 1, 50, 1, 'Most cards the panel shows.')}
-          {num('threshold', 'Relevance bar', 0, 1, 0.01, 'Below this a card is not shown.')}
-        </section>
-      ) : null}
+      {settings ? <LimitsSection settings={settings} save={save} /> : null}
 
       <LearningSection />
 
@@ -299,56 +104,24 @@ export function OptionsPage() {
         <div class="two-col">
           <div>
             <h3>Always include (pinned)</h3>
-            <ItemList id="always-include" flag="pinned" items={items.filter((i) => i.pinned)} all={items} onChanged={reloadItems} />
+            <FlaggedItems id="always-include" flag="pinned" items={lists.pinned} all={lists.recent} onChanged={reloadItems} />
           </div>
           <div>
             <h3>Never include</h3>
-            <ItemList id="never-include" flag="excluded" items={items.filter((i) => i.excluded)} all={items} onChanged={reloadItems} />
+            <FlaggedItems id="never-include" flag="excluded" items={lists.excluded} all={lists.recent} onChanged={reloadItems} />
           </div>
         </div>
       </section>
 
-      {settings ? (
-        <section aria-labelledby="h-capture">
-          <h2 id="h-capture">Capture</h2>
-          <label class="check">
-            <input type="checkbox" data-testid="capture-sent" checked={settings.capture.sent}
-              onChange={(e) => save({ capture: { sent: (e.target as HTMLInputElement).checked } })} />
-            Remember the messages I send on these sites (off by default)
-          </label>
-          <HostList id="capture-sites" label="Add a site for message capture" placeholder="e.g. chatgpt.com" hosts={settings.capture.sites}
-            onChange={(sites) => save({ capture: { sites } })} />
-        </section>
-      ) : null}
+      {settings ? <CaptureSection settings={settings} save={save} /> : null}
 
-      {settings ? (
-        <section aria-labelledby="h-model">
-          <h2 id="h-model">Model</h2>
-          <p data-testid="model-state" data-state={model?.state ?? 'idle'}>
-            all-MiniLM-L6-v2 (on device):{' '}
-            {model?.state === 'ready' ? `ready, running on ${model.backend ?? 'WASM'}` : model?.state === 'loading' ? 'loading…' : model?.state === 'failed' ? `failed (${model.error ?? 'unknown'}); word matching only` : 'loads on first use'}
-            {model ? ` · ${model.memorySize} memories${model.unembedded ? `, ${model.unembedded} waiting to be indexed` : ''}` : ''}
-          </p>
-        </section>
-      ) : null}
+      {settings ? <ModelSection model={model} /> : null}
 
-      <section aria-labelledby="h-danger" class="danger-zone">
-        <h2 id="h-danger">Clear all data</h2>
-        {confirmClear ? (
-          <div role="alertdialog" aria-label="Confirm deleting all memories" data-testid="clear-confirm-box">
-            <p><strong>Delete all {items.length} memories?</strong> This cannot be undone. Export first if you want a copy.</p>
-            <button class="danger primary" data-testid="clear-confirm" onClick={() => void callBackground('memory:clear', {}).then(() => {
-              setConfirmClear(false);
-              setMessage({ ok: true, text: 'All memories were deleted.' });
-              reloadItems();
-              reloadModel();
-            })}>Delete everything</button>{' '}
-            <button data-testid="clear-cancel" onClick={() => setConfirmClear(false)}>Cancel</button>
-          </div>
-        ) : (
-          <button class="danger" data-testid="clear-all" onClick={() => setConfirmClear(true)}>Clear all data…</button>
-        )}
-      </section>
+      <ClearDataSection count={model?.memorySize ?? 0} onCleared={() => {
+        setMessage({ ok: true, text: 'All memories were deleted.' });
+        reloadItems();
+        reloadModel();
+      }} />
     </main>
   );
 }
