@@ -12,6 +12,8 @@ const worker = {
 };
 const answers: Record<string, () => unknown> = {
   'memory:list': () => ({ items: [] }),
+  'memory:query': () => ({ items: [], total: 0, size: 0 }),
+  'import:status': () => ({ jobs: [] }),
   'model:status': () => {
     worker.statusRequests++;
     return { state: 'ready', backend: 'wasm', memorySize: 3, unembedded: 0 };
@@ -28,6 +30,7 @@ const chromeFake = Object.assign(fakeBrowser, {
       return { postMessage() {}, disconnect() {}, onMessage: { addListener: (l: (m: unknown) => void) => listeners.push(l) }, onDisconnect: { addListener() {} } };
     },
   }),
+  commands: { getAll: async () => [] },
   permissions: Object.assign(fakeBrowser.permissions ?? {}, {
     getAll: async () => ({ origins: [] }),
     onAdded: { addListener() {}, removeListener() {} },
