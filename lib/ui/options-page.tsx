@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { MemoryItem } from '../memory/types';
-import type { IndexingProgress, ModelStatus, PreviewCard } from '../messaging/protocol';
+import type { IndexingProgress, PreviewCard, ServiceStatus } from '../messaging/protocol';
 import { decodeFileBytes } from '../memory/decode-text';
 import { callBackground } from '../messaging/rpc';
 
@@ -152,7 +152,7 @@ export function OptionsPage() {
   const [settings, setSettings] = useState<Settings>();
   const [message, setMessage] = useState<{ ok: boolean; text: string }>();
   const [items, setItems] = useState<MemoryItem[]>([]);
-  const [model, setModel] = useState<ModelStatus & { memorySize: number; unembedded: number }>();
+  const [model, setModel] = useState<ServiceStatus>();
   const [indexing, setIndexing] = useState<IndexingProgress>();
   const [confirmClear, setConfirmClear] = useState(false);
   const [busy, setBusy] = useState('');
@@ -369,6 +369,7 @@ export function OptionsPage() {
             all-MiniLM-L6-v2 (on device):{' '}
             {model?.state === 'ready' ? `ready, running on ${model.backend ?? 'WASM'}` : model?.state === 'loading' ? 'loading…' : model?.state === 'failed' ? `failed (${model.error ?? 'unknown'}); word matching only` : 'loads on first use'}
             {model ? ` · ${model.memorySize} memories${model.unembedded ? `, ${model.unembedded} waiting to be indexed` : ''}` : ''}
+            {model?.indexProblem ? <span class="error" data-testid="index-problem"> · {model.indexProblem}</span> : null}
           </p>
         </section>
       ) : null}
