@@ -5,6 +5,7 @@ import { fakeBrowser } from 'wxt/testing';
 /** The worker as the options page sees it: answers messages, counts status requests, and can push over a port. */
 const worker = {
   statusRequests: 0,
+  indexProblem: undefined as string | undefined,
   ports: [] as ((m: unknown) => void)[],
   push(m: unknown) {
     for (const deliver of this.ports) deliver(m);
@@ -16,7 +17,7 @@ const answers: Record<string, () => unknown> = {
   'import:status': () => ({ jobs: [] }),
   'model:status': () => {
     worker.statusRequests++;
-    return { state: 'ready', backend: 'wasm', memorySize: 3, unembedded: 0 };
+    return { state: 'ready', backend: 'wasm', memorySize: 3, unembedded: 0, ...(worker.indexProblem ? { indexProblem: worker.indexProblem } : {}) };
   },
   'settings:get': () => ({}),
 };
@@ -49,7 +50,7 @@ beforeAll(async () => {
 afterAll(() => vi.useRealTimers());
 
 describe('the options page model status', () => {
-  it('is asked for when the worker says it changed, not every few seconds', async () => {
+  it('is asked for when the worker says it changed, not every few seconds, and says why indexing stopped', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const root = document.createElement('div');
     document.body.append(root);
@@ -59,9 +60,14 @@ describe('the options page model status', () => {
     expect(first).toBeGreaterThan(0);
     await vi.advanceTimersByTimeAsync(20_000); // nothing changed
     expect(worker.statusRequests).toBe(first);
-    worker.push({ type: 'model', status: { state: 'ready', backend: 'wasm' } });
+    worker.indexProblem = 'Indexing stopped after 16 of 40 memories: <b>engine gone</b>.';
+    worker.push({ type: 'indexing', progress: { done: 16, total: 16 } }); // a run ended (here: stopped)
     await vi.advanceTimersByTimeAsync(100);
     expect(worker.statusRequests).toBe(first + 1);
+    expect(root.querySelector('[data-testid="index-problem"]')?.textContent).toContain('<b>engine gone</b>'); // as text
+    worker.push({ type: 'model', status: { state: 'ready', backend: 'wasm' } });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(worker.statusRequests).toBe(first + 2);
     render(null, root);
   });
 });

@@ -1,6 +1,6 @@
-import type { ModelStatus } from '../../messaging/protocol';
+import type { ServiceStatus } from '../../messaging/protocol';
 
-export type ModelInfo = ModelStatus & { memorySize: number; unembedded: number };
+export type ModelInfo = ServiceStatus;
 
 /** Which model ranks, whether it is ready, and how much memory waits to be indexed. */
 export function ModelSection({ model }: { model: ModelInfo | undefined }) {
@@ -11,6 +11,7 @@ export function ModelSection({ model }: { model: ModelInfo | undefined }) {
         all-MiniLM-L6-v2 (on device):{' '}
         {model?.state === 'ready' ? `ready, running on ${model.backend ?? 'WASM'}` : model?.state === 'loading' ? 'loading…' : model?.state === 'failed' ? `failed (${model.error ?? 'unknown'}); word matching only` : 'loads on first use'}
         {model ? ` · ${model.memorySize} memories${model.unembedded ? `, ${model.unembedded} waiting to be indexed` : ''}` : ''}
+        {model?.indexProblem ? <span class="error" data-testid="index-problem"> · {model.indexProblem}</span> : null}
       </p>
     </section>
   );
