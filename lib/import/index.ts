@@ -33,6 +33,7 @@ interface Entry {
 
 interface Context {
   offer: (o: ImportOffer) => void;
+  feedback?: (f: unknown) => void;
   signal?: AbortSignal;
   threads: MailThreads;
   /** Whether the file came as one of many (a folder): files Backstory does not read are then passed over quietly. */
@@ -124,7 +125,7 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   }
   if (kind === 'memory-file') {
     try {
-      for await (const items of memoryFileItems(bytes)) yield { items, format: 'memory-file' };
+      for await (const items of memoryFileItems(bytes, ctx.feedback)) yield { items, format: 'memory-file' };
     } catch (e) {
       if (e instanceof ImportError) throw new EntryProblem(entry.inside ? `${entry.inside}: ${e.message}` : e.message, e.itemIndex);
       throw e;
@@ -174,6 +175,7 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
   const offered = new Set<string>();
   const ctx: Context = {
     signal: opts.signal,
+    feedback: opts.onFeedback,
     threads: new MailThreads(),
     inFolder: files.length > 1 || files.some((f) => f.path?.includes('/')),
     offer: (o) => {

@@ -8,7 +8,7 @@ import { JsonStreamError, jsonValues } from './json-stream';
  * arrives, so a file of hundreds of megabytes is never whole in memory. Throws ImportError naming the problem and
  * the item index.
  */
-export async function* memoryFileItems(bytes: Bytes): AsyncGenerator<MemoryInput[]> {
+export async function* memoryFileItems(bytes: Bytes, onFeedback?: (feedback: unknown) => void): AsyncGenerator<MemoryInput[]> {
   let format: unknown;
   let version: unknown;
   let index = 0;
@@ -24,11 +24,12 @@ export async function* memoryFileItems(bytes: Bytes): AsyncGenerator<MemoryInput
   };
   let sawItems = false;
   try {
-    for await (const values of jsonValues(bytes, ['$.format', '$.version', '$.items', '$.items.*'])) {
+    for await (const values of jsonValues(bytes, ['$.format', '$.version', '$.items', '$.items.*', '$.feedback'])) {
       const out: MemoryInput[] = [];
       for (const v of values) {
         if (v.depth === 1 && v.key === 'format') format = v.value;
         else if (v.depth === 1 && v.key === 'version') version = v.value;
+        else if (v.depth === 1 && v.key === 'feedback') onFeedback?.(v.value);
         else if (v.depth === 1 && v.key === 'items') {
           if (!Array.isArray(v.value)) throw new ImportError('The file has no "items" list.');
           sawItems = true;

@@ -46,6 +46,8 @@ export interface ReadOptions {
   signal?: AbortSignal;
   onProgress?: (p: ReadProgress) => void;
   onOffer?: (offer: ImportOffer) => void;
+  /** A memory file's top-level `feedback` (what the user did with cards; lib/learn), handed over as it was read. */
+  onFeedback?: (feedback: unknown) => void;
 }
 
 /** A file that could not be read: the message names the file and the problem ("chat.zip: conversations.json is cut off …"). */

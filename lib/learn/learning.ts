@@ -78,6 +78,11 @@ export class Learning {
    * The feedback in an imported memory file (the export writes it before the items, so a file without it is not
    * parsed a second time). Returns how many events were added.
    */
+  /** Feedback events as a memory file holds them (its top-level `feedback`), read by the streaming import. */
+  importFeedback(feedback: unknown, base: Weights): Promise<number> {
+    return this.db().importAll(feedback, base);
+  }
+
   async importFile(content: string, base: Weights): Promise<number> {
     if (!/^\s*\{[^[]*"feedback"\s*:/.test(content.slice(0, 400))) return 0;
     let doc: { feedback?: unknown };
@@ -86,7 +91,7 @@ export class Learning {
     } catch {
       return 0; // the memory file's own parser has said what is wrong with it
     }
-    return this.db().importAll(doc.feedback, base);
+    return this.importFeedback(doc.feedback, base);
   }
 
   clear() {

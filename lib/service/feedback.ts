@@ -29,6 +29,11 @@ export class Feedback {
     return report;
   }
 
+  /** The feedback of an imported memory file (export, import and clear all include it). */
+  async importFeedback(feedback: unknown): Promise<number> {
+    return learning.importFeedback(feedback, await this.weights());
+  }
+
   forgetTab(tabId: number): void {
     learning.forgetTab(tabId);
   }

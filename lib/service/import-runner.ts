@@ -19,6 +19,8 @@ export interface ImportRunnerDeps {
   push(job: ImportJob, progress?: ReadProgress): void;
   /** The commit landed: memory changed, panels re-rank (lexical search works on it at once). */
   committed?(job: ImportJob): void;
+  /** A memory file's feedback events (lib/learn), stored once its items have landed. */
+  feedback?(feedback: unknown): Promise<unknown>;
   /** An extension API call that resets the browser's idle timer (MV3 stops a worker after 30 s without one). */
   keepAlive?(): Promise<unknown>;
   keepAliveMs?: number;
@@ -145,7 +147,8 @@ export class ImportRunner {
         lastPush = now;
         this.deps.push({ ...job, read: p.items }, p);
       };
-      for await (const batch of this.deps.read(files, { signal, onProgress, onOffer: (o) => offers.push(o) })) {
+      let feedback: unknown;
+      for await (const batch of this.deps.read(files, { signal, onProgress, onOffer: (o) => offers.push(o), onFeedback: (f) => (feedback = f) })) {
         if (signal.aborted) break;
         await this.deps.jobs.stage(job.id, batchNo++, batch.items);
         read += batch.items.length;
@@ -156,6 +159,7 @@ export class ImportRunner {
       if (!read) throw new Error('nothing to import was found in it.');
       job = await this.patch(job, { state: 'committing', offers });
       const counts = await this.deps.commit(await this.deps.jobs.staged(job.id), job.id);
+      if (feedback !== undefined) await this.deps.feedback?.(feedback);
       // The files and staged copies are no longer needed (they can be hundreds of megabytes).
       await this.deps.jobs.discard(job.id);
       job = await this.patch(job, { state: 'indexing', counts });

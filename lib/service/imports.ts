@@ -23,6 +23,8 @@ export class Imports {
       refresh: () => void;
       /** The indexing progress as last reported. */
       indexing: () => IndexingProgress | undefined;
+      /** Stores a memory file's feedback events once its items have landed. */
+      feedback: (feedback: unknown) => Promise<unknown>;
     },
   ) {
     this.jobs = new ImportJobs(db);
@@ -37,6 +39,7 @@ export class Imports {
       },
       push: (job, progress) => parts.broadcast({ type: 'import', job, ...(progress ? { progress } : {}) }),
       committed: () => parts.refresh(),
+      feedback: parts.feedback,
       keepAlive: () => browser.runtime.getPlatformInfo(),
     });
   }

@@ -56,7 +56,7 @@ export class Service {
     this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access);
     this.imports = new Imports(this.db, {
       store: this.store, index: () => this.indexing.run(), broadcast: (p) => this.hub.broadcast(p), refresh: () => this.hub.refreshAll(),
-      indexing: () => this.indexing.progress,
+      indexing: () => this.indexing.progress, feedback: (f) => this.feedback.importFeedback(f),
     });
   }
 

@@ -36,6 +36,15 @@ describe('memory file, streamed', () => {
     expect(batches.every((b) => b.format === 'memory-file')).toBe(true);
   });
 
+  it("hands over the file's feedback events, which the learner stores once the items land", async () => {
+    const feedback = { enabled: true, events: [{ at: 1, itemId: 'm0', action: 'insert', shown: [] }] };
+    const got: unknown[] = [];
+    const file = `{ "format": "backstory-memory", "version": 1, "feedback": ${JSON.stringify(feedback)}, "items": [{ "id": "m0", "text": "Note" }] }`;
+    const { items } = await readAll([bytesFile('backstory-memory.json', file)], { onFeedback: (f) => got.push(f) });
+    expect(items).toHaveLength(1);
+    expect(got).toEqual([feedback]);
+  });
+
   it.each([
     ['an item without text', memoryFile([{ text: 'ok' }, { title: 'no text' }]), /^m\.json: Item 1 has no "text"\.$/],
     ['the wrong format', memoryFile([{ text: 'a' }], '"format": "other", "version": 1'), /^m\.json: Wrong format "other"/],
