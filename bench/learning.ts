@@ -6,7 +6,8 @@
  * conversation's turns; and the demo pages' asks over the demo memory.
  * Usage: npm run bench:learning -- [--data FILE] [--conversations A-B] [--json OUT]
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { locomoDataFile } from './lib/locomo-data';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeLearned, fitWeights, preferencePairs } from '../lib/learn/learner';
@@ -167,11 +168,7 @@ async function demoSituations(): Promise<Situation[]> {
 
 async function main() {
   const a = args(process.argv.slice(2));
-  const data = a.data ? resolve(a.data) : join(ROOT, '..', 'shared', 'datasets', 'locomo-dev.json');
-  if (!existsSync(data)) {
-    console.error(`No LoCoMo file at ${data}; pass --data FILE (see shared/datasets/README.md).`);
-    process.exit(2);
-  }
+  const data = locomoDataFile(a.data, ROOT);
   const prepared = await prepare(data, a.range, ROOT, 'q8');
   const situations: Situation[] = [];
   for (const p of prepared) {

@@ -9,7 +9,8 @@
  * store's memory; `backstory-cards`: rankForTab, the panel's cards). The `backstory-bench-view` rows rank the same
  * turns held in a memory built directly from arrays (bench/lib/prepare.ts), as earlier figures did.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { locomoDataFile } from './lib/locomo-data';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cosine } from '../lib/embed/embedder';
@@ -139,11 +140,7 @@ function table(res: { queries: number; methods: Record<string, MethodStats> }): 
 
 async function main() {
   const a = args(process.argv.slice(2));
-  const data = a.data ? resolve(a.data) : join(ROOT, '..', 'shared', 'datasets', 'locomo-dev.json');
-  if (!existsSync(data)) {
-    console.error(`No LoCoMo file at ${data}; pass --data FILE (see shared/datasets/README.md).`);
-    process.exit(2);
-  }
+  const data = locomoDataFile(a.data, ROOT);
   const res = await runLocomo(data, a.range, a.dtype);
   console.log(`model: ${a.dtype === 'q8' ? 'int8 (what the extension runs)' : 'q4 (the extension\'s fallback)'}`);
   console.log(table(res));

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
 
@@ -74,4 +76,14 @@ export function loadConversations(data: unknown[]): Conversation[] {
     out.push({ id: raw.sample_id, items, questions, now: last + 86_400_000 });
   }
   return out;
+}
+
+/** The LoCoMo file to read: `--data` if given, else ../shared/datasets/locomo-dev.json; exits with a hint if missing. */
+export function locomoDataFile(given: string | undefined, root: string): string {
+  const data = given ? resolve(given) : join(root, '..', 'shared', 'datasets', 'locomo-dev.json');
+  if (!existsSync(data)) {
+    console.error(`No LoCoMo file at ${data}; pass --data FILE (see shared/datasets/README.md).`);
+    process.exit(2);
+  }
+  return data;
 }
