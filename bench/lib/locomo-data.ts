@@ -8,7 +8,7 @@ export interface Conversation {
   id: string;
   items: MemoryItem[];
   questions: { question: string; relevant: Set<string> }[];
-  /** When the user "asks": a day after the last session. */
+  /** When the user "asks": a day after the conversation's final sitting. */
   now: number;
 }
 

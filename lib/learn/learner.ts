@@ -209,7 +209,7 @@ const LABEL: Record<WeightName, string> = {
   lexical: 'shared words',
   recency: 'recency',
   priority: 'priority',
-  continuity: 'what you used this session',
+  continuity: 'what you already used in this tab',
   situation: 'ties to the page or person',
 };
 

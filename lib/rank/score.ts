@@ -31,16 +31,16 @@ export function priorityFactor(item: MemoryItem): number {
   return 0;
 }
 
-/** Was it used in this session, or is it part of a thread something was used from? */
+/** Was it used in this tab, or is it part of a thread something was used from? */
 export function continuityFactor(
   item: MemoryItem,
   used: Set<string>,
   usedThreads: Set<string>,
   now: number,
 ): { value: number; reason?: string } {
-  if (used.has(item.id)) return { value: 1, reason: 'you inserted it earlier in this session' };
+  if (used.has(item.id)) return { value: 1, reason: 'you inserted it earlier in this tab' };
   if (item.thread && usedThreads.has(item.thread.id))
-    return { value: 0.6, reason: 'same thread as something you inserted this session' };
+    return { value: 0.6, reason: 'same thread as something you inserted in this tab' };
   if (item.lastUsedAt && now - item.lastUsedAt < DAY) return { value: 0.3, reason: 'used in the last day' };
   return { value: 0 };
 }

@@ -7,7 +7,7 @@ const LABEL: Record<WeightName, string> = {
   lexical: 'shares words',
   recency: 'recent',
   priority: 'pinned or marked important',
-  continuity: 'used this session',
+  continuity: 'used in this tab',
   situation: 'tied to this page or person',
 };
 

@@ -170,7 +170,7 @@ export interface RankRequest {
   queryVector?: Float32Array;
   /** Embeddings of `taskQueryTexts(task)`, in the same order; when given, preferred over `queryVector`. */
   queryVectors?: Float32Array[];
-  /** Ids of items inserted earlier in this session (continuity). */
+  /** Ids of items inserted earlier in this tab (continuity). */
   recentlyUsed?: string[];
   /** Ids the user dismissed for this page. */
   dismissed?: string[];
