@@ -61,8 +61,6 @@ export interface MemoryItem {
    * other's context for ranking; the item whose id equals `thread.id` is the parent, and its children follow it.
    */
   thread?: ThreadRef;
-  /** User emphasis short of pinning (a star). */
-  starred?: boolean;
   /** Where the item applies when it is an instruction; guessed when saved (`guessScope`), changed by the user. */
   scope?: MemoryScope;
   /** Text the item is found by but that is not part of its body, e.g. an image caption. Indexed, not inserted. */
