@@ -74,6 +74,14 @@ describe('MemoryStore.commitImport', () => {
     expect(store.get('chatgpt:c1:m0')).toMatchObject({ pinned: true, excluded: true });
   });
 
+  it('a file that gives no dates (notes, a hand-made memory file) imported again later is unchanged, not updated', async () => {
+    const store = new MemoryStore(fresh(), async () => null);
+    const notes: MemoryInput[] = [{ id: 'note:plan.md#0', text: 'Ship the beta in March' }, { id: 'note:plan.md#1', text: 'Dana owns the budget' }];
+    await store.commitImport(notes, { importId: 'a', now: Date.UTC(2026, 0, 1) });
+    expect(await store.commitImport(notes, { importId: 'b', now: Date.UTC(2026, 5, 1) })).toEqual({ added: 0, updated: 0, unchanged: 2 });
+    expect(store.get('note:plan.md#0')!.createdAt).toBe(Date.UTC(2026, 0, 1));
+  });
+
   it('lands whole or not at all: one bad item leaves memory as it was, in memory and in IndexedDB', async () => {
     const db = fresh();
     const store = new MemoryStore(db, async () => null);
