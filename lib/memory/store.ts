@@ -365,7 +365,8 @@ export class MemoryStore {
    * Embeds items that have no vector yet, and the context vectors threaded items lack, in small batches so ranking
    * requests get the thread in between; each batch is stored in one transaction. Texts are taken shortest first, so a
    * batch holds texts of similar length and the model pads little. One run at a time: a second call joins the
-   * running one. Returns how many vectors were made; progress counts item and context vectors alike.
+   * running one. Returns how many vectors were made; progress counts memories (one is done when its own vector and its
+   * context vector are both stored), as the panels say it.
    */
   embedPending(onProgress?: (done: number, total: number) => void, batch = 16): Promise<number> {
     this.pending ??= (async () => {
@@ -381,7 +382,12 @@ export class MemoryStore {
         // Nothing waiting (every worker start checks): no same-text index, which reads every item.
         if (!jobs.length) return 0;
         let done = 0;
-        onProgress?.(0, jobs.length); // panels show the count from the start
+        // Vectors still to make per memory: progress is said in memories, not in the vectors behind them.
+        const left = new Map<string, number>();
+        for (const job of jobs) left.set(job.id, (left.get(job.id) ?? 0) + 1);
+        const memories = left.size;
+        let memoriesDone = 0;
+        onProgress?.(0, memories); // panels show the count from the start
         const embedWithFallback = async (texts: string[]): Promise<Float32Array[]> => {
           const used = embedder!;
           try {
@@ -417,8 +423,13 @@ export class MemoryStore {
             await this.storeVectors(part, vectors, model);
             for (const job of part) if (job.print === undefined && this.mem.hasVector(job.id)) sameText.add(job.text, job.id);
           }
+          for (const job of part) {
+            const n = left.get(job.id)! - 1;
+            left.set(job.id, n);
+            if (n === 0) memoriesDone++;
+          }
           done = Math.min(jobs.length, next - ahead.length * batch);
-          onProgress?.(done, jobs.length);
+          onProgress?.(memoriesDone, memories);
         }
         return done;
       } finally {

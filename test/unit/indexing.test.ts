@@ -84,6 +84,19 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(store.unembedded()).toEqual([]);
   });
 
+  it('counts progress in memories: a threaded memory is done when its own and its context vector are stored', async () => {
+    const own = recordingEmbedder('worker');
+    const store = new MemoryStore(freshDb(), async () => own.embedder);
+    const turns = Array.from({ length: 10 }, (_, i) => ({ id: `t${i}`, text: `turn ${i} of the offsite chat`, thread: { id: 'chat', seq: i } }));
+    await store.commitImport(turns, { importId: 'a' });
+    const progress: [number, number][] = [];
+    await store.embedPending((done, total) => progress.push([done, total]), 4);
+    expect(own.batches.flat().length).toBeGreaterThan(10); // context vectors too
+    expect(progress.every(([, total]) => total === 10)).toBe(true);
+    expect(progress.at(-1)).toEqual([10, 10]);
+    expect(progress.map(([d]) => d)).toEqual([...progress.map(([d]) => d)].sort((a, b) => a - b));
+  });
+
   it('keeps the next batch queued at engines that take queued work, and stores each vector with its own note', async () => {
     const gates: (() => void)[] = [];
     const engine = recordingEmbedder('offscreen', { parallel: 2, gate: () => new Promise<void>((ok) => gates.push(ok)) });
