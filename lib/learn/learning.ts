@@ -74,15 +74,15 @@ export class Learning {
     return this.db().exportAll();
   }
 
-  /**
-   * The feedback in an imported memory file (the export writes it before the items, so a file without it is not
-   * parsed a second time). Returns how many events were added.
-   */
   /** Feedback events as a memory file holds them (its top-level `feedback`), read by the streaming import. */
   importFeedback(feedback: unknown, base: Weights): Promise<number> {
     return this.db().importAll(feedback, base);
   }
 
+  /**
+   * The feedback in an imported memory file (the export writes it before the items, so a file without it is not
+   * parsed a second time). Returns how many events were added.
+   */
   async importFile(content: string, base: Weights): Promise<number> {
     if (!/^\s*\{[^[]*"feedback"\s*:/.test(content.slice(0, 400))) return 0;
     let doc: { feedback?: unknown };

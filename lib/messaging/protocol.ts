@@ -88,7 +88,8 @@ export interface BackgroundProtocol {
   'memory:restoreImport': { req: { importId: string }; res: { restored: number } };
   /** Options page: import a file's content; all or nothing. */
   'memory:import': { req: { fileName: string; content: string }; res: { added: number } };
-  'memory:export': { req: Record<string, never>; res: { content: string } };
+  /** Options page: the feedback an export writes beside the items (the page reads the items from IndexedDB itself). */
+  'memory:export-feedback': { req: Record<string, never>; res: { feedback: unknown } };
   'memory:clear': { req: Record<string, never>; res: { ok: true } };
   'settings:get': { req: Record<string, never>; res: Settings };
   /** Writes only the groups and fields named; returns the settings as stored. */

@@ -17,7 +17,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'memory:removeImport': ({ importId }) => s.memory.removeImport(importId),
     'memory:restoreImport': ({ importId }) => s.memory.restoreImport(importId),
     'memory:import': ({ fileName, content }) => s.memory.importFile(fileName, content),
-    'memory:export': () => s.memory.exportFile(),
+    'memory:export-feedback': () => s.memory.exportFeedback(),
     'memory:clear': () => s.memory.clear(),
     'settings:get': () => s.settings.get(),
     'settings:set': ({ patch }) => s.settings.set(patch),

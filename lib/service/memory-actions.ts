@@ -1,4 +1,3 @@
-import { serializeMemoryFile } from '../memory/memory-file';
 import { parseImport } from '../import/text-import';
 import { learning } from '../learn/learning';
 import { ImportRemoval } from '../memory-browse/import-removal';
@@ -77,9 +76,9 @@ export class MemoryActions {
     return { added: added.length };
   }
 
-  async exportFile(): Promise<{ content: string }> {
-    await this.store.load();
-    return { content: serializeMemoryFile([...this.store.items()], { feedback: await learning.exportAll() }) };
+  /** What the export writes beside the items: the feedback the learner keeps (the page reads the items itself). */
+  async exportFeedback(): Promise<{ feedback: unknown }> {
+    return { feedback: await learning.exportAll() };
   }
 
   async clear(): Promise<{ ok: true }> {

@@ -134,6 +134,7 @@ describe('options page', () => {
     const path = await (await download).path();
     const out = JSON.parse(readFileSync(path!, 'utf8'));
     expect(out.format).toBe('backstory-memory');
+    expect(Array.isArray(out.feedback?.events)).toBe(true); // what learning keeps rides along
     expect(out.items.find((i: { id: string }) => i.id === 'imp1')).toMatchObject({ text: 'Imported from JSON', mood: 'kept' });
   });
 

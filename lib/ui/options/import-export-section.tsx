@@ -1,14 +1,13 @@
-import { callBackground } from '../../messaging/rpc';
 import { ImportSection } from '../import/import-section';
 import { IMPORT_SECTION } from '../open-pages';
+import { exportMemoryFile } from './export-memory';
 
 export type DataMessage = { ok: boolean; text: string };
 
 /** Imports (run by the worker as jobs, whatever page is open) and the export of the whole memory. */
 export function ImportExportSection(props: { message: DataMessage | undefined; onChanged: () => void }) {
   const onExport = async () => {
-    const { content } = await callBackground('memory:export', {});
-    const url = URL.createObjectURL(new Blob([content], { type: 'application/json' }));
+    const url = URL.createObjectURL(await exportMemoryFile());
     const a = document.createElement('a');
     a.href = url;
     a.download = `backstory-memory-${new Date().toISOString().slice(0, 10)}.json`;
