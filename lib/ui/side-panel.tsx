@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import type { MemoryItem } from '../memory/types';
-import type { IndexingProgress, PanelPush } from '../messaging/protocol';
+import type { PanelPush } from '../messaging/protocol';
 import { callBackground } from '../messaging/rpc';
 import { MemoryBrowser } from './memory/memory-browser';
 import { ContextView } from './panel/context-view';
@@ -18,7 +18,6 @@ export function SidePanel() {
   const [search, setSearch] = useState('');
   const [view, setView] = useState<PanelView>('context');
   const [captured, setCaptured] = useState<MemoryItem>();
-  const [indexing, setIndexing] = useState<IndexingProgress>();
   const [memVersion, setMemVersion] = useState(0);
   const searchRef = useRef<HTMLInputElement>(null);
   const { toast, show, fail, close } = useToast();
@@ -30,10 +29,7 @@ export function SidePanel() {
       changed();
     }
     if (push.type === 'problem') show({ text: push.message, error: true });
-    if (push.type === 'indexing') {
-      setIndexing(push.progress.done >= push.progress.total ? undefined : push.progress);
-      if (push.progress.done >= push.progress.total) changed();
-    }
+    if (push.type === 'indexing' && push.progress.done >= push.progress.total) changed();
   };
   const state = usePanelState(tabId, search, onPush);
   const status = tabId === undefined ? 'watching' : (state?.status ?? 'watching');
@@ -86,7 +82,7 @@ export function SidePanel() {
   return (
     <main class="panel">
       <PanelHeader view={view} setView={setView} search={search} setSearch={setSearch} searchRef={searchRef} state={state} status={status}
-        tabId={tabId} indexing={indexing} />
+        tabId={tabId} />
 
       {captured ? (
         <QuickEdit

@@ -10,7 +10,8 @@ import { useImportJobs } from './use-import-jobs';
  */
 export function ImportStatusLine(props: { indexing?: IndexingProgress }) {
   const view = useImportJobs();
-  const indexing = props.indexing ?? view.indexing;
+  // The worker's pushes first (they are the newest); the ranking's copy for a panel opened mid-run.
+  const indexing = view.indexing ?? props.indexing;
   const active = activeJob(view.jobs);
   const outcome = lastOutcome(view.jobs);
   return (

@@ -1,6 +1,6 @@
 import type { Ref } from 'preact';
 import { browser } from 'wxt/browser';
-import type { IndexingProgress, PanelState, PanelStatus } from '../../messaging/protocol';
+import type { PanelState, PanelStatus } from '../../messaging/protocol';
 import { ImportStatusLine } from '../import/import-status-line';
 import { statusText } from './status-text';
 
@@ -16,11 +16,9 @@ export function PanelHeader(props: {
   state: PanelState | undefined;
   status: PanelStatus;
   tabId: number | undefined;
-  indexing: IndexingProgress | undefined;
 }) {
   const { state, status, view } = props;
   const site = state?.task?.site;
-  const indexing = props.indexing ?? state?.indexing;
   const onSearchKey = (e: KeyboardEvent) => {
     if (e.key === 'Escape' && props.search) {
       e.preventDefault();
@@ -73,7 +71,7 @@ export function PanelHeader(props: {
           The on-device model did not load ({state.model.error ?? 'unknown error'}); ranking uses words only.
         </p>
       ) : null}
-      <ImportStatusLine indexing={indexing} />
+      <ImportStatusLine indexing={state?.indexing} />
     </header>
   );
 }
