@@ -12,7 +12,6 @@ import { ZipReadError, unzipEntries } from './zip';
 import { ImportFileError, type ImportBatch, type ImportFile, type ImportFormat, type ImportOffer, type ReadOptions } from './types';
 
 export { sniffFormat } from './detect';
-export { parseImport, parseMarkdownNotes, parsePlainText } from './text-import';
 
 /** Items read per batch. */
 export const BATCH_SIZE = 200;

@@ -86,7 +86,7 @@ export interface BackgroundProtocol {
   /** Memory browser: delete every item an import brought; `memory:restoreImport` undoes it for a while after. */
   'memory:removeImport': { req: { importId: string }; res: { removed: number } };
   'memory:restoreImport': { req: { importId: string }; res: { restored: number } };
-  /** Options page: import a file's content; all or nothing. */
+  /** A small memory file as text (the welcome's demo memory, seeded profiles); all or nothing. `fileName` names it. */
   'memory:import': { req: { fileName: string; content: string }; res: { added: number } };
   /** Options page: the feedback an export writes beside the items (the page reads the items from IndexedDB itself). */
   'memory:export-feedback': { req: Record<string, never>; res: { feedback: unknown } };

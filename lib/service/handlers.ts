@@ -16,7 +16,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'memory:query': (q) => s.memory.query(q),
     'memory:removeImport': ({ importId }) => s.memory.removeImport(importId),
     'memory:restoreImport': ({ importId }) => s.memory.restoreImport(importId),
-    'memory:import': ({ fileName, content }) => s.memory.importFile(fileName, content),
+    'memory:import': ({ content }) => s.memory.importMemoryFile(content),
     'memory:export-feedback': () => s.memory.exportFeedback(),
     'memory:clear': () => s.memory.clear(),
     'settings:get': () => s.settings.get(),

@@ -1,4 +1,4 @@
-import { parseImport } from '../import/text-import';
+import { parseMemoryFile } from '../memory/memory-file';
 import { learning } from '../learn/learning';
 import { ImportRemoval } from '../memory-browse/import-removal';
 import { MemoryCatalog, type MemoryPage, type MemoryQuery } from '../memory-browse/memory-query';
@@ -69,9 +69,12 @@ export class MemoryActions {
     return { items: [...this.store.items()].sort((a, b) => b.updatedAt - a.updatedAt) };
   }
 
-  /** A memory file, Markdown or text: all or nothing. */
-  async importFile(fileName: string, content: string): Promise<{ added: number }> {
-    const added = await this.indexing.importInputs(parseImport(fileName, content));
+  /**
+   * A small memory file handed over as text (the demo memory, seeded profiles): all or nothing. Files the user picks
+   * go through the import jobs (lib/service/imports.ts), which read every format.
+   */
+  async importMemoryFile(content: string): Promise<{ added: number }> {
+    const added = await this.indexing.importInputs(parseMemoryFile(content));
     this.panels.refreshAll();
     return { added: added.length };
   }

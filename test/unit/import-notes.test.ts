@@ -1,6 +1,8 @@
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { parseImport, parseMarkdownNotes } from '../../lib/import/index';
+import { noteFormat, noteItems } from '../../lib/import/notes';
+import { textItems } from '../../lib/import/plain-text';
+import { parseMemoryFile } from '../../lib/memory/memory-file';
 import { bytesFile, byId, fixtureFolder, folderEntries, readAll } from './import-fixtures';
 
 const PLAN = 'note:vault/Projects/Lisbon offsite.md';
@@ -55,7 +57,7 @@ describe('a notes folder / Obsidian vault', () => {
   });
 
   it('a front matter block that is not YAML does not stop the note', () => {
-    const items = parseMarkdownNotes('---\ntags: [unclosed\n---\nThe body.\n', 'odd.md');
+    const items = noteItems('---\ntags: [unclosed\n---\nThe body.\n', 'odd.md', { format: noteFormat('odd.md') });
     expect(items).toMatchObject([{ text: 'The body.', title: 'odd', tags: [] }]);
   });
 });
@@ -83,13 +85,13 @@ describe('Notion export', () => {
 });
 
 describe('plain text and small files read as text', () => {
-  it('parseImport: Markdown by name, text otherwise, memory files by content', () => {
-    expect(parseImport('notes.md', '# Budget\nQ3 is frozen.\n\n# Dana\nPrefers numbers first.\n')).toMatchObject([
+  it('small files read as text: Markdown notes, plain text, memory files', () => {
+    expect(noteItems('# Budget\nQ3 is frozen.\n\n# Dana\nPrefers numbers first.\n', 'notes.md', { format: noteFormat('notes.md') })).toMatchObject([
       { id: 'note:notes.md#0', title: 'notes › Budget', text: 'Q3 is frozen.', thread: { id: 'note:notes.md', seq: 0 } },
       { id: 'note:notes.md#1', title: 'notes › Dana', text: 'Prefers numbers first.', thread: { id: 'note:notes.md', seq: 1 } },
     ]);
-    expect(parseImport('plain.txt', 'just a note')).toMatchObject([{ title: 'plain', text: 'just a note', id: 'note:plain.txt#0' }]);
-    expect(parseImport('m.json', JSON.stringify({ format: 'backstory-memory', version: 1, items: [{ text: 'x' }] }))).toMatchObject([{ text: 'x' }]);
+    expect(textItems('just a note', 'plain.txt')).toMatchObject([{ title: 'plain', text: 'just a note', id: 'note:plain.txt#0' }]);
+    expect(parseMemoryFile(JSON.stringify({ format: 'backstory-memory', version: 1, items: [{ text: 'x' }] }))).toMatchObject([{ text: 'x' }]);
   });
 
   it('a long text file becomes the parts of one thread, split at blank lines', async () => {
