@@ -47,9 +47,13 @@ export class ModelHolder {
       let embedder: Embedder | undefined;
       let lastError: unknown;
       for (const dtype of ['q8', 'q4'] as const) {
+        let settled = false;
         try {
           let shown = -1;
           const onProgress = (f: number) => {
+            // transformers.js fetches the tokenizer beside the model: when the model fails first, the tokenizer's
+            // progress still arrives, and must not turn "failed" back into "loading" for good.
+            if (settled) return;
             // Tenths only: each status change re-ranks the open panels.
             if (Math.floor(f * 10) === shown) return;
             shown = Math.floor(f * 10);
@@ -61,6 +65,8 @@ export class ModelHolder {
         } catch (e) {
           embedder = undefined;
           lastError = e;
+        } finally {
+          settled = true;
         }
       }
       if (!embedder) throw lastError;
