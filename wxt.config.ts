@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'wxt';
 import type { Plugin } from 'vite';
 import { FIRST_CLASS_PATTERNS } from './lib/service/site-access';
@@ -32,6 +33,15 @@ const firefoxManifest = {
   },
 };
 
+/**
+ * `BACKSTORY_WASM_ONLY=1 wxt build`: the build without the WebGPU engine (no WebGPU runtime code, no .jspi.wasm), the
+ * baseline `npm run bench:perf` measures the shipping build against. Firefox has no offscreen document, so its
+ * build never starts the WebGPU engine and carries no WebGPU runtime either.
+ */
+const WASM_ONLY = process.env.BACKSTORY_WASM_ONLY === '1';
+const WEBGPU_WASM = 'ort/ort-wasm-simd-threaded.jspi.wasm';
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
 // Manifest and build settings. Names used outside (commands, pages) are fixed by ../shared/CONTRACT.md.
 export default defineConfig({
   srcDir: '.',
@@ -52,19 +62,34 @@ export default defineConfig({
   manifestVersion: 3,
   // import.meta is empty in the classic-script background; the libraries that read it have fallbacks (and the
   // onnxruntime .wasm is pointed at explicitly above), so the warning is noise.
-  vite: () => ({
+  vite: (env) => ({
     plugins: [ortWasmFromExtension()],
-    // transformers.js imports the WebGPU-capable onnxruntime build. Its .wasm (asyncify, 27 MB) has a 1.26 MB
-    // static-constructor function that V8 tiers up to TurboFan after it runs: about a minute of a core and 700 MB
-    // per compile, on the thread pool of the extension's one renderer process. While that pool is busy, the side
-    // panel (same process) cannot decode its scripts, so it stayed blank for 15-45 s (README, cold start). The
-    // WASM-only build has no such function (14 MB). WebGPU is given up for it: see lib/service/model.ts.
-    resolve: { alias: [{ find: /^onnxruntime-web\/webgpu$/, replacement: 'onnxruntime-web/wasm' }] },
+    resolve: {
+      alias: [
+        // transformers.js imports the WebGPU-capable onnxruntime build. Its .wasm (asyncify, 27 MB) has a 1.26 MB
+        // static-constructor function that V8 tiers up to TurboFan after it runs: about a minute of a core and 700 MB
+        // per compile, on the thread pool of the extension's one renderer process. While that pool is busy, the side
+        // panel (same process) cannot decode its scripts, so it stayed blank for 15-45 s. So the worker, the panel
+        // and the WASM engines get the WASM-only build (14 MB).
+        { find: /^onnxruntime-web\/webgpu$/, replacement: 'onnxruntime-web/wasm' },
+        // WebGPU runs only in the offscreen document's WebGPU engine (lib/embed/gpu-worker.ts), started only on an
+        // adapter it may use: the JSPI build (17 MB .wasm, no asyncify constructor), not the one aliased away above.
+        { find: /^backstory-ort-webgpu$/, replacement: here('./node_modules/onnxruntime-web/dist/ort.jspi.bundle.min.mjs') },
+        ...(WASM_ONLY || env.browser === 'firefox' ? [{ find: /^\.\/gpu-engine-start$/, replacement: here('./lib/embed/gpu-engine-none.ts') }] : []),
+      ],
+    },
     // The offscreen document's Workers are bundled apart: without the plugin there too, Vite emitted a second copy
     // of the .wasm into assets/ that nothing loads (the engines are handed the /ort/ URL).
     worker: { plugins: () => [ortWasmFromExtension()] },
     build: { rolldownOptions: { checks: { emptyImportMeta: false } } },
   }),
+  hooks: {
+    'build:publicAssets': (wxt, files) => {
+      if (!WASM_ONLY && wxt.config.browser !== 'firefox') return;
+      const at = files.findIndex((f) => f.relativeDest === WEBGPU_WASM);
+      if (at >= 0) files.splice(at, 1);
+    },
+  },
   manifest: ({ browser, manifestVersion }) => ({
     name: 'Backstory',
     description: 'Brings the background you already wrote down to whatever you are writing now. Everything stays on your device.',

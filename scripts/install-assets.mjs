@@ -62,12 +62,13 @@ if (complete()) {
   }
 }
 
-// The extension bundles onnxruntime's WASM-only build (wxt.config.ts aliases the WebGPU one away); ship its .wasm
-// inside the extension so nothing is fetched from a CDN. The WebGPU build's .wasm, shipped before, is removed.
+// The extension bundles onnxruntime's WASM-only build for the worker, the panel and the WASM engines, and its JSPI
+// WebGPU build for the offscreen WebGPU engine (wxt.config.ts); ship their .wasm inside the extension so nothing is
+// fetched from a CDN. The asyncify WebGPU build's .wasm, shipped before, is removed.
 const ORT_DIR = join(root, 'public', 'ort');
 mkdirSync(ORT_DIR, { recursive: true });
 rmSync(join(ORT_DIR, 'ort-wasm-simd-threaded.asyncify.wasm'), { force: true });
-for (const f of ['ort-wasm-simd-threaded.wasm']) {
+for (const f of ['ort-wasm-simd-threaded.wasm', 'ort-wasm-simd-threaded.jspi.wasm']) {
   const src = join(root, 'node_modules', 'onnxruntime-web', 'dist', f);
   if (!existsSync(src)) throw new Error(`onnxruntime-web is missing ${f}; run npm install again`);
   copyFileSync(src, join(ORT_DIR, f));

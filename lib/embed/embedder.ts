@@ -10,6 +10,8 @@ export interface Embedder {
    * absent means one: the next call waits for the last.
    */
   readonly parallel?: number;
+  /** Told how many texts an indexing run holds before its first batch (engines that pick a backend by the work). */
+  runSize?(texts: number): void;
 }
 
 export const MODEL_ID = 'all-MiniLM-L6-v2';
@@ -21,6 +23,8 @@ export const MAX_EMBED_CHARS = 2000;
  * code bundled (wxt.config.ts aliases transformers.js's WebGPU build to this one).
  */
 export const ORT_WASM_PATH = '/ort/ort-wasm-simd-threaded.wasm';
+/** The WebGPU runtime's .wasm (JSPI build), loaded only by the offscreen document's WebGPU engine. */
+export const ORT_WEBGPU_WASM_PATH = '/ort/ort-wasm-simd-threaded.jspi.wasm';
 
 export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;

@@ -2,6 +2,7 @@ import { callOffscreen, NoReceiverError } from '../messaging/rpc';
 import { MODEL_DIM, type Embedder } from './embedder';
 import { modelTag } from './model-tag';
 import { unpackVectors } from './offscreen-wire';
+import { GPU_FIRST_MS, type EmbedBackendChoice } from './gpu-adapter';
 
 /** The offscreen document is closed after this long without an embedding request (it holds a second model copy). */
 export const OFFSCREEN_IDLE_MS = 30_000;
@@ -12,8 +13,9 @@ const DOCUMENT = 'offscreen.html';
  * that dies without an error event never answers; past this the document is closed (its engines with it) and the
  * caller falls back to the service worker's own model.
  */
-export function replyBudgetMs(texts: number): number {
-  return 20_000 + 500 * texts;
+export function replyBudgetMs(texts: number, backend: EmbedBackendChoice = 'auto'): number {
+  // WebGPU chosen in the options is waited for as it starts (gpu-engine-start.ts: minutes on a software adapter).
+  return 20_000 + 500 * texts + (backend === 'webgpu' ? GPU_FIRST_MS.software : 0);
 }
 
 /** The offscreen engine did not answer in time. */
@@ -61,10 +63,15 @@ export class OffscreenEmbedder implements Embedder {
   private busy = 0;
   /** Why the last request failed, if it did (shown with the index status). */
   lastFailure?: string;
+  /** Why the document indexed on the backend it did (WebGPU, or why not). */
+  reason?: string;
+  private run = 0;
 
   constructor(
     private readonly idleMs = OFFSCREEN_IDLE_MS,
-    private readonly budgetMs = replyBudgetMs,
+    private readonly budgetMs: (texts: number, backend: EmbedBackendChoice) => number = replyBudgetMs,
+    /** The user's backend choice (settings `embed.backend`), read for every request so a change applies at once. */
+    private readonly backendChoice: () => Promise<EmbedBackendChoice> = async () => 'auto',
   ) {}
 
   private async open(): Promise<void> {
@@ -82,6 +89,10 @@ export class OffscreenEmbedder implements Embedder {
     await this.creating;
   }
 
+  runSize(texts: number): void {
+    this.run = texts;
+  }
+
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (!texts.length) return [];
     this.busy++;
@@ -91,6 +102,7 @@ export class OffscreenEmbedder implements Embedder {
         try {
           const r = await this.answer(texts);
           this.backend = r.backend;
+          this.reason = r.reason;
           this.lastFailure = undefined;
           return unpackVectors(r.vectors, r.count, r.dim);
         } catch (e) {
@@ -107,11 +119,12 @@ export class OffscreenEmbedder implements Embedder {
   }
 
   private async answer(texts: string[]) {
-    const ms = this.budgetMs(texts.length);
+    const backend = await this.backendChoice();
+    const ms = this.budgetMs(texts.length, backend);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new EngineTimeoutError(ms)), ms)));
     try {
-      return await Promise.race([this.open().then(() => callOffscreen('offscreen:embed', { texts })), timeout]);
+      return await Promise.race([this.open().then(() => callOffscreen('offscreen:embed', { texts, backend, run: Math.max(this.run, texts.length) })), timeout]);
     } catch (e) {
       // A document that stopped answering is of no further use: the next request starts a fresh one.
       if (e instanceof EngineTimeoutError) await chromeApi()?.offscreen?.closeDocument().catch(() => undefined);

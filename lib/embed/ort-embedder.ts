@@ -28,11 +28,13 @@ export async function createOrtEmbedder(opts: {
   backend: string;
   /** Which file `model` is: names the vectors (Embedder.modelId). */
   dtype: ModelDtype;
+  /** Where the session runs: the WASM kernels (default) or the WebGPU ones (the WebGPU runtime build only). */
+  executionProviders?: ('wasm' | 'webgpu')[];
 }): Promise<Embedder & { close(): Promise<void> }> {
   const ort = opts.ort;
   const tokenizer = await AutoTokenizer.from_pretrained(MODEL_ID);
   const session = await ort.InferenceSession.create(opts.model, {
-    executionProviders: ['wasm'],
+    executionProviders: opts.executionProviders ?? ['wasm'],
     graphOptimizationLevel: 'all',
     ...(opts.externalData ? { externalData: opts.externalData } : {}),
   });

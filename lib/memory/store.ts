@@ -381,6 +381,7 @@ export class MemoryStore {
         const jobs = [...own, ...this.contexts.jobs(threaded)].sort((a, b) => a.text.length - b.text.length);
         // Nothing waiting (every worker start checks): no same-text index, which reads every item.
         if (!jobs.length) return 0;
+        embedder.runSize?.(jobs.length);
         let done = 0;
         // Vectors still to make per memory: progress is said in memories, not in the vectors behind them.
         const left = new Map<string, number>();

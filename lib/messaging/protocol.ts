@@ -6,6 +6,7 @@ import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { RankedCard, RankSettings, TaskReading, TraceEntry } from '../rank/types';
 import type { Settings, SettingsPatch } from '../settings/types';
 import type { LearningReport } from '../learn/learning';
+import type { EmbedBackendChoice } from '../embed/gpu-adapter';
 
 export type PanelStatus = 'watching' | 'searching' | 'found' | 'empty' | 'error';
 
@@ -49,6 +50,8 @@ export type ServiceStatus = ModelStatus & {
   memorySize: number;
   unembedded: number;
   indexBackend?: string;
+  /** Why indexing runs where it does (WebGPU or WASM, and what ruled WebGPU out). */
+  indexReason?: string;
   /** Why the last background indexing stopped before it was done, if it did. */
   indexProblem?: string;
 };
@@ -58,6 +61,8 @@ export interface IndexingProgress {
   total: number;
   /** Time left at the rate measured so far, once there is a rate to go by. */
   etaMs?: number;
+  /** What embeds, once the first batch is in (e.g. 'offscreen/webgpu/q4', 'offscreen/wasm/q8x2', 'wasm/q8'). */
+  backend?: string;
 }
 
 /** A small ranking for the options page's live preview. */
@@ -145,7 +150,11 @@ export interface ContentProtocol {
  * document only turns texts into vectors. Vectors travel as base64 float32 (lib/embed/offscreen-wire.ts).
  */
 export interface OffscreenProtocol {
-  'offscreen:embed': { req: { texts: string[] }; res: { vectors: string; count: number; dim: number; backend: string } };
+  /**
+   * `backend`: the user's choice (settings `embed.backend`); `run`: texts in the indexing run this batch belongs to;
+   * `reason` says why the engine that answered was used.
+   */
+  'offscreen:embed': { req: { texts: string[]; backend?: EmbedBackendChoice; run?: number }; res: { vectors: string; count: number; dim: number; backend: string; reason?: string } };
 }
 
 /** Name of the port a side panel opens to the service worker. */

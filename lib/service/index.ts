@@ -22,10 +22,13 @@ import { TabTasks } from './tab-tasks';
 
 /** The service worker's parts, wired to each other. */
 export class Service {
-  readonly model: ModelHolder = new ModelHolder((status) => {
-    this.hub.broadcast({ type: 'model', status });
-    this.hub.refreshAll();
-  });
+  readonly model: ModelHolder = new ModelHolder(
+    (status) => {
+      this.hub.broadcast({ type: 'model', status });
+      this.hub.refreshAll();
+    },
+    async () => (await this.settings.get()).embed.backend,
+  );
   readonly db = openMemoryDB();
   readonly store = new MemoryStore(this.db, () => this.model.get(), () => this.model.indexer());
   /** Which sites Backstory may read, and the content script registered for exactly those. */

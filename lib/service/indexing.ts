@@ -21,7 +21,7 @@ export class BackgroundIndexing {
   private estimate = new IndexingEstimate();
 
   constructor(
-    private readonly store: Pick<MemoryStore, 'embedPending' | 'add'>,
+    private readonly store: Pick<MemoryStore, 'embedPending' | 'add' | 'indexBackend'>,
     private readonly panels: Panels,
   ) {}
 
@@ -31,7 +31,8 @@ export class BackgroundIndexing {
     try {
       const n = await this.store.embedPending((done, total) => {
         last = { done, total };
-        const progress = this.estimate.update(done, total);
+        const estimate = this.estimate.update(done, total);
+        const progress = this.store.indexBackend ? { ...estimate, backend: this.store.indexBackend } : estimate;
         this.progress = done < total ? progress : undefined;
         this.panels.broadcast({ type: 'indexing', progress });
         if (done === total || done % 256 === 0) this.panels.refreshAll();

@@ -97,6 +97,7 @@ export class MemoryActions {
     const unembedded = this.indexing.progress ? this.indexing.progress.total - this.indexing.progress.done : this.store.unembedded().length;
     return {
       ...this.model.status, memorySize: this.store.size, unembedded, indexBackend: this.store.indexBackend,
+      ...(this.model.indexerReason ? { indexReason: this.model.indexerReason } : {}),
       ...((this.indexing.problem ?? this.model.indexerFailure) ? { indexProblem: this.indexing.problem ?? `The fast indexing engine failed (${this.model.indexerFailure}); indexing went on with the slower built-in one.` } : {}),
     };
   }

@@ -3,15 +3,21 @@ import { ORT_WASM_PATH, type Embedder } from '../embed/embedder';
 import { OffscreenEmbedder, offscreenAvailable } from '../embed/offscreen-client';
 import { createTransformersEmbedder } from '../embed/transformers-embedder';
 import type { ModelStatus } from '../messaging/protocol';
+import type { EmbedBackendChoice } from '../embed/gpu-adapter';
 
 /**
  * The model as the service worker holds it: loaded once per worker life, on first need. Always onnxruntime's WASM
- * backend: the extension bundles the WASM-only runtime (wxt.config.ts says why the WebGPU-capable one had to go).
+ * runtime: the WebGPU one is loaded only by the offscreen document's WebGPU engine, for indexing, where there is a GPU
+ * (lib/embed/engine-choice.ts; wxt.config.ts says why the worker and the panel must never load it).
  */
 export class ModelHolder {
   status: ModelStatus = { state: 'idle' };
   private loading?: Promise<Embedder | null>;
-  constructor(private readonly onStatus: (s: ModelStatus) => void) {}
+  constructor(
+    private readonly onStatus: (s: ModelStatus) => void,
+    /** The user's choice of indexing backend (settings `embed.backend`). */
+    private readonly backendChoice: () => Promise<EmbedBackendChoice> = async () => 'auto',
+  ) {}
 
   get(): Promise<Embedder | null> {
     this.loading ??= this.load();
@@ -25,6 +31,11 @@ export class ModelHolder {
     return this.offscreen?.lastFailure;
   }
 
+  /** Why the indexing engine runs on the backend it does (WebGPU, or why not), once it has indexed. */
+  get indexerReason(): string | undefined {
+    return this.offscreen?.reason;
+  }
+
   /**
    * The embedder for indexing (imports, late embeddings). In Chrome that is the offscreen document, one engine per core
    * on threads of its own, so the worker's own thread stays free for ranking; where there is no offscreen document
@@ -33,7 +44,7 @@ export class ModelHolder {
   async indexer(): Promise<Embedder | null> {
     const own = await this.get();
     if (!own || !offscreenAvailable()) return own;
-    this.offscreen ??= new OffscreenEmbedder();
+    this.offscreen ??= new OffscreenEmbedder(undefined, undefined, this.backendChoice);
     // Only when the engines run the same model as the worker: vectors of two models must not mix.
     return this.offscreen.modelId === own.modelId ? this.offscreen : own;
   }

@@ -4,8 +4,9 @@
  *
  * v1: one flat object: the ranker's fields beside `excludedSites`, `captureSent` and `captureSites`.
  * v2: grouped: `rank` (what the ranker reads), `ui` (where Backstory stays off) and `capture` (sent messages).
+ * v3: `embed` (which backend indexes imports), at its default: WebGPU on a hardware GPU, WASM otherwise.
  */
-export const SETTINGS_VERSION = 2;
+export const SETTINGS_VERSION = 3;
 
 type Stored = Record<string, unknown>;
 
@@ -20,5 +21,9 @@ function v1ToV2(v1: Stored): Stored {
   };
 }
 
+function v2ToV3(v2: Stored): Stored {
+  return { ...v2, embed: { backend: 'auto' } };
+}
+
 /** Keyed by the version each step produces (as @wxt-dev/storage runs them). */
-export const SETTINGS_MIGRATIONS: Record<number, (stored: Stored) => Stored> = { 2: v1ToV2 };
+export const SETTINGS_MIGRATIONS: Record<number, (stored: Stored) => Stored> = { 2: v1ToV2, 3: v2ToV3 };

@@ -1,11 +1,11 @@
 import { storage, type WxtStorageItem } from '@wxt-dev/storage';
-import { DEFAULT_CAPTURE, DEFAULT_SETTINGS, DEFAULT_UI } from './defaults';
+import { DEFAULT_CAPTURE, DEFAULT_EMBED, DEFAULT_SETTINGS, DEFAULT_UI } from './defaults';
 import { SETTINGS_MIGRATIONS, SETTINGS_VERSION } from './migrations';
 import { normalizeSettings } from './settings';
 import type { Settings } from './types';
 
 export const SETTINGS_KEY = 'local:settings';
-const FALLBACK: Settings = { rank: DEFAULT_SETTINGS, ui: DEFAULT_UI, capture: DEFAULT_CAPTURE };
+const FALLBACK: Settings = { rank: DEFAULT_SETTINGS, ui: DEFAULT_UI, capture: DEFAULT_CAPTURE, embed: DEFAULT_EMBED };
 
 let item: WxtStorageItem<Settings, Record<string, unknown>> | undefined;
 

@@ -1,6 +1,7 @@
 import { WEIGHT_NAMES, type RankSettings } from '../rank/types';
-import { DEFAULT_CAPTURE, DEFAULT_SETTINGS, DEFAULT_UI } from './defaults';
-import type { CaptureSettings, Settings, SettingsPatch, UiSettings } from './types';
+import { DEFAULT_CAPTURE, DEFAULT_EMBED, DEFAULT_SETTINGS, DEFAULT_UI } from './defaults';
+import { EMBED_BACKEND_CHOICES, type EmbedBackendChoice } from '../embed/gpu-adapter';
+import type { CaptureSettings, EmbedSettings, Settings, SettingsPatch, UiSettings } from './types';
 
 const clamp = (x: unknown, lo: number, hi: number, fallback: number): number =>
   typeof x === 'number' && Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : fallback;
@@ -65,10 +66,16 @@ function normalizeCapture(raw: unknown): CaptureSettings {
   return { ...DEFAULT_CAPTURE, ...s, sent: s.sent === true, sites: hostList(s.sites) };
 }
 
+function normalizeEmbed(raw: unknown): EmbedSettings {
+  const s = record(raw);
+  const backend = EMBED_BACKEND_CHOICES.includes(s.backend as EmbedBackendChoice) ? (s.backend as EmbedBackendChoice) : DEFAULT_EMBED.backend;
+  return { ...DEFAULT_EMBED, ...s, backend };
+}
+
 /** The whole settings object, every group filled and clamped; unknown fields are kept. */
 export function normalizeSettings(raw: unknown): Settings {
   const s = record(raw);
-  return { ...s, rank: normalizeRankSettings(s.rank), ui: normalizeUi(s.ui), capture: normalizeCapture(s.capture) };
+  return { ...s, rank: normalizeRankSettings(s.rank), ui: normalizeUi(s.ui), capture: normalizeCapture(s.capture), embed: normalizeEmbed(s.embed) };
 }
 
 /** `current` with the groups and fields of `patch` written over it, normalised. */
@@ -78,6 +85,7 @@ export function applySettingsPatch(current: Settings, patch: SettingsPatch): Set
     rank: { ...current.rank, ...patch.rank, weights: { ...current.rank.weights, ...patch.rank?.weights } },
     ui: { ...current.ui, ...patch.ui },
     capture: { ...current.capture, ...patch.capture },
+    embed: { ...current.embed, ...patch.embed },
   });
 }
 
@@ -97,5 +105,6 @@ export function mergeSettingsPatch(a: SettingsPatch, b: SettingsPatch): Settings
   if (a.rank || b.rank) out.rank = { ...a.rank, ...b.rank };
   if (a.ui || b.ui) out.ui = { ...a.ui, ...b.ui };
   if (a.capture || b.capture) out.capture = { ...a.capture, ...b.capture };
+  if (a.embed || b.embed) out.embed = { ...a.embed, ...b.embed };
   return out;
 }

@@ -1,3 +1,4 @@
+import type { EmbedBackendChoice } from '../embed/gpu-adapter';
 import type { RankSettings } from '../rank/types';
 
 /** What the panel and the content script do where the user is (the ranker never reads these). */
@@ -13,11 +14,18 @@ export interface CaptureSettings {
   sites: string[];
 }
 
+/** How imports are embedded (indexed). */
+export interface EmbedSettings {
+  /** WebGPU where the device has a GPU (`auto`), never (`wasm`), or also on a software adapter (`webgpu`). */
+  backend: EmbedBackendChoice;
+}
+
 /** Every setting, as stored (one storage item) and as `settings:get` returns it. */
 export interface Settings {
   rank: RankSettings;
   ui: UiSettings;
   capture: CaptureSettings;
+  embed: EmbedSettings;
 }
 
 /** A change to some settings: only the groups and fields named are written, the rest stay as stored. */
@@ -25,4 +33,5 @@ export interface SettingsPatch {
   rank?: Partial<RankSettings>;
   ui?: Partial<UiSettings>;
   capture?: Partial<CaptureSettings>;
+  embed?: Partial<EmbedSettings>;
 }

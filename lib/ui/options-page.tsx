@@ -115,7 +115,7 @@ export function OptionsPage() {
 
       {settings ? <CaptureSection settings={settings} save={save} /> : null}
 
-      {settings ? <ModelSection model={model} /> : null}
+      {settings ? <ModelSection model={model} settings={settings} save={save} /> : null}
 
       <ClearDataSection count={model?.memorySize ?? 0} onCleared={() => {
         setMessage({ ok: true, text: 'All memories were deleted.' });

@@ -86,6 +86,8 @@ export interface LaunchOptions {
   onContext?: (context: BrowserContext) => void;
   /** Sites to allow at launch (see Harness.grantSite); by default the local page server and the fixture origin. */
   grantSites?: string[];
+  /** WebGPU on: Chromium's software adapter (SwiftShader) is offered instead of no GPU at all. */
+  webgpu?: boolean;
 }
 
 /** What the tests' pages are served from: allowed at launch so tests of everything else see a readable page. */
@@ -114,7 +116,11 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Harn
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: options.headless ?? true,
-    args: [...CHROMIUM_ARGS, `--disable-extensions-except=${buildDir}`, `--load-extension=${buildDir}`],
+    args: [
+      ...(options.webgpu ? [...CHROMIUM_ARGS.filter((a) => a !== '--disable-gpu'), '--enable-unsafe-webgpu'] : CHROMIUM_ARGS),
+      `--disable-extensions-except=${buildDir}`,
+      `--load-extension=${buildDir}`,
+    ],
   });
   options.onContext?.(context);
   const serviceWorker = async (): Promise<Worker> => {

@@ -1,14 +1,24 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ORT_WASM_PATH } from '../../lib/embed/embedder';
+import { ORT_WASM_PATH, ORT_WEBGPU_WASM_PATH } from '../../lib/embed/embedder';
 
-// The onnxruntime build the extension ships. The WebGPU-capable builds carry all static constructors in one function
-// of 0.96-1.26 MB; V8 tiers it up to TurboFan after its one run, which took a core for about a minute and 700 MB, and
-// kept the extension process's thread pool so busy that the side panel (same process) stayed blank for 15-45 s.
+// The onnxruntime builds the extension ships. The asyncify WebGPU build carries all static constructors in one
+// function of 0.96-1.26 MB; V8 tiers it up to TurboFan after its one run, which took a core for about a minute and
+// 700 MB, and kept the extension process's thread pool so busy that the side panel (same process) stayed blank for
+// 15-45 s. The WASM-only build runs everywhere; the JSPI WebGPU build only in the offscreen WebGPU engine.
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const ORT_DIST = join(ROOT, 'node_modules', 'onnxruntime-web', 'dist');
 const shipped = basename(ORT_WASM_PATH);
+const webgpu = basename(ORT_WEBGPU_WASM_PATH);
+
+/** The export the runtime's glue calls right after instantiating (Emscripten's initRuntime). */
+function constructorExport(glueFile: string): string {
+  const glue = readFileSync(join(ORT_DIST, glueFile), 'utf8');
+  const call = /function \w+\(\)\{\w+=!0;\w+\?\w+\(\):\w+\.(\w+)\(\)\}/.exec(glue);
+  if (!call) throw new Error(`initRuntime not found in ${glueFile}: re-check this test against the new onnxruntime-web`);
+  return call[1];
+}
 
 /** Body size in bytes of the function a module exports under `name` (imports counted in the function index space). */
 function exportedFunctionSize(wasm: Buffer, name: string): number {
@@ -68,24 +78,32 @@ function exportedFunctionSize(wasm: Buffer, name: string): number {
   return sizes[index - imports];
 }
 
-describe('the onnxruntime build the extension ships', () => {
-  it('is the WASM-only build, the only .wasm copied for the extension', () => {
+describe('the onnxruntime builds the extension ships', () => {
+  it('are the WASM-only build and the JSPI WebGPU build, the only .wasm files copied for the extension', () => {
     expect(shipped).toBe('ort-wasm-simd-threaded.wasm');
+    expect(webgpu).toBe('ort-wasm-simd-threaded.jspi.wasm');
     const dir = join(ROOT, 'public', 'ort');
     expect(existsSync(dir), 'public/ort is made by `npm install` (scripts/install-assets.mjs)').toBe(true);
-    expect(readdirSync(dir).filter((f) => f.endsWith('.wasm'))).toEqual([shipped]);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.wasm')).sort()).toEqual([shipped, webgpu].sort());
   });
 
-  it('runs its static constructors in a small function, not one V8 spends a minute optimising', () => {
-    // The runtime's glue starts it with `<exports>.<name>()` right after instantiating (Emscripten's initRuntime).
-    const glue = readFileSync(join(ORT_DIST, shipped.replace(/\.wasm$/, '.mjs')), 'utf8');
-    const call = /function \w+\(\)\{\w+=!0;\w+\?\w+\(\):\w+\.(\w+)\(\)\}/.exec(glue);
-    expect(call, 'initRuntime not found in the glue: re-check this test against the new onnxruntime-web').not.toBeNull();
-    const ctorBytes = exportedFunctionSize(readFileSync(join(ORT_DIST, shipped)), call![1]);
-    expect(ctorBytes).toBeLessThan(64 * 1024);
-    // The check itself can fail: the WebGPU build's constructor function is the 1.26 MB one.
-    const webgpuGlue = readFileSync(join(ORT_DIST, 'ort-wasm-simd-threaded.asyncify.mjs'), 'utf8');
-    const webgpuCtor = /function \w+\(\)\{\w+=!0;\w+\?\w+\(\):\w+\.(\w+)\(\)\}/.exec(webgpuGlue)![1];
-    expect(exportedFunctionSize(readFileSync(join(ORT_DIST, 'ort-wasm-simd-threaded.asyncify.wasm')), webgpuCtor)).toBeGreaterThan(1_000_000);
+  it('run the worker, panel and WASM engines on a runtime whose static constructors V8 does not spend a minute optimising', () => {
+    const ctor = constructorExport(shipped.replace(/\.wasm$/, '.mjs'));
+    expect(exportedFunctionSize(readFileSync(join(ORT_DIST, shipped)), ctor)).toBeLessThan(64 * 1024);
+    // The check itself can fail: both WebGPU builds have the big function (asyncify 1.26 MB, JSPI 0.96 MB).
+    for (const wasm of ['ort-wasm-simd-threaded.asyncify.wasm', webgpu]) {
+      expect(exportedFunctionSize(readFileSync(join(ORT_DIST, wasm)), constructorExport(wasm.replace(/\.wasm$/, '.mjs'))), wasm).toBeGreaterThan(900_000);
+    }
+  });
+
+  it('loads the WebGPU runtime in the WebGPU engine alone (the offscreen document starts it only on an adapter it may use)', () => {
+    const sources = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? sources(join(dir, e.name)) : /\.(ts|tsx)$/.test(e.name) ? [join(dir, e.name)] : [],
+      );
+    const importers = [...sources('lib'), ...sources('entrypoints')].filter((f) => /from '(backstory-ort-webgpu|onnxruntime-web\/(webgpu|jspi|all))'/.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(importers).toEqual([join('lib', 'embed', 'gpu-worker.ts')]);
+    const starters = [...sources('lib'), ...sources('entrypoints')].filter((f) => /gpu-worker\.ts/.test(readFileSync(join(ROOT, f), 'utf8')) && !f.endsWith('gpu-worker.ts'));
+    expect(starters).toEqual([join('lib', 'embed', 'gpu-engine-start.ts')]);
   });
 });

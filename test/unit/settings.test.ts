@@ -35,35 +35,44 @@ const stored = async () => (await fakeBrowser.storage.local.get(['settings', 'se
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
 describe('the settings item', () => {
-  it('migrates a v1 object, as stored today, without losing a value', async () => {
+  it('migrates a v1 object, as stored then, without losing a value', async () => {
     await fakeBrowser.storage.local.set({ settings: fixture(1) });
     await fresh();
     const s = await mod.readSettings();
-    expect(s).toEqual(fixture(2)); // every value in its group, the unknown `backend` carried along
+    expect(s).toEqual(fixture(3)); // every value in its group, the unknown `backend` carried along
     const after = await stored();
-    expect(after.settings).toEqual(fixture(2));
-    expect(after.settings$).toEqual({ v: 2 });
+    expect(after.settings).toEqual(fixture(3));
+    expect(after.settings$).toEqual({ v: 3 });
   });
 
-  it('reads a v2 object as it is, and gives defaults when nothing is stored', async () => {
+  it('migrates a v2 object: the indexing backend appears at its default, every other value kept', async () => {
     await fakeBrowser.storage.local.set({ settings: fixture(2), settings$: { v: 2 } });
     await fresh();
-    expect(await mod.readSettings()).toEqual(fixture(2));
+    expect(await mod.readSettings()).toEqual(fixture(3));
+    expect((await stored()).settings$).toEqual({ v: 3 });
+  });
+
+  it('reads a v3 object as it is, and gives defaults when nothing is stored', async () => {
+    await fakeBrowser.storage.local.set({ settings: { ...fixture(3), embed: { backend: 'wasm' } }, settings$: { v: 3 } });
+    await fresh();
+    expect(await mod.readSettings()).toEqual({ ...fixture(3), embed: { backend: 'wasm' } });
     fakeBrowser.reset();
     await fresh();
     const s = await mod.readSettings();
     expect(s.rank.weights.semantic).toBe(0.45);
     expect(s.ui.excludedSites).toEqual([]);
     expect(s.capture).toEqual({ sent: false, sites: [] });
+    expect(s.embed).toEqual({ backend: 'auto' });
   });
 
   it('fills and clamps a damaged stored object instead of failing', async () => {
-    await fakeBrowser.storage.local.set({ settings: { rank: { maxCards: 9999, weights: { semantic: 'x' } }, ui: { excludedSites: ['https://www.Bank.example.com/login', 7] } }, settings$: { v: 2 } });
+    await fakeBrowser.storage.local.set({ settings: { rank: { maxCards: 9999, weights: { semantic: 'x' } }, ui: { excludedSites: ['https://www.Bank.example.com/login', 7] }, embed: { backend: 'cuda' } }, settings$: { v: 3 } });
     await fresh();
     const s = await mod.readSettings();
     expect(s.rank.maxCards).toBe(50);
     expect(s.rank.weights.semantic).toBe(0.45);
     expect(s.ui.excludedSites).toEqual(['bank.example.com']);
+    expect(s.embed.backend).toBe('auto');
   });
 });
 

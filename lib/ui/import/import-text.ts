@@ -22,7 +22,12 @@ export function filesOf(job: Pick<ImportJob, 'fileNames'>): string {
 /** "Indexing 3,200 of 12,000 — about 2 min" (no estimate until there is a rate to go by). */
 export function indexingText(p: IndexingProgress): string {
   const eta = p.etaMs !== undefined ? ` — ${aboutTime(p.etaMs)}` : '';
-  return `Indexing ${count(p.done)} of ${count(p.total)}${eta}`;
+  return `Indexing ${count(p.done)} of ${count(p.total)}${p.backend ? ` on ${backendName(p.backend)}` : ''}${eta}`;
+}
+
+/** "WebGPU" or "WASM" for a backend string such as 'offscreen/webgpu/q4' or 'wasm/q8'. */
+export function backendName(backend: string): string {
+  return /webgpu/.test(backend) ? 'WebGPU' : 'WASM';
 }
 
 /** The line for a job still at work: "Reading chatgpt.zip — 48%", "Saving 12,034 memories…". */

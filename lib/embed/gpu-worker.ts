@@ -1,0 +1,59 @@
+/// <reference lib="webworker" />
+// The WebGPU embedding engine, a dedicated Worker of the offscreen document: the q4 model (its MatMulNBits have WebGPU
+// kernels; the int8 rewrite's MatMulInteger have none) on onnxruntime's WebGPU runtime. Only this Worker loads that
+// runtime, and only once the document found an adapter it may use (lib/embed/engine-choice.ts).
+import * as ort from 'backstory-ort-webgpu';
+import { MODEL_ID, type Embedder } from './embedder';
+import { browserGpu, chooseGpuAdapter } from './gpu-adapter';
+import { useLocalModels } from './local-models';
+import { createOrtEmbedder, MODEL_FILES } from './ort-embedder';
+
+export type GpuRequest = { id: number; texts: string[]; modelRoot: string; wasmUrl: string; allowSoftware: boolean };
+export type GpuReply = { id: number; vectors: Float32Array[]; backend: string } | { id: number; error: string };
+
+let engine: Promise<Embedder> | undefined;
+let lost: string | undefined;
+let queue: Promise<void> = Promise.resolve();
+
+async function fetchBytes(url: string): Promise<Uint8Array> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url.split('/').pop()}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+async function createEngine({ modelRoot, wasmUrl, allowSoftware }: GpuRequest): Promise<Embedder> {
+  const verdict = await chooseGpuAdapter(browserGpu(), allowSoftware ? 'webgpu' : 'auto');
+  if (!verdict.use) throw new Error(verdict.reason);
+  const device = await verdict.adapter.requestDevice();
+  void device.lost.then((info) => (lost = `the GPU device was lost (${info.message || info.reason || 'no reason given'})`));
+  ort.env.webgpu.device = device as never;
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.proxy = false;
+  ort.env.wasm.wasmPaths = { wasm: wasmUrl };
+  ort.env.logLevel = 'error';
+  useLocalModels(modelRoot);
+  const dir = `${modelRoot}${MODEL_ID}/onnx/`;
+  const files = MODEL_FILES.q4;
+  const [model, data] = await Promise.all([fetchBytes(dir + files.model), fetchBytes(dir + files.data!)]);
+  return createOrtEmbedder({
+    ort, model, externalData: [{ path: files.data!, data }], backend: 'webgpu/q4', dtype: 'q4', executionProviders: ['webgpu'], batchSize: 32,
+  });
+}
+
+async function handle(req: GpuRequest): Promise<void> {
+  try {
+    if (lost) throw new Error(lost);
+    engine ??= createEngine(req);
+    const embedder = await engine;
+    const vectors = await embedder.embed(req.texts);
+    if (lost) throw new Error(lost);
+    const reply: GpuReply = { id: req.id, vectors, backend: embedder.backend };
+    (self as unknown as Worker).postMessage(reply, vectors.map((v) => v.buffer as ArrayBuffer));
+  } catch (err) {
+    (self as unknown as Worker).postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies GpuReply);
+  }
+}
+
+self.onmessage = (e: MessageEvent<GpuRequest>) => {
+  queue = queue.then(() => handle(e.data));
+};
