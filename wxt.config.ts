@@ -47,7 +47,7 @@ export default defineConfig({
   srcDir: '.',
   entrypointsDir: 'entrypoints',
   publicDir: 'public',
-  outDir: '.output',
+  outDir: WASM_ONLY ? '.output/wasm-only' : '.output',
   // The icon (toolbar, store, extensions page) at every size both browsers ask for, from one SVG; Firefox's light and
   // dark toolbar glyphs come from modules/toolbar-icons.ts.
   modules: ['@wxt-dev/auto-icons'],

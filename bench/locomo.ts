@@ -1,7 +1,12 @@
 /**
  * LoCoMo evidence retrieval: every turn of a conversation is a memory item (dated by its session, threaded by
  * session, the speaker as its person); each answerable question is the text in the focused field. All methods are
- * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--dtype q8|q4] [--json OUT]
+ * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--dtype q8|q4] [--index-dtype q4] [--json OUT]
+ *
+ * `--index-dtype q4`: the product's memory is indexed with the q4 file (the one the WebGPU engine runs; here on WASM in
+ * Node, which agrees with WebGPU at cosine >= 0.998 in test/e2e/webgpu.test.ts) and stored as the int8 model's, as
+ * the extension stores checked WebGPU vectors, while queries stay on the int8 model as in the service worker: the
+ * LoCoMo figure of a memory indexed on the WebGPU path. The bench-view rows are unaffected.
  *
  * `backstory` and `backstory-cards` measure the product: each conversation is written as a memory file, imported
  * through the import reader (readImport) and MemoryStore.commitImport into IndexedDB (fake-indexeddb), embedded by the
@@ -41,7 +46,9 @@ function args(argv: string[]) {
   }
   const dtype = get('--dtype') ?? 'q8';
   if (dtype !== 'q8' && dtype !== 'q4') throw new Error(`--dtype wants q8 (the extension's int8 model) or q4, got "${dtype}"`);
-  return { data: get('--data'), range, json: get('--json'), dtype: dtype as 'q8' | 'q4' };
+  const indexDtype = get('--index-dtype');
+  if (indexDtype !== undefined && indexDtype !== 'q4') throw new Error(`--index-dtype wants q4 (the WebGPU engine's file), got "${indexDtype}"`);
+  return { data: get('--data'), range, json: get('--json'), dtype: dtype as 'q8' | 'q4', indexDtype: indexDtype as 'q4' | undefined };
 }
 
 const ms = (t0: number) => performance.now() - t0;
@@ -53,16 +60,18 @@ function denseOrder(p: PreparedConversation, q: Float32Array): string[] {
     .map(([id]) => id);
 }
 
-export async function runLocomo(dataFile: string, range?: [number, number], dtype: 'q8' | 'q4' = 'q8') {
+export async function runLocomo(dataFile: string, range?: [number, number], dtype: 'q8' | 'q4' = 'q8', indexDtype?: 'q4') {
   const cache = openBenchCache(ROOT, dtype);
   const prepared = await prepare(dataFile, range, ROOT, dtype, cache);
   const embedder = cachedEmbedder(cache, dtype);
+  // Vectors of the WebGPU engine's file, stored under the query model's tag as the extension does once they agree.
+  const indexEmbedder = indexDtype ? { ...cachedEmbedder(openBenchCache(ROOT, indexDtype), indexDtype), modelId: embedder.modelId } : embedder;
   const names = ['recency', 'bm25', 'dense', 'hybrid', 'backstory', 'backstory-cards', 'backstory-bench-view', 'backstory-bench-view-cards'] as const;
   const tallies = Object.fromEntries(names.map((n) => [n, new Tally()])) as Record<(typeof names)[number], Tally>;
   let queries = 0;
   for (const p of prepared) {
     process.stderr.write(`\r  importing ${p.conv.id} through the store   `);
-    const store = await importedMemory(p.conv, embedder);
+    const store = await importedMemory(p.conv, embedder, indexEmbedder);
     const queryCache = new QueryVectorCache();
     // Baselines index "[date] Speaker: text" (plus the caption) in a plain BM25 index, as the reference figures do.
     const plain = new LexicalIndex();
@@ -141,7 +150,7 @@ function table(res: { queries: number; methods: Record<string, MethodStats> }): 
 async function main() {
   const a = args(process.argv.slice(2));
   const data = locomoDataFile(a.data, ROOT);
-  const res = await runLocomo(data, a.range, a.dtype);
+  const res = await runLocomo(data, a.range, a.dtype, a.indexDtype);
   console.log(`model: ${a.dtype === 'q8' ? 'int8 (what the extension runs)' : 'q4 (the extension\'s fallback)'}`);
   console.log(table(res));
   if (a.json) writeFileSync(a.json, JSON.stringify(res, null, 2) + '\n');

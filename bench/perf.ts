@@ -21,9 +21,15 @@
  * - store_load_ms_10k: MemoryStore.load() of 10k items in fake-indexeddb, from the persisted index pack against
  *   the tables alone (baseline).
  * - panel_update_ms_p50 / cold_start_ms / index_items_per_s_browser: in headless Chromium with the built extension
- *   (bench/perf-lib/browser.ts; `--browser-only` runs just these). cold_start_ms's baseline is the same start with
- *   the index pack deleted; index_items_per_s_browser's is the service worker's own 1-thread path, measured in
- *   alternating rounds, with the latency of rankings asked for during each import.
+ *   (bench/perf-lib/browser.ts; `--browser-only` runs just these). cold_start_ms (p50), cold_start_ms_p95 and
+ *   cold_start_stalled_rounds (rounds over 5 s) are 20 rounds of the shipping build, WebGPU engine included, beside
+ *   the same 20 rounds of the WASM-only build (BACKSTORY_WASM_ONLY=1, built by the bench) as their baseline;
+ *   cold_start_ms_no_pack is the shipping build with the index pack deleted. index_items_per_s_browser's baseline is
+ *   the service worker's own 1-thread path, measured in alternating rounds, with the latency of rankings asked for
+ *   during each import. index_items_per_s_webgpu: a 1,024-note import on the WebGPU engine, on a hardware GPU adapter
+ *   only (`--webgpu` turns WebGPU on in Chromium); the key is always written, null without such an adapter.
+ *   package_mb_*: each part of the unpacked shipping build (model, runtime_wasm, runtime_webgpu, webgpu_engine_js,
+ *   other, total), and of the WASM-only build (_wasm_only).
  * - memory_first_rows_ms_10k / _100k, memory_filter_ms_*, memory_panel_heap_mb_*: the side panel's Memory tab in
  *   headless Chromium (bench/perf-lib/memory-browser.ts; `--memory-browser` runs just these): click -> first rows,
  *   a word typed into its filter -> the filtered list, and the panel page's heap. `--baseline-build DIR` measures
@@ -55,6 +61,8 @@ function args(argv: string[]) {
     browser: !argv.includes('--no-browser'),
     /** Only the figures measured in Chromium (panel update, cold start, browser indexing). */
     browserOnly: argv.includes('--browser-only'),
+    /** Chromium with WebGPU on (a machine's GPU, or SwiftShader where there is none) for index_items_per_s_webgpu. */
+    webgpu: argv.includes('--webgpu'),
     sizes: (get('--sizes') ?? '10000,100000').split(',').map(Number),
     /** Only the memory browser's figures (first rows, filtered list, panel heap) in Chromium. */
     memoryBrowser: argv.includes('--memory-browser'),
@@ -72,7 +80,7 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 async function main() {
   const a = args(process.argv.slice(2));
   const rows: Row[] = [];
-  const extra: Record<string, number | string> = {};
+  const extra: Record<string, number | string | null> = {};
   const log = (s: string) => console.error(`[perf] ${s}`);
 
   if (!a.browserOnly && !a.memoryBrowser) {
@@ -150,9 +158,29 @@ async function main() {
   if (a.browser && !a.memoryBrowser) {
     try {
       const { browserFigures } = await import('./perf-lib/browser');
-      const bf = await browserFigures(log);
+      const { buildParts, buildWasmOnly } = await import('./perf-lib/build-parts');
+      const { BUILD_DIR } = await import('../test/e2e/harness');
+      // The WASM-only build (no WebGPU engine, no WebGPU runtime): its cold starts alternate with the shipping build's.
+      log('building the WASM-only extension (BACKSTORY_WASM_ONLY=1)');
+      const wasmOnlyDir = buildWasmOnly();
+      const bf = await browserFigures(log, 10_000, { webgpu: a.webgpu, baselineBuild: wasmOnlyDir });
       rows.push(...bf.rows);
       Object.assign(extra, bf.extra);
+      const wo = bf.baseline!;
+      for (const [name, value] of [['cold_start_ms', wo.p50], ['cold_start_ms_p95', wo.p95], ['cold_start_stalled_rounds', wo.stalled]] as const) {
+        const row = rows.find((r) => r.name === name);
+        if (row) row.baseline = value;
+        extra[`${name}_wasm_only`] = value;
+      }
+      const coldRow = rows.find((r) => r.name === 'cold_start_ms');
+      if (coldRow) coldRow.note = `baseline: the WASM-only build in alternating rounds, ${wo.cold.join(', ')} ms; ${coldRow.note}`;
+      // What each part of a build weighs: the cost of the WebGPU engine is its runtime and its code.
+      const parts = { shipping: buildParts(BUILD_DIR), 'wasm-only': buildParts(wasmOnlyDir) };
+      for (const [build, p] of Object.entries(parts)) for (const [part, mb] of Object.entries(p)) extra[`package_mb_${part}${build === 'shipping' ? '' : '_wasm_only'}`] = mb;
+      rows.push({
+        name: 'package_mb_total', what: 'unpacked Chrome build, MB: shipping (WebGPU engine included) vs WASM-only', value: parts.shipping.total, baseline: parts['wasm-only'].total, target: 'reported',
+        note: Object.entries(parts.shipping).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v}${parts['wasm-only'][k] !== v ? ` (wasm-only ${parts['wasm-only'][k]})` : ''}`).join(', '),
+      });
     } catch (e) {
       log(`browser figures skipped: ${e instanceof Error ? e.message : String(e)}`);
       extra.browser_error = e instanceof Error ? e.message : String(e);

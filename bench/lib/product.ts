@@ -29,14 +29,15 @@ export function cachedEmbedder(cache: EmbedCache, dtype: ModelDtype): Embedder {
  * read back by the import reader (readImport: recognised by content, streamed, each item validated), committed by `MemoryStore.commitImport` into IndexedDB (fake-indexeddb) and
  * embedded by the store's own pipeline (`embedPending`: item vectors and context vectors).
  */
-export async function importedMemory(conv: Conversation, embedder: Embedder): Promise<MemoryStore> {
+export async function importedMemory(conv: Conversation, embedder: Embedder, indexEmbedder: Embedder = embedder): Promise<MemoryStore> {
   const file = { name: `${conv.id}.json`, blob: new Blob([...memoryFileChunks(conv.items)], { type: 'application/json' }) };
   const inputs: MemoryInput[] = [];
   for await (const batch of readImport([file])) {
     if (batch.format !== 'memory-file') throw new Error(`${conv.id}: read as ${batch.format}, not as a memory file`);
     inputs.push(...batch.items);
   }
-  const store = new MemoryStore(openMemoryDB(`locomo-${conv.id}`, { indexedDB: new IDBFactory(), IDBKeyRange }), async () => embedder);
+  // The extension embeds imports with its indexing engine and queries with the worker's model (lib/service/model.ts).
+  const store = new MemoryStore(openMemoryDB(`locomo-${conv.id}`, { indexedDB: new IDBFactory(), IDBKeyRange }), async () => embedder, async () => indexEmbedder);
   const counts = await store.commitImport(inputs, { importId: `locomo-${conv.id}` });
   if (counts.added !== conv.items.length) throw new Error(`${conv.id}: ${counts.added} of ${conv.items.length} turns imported`);
   await store.embedPending();

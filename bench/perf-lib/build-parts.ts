@@ -1,0 +1,40 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+/** Where `BACKSTORY_WASM_ONLY=1 wxt build` writes (wxt.config.ts). */
+export const WASM_ONLY_BUILD_DIR = join(ROOT, '.output', 'wasm-only', 'chrome-mv3');
+
+/** Builds the WASM-only extension (no WebGPU engine, no WebGPU runtime), the cold-start baseline. */
+export function buildWasmOnly(): string {
+  execFileSync('npx', ['wxt', 'build'], { cwd: ROOT, env: { ...process.env, BACKSTORY_WASM_ONLY: '1' }, stdio: 'ignore' });
+  return WASM_ONLY_BUILD_DIR;
+}
+
+function files(dir: string): { path: string; bytes: number }[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    return e.isDirectory() ? files(p) : [{ path: p, bytes: statSync(p).size }];
+  });
+}
+
+/** Megabytes of each part of a build: model files, each onnxruntime .wasm, the WebGPU engine's code, the rest. */
+export function buildParts(dir: string): Record<string, number> {
+  const parts: Record<string, number> = { model: 0, runtime_wasm: 0, runtime_webgpu: 0, webgpu_engine_js: 0, other: 0, total: 0 };
+  for (const f of files(dir)) {
+    const rel = relative(dir, f.path).replaceAll('\\', '/');
+    const part = rel.startsWith('models/')
+      ? 'model'
+      : rel === 'ort/ort-wasm-simd-threaded.wasm'
+        ? 'runtime_wasm'
+        : rel === 'ort/ort-wasm-simd-threaded.jspi.wasm'
+          ? 'runtime_webgpu'
+          : /^assets\/gpu-worker-.*\.js$/.test(rel)
+            ? 'webgpu_engine_js'
+            : 'other';
+    parts[part] += f.bytes;
+    parts.total += f.bytes;
+  }
+  return Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, Math.round((v / 1e6) * 100) / 100]));
+}
