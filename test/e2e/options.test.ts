@@ -171,8 +171,8 @@ describe('options page', () => {
     const last = pushes.at(-1)?.progress;
     expect(last && last.done === last.total && last.total >= 160).toBe(true);
     await options.locator('[data-testid="indexing"]').waitFor({ state: 'detached' });
-    await expect.poll(() => options.locator('[data-testid="model-state"]').getAttribute('data-state'), { timeout: 60_000 }).toBe('ready');
-    expect(await options.locator('[data-testid="model-state"]').innerText()).toMatch(/ready, running on \w+/);
+    await expect.poll(() => options.locator('[data-testid="model-status"]').getAttribute('data-state'), { timeout: 60_000 }).toBe('ready');
+    expect(await options.locator('[data-testid="model-status"]').innerText()).toMatch(/ready, running on \w+/);
   });
 
   it('message capture is off by default and can be switched on for chosen sites', async () => {

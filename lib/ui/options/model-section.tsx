@@ -37,7 +37,7 @@ export function ModelSection({ model, settings, save }: { model: ModelInfo | und
   return (
     <section aria-labelledby="h-model">
       <h2 id="h-model">Model</h2>
-      <p data-testid="model-state" data-state={model?.state ?? 'idle'}>
+      <p data-testid="model-status" data-state={model?.state ?? 'idle'}>
         all-MiniLM-L6-v2 (on device):{' '}
         {model?.state === 'ready' ? `ready, running on ${model.backend ?? 'WASM'}` : model?.state === 'loading' ? 'loading…' : model?.state === 'failed' ? `failed (${model.error ?? 'unknown'}); word matching only` : 'loads on first use'}
         {model ? ` · ${model.memorySize} memories${model.unembedded ? `, ${model.unembedded} waiting to be indexed` : ''}` : ''}
