@@ -152,6 +152,7 @@ async function main() {
   const data = locomoDataFile(a.data, ROOT);
   const res = await runLocomo(data, a.range, a.dtype, a.indexDtype);
   console.log(`model: ${a.dtype === 'q8' ? 'int8 (what the extension runs)' : 'q4 (the extension\'s fallback)'}`);
+  if (a.indexDtype) console.log('memory of the backstory rows indexed with the q4 file (the WebGPU engine\'s), queries with the model above');
   console.log(table(res));
   if (a.json) writeFileSync(a.json, JSON.stringify(res, null, 2) + '\n');
 }
