@@ -68,9 +68,9 @@ describe('imports through the options page', () => {
     expect(atCard.unembedded).toBeGreaterThan(10_000);
 
     await expect.poll(() => message(options), { timeout: 60_000 }).toBe('Imported chatgpt-export.zip: 20,000 new, 0 updated, 0 unchanged.');
-    // The estimate appears once indexing has a rate to go by, on the options page and in the panel.
-    await expect.poll(() => options.locator('[data-testid="indexing"]').innerText().catch(() => ''), { timeout: 120_000 }).toMatch(/^Indexing [\d,]+ of [\d,]+ — (about|a few)/);
-    await expect.poll(() => panel.locator('[data-testid="indexing"]').innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^Indexing [\d,]+ of [\d,]+ — (about|a few)/);
+    // The estimate appears once indexing has a rate to go by, on the options page and in the panel, with what indexes.
+    await expect.poll(() => options.locator('[data-testid="indexing"]').innerText().catch(() => ''), { timeout: 120_000 }).toMatch(/^Indexing [\d,]+ of [\d,]+ on WASM — (about|a few)/);
+    await expect.poll(() => panel.locator('[data-testid="indexing"]').innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^Indexing [\d,]+ of [\d,]+ on WASM — (about|a few)/);
     const indexed0 = { at: Date.now(), left: (await h.call<Status>('model:status', {})).unembedded };
     await new Promise((r) => setTimeout(r, 20_000));
     const indexed1 = { at: Date.now(), left: (await h.call<Status>('model:status', {})).unembedded };
