@@ -28,7 +28,7 @@ function useIndexBackendText(model: ModelInfo | undefined, choice: EmbedBackendC
   }, [choice]);
   if (firefox) return 'Imports are indexed on WASM (Firefox indexes in its background script, without WebGPU).';
   const last = model?.indexBackend && model.indexReason ? `Last indexed on ${backendName(model.indexBackend)} (${model.indexReason}). ` : '';
-  return `${last}The next import: ${offer ?? 'checking…'}.`;
+  return `${last}The next import is indexed on ${offer ?? '… (checking)'}.`;
 }
 
 /** Which model ranks, whether it is ready, how much memory waits to be indexed, and what indexes it. */
