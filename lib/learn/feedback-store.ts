@@ -60,7 +60,11 @@ export function validEvent(v: unknown): FeedbackEvent | undefined {
       return { id: c.id, factors, ...(c.pinned ? { pinned: true } : {}) };
     });
   const destination = e.destination === 'chat' || e.destination === 'email' ? e.destination : 'documents';
-  return { at: Number.isFinite(e.at) ? Number(e.at) : Date.now(), action: e.action!, itemId: e.itemId, site: typeof e.site === 'string' ? e.site : '', destination, shown };
+  const together = Array.isArray(e.together) ? e.together.filter((id): id is string => typeof id === 'string').slice(0, 50) : [];
+  return {
+    at: Number.isFinite(e.at) ? Number(e.at) : Date.now(), action: e.action!, itemId: e.itemId, site: typeof e.site === 'string' ? e.site : '', destination, shown,
+    ...(together.length ? { together } : {}),
+  };
 }
 
 /** Feedback events and what was learned from them, on the device. */
@@ -85,7 +89,13 @@ export class FeedbackStore {
 
   /** Stores one event and refits (only the events are kept when learning is off: turning it on uses them). */
   async record(event: FeedbackEvent, base: Weights): Promise<void> {
-    await this.db.events.add(event);
+    return this.recordAll([event], base);
+  }
+
+  /** Stores the events of one action (Insert all gives one per card) and refits once. */
+  async recordAll(events: FeedbackEvent[], base: Weights): Promise<void> {
+    if (!events.length) return;
+    await this.db.events.bulkAdd(events);
     const n = await this.db.events.count();
     if (n > KEEP_EVENTS) {
       const old = await this.db.events.orderBy('at').limit(n - KEEP_EVENTS).primaryKeys();

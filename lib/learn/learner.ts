@@ -40,8 +40,8 @@ const zero = (): Adjustment => ({ semantic: 0, lexical: 0, recency: 0, priority:
  * Preferences read from what the user did. The panel shows its cards together, so a card used beat every other card
  * shown, above it or below it alike: counting only those above (or those above more) would read even random choices
  * as "the order is wrong" and teach the ranker to distrust whatever put cards on top. A card marked "not useful"
- * lost to every other card shown, weakly. Pinned cards are there because of the pin, not their score: they say
- * nothing.
+ * lost to every other card shown, weakly. Cards inserted together (Insert all) beat the others shown, not each
+ * other. Pinned cards are there because of the pin, not their score: they say nothing.
  */
 export function preferencePairs(events: FeedbackEvent[]): PreferencePair[] {
   const out: PreferencePair[] = [];
@@ -50,8 +50,9 @@ export function preferencePairs(events: FeedbackEvent[]): PreferencePair[] {
     const p = shown.findIndex((c) => c.id === e.itemId);
     if (p < 0) continue;
     const me = shown[p].factors;
+    const together = new Set(e.together ?? []);
     shown.forEach((c, i) => {
-      if (i === p) return;
+      if (i === p || together.has(c.id)) return;
       if (e.action === 'dismiss') out.push({ better: c.factors, worse: me, site: e.site, weight: 0.3 });
       else out.push({ better: me, worse: c.factors, site: e.site, weight: 1 });
     });

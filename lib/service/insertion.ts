@@ -40,7 +40,9 @@ export class Insertion {
   async package(tabId: number, ids: string[], search?: string): Promise<InsertOutcome> {
     const pkg = await this.ranker.packageFor(tabId, ids, search);
     if (!pkg.text) return { ok: false, technique: 'none', hint: 'Nothing selected to insert.' };
-    return this.insert(tabId, pkg.text, pkg.ids);
+    const outcome = await this.insert(tabId, pkg.text, pkg.ids);
+    if (outcome.ok) void this.feedback.recordTogether(tabId, pkg.ids, 'insert');
+    return outcome;
   }
 
   /** Inserted items count as used on this tab (continuity) and now (recency). */
