@@ -88,6 +88,11 @@ export class Learning {
     return this.db().exportAll();
   }
 
+  /** The tally of phrases the user keeps typing into prompts (kept in the learning database). */
+  phrases() {
+    return this.db().phrases;
+  }
+
   /** Feedback events as a memory file holds them (its top-level `feedback`), read by the streaming import. */
   importFeedback(feedback: unknown, base: Weights): Promise<number> {
     return this.db().importAll(feedback, base);

@@ -44,7 +44,7 @@ describe('Insert all as feedback', () => {
     const insertion = new Insertion(
       { touch: async () => {} } as never,
       { callTaskFrame: async () => (accepts ? { ok: true, technique: 'execCommand' } : { ok: false, technique: 'none', hint: 'refused' }) } as never,
-      { markUsed: () => {} } as never,
+      { markUsed: () => {}, get: async () => undefined } as never,
       {} as never,
       { packageFor: async (_tab: number, ids: string[]) => ({ text: 'the package', ids }) } as never,
       feedback as never,
