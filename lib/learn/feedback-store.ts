@@ -3,6 +3,7 @@ import type { Weights } from '../rank/types';
 import { WEIGHT_NAMES } from '../rank/types';
 import { fitWeights, LEARNING, preferencePairs } from './learner';
 import type { FeedbackAction, FeedbackEvent, LearnedWeights } from './types';
+import { PhraseTally, validPhraseRow, type PhraseRow } from './phrase-tally';
 
 interface StateRow {
   key: 'state';
@@ -15,6 +16,8 @@ interface StateRow {
 export type LearningDB = Dexie & {
   events: EntityTable<FeedbackEvent, 'id'>;
   state: EntityTable<StateRow, 'key'>;
+  /** Instruction-like phrases seen in the user's prompts and what the user answered to an offer (lib/learn/phrase-tally.ts). */
+  phrases: EntityTable<PhraseRow, 'key'>;
 };
 
 /** A database of its own, so its schema moves independently of the memory's. */
@@ -23,6 +26,7 @@ export const LEARNING_DB_NAME = 'backstory-learning';
 export function openLearningDB(name = LEARNING_DB_NAME, deps?: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }): LearningDB {
   const db = (deps ? new Dexie(name, deps) : new Dexie(name)) as LearningDB;
   db.version(1).stores({ events: '++id, at', state: 'key' });
+  db.version(2).stores({ events: '++id, at', state: 'key', phrases: 'key, lastAt' });
   return db;
 }
 
@@ -60,13 +64,21 @@ export function validEvent(v: unknown): FeedbackEvent | undefined {
       return { id: c.id, factors, ...(c.pinned ? { pinned: true } : {}) };
     });
   const destination = e.destination === 'chat' || e.destination === 'email' ? e.destination : 'documents';
-  return { at: Number.isFinite(e.at) ? Number(e.at) : Date.now(), action: e.action!, itemId: e.itemId, site: typeof e.site === 'string' ? e.site : '', destination, shown };
+  const together = Array.isArray(e.together) ? e.together.filter((id): id is string => typeof id === 'string').slice(0, 50) : [];
+  return {
+    at: Number.isFinite(e.at) ? Number(e.at) : Date.now(), action: e.action!, itemId: e.itemId, site: typeof e.site === 'string' ? e.site : '', destination, shown,
+    ...(together.length ? { together } : {}),
+  };
 }
 
 /** Feedback events and what was learned from them, on the device. */
 export class FeedbackStore {
   private cache?: Promise<StateRow>;
-  constructor(private readonly db: LearningDB) {}
+  /** Phrases the user keeps typing into prompts, offered as instructions. */
+  readonly phrases: PhraseTally;
+  constructor(private readonly db: LearningDB) {
+    this.phrases = new PhraseTally(db);
+  }
 
   private state(): Promise<StateRow> {
     return (this.cache ??= this.db.state.get('state').then((s) => s ?? { key: 'state', enabled: true }));
@@ -85,7 +97,13 @@ export class FeedbackStore {
 
   /** Stores one event and refits (only the events are kept when learning is off: turning it on uses them). */
   async record(event: FeedbackEvent, base: Weights): Promise<void> {
-    await this.db.events.add(event);
+    return this.recordAll([event], base);
+  }
+
+  /** Stores the events of one action (Insert all gives one per card) and refits once. */
+  async recordAll(events: FeedbackEvent[], base: Weights): Promise<void> {
+    if (!events.length) return;
+    await this.db.events.bulkAdd(events);
     const n = await this.db.events.count();
     if (n > KEEP_EVENTS) {
       const old = await this.db.events.orderBy('at').limit(n - KEEP_EVENTS).primaryKeys();
@@ -118,17 +136,19 @@ export class FeedbackStore {
     await this.save({ key: 'state', enabled: (await this.state()).enabled });
   }
 
-  /** For the memory file: every event and whether learning is on. */
-  async exportAll(): Promise<{ enabled: boolean; events: FeedbackEvent[] }> {
+  /** For the memory file: every event, whether learning is on, and the phrase tally. */
+  async exportAll(): Promise<{ enabled: boolean; events: FeedbackEvent[]; phrases: PhraseRow[] }> {
     const events = (await this.db.events.orderBy('at').toArray()).map(({ id: _id, ...e }) => e);
-    return { enabled: (await this.state()).enabled, events };
+    return { enabled: (await this.state()).enabled, events, phrases: await this.db.phrases.toArray() };
   }
 
   /** Adds the events of an imported memory file (all or nothing) and refits. Returns how many were added. */
   async importAll(raw: unknown, base: Weights): Promise<number> {
-    const r = raw && typeof raw === 'object' ? (raw as { events?: unknown; enabled?: unknown }) : {};
+    const r = raw && typeof raw === 'object' ? (raw as { events?: unknown; enabled?: unknown; phrases?: unknown }) : {};
     const events = Array.isArray(r.events) ? r.events.map(validEvent).filter((e): e is FeedbackEvent => !!e) : [];
+    const phrases = Array.isArray(r.phrases) ? r.phrases.map(validPhraseRow).filter((p): p is PhraseRow => !!p) : [];
     if (events.length) await this.db.events.bulkAdd(events);
+    if (phrases.length) await this.phrases.merge(phrases);
     if (typeof r.enabled === 'boolean') await this.save({ ...(await this.state()), enabled: r.enabled });
     if ((await this.state()).enabled) await this.refit(base);
     return events.length;
@@ -138,6 +158,7 @@ export class FeedbackStore {
   async clear(): Promise<void> {
     await this.db.events.clear();
     await this.db.state.clear();
+    await this.db.phrases.clear();
     this.cache = undefined;
   }
 }

@@ -45,9 +45,23 @@ export class Learning {
 
   /** The user used (or dismissed) a card on a tab: stored as feedback against what the tab showed. */
   async feedback(tabId: number, itemId: string, action: FeedbackAction, base: Weights): Promise<void> {
+    return this.feedbackTogether(tabId, [itemId], action, base);
+  }
+
+  /**
+   * The user used several cards in one action (Insert all): each is a use against what the tab showed, and none is
+   * preferred to another. Cards the tab did not show (the worker restarted, a search result) teach nothing.
+   */
+  async feedbackTogether(tabId: number, itemIds: string[], action: FeedbackAction, base: Weights): Promise<void> {
     const s = this.shown.get(tabId);
-    if (!s || !s.cards.some((c) => c.id === itemId)) return; // not from a ranking (the worker restarted): nothing to learn
-    await this.db().record({ at: Date.now(), action, itemId, site: s.site, destination: s.destination, shown: s.cards }, base);
+    if (!s) return;
+    const used = [...new Set(itemIds)].filter((id) => s.cards.some((c) => c.id === id));
+    const at = Date.now();
+    const events = used.map((itemId) => ({
+      at, action, itemId, site: s.site, destination: s.destination, shown: s.cards,
+      ...(used.length > 1 ? { together: used.filter((id) => id !== itemId) } : {}),
+    }));
+    await this.db().recordAll(events, base);
   }
 
   /** What the ranker applies now (undefined when off, not learned yet, or storage is unavailable). */
@@ -72,6 +86,11 @@ export class Learning {
 
   exportAll() {
     return this.db().exportAll();
+  }
+
+  /** The tally of phrases the user keeps typing into prompts (kept in the learning database). */
+  phrases() {
+    return this.db().phrases;
   }
 
   /** Feedback events as a memory file holds them (its top-level `feedback`), read by the streaming import. */

@@ -23,6 +23,8 @@ export interface FeedbackEvent {
   destination: DestinationKind;
   /** The cards on screen at that moment, in panel order (the card acted on among them). */
   shown: ShownCard[];
+  /** The other cards used in the same action (Insert all): no preference between them. */
+  together?: string[];
 }
 
 /** Log-multipliers of the factor weights: the weight used is the slider's times e^θ. */

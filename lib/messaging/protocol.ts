@@ -7,6 +7,7 @@ import type { RankedCard, RankSettings, TaskReading, TraceEntry } from '../rank/
 import type { Settings, SettingsPatch } from '../settings/types';
 import type { LearningReport } from '../learn/learning';
 import type { EmbedBackendChoice } from '../embed/gpu-adapter';
+import type { PhraseOffer } from '../service/phrase-offers';
 
 export type PanelStatus = 'watching' | 'searching' | 'found' | 'empty' | 'error';
 
@@ -131,6 +132,9 @@ export interface BackgroundProtocol {
   /** Quick edit: an item a new capture nearly repeats, and merging the capture into it. */
   'capture:duplicate': { req: { id: string }; res: { duplicate?: { id: string; title: string } } };
   'capture:merge': { req: { id: string; into: string }; res: { item: MemoryItem } };
+  /** Panel: a phrase the user keeps typing into prompts, offered as an instruction, and the user's answer. */
+  'phrase:offer': { req: Record<string, never>; res: { offer?: PhraseOffer } };
+  'phrase:answer': { req: { phrase: string; answer: 'save' | 'later' | 'never' }; res: { item?: MemoryItem } };
 }
 
 /** Messages from the service worker to a tab's content script. */
@@ -174,7 +178,9 @@ export type PanelPush =
   /** An import job changed state (and, while its files are read, how far reading got). */
   | { type: 'import'; job: ImportJob; progress?: ReadProgress }
   /** Something the user started away from the panel failed (a capture too large, storage full). */
-  | { type: 'problem'; message: string };
+  | { type: 'problem'; message: string }
+  /** A phrase from the user's prompts is due to be offered as an instruction (panels ask `phrase:offer`). */
+  | { type: 'phrase-offer' };
 
 /** Only these may come from content scripts; everything else needs an extension page. */
 export const CONTENT_SCRIPT_MESSAGES: ReadonlySet<keyof BackgroundProtocol> = new Set(['task:update', 'capture:sent']);

@@ -16,6 +16,11 @@ const STOP = new Set(
   ).split(' '),
 );
 
+/** A common English function word (carries no topic). */
+export function isStopWord(w: string): boolean {
+  return STOP.has(w.toLowerCase());
+}
+
 /** Light suffix stemming: plural, -ing, -ed, -ly, and a final e, so inflections of one word meet. */
 export function stem(w: string): string {
   if (w.length <= 3 || /\d/.test(w)) return w;

@@ -9,6 +9,7 @@ import { isExtensionPage } from '../messaging/rpc';
 import { siteListed } from '../settings/settings';
 import type { ContentRegistration } from './content-registration';
 import type { PageBridge } from './page-bridge';
+import { isChatSite, type PhraseOffers } from './phrase-offers';
 import type { SettingsCache } from './settings-cache';
 
 interface Panels {
@@ -37,6 +38,7 @@ export class Capture {
     private readonly panels: Panels,
     private readonly settings: SettingsCache,
     private readonly access: ContentRegistration,
+    private readonly phrases?: Pick<PhraseOffers, 'prompt'>,
   ) {}
 
   async rememberSelection(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
@@ -83,6 +85,8 @@ export class Capture {
     if (!capture.sent || !siteListed(capture.sites, site) || siteListed(ui.excludedSites, site) || !text.trim()) return { saved: false };
     await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [], ...(thread ? { thread: { id: thread.id, seq: Date.now() } } : {}) }]);
     this.panels.refreshAll();
+    // A prompt sent to a chat assistant also counts toward offering its recurring phrases as an instruction.
+    if (isChatSite(site)) await this.phrases?.prompt(sender.tab?.id, text, true).catch(() => {});
     return { saved: true };
   }
 

@@ -19,6 +19,12 @@ export class Feedback {
     return { ok: true };
   }
 
+  /** Insert all: every card in the package is a use in this situation. */
+  async recordTogether(tabId: number, ids: string[], action: FeedbackAction): Promise<{ ok: true }> {
+    await learning.feedbackTogether(tabId, ids, action, await this.weights()).catch(() => {});
+    return { ok: true };
+  }
+
   async status(): Promise<LearningReport> {
     return learning.status(await this.weights());
   }

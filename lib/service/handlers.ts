@@ -34,6 +34,8 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'learning:set': (change) => s.feedback.set(change),
     'capture:duplicate': ({ id }) => s.capture.duplicateOf(id),
     'capture:merge': ({ id, into }) => s.capture.merge(id, into),
+    'phrase:offer': () => s.phrases.offer(),
+    'phrase:answer': ({ phrase, answer }) => s.phrases.answer(phrase, answer).then((r) => (s.hub.refreshAll(), r)),
     'import:start': ({ jobId }) => s.imports.start(jobId),
     'import:status': () => s.imports.status(),
     'import:cancel': ({ jobId }) => s.imports.cancel(jobId),

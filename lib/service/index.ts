@@ -15,6 +15,7 @@ import { MemoryActions } from './memory-actions';
 import { ModelHolder } from './model';
 import { PageBridge } from './page-bridge';
 import { PanelHub } from './panel-hub';
+import { PhraseOffers } from './phrase-offers';
 import { SettingsCache } from './settings-cache';
 import { TabRanker } from './tab-ranker';
 import { TabReadings } from './tab-readings';
@@ -45,6 +46,7 @@ export class Service {
   readonly capture: Capture;
   readonly imports: Imports;
   readonly feedback: Feedback;
+  readonly phrases: PhraseOffers;
 
   constructor() {
     // The hub and the ranker need each other: the ranker reports through the hub, the hub asks it for rankings.
@@ -54,9 +56,10 @@ export class Service {
     this.hub = new PanelHub(this.ranker);
     this.readings = new TabReadings(this.tasks, this.access, this.hub);
     this.feedback = new Feedback(this.settings, panels);
-    this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker, this.feedback);
+    this.phrases = new PhraseOffers(this.store, panels);
+    this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker, this.feedback, this.phrases);
     this.memory = new MemoryActions(this.store, this.hub, this.indexing, this.model);
-    this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access);
+    this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access, this.phrases);
     this.imports = new Imports(this.db, {
       store: this.store, index: () => this.indexing.run(), broadcast: (p) => this.hub.broadcast(p), refresh: () => this.hub.refreshAll(),
       indexing: () => this.indexing.progress, feedback: (f) => this.feedback.importFeedback(f),
@@ -90,6 +93,7 @@ export function startService(): Service {
   browser.tabs.onRemoved.addListener((tabId) => {
     s.readings.closed(tabId);
     s.feedback.forgetTab(tabId);
+    s.phrases.forgetTab(tabId);
   });
   // Site access: the content script follows the sites the user allows (and takes back), across restarts too.
   browser.permissions.onAdded.addListener((p) => void s.sitesChanged({ added: p.origins ?? [] }));

@@ -2,6 +2,8 @@ import { browser, type Browser } from 'wxt/browser';
 import type { InsertOutcome } from '../insert/index';
 import type { MemoryStore } from '../memory/store';
 import type { Feedback } from './feedback';
+import type { PhraseOffers } from './phrase-offers';
+import { taskDestination } from '../rank/scope';
 import type { PageBridge } from './page-bridge';
 import type { PanelHub } from './panel-hub';
 import type { TabRanker } from './tab-ranker';
@@ -15,7 +17,8 @@ export class Insertion {
     private readonly tasks: TabTasks,
     private readonly hub: PanelHub,
     private readonly ranker: TabRanker,
-    private readonly feedback: Feedback,
+    private readonly feedback: Pick<Feedback, 'record' | 'recordTogether'>,
+    private readonly phrases?: Pick<PhraseOffers, 'prompt'>,
   ) {}
 
   async card(tabId: number, id: string): Promise<InsertOutcome> {
@@ -40,12 +43,19 @@ export class Insertion {
   async package(tabId: number, ids: string[], search?: string): Promise<InsertOutcome> {
     const pkg = await this.ranker.packageFor(tabId, ids, search);
     if (!pkg.text) return { ok: false, technique: 'none', hint: 'Nothing selected to insert.' };
-    return this.insert(tabId, pkg.text, pkg.ids);
+    const outcome = await this.insert(tabId, pkg.text, pkg.ids);
+    if (outcome.ok) void this.feedback.recordTogether(tabId, pkg.ids, 'insert');
+    return outcome;
   }
 
-  /** Inserted items count as used on this tab (continuity) and now (recency). */
+  /**
+   * Inserted items count as used on this tab (continuity) and now (recency). On a chat assistant the prompt as
+   * written so far counts toward offering its recurring phrases as an instruction.
+   */
   private async insert(tabId: number, text: string, ids: string[]): Promise<InsertOutcome> {
+    const task = await this.tasks.get(tabId);
     const outcome = await this.bridge.callTaskFrame(tabId, 'page:insert', { text });
+    if (outcome.ok && task?.field?.text && taskDestination(task) === 'chat') void this.phrases?.prompt(tabId, task.field.text, false).catch(() => {});
     if (outcome.ok) {
       for (const id of ids) this.tasks.markUsed(tabId, id);
       await this.store.touch(ids);

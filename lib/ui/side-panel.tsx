@@ -7,6 +7,7 @@ import { MemoryBrowser } from './memory/memory-browser';
 import { ContextView } from './panel/context-view';
 import { panelActions } from './panel/panel-actions';
 import { PanelHeader, type PanelView } from './panel/panel-header';
+import { PhraseOfferBar } from './panel/phrase-offer';
 import { QuickEdit } from './panel/quick-edit';
 import { setSitePaused } from './panel/site-pause';
 import { ToastSlot, useToast } from './panel/toast';
@@ -19,6 +20,7 @@ export function SidePanel() {
   const [view, setView] = useState<PanelView>('context');
   const [captured, setCaptured] = useState<MemoryItem>();
   const [memVersion, setMemVersion] = useState(0);
+  const [phraseVersion, setPhraseVersion] = useState(0);
   const searchRef = useRef<HTMLInputElement>(null);
   const { toast, show, fail, close } = useToast();
   const changed = () => setMemVersion((v) => v + 1);
@@ -29,6 +31,7 @@ export function SidePanel() {
       changed();
     }
     if (push.type === 'problem') show({ text: push.message, error: true });
+    if (push.type === 'phrase-offer') setPhraseVersion((v) => v + 1);
     if (push.type === 'indexing' && push.progress.done >= push.progress.total) changed();
   };
   const state = usePanelState(tabId, search, onPush);
@@ -106,6 +109,15 @@ export function SidePanel() {
           onError={fail}
         />
       ) : null}
+
+      <PhraseOfferBar
+        version={phraseVersion}
+        onSaved={(item) => {
+          changed();
+          show({ text: `Saved “${item.text}” as an instruction for chat assistants.` });
+        }}
+        onError={fail}
+      />
 
       {view === 'memory' ? (
         <MemoryBrowser version={memVersion} onDelete={(it) => void actions.remove(it)} show={show} onError={(m) => show({ text: m, error: true })} />

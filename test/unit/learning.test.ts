@@ -20,7 +20,13 @@ function rng(seed: number) {
   let s = seed >>> 0;
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
-function situation(r: () => number): ShownCard[] {
+function situation(r: () => number, close = false): ShownCard[] {
+  // close: the cards on screen are all about the task, near in meaning and words and apart in age.
+  if (close)
+    return Array.from({ length: 8 }, (_, i) => ({
+      id: `c${i}`,
+      factors: { semantic: 0.5 + 0.2 * r(), lexical: 0.2 + 0.2 * r(), recency: r(), priority: 0, continuity: 0, situation: r() < 0.3 ? 0.8 : 0 },
+    }));
   return Array.from({ length: 8 }, (_, i) => ({
     id: `c${i}`,
     factors: { semantic: 0.3 + 0.5 * r(), lexical: 0.5 * r(), recency: r(), priority: 0, continuity: 0, situation: r() < 0.3 ? 0.8 : 0 },
@@ -29,11 +35,11 @@ function situation(r: () => number): ShownCard[] {
 const defaultScore = (f: FactorScores) => WEIGHT_NAMES.reduce((a, n) => a + BASE[n] * f[n], 0);
 
 /** A user who always uses the newest of the cards shown; `site` says where. */
-function recencyUser(n: number, site: string, seed = 1): FeedbackEvent[] {
+function recencyUser(n: number, site: string, seed = 1, close = false): FeedbackEvent[] {
   const r = rng(seed);
   const out: FeedbackEvent[] = [];
   for (let i = 0; i < n; i++) {
-    const shown = situation(r).sort((a, b) => defaultScore(b.factors) - defaultScore(a.factors));
+    const shown = situation(r, close).sort((a, b) => defaultScore(b.factors) - defaultScore(a.factors));
     const best = shown.reduce((a, b) => (b.factors.recency > a.factors.recency ? b : a));
     out.push({ at: NOW + i, action: 'insert', itemId: best.id, site, destination: 'email', shown });
   }
@@ -80,10 +86,10 @@ describe('the learner', () => {
 
   it('keeps a habit of one site on that site', () => {
     // Recency on mail; elsewhere the same user takes the best card by meaning.
-    const mail = recencyUser(60, 'mail.google.com', 2);
+    const mail = recencyUser(60, 'mail.google.com', 2, true);
     const r = rng(3);
     const docs: FeedbackEvent[] = Array.from({ length: 60 }, (_, i) => {
-      const shown = situation(r).sort((a, b) => defaultScore(b.factors) - defaultScore(a.factors));
+      const shown = situation(r, true).sort((a, b) => defaultScore(b.factors) - defaultScore(a.factors));
       const best = shown.reduce((a, b) => (b.factors.semantic > a.factors.semantic ? b : a));
       return { at: NOW + i, action: 'insert', itemId: best.id, site: 'docs.example', destination: 'documents', shown };
     });
@@ -162,5 +168,34 @@ describe('feedback on the device', () => {
     const exported = await learning.exportAll();
     expect(exported.events.map((e) => [e.action, e.itemId, e.site, e.destination])).toEqual([['copy', cards[1].item.id, 'mail.google.com', 'email']]);
     expect(exported.events[0].shown.map((c) => c.id)).toEqual(cards.map((c) => c.item.id));
+  });
+});
+
+describe('how far learning may move the ranking', () => {
+  // Meaning, shared words and recency: their balance decides what is relevant to any task.
+  const coreShares = (w: Record<string, number>) => {
+    const core = ['semantic', 'lexical', 'recency'] as const;
+    const sum = core.reduce((a, n) => a + w[n], 0);
+    return core.map((n) => w[n] / sum);
+  };
+  const moved = (w: Record<string, number>) => coreShares(w).reduce((a, s, i) => a + Math.abs(s - coreShares(BASE)[i]), 0) / 2;
+
+  it('a user who always takes the newest card moves the balance of meaning, words and recency only within the budget', () => {
+    const learned = fitWeights(preferencePairs(recencyUser(800, 'mail.google.com')), BASE, NOW)!;
+    for (const site of ['mail.google.com', '']) {
+      const w = learnedWeightsFor(BASE, learned, site);
+      expect(w.recency / BASE.recency).toBeGreaterThan(1.5); // still learned
+      expect(moved(w)).toBeLessThanOrEqual(LEARNING.moveBudget + 1e-6);
+    }
+  });
+
+  it('holds for a stored change from before the budget (an imported file), keeping its direction', () => {
+    const old = { global: { semantic: 0, lexical: -1, recency: Math.log(3), priority: 0, continuity: 0, situation: Math.log(3) }, sites: {}, pairs: 500, fittedAt: NOW };
+    const w = learnedWeightsFor(BASE, old, 'mail.google.com');
+    expect(moved(w)).toBeLessThanOrEqual(LEARNING.moveBudget + 1e-6);
+    expect(w.lexical / w.semantic).toBeLessThan(BASE.lexical / BASE.semantic);
+    expect(w.recency / w.semantic).toBeGreaterThan(BASE.recency / BASE.semantic);
+    // Situation lifts only items tied to the situation: it keeps its own bound (×3).
+    expect(w.situation / w.semantic).toBeGreaterThan((2.5 * BASE.situation) / BASE.semantic);
   });
 });
