@@ -3,6 +3,7 @@ import { build } from 'esbuild';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchExtension, ROOT, type Harness } from './harness';
+import { rememberSelection } from './remember-selection';
 
 // "Remember this" for a selection, a page and a link, the quick edit popover after saving, and the optional,
 // off-by-default capture of sent messages.
@@ -27,14 +28,7 @@ async function setup(): Promise<{ page: Page; tabId: number; panel: Page }> {
 describe('capture', () => {
   it('remembers a selection and offers a quick edit that saves title, kind, people, tags and sites', async () => {
     const { page, tabId, panel } = await setup();
-    await page.evaluate(() => {
-      const range = document.createRange();
-      range.selectNodeContents(document.querySelector('#backoff')!);
-      getSelection()!.removeAllRanges();
-      getSelection()!.addRange(range);
-    });
-    const selectionText = await page.evaluate(() => getSelection()!.toString());
-    await h.contextMenu({ menuItemId: 'remember-selection', selectionText, pageUrl: page.url(), frameId: 0, editable: false }, tabId);
+    const selectionText = await rememberSelection(h, page, tabId, '#backoff');
     const pop = panel.locator('[data-testid="quick-edit"]');
     await pop.waitFor({ timeout: 30_000 });
     const id = (await pop.getAttribute('data-id'))!;

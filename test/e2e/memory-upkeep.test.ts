@@ -5,6 +5,7 @@ import { buildFixtures } from './fixtures/build';
 import { FIXTURE_ORIGIN, routeFixtures } from './fixtures/editors/serve';
 import { SITE_MAP, SITE_URLS } from './fixtures/sites/pages';
 import { launchExtension, type Harness } from './harness';
+import { rememberSelection } from './remember-selection';
 
 // Memory that keeps itself in order, in the built extension: a phrase the user keeps typing into prompts is offered
 // as an instruction (never saved silently), a capture that nearly repeats a memory is offered for merging, and a
@@ -101,14 +102,7 @@ describe('a capture that nearly repeats a memory', () => {
     const panel = await h.openPanel(tabId);
     await panel.locator('[data-testid="status"]').waitFor();
     const remember = async () => {
-      await page.evaluate(() => {
-        const range = document.createRange();
-        range.selectNodeContents(document.querySelector('#backoff')!);
-        getSelection()!.removeAllRanges();
-        getSelection()!.addRange(range);
-      });
-      const selectionText = await page.evaluate(() => getSelection()!.toString());
-      await h.contextMenu({ menuItemId: 'remember-selection', selectionText, pageUrl: page.url(), frameId: 0, editable: false }, tabId);
+      await rememberSelection(h, page, tabId, '#backoff');
       const pop = panel.locator('[data-testid="quick-edit"]');
       await pop.waitFor({ timeout: 30_000 });
       return pop;
