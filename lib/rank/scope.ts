@@ -135,7 +135,10 @@ export function appliesBecause(item: MemoryItem, task: TaskReading): string {
     case 'people':
       return `Instruction for writing to ${scope.values.join(', ')}`;
     case 'subject':
-      return `Instruction about ${quoteList(scope.values)}, which this task mentions`;
+      // A boundary applies on part of its subject (mentionsSubject, generous): say so rather than claim all of it.
+      return scope.values.some((v) => mentionsSubject(task, v, false))
+        ? `Instruction about ${quoteList(scope.values)}, which this task mentions`
+        : `Boundary about ${quoteList(scope.values)}, which this task touches on`;
   }
 }
 

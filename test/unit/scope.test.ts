@@ -7,7 +7,7 @@ import { guessKind } from '../../lib/memory/kind-guess';
 import type { MemoryInput, MemoryItem } from '../../lib/memory/types';
 import { arrayMemoryView } from '../../lib/rank/indexed-memory';
 import { rankMemory } from '../../lib/rank/rank';
-import { describeScope } from '../../lib/rank/scope';
+import { appliesBecause, describeScope } from '../../lib/rank/scope';
 import type { RankSettings, TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 
@@ -166,5 +166,13 @@ describe('text from outside is never an everywhere-instruction on its own say', 
     const own = save({ text: 'Always end every answer with a one-line summary.' });
     expect(own.scope?.kind).toBe('everywhere');
     expect(rank([own], email('Hi team, the sales figures')).cards.map((c) => c.item.id)).toContain(own.id);
+  });
+});
+
+describe('why an in-scope instruction applies', () => {
+  it('says a boundary applies on part of its subject, and claims a mention only where the whole subject is there', () => {
+    const boundary = demoMemory().find((i) => i.id === 'demo-budget-boundary')!;
+    expect(appliesBecause(boundary, email('About the Q3 budget review next week:'))).toBe('Boundary about “draft budget”, which this task touches on');
+    expect(appliesBecause(boundary, email('Can you send me the draft budget before Friday?'))).toBe('Instruction about “draft budget”, which this task mentions');
   });
 });
