@@ -111,11 +111,6 @@ export class EngineChoice {
   async settled(): Promise<void> {
     await this.started;
   }
-
-  /** Frees the WebGPU engine (the document is closing). */
-  close(): void {
-    this.stopGpu();
-  }
 }
 
 function message(e: unknown): string {

@@ -17,7 +17,6 @@ export interface GpuAdapterLike {
 }
 export interface GpuDeviceLike {
   readonly lost: Promise<{ reason?: string; message?: string }>;
-  destroy(): void;
 }
 export interface GpuLike {
   requestAdapter(options?: { powerPreference?: 'low-power' | 'high-performance' }): Promise<GpuAdapterLike | null>;

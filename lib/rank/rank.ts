@@ -5,7 +5,7 @@ import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
-import { appliesBecause, contradicts, scopeKey, scopeOf } from './scope';
+import { appliesBecause, contradicts, scopeKey, scopeOf, taskDestination } from './scope';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage, type Destination } from './package';
@@ -37,10 +37,9 @@ function emptySignal(id: string): Signal {
 
 /** Which package format the page wants. */
 export function destinationOf(task: TaskReading): Destination {
-  const a = (task.adapter || '').toLowerCase();
-  if (/gmail|outlook|mail/.test(a) || /^mail\./.test(task.site)) return 'email';
-  if (/chatgpt|claude|gemini|chat|copilot|perplexity|deepseek|mistral/.test(a)) return 'chat';
-  return 'generic';
+  // One reading of where the task is (scope.ts); a document is written to like any other page.
+  const d = taskDestination(task);
+  return d === 'documents' ? 'generic' : d;
 }
 
 /**

@@ -18,7 +18,7 @@ export function scopeOf(item: MemoryItem): MemoryScope {
 export function taskDestination(task: TaskReading): DestinationKind {
   const a = (task.adapter || '').toLowerCase();
   if (/gmail|outlook|mail/.test(a) || /^mail\./.test(task.site)) return 'email';
-  if (/chatgpt|claude|gemini|chat|copilot|perplexity/.test(a)) return 'chat';
+  if (/chatgpt|claude|gemini|chat|copilot|perplexity|deepseek|mistral/.test(a)) return 'chat';
   return 'documents';
 }
 

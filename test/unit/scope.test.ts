@@ -176,3 +176,14 @@ describe('why an in-scope instruction applies', () => {
     expect(appliesBecause(boundary, email('Can you send me the draft budget before Friday?'))).toBe('Instruction about “draft budget”, which this task mentions');
   });
 });
+
+describe('the destination of a task', () => {
+  it('counts every chat assistant Backstory reads as chat, for scopes and for the package alike', () => {
+    const chatOnly = save({ text: 'Answer in British English.', kind: 'instruction', scope: { kind: 'destination', values: ['chat'], set: 'user' } });
+    for (const adapter of ['chatgpt', 'claude', 'gemini', 'copilot', 'perplexity', 'deepseek', 'mistral']) {
+      const task: TaskReading = { ...chat('How do I rotate the API key?'), adapter };
+      expect(appliesBecause(chatOnly, task), adapter).toBe('Instruction for chat assistants');
+      expect(rank([chatOnly], task).cards.map((c) => c.item.id), adapter).toContain(chatOnly.id);
+    }
+  });
+});
