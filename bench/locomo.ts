@@ -1,7 +1,7 @@
 /**
  * LoCoMo evidence retrieval: every turn of a conversation is a memory item (dated by its session, threaded by
  * session, the speaker as its person); each answerable question is the text in the focused field. All methods are
- * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--dtype q8|q4] [--index-dtype q4] [--json OUT]
+ * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--dtype q8|q4] [--index-dtype q4] [--panel] [--json OUT]
  *
  * `--index-dtype q4`: the product's memory is indexed with the q4 file (the one the WebGPU engine runs; here on WASM in
  * Node, which agrees with WebGPU at cosine >= 0.998 in test/e2e/webgpu.test.ts) and stored as the int8 model's, as
@@ -13,6 +13,11 @@
  * store's own pipeline, and ranked by what the service calls (`backstory`: the ranker's full scored order over the
  * store's memory; `backstory-cards`: rankForTab, the panel's cards). The `backstory-bench-view` rows rank the same
  * turns held in a memory built directly from arrays (bench/lib/prepare.ts), as earlier figures did.
+ *
+ * `--panel` adds `backstory-panel`: the cards the side panel itself shows in the built extension (headless Chromium,
+ * `npm run build` first), each conversation imported through the options page and each question typed into the
+ * panel's search box (bench/lib/panel-cards.ts). The panel ranks at the browser's clock, so beside it
+ * `backstory-cards-today` is the `backstory-cards` ranking of the same search at that clock.
  */
 import { writeFileSync } from 'node:fs';
 import { locomoDataFile } from './lib/locomo-data';
@@ -29,6 +34,7 @@ import { QueryVectorCache } from '../lib/service/query-vectors';
 import { Tally, type MethodStats } from './lib/metrics';
 import { openBenchCache, prepare, type PreparedConversation } from './lib/prepare';
 import { cachedEmbedder, importedMemory } from './lib/product';
+import { panelCards, type PanelRun } from './lib/panel-cards';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -48,7 +54,7 @@ function args(argv: string[]) {
   if (dtype !== 'q8' && dtype !== 'q4') throw new Error(`--dtype wants q8 (the extension's int8 model) or q4, got "${dtype}"`);
   const indexDtype = get('--index-dtype');
   if (indexDtype !== undefined && indexDtype !== 'q4') throw new Error(`--index-dtype wants q4 (the WebGPU engine's file), got "${indexDtype}"`);
-  return { data: get('--data'), range, json: get('--json'), dtype: dtype as 'q8' | 'q4', indexDtype: indexDtype as 'q4' | undefined };
+  return { data: get('--data'), range, json: get('--json'), dtype: dtype as 'q8' | 'q4', indexDtype: indexDtype as 'q4' | undefined, panel: argv.includes('--panel') };
 }
 
 const ms = (t0: number) => performance.now() - t0;
@@ -60,16 +66,26 @@ function denseOrder(p: PreparedConversation, q: Float32Array): string[] {
     .map(([id]) => id);
 }
 
-export async function runLocomo(dataFile: string, range?: [number, number], dtype: 'q8' | 'q4' = 'q8', indexDtype?: 'q4') {
+export async function runLocomo(dataFile: string, range?: [number, number], dtype: 'q8' | 'q4' = 'q8', indexDtype?: 'q4', panel = false) {
   const cache = openBenchCache(ROOT, dtype);
   const prepared = await prepare(dataFile, range, ROOT, dtype, cache);
   const embedder = cachedEmbedder(cache, dtype);
   // Vectors of the WebGPU engine's file, stored under the query model's tag as the extension does once they agree.
   const indexEmbedder = indexDtype ? { ...cachedEmbedder(openBenchCache(ROOT, indexDtype), indexDtype), modelId: embedder.modelId } : embedder;
-  const names = ['recency', 'bm25', 'dense', 'hybrid', 'backstory', 'backstory-cards', 'backstory-bench-view', 'backstory-bench-view-cards'] as const;
+  const names = [
+    'recency', 'bm25', 'dense', 'hybrid', 'backstory', 'backstory-cards', 'backstory-bench-view', 'backstory-bench-view-cards',
+    ...(panel ? (['backstory-panel', 'backstory-cards-today'] as const) : []),
+  ] as const;
   const tallies = Object.fromEntries(names.map((n) => [n, new Tally()])) as Record<(typeof names)[number], Tally>;
   let queries = 0;
+  const panelRuns: Record<string, Omit<PanelRun, 'cards'> & { sameAsNode: number; questions: number }> = {};
   for (const p of prepared) {
+    let shown: string[][] | undefined;
+    if (panel) {
+      const { cards, ...run } = await panelCards(p.conv, (s) => process.stderr.write(`\r  ${s}   `));
+      shown = cards;
+      panelRuns[p.conv.id] = { ...run, sameAsNode: 0, questions: cards.length };
+    }
     process.stderr.write(`\r  importing ${p.conv.id} through the store   `);
     const store = await importedMemory(p.conv, embedder, indexEmbedder);
     const queryCache = new QueryVectorCache();
@@ -77,7 +93,7 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
     const plain = new LexicalIndex();
     for (const it of p.conv.items) plain.add(it.id, `${it.title} ${it.people.join(' ')}: ${it.text} ${it.aux ?? ''}`);
     const newest = [...p.conv.items].sort((a, b) => b.createdAt - a.createdAt).map((i) => i.id);
-    for (const q of p.questions) {
+    for (const [qi, q] of p.questions.entries()) {
       queries++;
       let t0 = performance.now();
       const rec = newest.slice();
@@ -128,11 +144,23 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
         recentlyUsed: [], dismissed: [], seq: 0, now: p.conv.now,
       });
       tallies['backstory-cards'].add(state.cards.map((c) => c.item.id), q.relevant, ms(t0));
+
+      if (shown) {
+        tallies['backstory-panel'].add(shown[qi], q.relevant, 0);
+        // The panel's search at the browser's clock, ranked by the same function in Node.
+        t0 = performance.now();
+        const today = await rankForTab({
+          tabId: 1, task: undefined, search: q.question, store, settings: DEFAULT_SETTINGS, embedder, queries: queryCache, model: { state: 'ready', backend: embedder.backend },
+          recentlyUsed: [], dismissed: [], seq: 0, now: Date.now(),
+        });
+        tallies['backstory-cards-today'].add(today.cards.map((c) => c.item.id), q.relevant, ms(t0));
+        if (today.cards.map((c) => c.item.id).join('\n') === shown[qi].join('\n')) panelRuns[p.conv.id].sameAsNode++;
+      }
     }
   }
   const methods: Record<string, MethodStats> = {};
   for (const n of names) methods[n] = tallies[n].stats();
-  return { queries, methods };
+  return { queries, methods, ...(panel ? { panel: panelRuns } : {}) };
 }
 
 function table(res: { queries: number; methods: Record<string, MethodStats> }): string {
@@ -150,10 +178,11 @@ function table(res: { queries: number; methods: Record<string, MethodStats> }): 
 async function main() {
   const a = args(process.argv.slice(2));
   const data = locomoDataFile(a.data, ROOT);
-  const res = await runLocomo(data, a.range, a.dtype, a.indexDtype);
+  const res = await runLocomo(data, a.range, a.dtype, a.indexDtype, a.panel);
   console.log(`model: ${a.dtype === 'q8' ? 'int8 (what the extension runs)' : 'q4 (the extension\'s fallback)'}`);
   if (a.indexDtype) console.log('memory of the backstory rows indexed with the q4 file (the WebGPU engine\'s), queries with the model above');
   console.log(table(res));
+  if (res.panel) for (const [id, r] of Object.entries(res.panel)) console.log(`panel ${id}: imported in ${(r.importMs / 1000).toFixed(1)} s, indexed in ${(r.indexMs / 1000).toFixed(1)} s; cards on screen as ranked and sent on ${r.questions - r.mismatched} of ${r.questions} questions, the same as backstory-cards-today on ${r.sameAsNode}`);
   if (a.json) writeFileSync(a.json, JSON.stringify(res, null, 2) + '\n');
 }
 
