@@ -8,7 +8,8 @@ import { blockText, tidy, uniq } from './text';
  * compose reader finds none), the subject is the input labelled "Add a subject", the body a contenteditable
  * labelled "Message body". Found by aria labels only. Last seen working on the live site: 2026-11-20.
  */
-const OUTLOOK_HOSTS = ['outlook.live.com', 'outlook.office.com', 'outlook.office365.com'];
+// Work and school accounts are moving from outlook.office.com to outlook.cloud.microsoft (Microsoft's own domain).
+const OUTLOOK_HOSTS = ['outlook.live.com', 'outlook.office.com', 'outlook.office365.com', 'outlook.cloud.microsoft'];
 const BODY = '[contenteditable="true"][aria-label^="Message body" i], [role="textbox"][aria-label^="Message body" i]';
 const ADDRESS = '[contenteditable="true"][aria-label="To" i], [contenteditable="true"][aria-label="Cc" i], [contenteditable="true"][aria-label="Bcc" i], [role="textbox"][aria-label="To" i], [role="textbox"][aria-label="Cc" i]';
 const SUBJECT = 'input[aria-label="Add a subject" i], input[placeholder="Add a subject" i], input[aria-label="Subject" i]';

@@ -125,11 +125,22 @@ function headingLevel(el: Element, text: string): number {
   return md ? md[1].length : 0;
 }
 
-/** The leaf blocks of a rich editor in document order (a block holding other blocks is not itself one). */
+/**
+ * The leaf blocks of a rich editor in document order (a block holding other blocks is not itself one). A div is a
+ * block too when it holds no block and sits in none: Draft.js (and Slate without its own elements) writes each
+ * paragraph as a div, and leaving them out made the paragraph under the caret vanish from the ask. Inside a named
+ * block (Draft.js's <h2><div>text</div></h2>) the named block is the one.
+ */
 function richBlocks(root: HTMLElement): Element[] {
-  let els = Array.from(root.querySelectorAll(RICH_BLOCK));
+  const inBlock = (el: Element) => {
+    const b = el.parentElement?.closest(RICH_BLOCK);
+    return !!b && b !== root && root.contains(b);
+  };
+  let els = Array.from(root.querySelectorAll(`${RICH_BLOCK}, div`)).filter((el) =>
+    el.tagName === 'DIV' && !el.matches(RICH_BLOCK) ? !el.querySelector(`${RICH_BLOCK}, div`) && !inBlock(el) : !el.querySelector(RICH_BLOCK),
+  );
   if (!els.length) els = Array.from(root.children);
-  return els.filter((el) => !el.querySelector(RICH_BLOCK));
+  return els;
 }
 
 function caretNode(root: HTMLElement): { node: Node; offset: number } | null {

@@ -89,6 +89,13 @@ describe('Outlook on the web', () => {
     expect(r.field).toMatchObject({ text: 'Hi Ana,', kind: 'contenteditable' });
     expect(destinationOf(r)).toBe('email');
   });
+  it('work and school mail at outlook.cloud.microsoft (where outlook.office.com now leads) is read the same', () => {
+    load('sites/outlook-compose.html', 'https://outlook.cloud.microsoft/mail/deeplink/compose');
+    const r = read('[aria-label^="Message body"]');
+    expect(r.adapter).toBe('outlook');
+    expect(r.subject).toBe('Vendor contract renewal');
+    expect(r.people).toContain('raj@example.org');
+  });
   it('the generic compose reader finds neither on that page (why Outlook needs its own adapter)', () => {
     load('sites/outlook-compose.html', 'https://outlook.example.test/');
     const r = read('[aria-label^="Message body"]');

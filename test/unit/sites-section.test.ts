@@ -78,3 +78,43 @@ describe('a Markdown textarea', () => {
     expect(s?.paragraph).toBe('The database vendor may raise prices by a third next year.\nAsk legal.');
   });
 });
+
+describe('a rich document whose paragraphs are divs (Draft.js, Slate without its own elements)', () => {
+  /** The DOM Draft.js renders: a div per paragraph block, a heading block as <h2> around the same div. */
+  function draftDoc(): HTMLElement {
+    const block = (tag: string, text: string, id = '') =>
+      `<${tag} data-block="true"${id ? ` id="${id}"` : ''}><div class="public-DraftStyleDefault-block"><span><span data-text="true">${text}</span></span></div></${tag}>`;
+    document.body.innerHTML = `<div id="draft" contenteditable="true" role="textbox"><div data-contents="true">${[
+      block('h1', 'Northwind 2027 plan'),
+      block('div', 'This document collects the plans of the platform team for next year. Each section has an owner who keeps it up to date.'),
+      block('h2', 'Budget'),
+      block('div', 'The quarterly budget review is on Friday. The hardware line is the one finance keeps asking about, and travel went over because of the offsite.', 'budget'),
+      block('h2', 'Hiring'),
+      block('div', 'We are hiring a backend engineer for the payments squad. The interview loop has four stages and the hiring manager wants a decision before the holidays.', 'hiring'),
+      block('h2', 'Launch'),
+      block('div', 'The beta launch goes to the first design partners. Support needs the runbook and marketing needs the announcement draft.', 'launch'),
+    ].join('')}</div></div>`;
+    return document.getElementById('draft')!;
+  }
+  function caretAt(root: HTMLElement, id: string): void {
+    const text = document.querySelector(`#${id} [data-text]`)!.firstChild!;
+    root.focus();
+    const range = document.createRange();
+    range.setStart(text, 20);
+    range.collapse(true);
+    document.getSelection()!.removeAllRanges();
+    document.getSelection()!.addRange(range);
+  }
+
+  it('the ask is the heading above the caret and the paragraph the caret is in, not the heading alone', () => {
+    const root = draftDoc();
+    caretAt(root, 'hiring');
+    let r = readTask(document, root);
+    expect(r.field?.text).toMatch(/^Hiring\nWe are hiring a backend engineer for the payments squad/);
+    expect(r.headings?.slice(0, 2)).toEqual(['Hiring', 'Northwind 2027 plan']);
+    caretAt(root, 'budget');
+    r = readTask(document, root);
+    expect(r.field?.text).toMatch(/^Budget\nThe quarterly budget review is on Friday/);
+    expect(r.field?.text).not.toMatch(/backend engineer/);
+  });
+});

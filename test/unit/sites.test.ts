@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ADAPTERS, pickAdapter } from '../../lib/sites/index';
 import { clip, outermost, tidy, uniq } from '../../lib/sites/text';
@@ -19,6 +21,23 @@ describe('adapter selection', () => {
     for (const a of ADAPTERS) {
       expect(typeof a.read).toBe('function');
       if (a.name !== 'generic') expect(typeof a.scope).toBe('function');
+    }
+  });
+});
+
+describe('the README', () => {
+  it('lists every site an adapter reads, by its address, with what is read and how a card is inserted', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const section = /## Supported sites\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? '';
+    const rows = section.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| site '));
+    for (const a of ADAPTERS) {
+      if (a.name === 'generic') continue;
+      for (const host of a.hosts) {
+        const row = rows.find((r) => r.includes(`\`${host.replace(/^www\./, '')}`));
+        expect(row, `${a.name}: ${host}`).toBeDefined();
+        // site | what is read | how a card is inserted: none of them empty.
+        expect(row!.split('|').slice(1, -1).map((c) => c.trim()).filter(Boolean), `${a.name}: ${host}`).toHaveLength(3);
+      }
     }
   });
 });
