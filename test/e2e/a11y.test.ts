@@ -37,6 +37,25 @@ async function audit(page: Page): Promise<string[]> {
   return found;
 }
 
+/**
+ * Whether axe measured the contrast of the marked words and the kind badges, in both themes: a colour it cannot
+ * resolve (a gradient, an overlap) lands in "incomplete", which the audit above would let pass unseen.
+ */
+async function markAndBadgeContrast(page: Page): Promise<string[]> {
+  const out: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+    if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+    const r = (await page.evaluate(
+      'axe.run(document, { runOnly: ["color-contrast"] }).then((r) => ({ measured: [...r.passes, ...r.violations], unsure: r.incomplete }))',
+    )) as Record<'measured' | 'unsure', { nodes: { html: string }[] }[]>;
+    const ours = (list: { nodes: { html: string }[] }[], re: RegExp) => list.flatMap((x) => x.nodes).filter((n) => re.test(n.html));
+    out.push(`[${scheme}] marks ${ours(r.measured, /^<mark/).length > 0}, badges ${ours(r.measured, /^<[^>]*class="badge/).length > 0}`);
+    for (const n of ours(r.unsure, /^<mark|^<[^>]*class="badge/)) out.push(`[${scheme}] not measured: ${n.html.slice(0, 80)}`);
+  }
+  return out;
+}
+
 async function panelOn(path: string): Promise<{ page: Page; panel: Page }> {
   const { page, tabId } = await h.openPage(path);
   const panel = await h.openPanel(tabId);
@@ -78,6 +97,7 @@ describe('accessibility audit (axe-core)', () => {
     await panel.locator('[data-testid="model-status"]').waitFor({ state: 'detached', timeout: 60_000 });
     await expect.poll(() => panel.locator('mark').count(), { timeout: 30_000 }).toBeGreaterThan(0);
     expect(await audit(panel)).toEqual([]);
+    expect(await markAndBadgeContrast(panel)).toEqual(['[light] marks true, badges true', '[dark] marks true, badges true']);
 
     const first = panel.locator('[data-testid="card"]').first();
     await first.locator('[data-testid="card-why"]').focus();

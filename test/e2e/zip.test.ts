@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
@@ -67,11 +68,13 @@ describe('npm run zip', () => {
     await page.close();
   });
 
-  it('the Firefox zip carries the add-on id, the model and the light and dark toolbar icons', () => {
+  it('the Firefox zip carries the add-on id, the no-data-collected declaration, the model and the light and dark toolbar icons', () => {
     const files = entries('firefox');
     for (const f of MODEL_FILES) expect(Object.keys(files), f).toContain(f);
     const manifest = manifestOf(files);
     expect(manifest.browser_specific_settings.gecko.id).toBe('backstory@backstory.extension');
+    // addons.mozilla.org refuses a new add-on without it; "none": nothing is collected or transmitted.
+    expect(manifest.browser_specific_settings.gecko.data_collection_permissions).toEqual({ required: ['none'] });
     const themed = manifest.action.theme_icons as { light: string; dark: string; size: number }[];
     expect(themed.map((t) => t.size)).toEqual([16, 32]);
     for (const t of themed) {
@@ -88,4 +91,26 @@ describe('npm run zip', () => {
     const fetchedOrBuilt = names.filter((n) => /^(node_modules|\.output|public\/models|public\/ort|\.wxt|\.cache|screenshots)\//.test(n) || n.includes('/node_modules/'));
     expect(fetchedOrBuilt).toEqual([]);
   });
+
+  it('the sources zip rebuilds the Firefox zip byte for byte, as a reviewer does after npm install', () => {
+    const src = join(dir, 'sources');
+    for (const [name, bytes] of Object.entries(entries('sources'))) {
+      if (name.endsWith('/')) continue;
+      mkdirSync(dirname(join(src, name)), { recursive: true });
+      writeFileSync(join(src, name), bytes);
+    }
+    // What `npm install` would fetch: the packages, and the model (install-assets checks it against its checksums).
+    symlinkSync(join(ROOT, 'node_modules'), join(src, 'node_modules'));
+    mkdirSync(join(src, 'public'), { recursive: true });
+    symlinkSync(join(ROOT, 'public', 'models'), join(src, 'public', 'models'));
+    // Built as from a shell: vitest's NODE_ENV=test would give Preact's other build.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_ENV' && !k.startsWith('VITEST')));
+    for (const script of ['postinstall', 'build:firefox']) execFileSync('npm', ['run', '--silent', script], { cwd: src, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const built = join(src, '.output', 'firefox-mv3');
+    const differ = Object.entries(entries('firefox'))
+      .filter(([name]) => !name.endsWith('/'))
+      .filter(([name, bytes]) => !existsSync(join(built, name)) || !Buffer.from(bytes).equals(readFileSync(join(built, name))))
+      .map(([name]) => name);
+    expect(differ).toEqual([]);
+  }, 240_000);
 });
