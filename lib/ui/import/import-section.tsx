@@ -11,9 +11,9 @@ import { filesOf, indexingText, outcomeText, workingText } from './import-text';
 import { useImportJobs } from './use-import-jobs';
 
 /**
- * Hands picked or dropped files to the worker: the page writes them into IndexedDB as a job (ImportJobs.create),
- * then asks the worker to run it. The file never travels in a message, and the import goes on if this page closes;
- * its outcome shows whenever the options page or the panel next opens. Returns the stored job.
+ * Picked or dropped files are handed to the worker in two steps: the page writes them into IndexedDB as a job
+ * (here), then asks the worker to run it (runImport). The file never travels in a message, and the import goes on if
+ * this page closes; its outcome shows whenever the options page or the panel next opens.
  */
 async function storeImport(files: ImportFile[]): Promise<ImportJob> {
   const db = openMemoryDB();
@@ -63,7 +63,11 @@ export function ImportSection(props: { onChanged?: () => void }) {
   const ask = (job: ImportJob) =>
     runImport(job.id).then(
       () => (setUnstarted(undefined), view.refresh()),
-      (e: Error) => setUnstarted({ job, reason: e.message }),
+      (e: Error) => {
+        if (e instanceof NoReceiverError) return setUnstarted({ job, reason: e.message });
+        setUnstarted(undefined);
+        setProblem(`Not imported: ${e.message} Nothing was changed.`);
+      },
     );
 
   const run = (files: ImportFile[]) => {
