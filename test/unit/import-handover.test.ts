@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
 import type { ImportJob } from '../../lib/memory/import-jobs';
 
@@ -39,21 +39,20 @@ const chromeFake = Object.assign(fakeBrowser, {
   }),
 });
 
-let render: typeof import('preact').render;
-let h: typeof import('preact').h;
-let ImportSection: typeof import('../../lib/ui/import/import-section').ImportSection;
-beforeAll(async () => {
-  (globalThis as { chrome?: unknown }).chrome = chromeFake; // before wxt/browser is first imported
-  ({ render, h } = await import('preact'));
-  ({ ImportSection } = await import('../../lib/ui/import/import-section'));
-});
+// The storage and messaging APIs the page sees, before wxt/browser is first imported (by the section, below).
+(globalThis as { chrome?: unknown }).chrome = chromeFake;
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
 let root: HTMLDivElement;
+let unmount = () => {};
+/** Opens the import section and picks one file in it. */
 async function pick() {
+  const preact = await import('preact');
+  const { ImportSection } = await import('../../lib/ui/import/import-section');
   root = document.createElement('div');
   document.body.append(root);
-  render(h(ImportSection, { onChanged: () => undefined }), root);
+  preact.render(preact.h(ImportSection, { onChanged: () => undefined }), root);
+  unmount = () => preact.render(null, root);
   await settle();
   const input = root.querySelector<HTMLInputElement>('[data-testid="import-file"]')!;
   Object.defineProperty(input, 'files', { configurable: true, value: [new File(['{}'], 'notes.json')] });
@@ -62,7 +61,7 @@ async function pick() {
 }
 const text = () => root.textContent ?? '';
 afterEach(() => {
-  render(null, root);
+  unmount();
   root.remove();
   Object.assign(worker, { stopped: 0, starts: [], jobs: [] });
 });
