@@ -48,7 +48,7 @@ if (complete()) {
   }
 }
 
-// The int8 rewrite of the q4 model (scripts/quantize-int8.mjs): 3-4x faster in onnxruntime-web's WASM kernels.
+// The int8 rewrite of the q4 model (scripts/quantize-int8.mjs): faster in onnxruntime-web's WASM kernels.
 // Made when missing or not the pinned file, beside the model and moved into place only once its checksum is
 // right; q4 stays as the fallback.
 {

@@ -1,5 +1,5 @@
 // Rewrites the bundled all-MiniLM-L6-v2 q4 model (4-bit MatMulNBits, slow in onnxruntime-web's WASM kernels) into an
-// int8 model of the same weights that WASM runs 3-4x faster:
+// int8 model of the same weights that WASM runs several times faster:
 //   every MatMulNBits(A, W4, scales)  ->  DynamicQuantizeLinear(A) -> MatMulInteger(A_u8, W_i8) -> Cast -> Mul(scale)
 // The 4-bit weights are dequantised exactly (value = (q - 8) * block scale; the model has no zero points) and
 // requantised symmetrically per output column to int8. The word-embedding table (30522 x 384 floats, 47 MB: four

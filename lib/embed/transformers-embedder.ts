@@ -13,7 +13,7 @@ export interface TransformersEmbedderOptions {
   /** Loading progress of the model files, 0 to 1 (for the panel's first-run progress bar). */
   onProgress?: (fraction: number) => void;
   /**
-   * 'q8' = onnx/model_quantized.onnx, the int8 rewrite made at install (scripts/quantize-int8.mjs), 3-4x faster in
+   * 'q8' = onnx/model_quantized.onnx, the int8 rewrite made at install (scripts/quantize-int8.mjs), faster in
    * WASM; 'q4' = the model as shipped (default).
    */
   dtype?: 'q8' | 'q4';

@@ -1,7 +1,7 @@
 /**
  * A fetch whose responses always say how long they are. Firefox serves moz-extension:// files without a
  * Content-Length, and transformers.js then grows its buffer to each chunk's end, copying everything read so far every
- * time: the 59 MB model took 18 s to read that way. Such a response is read whole here and handed on with its length.
+ * time, which makes reading the model slow (docs/benchmarks.md). Such a response is read whole here and handed on with its length.
  */
 type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 

@@ -30,7 +30,7 @@ export const LEARNING = {
    * At most this share of the weight of meaning, shared words and recency moves between them (half the summed change
    * of their shares). They decide what is relevant to any task, and the sliders' balance of them is tuned for that:
    * the multiplier bound alone let a light factor triple while a heavy one lost two fifths (recency ×3, shared words
-   * ×0.6), which cost LoCoMo 0.06 of R@10. A habit now reorders what is relevant instead of swapping in what is not.
+   * ×0.6), which cost LoCoMo recall (bench:learning, docs/benchmarks.md). A habit now reorders what is relevant instead of swapping in what is not.
    * Priority, continuity and situation lift only items tied to the situation and keep the multiplier bound alone.
    */
   moveBudget: 0.035,

@@ -1,12 +1,12 @@
 import type { Embedder } from '../embed/embedder';
 import { embedText } from '../rank/item-text';
 import { IndexedMemory } from '../rank/indexed-memory';
-import { packedTerms } from '../rank/lexical-pack';
 import type { BackstoryDB } from './db';
 import { planImport, type ImportCounts } from './import-plan';
 import { createItem, patchItem } from './normalize';
 import { ContextVectors, embedOnce, sameTextIndex, type EmbedJob } from './indexing';
-import { buildPack, indexPrint, PACK_KEY, PackSchedule, textHash, usablePack } from './pack';
+import { buildPack, PACK_KEY, PackSchedule, textHash } from './pack';
+import { loadStored } from './store-load';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
 export type { ImportCounts } from './import-plan';
@@ -102,76 +102,13 @@ export class MemoryStore {
   }
 
   /**
-   * Reads everything from IndexedDB once per worker life. Items always come from `items`; their vectors and BM25
-   * entries come from the persisted pack where the item's fingerprint still matches (one read, no re-quantising or
-   * tokenising), the rest from `vectors` and the tokeniser. If the vectors so gathered do not number the rows of
-   * `vectors`, every vector is read again from the table. Context vectors come from the pack, or from `contexts`
-   * when the pack does not hold them all; stale ones are dropped. A pack that was missing or partly stale is rewritten.
+   * Reads everything from IndexedDB once per worker life (lib/memory/store-load.ts), then rewrites the pack when it
+   * was missing or partly stale.
    */
   load(): Promise<void> {
-    this.loaded ??= (async () => {
-      const [items, stored, vectorRows, contextRows] = await Promise.all([
-        this.db.items.toArray(),
-        this.db.packs.get(PACK_KEY).catch(() => undefined),
-        this.db.vectors.count(),
-        this.db.contexts.count(),
-      ]);
-      const usable = usablePack(stored, undefined) ? stored : undefined;
-      // The vectors table is the truth about which model made the vectors (a pack may predate a change of model).
-      this.model ??= (vectorRows ? (await this.db.vectors.toCollection().first())?.model : undefined) || usable?.model || undefined;
-      const model = this.model;
-      const pack = usable && usable.model === model ? usable : undefined;
-      const at = new Map<string, number>();
-      pack?.ids.forEach((id, i) => at.set(id, i));
-      const terms = pack ? packedTerms(pack.lexical) : [];
-      const packIds: string[] = [];
-      const packSlots: number[] = [];
-      const entries: number[] = [];
-      const rest: string[] = [];
-      const fromPack = items.map((item) => {
-        const i = at.get(item.id);
-        const ok = !!pack && i !== undefined && pack.prints[i] === indexPrint(item);
-        if (ok && !item.needsReview) {
-          entries.push(i!);
-          packIds.push(item.id);
-          if (pack!.slots[i!] >= 0) packSlots.push(pack!.slots[i!]);
-          else packIds.pop();
-        }
-        if (!ok && !item.needsReview) rest.push(item.id);
-        return ok;
-      });
-      // BM25 entries of unchanged items first, as loaded (postings are built per term on first use), then the rest.
-      if (pack) this.mem.lexicalIndex.loadPacked(pack.lexical, terms, entries, entries.map((i) => pack.ids[i]));
-      items.forEach((item, k) => this.mem.put(item, undefined, fromPack[k] && !item.needsReview));
-      if (pack) this.mem.addPackedVectors(packIds, packSlots, pack.dim, pack.codes, pack.scales);
-      if (rest.length) {
-        const rows = rest.length > items.length / 2 ? await this.db.vectors.toArray() : await this.db.vectors.bulkGet(rest);
-        for (const v of rows) if (v && v.model === model && this.mem.get(v.id) && !this.mem.get(v.id)!.needsReview) this.mem.setVector(v.id, v.vector);
-      }
-      const fullRead = this.mem.vectorCount !== vectorRows;
-      if (fullRead) {
-        // The pack and the table disagree about which items have vectors (written by other code, or a vector
-        // added or dropped since the pack): the table is the truth.
-        const byId = new Map((await this.db.vectors.toArray()).filter((v) => v.model === model).map((v) => [v.id, v.vector]));
-        for (const item of items) if (!item.needsReview) this.mem.setVector(item.id, byId.get(item.id));
-      }
-      const contextsRead = !pack || pack.contexts.ids.length !== contextRows;
-      if (!contextsRead) {
-        const c = pack.contexts;
-        this.mem.addPackedContextVectors(c.ids, c.ids.map((_, i) => i), c.dim, c.codes, c.scales);
-        c.ids.forEach((id, i) => this.contexts.prints.set(id, c.prints[i]));
-      } else if (contextRows) {
-        for (const row of await this.db.contexts.toArray()) {
-          if (row.model !== model || !this.mem.get(row.id)) continue;
-          this.mem.setContextVector(row.id, row.vector);
-          this.contexts.prints.set(row.id, row.print);
-        }
-      }
-      this.contexts.jobs(this.contexts.prints.keys()); // drops the stale ones
-      // Rewritten at once when missing or when it disagreed on vectors (each start would re-read them all), else when
-      // enough of it is stale.
-      this.noteChanges(rest.length, !pack || fullRead || (contextsRead && contextRows > 0));
-    })();
+    this.loaded ??= loadStored(this.db, this.mem, this.contexts, (found) => (this.model ??= found)).then(({ stale, rewrite }) =>
+      this.noteChanges(stale, rewrite),
+    );
     return this.loaded;
   }
 

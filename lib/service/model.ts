@@ -53,7 +53,7 @@ export class ModelHolder {
     this.set({ state: 'loading' });
     try {
       const opts = { modelRoot: publicUrl('/models/'), wasmUrl: publicUrl(ORT_WASM_PATH), device: 'wasm' as const };
-      // The int8 rewrite (made at install, scripts/quantize-int8.mjs) runs 3-4x faster in WASM; the q4 model as
+      // The int8 rewrite (made at install, scripts/quantize-int8.mjs) runs faster in WASM (docs/benchmarks.md); the q4 model as
       // shipped is the fallback if it is missing or fails.
       let embedder: Embedder | undefined;
       let lastError: unknown;

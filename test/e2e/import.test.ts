@@ -134,6 +134,18 @@ describe('imports through the options page', () => {
     expect(await memorySize()).toBe(before + 6000);
   });
 
+  it('the service worker stopped right after the file is picked: the import lands, and the page says so', { timeout: 300_000 }, async () => {
+    const before = await memorySize();
+    const options = await optionsPage();
+    await options.locator('[data-testid="import-file"]').setInputFiles([zip('picked.zip', makeChatGPTExport({ conversations: 15, turns: 20, seed: 71 }))]);
+    await h.restartServiceWorker(); // while the page hands the file over and asks the worker to run it
+    const job = await until('picked.zip', ['done', 'indexing', 'failed']);
+    expect(job).toMatchObject({ read: 300, counts: { added: 300, updated: 0, unchanged: 0 } });
+    expect(await memorySize()).toBe(before + 300);
+    await expect.poll(() => message(options), { timeout: 60_000 }).toBe('Imported picked.zip: 300 new, 0 updated, 0 unchanged.');
+    await options.close();
+  });
+
   it('a truncated export: the message names the file, and nothing changes', { timeout: 120_000 }, async () => {
     const before = await memorySize();
     const whole = makeChatGPTExport({ conversations: 30, turns: 10, seed: 41 });

@@ -1,28 +1,46 @@
 import { useEffect, useState } from 'preact/hooks';
 import './import.css';
 import type { ImportFile } from '../../import/types';
-import { ImportJobs } from '../../memory/import-jobs';
+import { ImportJobs, type ImportJob } from '../../memory/import-jobs';
 import { openMemoryDB } from '../../memory/db';
-import { callBackground } from '../../messaging/rpc';
+import { callBackground, NoReceiverError } from '../../messaging/rpc';
 import { filesFromDrop, filesFromInput } from './collect-files';
 import { ImportOffers } from './import-offers';
 import { activeJob, lastOutcome } from './import-state';
-import { indexingText, outcomeText, workingText } from './import-text';
+import { filesOf, indexingText, outcomeText, workingText } from './import-text';
 import { useImportJobs } from './use-import-jobs';
 
 /**
- * Hands picked or dropped files to the worker: the page writes them into IndexedDB as a job (ImportJobs.create),
- * then asks the worker to run it. The file never travels in a message, and the import goes on if this page closes;
- * its outcome shows whenever the options page or the panel next opens.
+ * Picked or dropped files are handed to the worker in two steps: the page writes them into IndexedDB as a job
+ * (here), then asks the worker to run it (runImport). The file never travels in a message, and the import goes on if
+ * this page closes; its outcome shows whenever the options page or the panel next opens.
  */
-async function startImport(files: ImportFile[]): Promise<void> {
+async function storeImport(files: ImportFile[]): Promise<ImportJob> {
   const db = openMemoryDB();
   try {
-    const job = await new ImportJobs(db).create(files);
-    await callBackground('import:start', { jobId: job.id });
+    return await new ImportJobs(db).create(files);
   } finally {
     db.close();
   }
+}
+
+/**
+ * Asks the worker to run a stored job. A worker stopped before it answered is asked once more: the message starts a
+ * fresh one, and asking twice for one job runs it once.
+ */
+async function runImport(jobId: string): Promise<void> {
+  try {
+    await callBackground('import:start', { jobId });
+  } catch (e) {
+    if (!(e instanceof NoReceiverError)) throw e;
+    await callBackground('import:start', { jobId });
+  }
+}
+
+/** A stored job the worker has not taken yet: its files are kept, and the worker's next start runs it. */
+interface Unstarted {
+  job: ImportJob;
+  reason: string;
 }
 
 /** Only a drag that carries files is an import (not text or a link dragged across the page). */
@@ -39,12 +57,25 @@ export function ImportSection(props: { onChanged?: () => void }) {
   const active = [activeJob(view.jobs)].find((j) => j && j.state !== 'indexing');
   const outcome = lastOutcome(view.jobs);
 
+  /** A job the worker did not take when asked (stopped, not answering); it goes once the worker reports it. */
+  const [unstarted, setUnstarted] = useState<Unstarted>();
+  const taken = unstarted && view.jobs.some((j) => j.id === unstarted.job.id && j.state !== 'queued');
+  const ask = (job: ImportJob) =>
+    runImport(job.id).then(
+      () => (setUnstarted(undefined), view.refresh()),
+      (e: Error) => {
+        if (e instanceof NoReceiverError) return setUnstarted({ job, reason: e.message });
+        setUnstarted(undefined);
+        setProblem(`Not imported: ${e.message} Nothing was changed.`);
+      },
+    );
+
   const run = (files: ImportFile[]) => {
     if (!files.length) return;
     setProblem('');
     setHanding(files.length === 1 ? files[0].name : `${files.length} files`);
-    startImport(files)
-      .then(view.refresh, (e: Error) => setProblem(`Not imported: ${e.message} Nothing was changed.`))
+    storeImport(files)
+      .then(ask, (e: Error) => setProblem(`Not imported: ${e.message} Nothing was changed.`))
       .finally(() => setHanding(''));
   };
   const onInput = (e: Event) => {
@@ -149,6 +180,15 @@ export function ImportSection(props: { onChanged?: () => void }) {
             </button>
           ) : null}
         </div>
+      ) : null}
+      {unstarted && !taken ? (
+        <p class="error" role="alert" data-testid="import-unstarted">
+          Backstory did not take {filesOf(unstarted.job)} yet: {unstarted.reason} The files are kept, and the import
+          starts the next time Backstory runs, or now.{' '}
+          <button data-testid="import-retry" onClick={() => void ask(unstarted.job)}>
+            Try again
+          </button>
+        </p>
       ) : null}
       {view.indexing ? (
         <p role="status" data-testid="indexing">

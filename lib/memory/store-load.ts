@@ -1,0 +1,83 @@
+import type { IndexedMemory } from '../rank/indexed-memory';
+import { packedTerms } from '../rank/lexical-pack';
+import type { BackstoryDB } from './db';
+import type { ContextVectors } from './indexing';
+import { indexPrint, PACK_KEY, usablePack } from './pack';
+
+/**
+ * Reads the stored memory into `mem`, once per worker life. Items always come from `items`; their vectors and BM25
+ * entries come from the persisted pack where the item's fingerprint still matches (one read, no re-quantising or
+ * tokenising), the rest from `vectors` and the tokeniser. If the vectors so gathered do not number the rows of
+ * `vectors`, every vector is read again from the table. Context vectors come from the pack, or from `contexts`
+ * when the pack does not hold them all; stale ones are dropped.
+ *
+ * `pickModel` is given the model the stored vectors were made with and returns the one to read them under (the
+ * store's, if it already has one). Resolves to how many items were read past the pack (`stale`), and whether the
+ * pack should be rewritten at once (`rewrite`: missing, or it disagreed on vectors and each start would read them
+ * all again).
+ */
+export async function loadStored(
+  db: BackstoryDB,
+  mem: IndexedMemory,
+  contexts: ContextVectors,
+  pickModel: (found: string | undefined) => string | undefined,
+): Promise<{ stale: number; rewrite: boolean }> {
+  const [items, stored, vectorRows, contextRows] = await Promise.all([
+    db.items.toArray(),
+    db.packs.get(PACK_KEY).catch(() => undefined),
+    db.vectors.count(),
+    db.contexts.count(),
+  ]);
+  const usable = usablePack(stored, undefined) ? stored : undefined;
+  // The vectors table is the truth about which model made the vectors (a pack may predate a change of model).
+  const model = pickModel((vectorRows ? (await db.vectors.toCollection().first())?.model : undefined) || usable?.model || undefined);
+  const pack = usable && usable.model === model ? usable : undefined;
+  const at = new Map<string, number>();
+  pack?.ids.forEach((id, i) => at.set(id, i));
+  const terms = pack ? packedTerms(pack.lexical) : [];
+  const packIds: string[] = [];
+  const packSlots: number[] = [];
+  const entries: number[] = [];
+  const rest: string[] = [];
+  const fromPack = items.map((item) => {
+    const i = at.get(item.id);
+    const ok = !!pack && i !== undefined && pack.prints[i] === indexPrint(item);
+    if (ok && !item.needsReview) {
+      entries.push(i!);
+      packIds.push(item.id);
+      if (pack!.slots[i!] >= 0) packSlots.push(pack!.slots[i!]);
+      else packIds.pop();
+    }
+    if (!ok && !item.needsReview) rest.push(item.id);
+    return ok;
+  });
+  // BM25 entries of unchanged items first, as loaded (postings are built per term on first use), then the rest.
+  if (pack) mem.lexicalIndex.loadPacked(pack.lexical, terms, entries, entries.map((i) => pack.ids[i]));
+  items.forEach((item, k) => mem.put(item, undefined, fromPack[k] && !item.needsReview));
+  if (pack) mem.addPackedVectors(packIds, packSlots, pack.dim, pack.codes, pack.scales);
+  if (rest.length) {
+    const rows = rest.length > items.length / 2 ? await db.vectors.toArray() : await db.vectors.bulkGet(rest);
+    for (const v of rows) if (v && v.model === model && mem.get(v.id) && !mem.get(v.id)!.needsReview) mem.setVector(v.id, v.vector);
+  }
+  const fullRead = mem.vectorCount !== vectorRows;
+  if (fullRead) {
+    // The pack and the table disagree about which items have vectors (written by other code, or a vector
+    // added or dropped since the pack): the table is the truth.
+    const byId = new Map((await db.vectors.toArray()).filter((v) => v.model === model).map((v) => [v.id, v.vector]));
+    for (const item of items) if (!item.needsReview) mem.setVector(item.id, byId.get(item.id));
+  }
+  const contextsRead = !pack || pack.contexts.ids.length !== contextRows;
+  if (!contextsRead) {
+    const c = pack.contexts;
+    mem.addPackedContextVectors(c.ids, c.ids.map((_, i) => i), c.dim, c.codes, c.scales);
+    c.ids.forEach((id, i) => contexts.prints.set(id, c.prints[i]));
+  } else if (contextRows) {
+    for (const row of await db.contexts.toArray()) {
+      if (row.model !== model || !mem.get(row.id)) continue;
+      mem.setContextVector(row.id, row.vector);
+      contexts.prints.set(row.id, row.print);
+    }
+  }
+  contexts.jobs(contexts.prints.keys()); // drops the stale ones
+  return { stale: rest.length, rewrite: !pack || fullRead || (contextsRead && contextRows > 0) };
+}
