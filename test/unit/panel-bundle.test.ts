@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The side panel opens on every tab the user works in. Anything its page imports is parsed and held for as long as
-// it is open: the token counter's BPE tables alone are 2 MB of code and about 14 MB of heap, which the panel never
+// it is open: the token counter's BPE tables alone are 2 MB of code and about 9 MB of heap, which the panel never
 // uses (token counts are made by the service worker when an item is stored).
 describe('the side panel page', () => {
   it('does not load the token counter, the model runtime or the import readers', async () => {
