@@ -104,13 +104,17 @@ export async function memoryBrowserFigures(log: (s: string) => void, sizes: numb
           if (filter.at(-1) === WAIT_MS) break;
         }
       }
+      // The heap read is the renderer's, and every extension page in that renderer shares it: the harness's helper
+      // page (options.html, which seeded memory and calls the worker) is closed first, so the figure is the panel's.
+      await (await h.extensionPage()).close();
+      const others = h.context.pages().filter((p) => p !== panel && p.url().startsWith('chrome-extension://')).map((p) => new URL(p.url()).pathname);
       const cdp = await panel.context().newCDPSession(panel);
       await cdp.send('HeapProfiler.collectGarbage');
       const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
       const fig: MemoryBrowserFigures = {
         n, firstRowsMs: percentile(first.slice(1).length ? first.slice(1) : first, 50), firstRowsFirstMs: first[0], filterMs: filter.length ? percentile(filter, 50) : WAIT_MS,
         heapMb: Math.round((heap.usedSize / 2 ** 20) * 10) / 10, domRows,
-        note: `first rows ${first.join(', ')} ms (median of the rounds after the first); filter ${filter.join(', ') || 'not reached'} ms; ${domRows} rows in the DOM`,
+        note: `first rows ${first.join(', ')} ms (median of the rounds after the first); filter ${filter.join(', ') || 'not reached'} ms; ${domRows} rows in the DOM${others.length ? `; other extension pages open when the heap was read: ${others.join(', ')}` : ''}`,
       };
       log(`memory browser at ${n}: ${JSON.stringify(fig)}`);
       out.push(fig);

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { inputFromItem } from './normalize';
+import { inputFromItem } from './item-input';
 import { parseScope } from './scope-guess';
 import type { MemoryInput, MemoryItem } from './types';
 

@@ -61,18 +61,7 @@ export function createItem(input: MemoryInput, now = Date.now()): MemoryItem {
   };
 }
 
-/** Fields of a stored item that are derived from the others (recomputed by createItem), never carried as input. */
-const DERIVED: ReadonlySet<string> = new Set<keyof MemoryItem>(['tokens']);
-
-/**
- * A stored item as input again, every field carried (undo of a delete, export): createItem(inputFromItem(it)) is
- * the same item. Everything but derived fields is copied, so a field added to MemoryItem later is carried too.
- */
-export function inputFromItem(item: MemoryItem): MemoryInput {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(item)) if (!DERIVED.has(k) && v !== undefined) out[k] = v;
-  return out as unknown as MemoryInput;
-}
+export { inputFromItem } from './item-input';
 
 /** Applies an edit; returns the new item and whether its text (and so its embedding) changed. */
 export function patchItem(item: MemoryItem, patch: MemoryPatch, now = Date.now()): { item: MemoryItem; textChanged: boolean } {

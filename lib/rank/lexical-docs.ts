@@ -403,4 +403,11 @@ export class LexicalDocs {
     if (!th) return undefined;
     return this.threads.get(th.id)?.get(th.seq + offset);
   }
+
+  /** The place after the last indexed item of a thread (0 for a thread with none): where its next turn goes. */
+  nextSeq(threadId: string): number {
+    let last = -1;
+    for (const seq of this.threads.get(threadId)?.keys() ?? []) if (seq > last) last = seq;
+    return last + 1;
+  }
 }

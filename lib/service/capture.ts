@@ -83,7 +83,7 @@ export class Capture {
     if (!isExtensionPage(sender) && !(await this.access.allows(sender.url ?? sender.tab?.url))) return { saved: false };
     const { capture, ui } = await this.settings.get();
     if (!capture.sent || !siteListed(capture.sites, site) || siteListed(ui.excludedSites, site) || !text.trim()) return { saved: false };
-    await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [], ...(thread ? { thread: { id: thread.id, seq: Date.now() } } : {}) }]);
+    await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [], ...(thread ? { thread: await this.nextTurn(thread.id) } : {}) }]);
     this.panels.refreshAll();
     // A prompt sent to a chat assistant also counts toward offering its recurring phrases as an instruction.
     if (isChatSite(site)) await this.phrases?.prompt(sender.tab?.id, text, true).catch(() => {});
@@ -149,9 +149,18 @@ export class Capture {
       kind: guessKind(text),
       source: { url: pageUrl, title: title ?? tab?.title ?? site },
       tags: site ? [site] : [],
-      ...(thread ? { thread: { id: thread.id, seq: Date.now() } } : {}),
+      ...(thread ? { thread: await this.nextTurn(thread.id) } : {}),
       ...(secrets.length ? { needsReview: `it looks like it contains a secret (${secrets.join(', ')})` } : {}),
     });
+  }
+
+  /**
+   * A capture's place in the conversation on screen: right after its last stored turn, so it is read with the turn
+   * before it (context vector, neighbour evidence), which look a thread up one place at a time.
+   */
+  private async nextTurn(threadId: string): Promise<{ id: string; seq: number }> {
+    await this.store.load(); // the thread's turns are known once memory is loaded
+    return { id: threadId, seq: this.store.view.lexicalIndex.nextSeq(threadId) };
   }
 
   /** Saves a capture, then offers the quick edit popover in every open panel. */

@@ -8,7 +8,7 @@ import { rememberSelection } from './remember-selection';
 // "Remember this" for a selection, a page and a link, the quick edit popover after saving, and the optional,
 // off-by-default capture of sent messages.
 let h: Harness;
-type Item = { id: string; text: string; title: string; kind: string; people: string[]; tags: string[]; sites: string[]; source: { url?: string; title?: string } };
+type Item = { id: string; text: string; title: string; kind: string; people: string[]; tags: string[]; sites: string[]; source: { url?: string; title?: string }; thread?: { id: string; seq: number } };
 const list = async () => (await h.call<{ items: Item[] }>('memory:list', {})).items;
 
 beforeAll(async () => {
@@ -89,6 +89,11 @@ describe('capture', () => {
     expect(await h.call('capture:sent', { ...msg, site: 'claude.ai' })).toEqual({ saved: false }); // not an enabled site
     expect(await h.call('capture:sent', msg)).toEqual({ saved: true });
     expect((await list()).find((i) => i.text === msg.text)).toMatchObject({ tags: ['sent', 'chatgpt.com'], source: { url: msg.url } });
+    // A message sent in a conversation joins its thread (the id an import of that conversation gives its turns).
+    const reply = { ...msg, text: 'And cap the retries at five.', thread: { id: 'chatgpt:1' } };
+    expect(await h.call('capture:sent', reply)).toEqual({ saved: true });
+    const joined = (await list()).find((i) => i.text === reply.text)!;
+    expect(joined.thread).toEqual({ id: 'chatgpt:1', seq: expect.any(Number) });
     await h.call('settings:set', { patch: { capture: { sent: false } } });
   });
 

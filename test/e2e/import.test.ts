@@ -108,8 +108,27 @@ describe('imports through the options page', () => {
     const { page, tabId } = await h.openPage('/fixtures/textarea.html');
     const panel = await h.openPanel(tabId);
     await expect.poll(() => panel.locator('[data-testid="import-outcome"]').innerText().catch(() => ''), { timeout: 30_000 }).toBe('Imported closed-early.zip: 400 new, 0 updated, 0 unchanged.');
+    // And so does the options page opened again.
+    const again = await optionsPage();
+    await expect.poll(() => message(again), { timeout: 30_000 }).toBe('Imported closed-early.zip: 400 new, 0 updated, 0 unchanged.');
+    await again.close();
     await panel.close();
     await page.close();
+  });
+
+  it('an export dropped onto the options page is imported like a picked one', { timeout: 120_000 }, async () => {
+    const before = await memorySize();
+    const options = await optionsPage();
+    const bytes = Array.from(makeChatGPTExport({ conversations: 3, turns: 4, seed: 61 }));
+    // The drag a user makes from their file manager, as the page receives it.
+    await options.evaluate((data) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(data)], 'dropped.zip', { type: 'application/zip' }));
+      for (const type of ['dragenter', 'dragover', 'drop']) document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, bytes);
+    await expect.poll(() => message(options), { timeout: 60_000 }).toBe('Imported dropped.zip: 12 new, 0 updated, 0 unchanged.');
+    expect(await memorySize()).toBe(before + 12);
+    await options.close();
   });
 
   it('the same export imported twice: 0 new, all unchanged, nothing added', { timeout: 300_000 }, async () => {

@@ -1,6 +1,6 @@
 import type { MemoryItem, MemoryPatch } from '../../memory/types';
 import { callBackground } from '../../messaging/rpc';
-import { inputFromItem } from '../../memory/normalize';
+import { inputFromItem } from '../../memory/item-input';
 import type { Toast } from './toast';
 
 /** What the panel does to memory and the page, reporting in a toast; `changed` tells the panel memory changed. */
