@@ -61,7 +61,6 @@ export function createItem(input: MemoryInput, now = Date.now()): MemoryItem {
   };
 }
 
-export { inputFromItem } from './item-input';
 
 /** Applies an edit; returns the new item and whether its text (and so its embedding) changed. */
 export function patchItem(item: MemoryItem, patch: MemoryPatch, now = Date.now()): { item: MemoryItem; textChanged: boolean } {

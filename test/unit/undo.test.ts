@@ -1,7 +1,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { openMemoryDB } from '../../lib/memory/db';
-import { inputFromItem } from '../../lib/memory/normalize';
+import { inputFromItem } from '../../lib/memory/item-input';
 import { MemoryStore } from '../../lib/memory/store';
 
 describe('undo of a delete', () => {
