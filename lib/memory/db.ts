@@ -1,7 +1,6 @@
 import Dexie, { type EntityTable, type Table } from 'dexie';
 import type { ImportJob } from './import-jobs';
-import { titleFrom } from './normalize';
-import { countTokens } from './tokens';
+import { titleFrom } from './title';
 import type { MemoryInput, MemoryItem } from './types';
 
 export interface StoredVector {
@@ -115,5 +114,6 @@ export function migrateItemV1(item: Partial<MemoryItem> & { text: string }): voi
   item.title ||= titleFrom(item.text);
   item.createdAt ??= Date.now();
   item.updatedAt ??= item.createdAt;
-  if (typeof item.tokens !== 'number') item.tokens = countTokens(item.text);
+  // Token counts are made where memory is loaded (store-load.ts): every page that opens this database would
+  // otherwise load the token counter.
 }

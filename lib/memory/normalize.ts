@@ -1,5 +1,6 @@
 import { guessKind } from './kind-guess';
 import { guessScope, parseScope } from './scope-guess';
+import { titleFrom } from './title';
 import { countTokens } from './tokens';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
@@ -15,12 +16,6 @@ function newId(): string {
 /** Control characters other than tab and newline make text unreadable in the panel and in editors. */
 export function cleanText(text: string): string {
   return text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '').trim();
-}
-
-export function titleFrom(text: string): string {
-  const line = text.split('\n').find((l) => l.trim()) ?? '';
-  const t = line.replace(/^#+\s*/, '').trim();
-  return t.length > 80 ? t.slice(0, 77).trimEnd() + '…' : t;
 }
 
 const uniq = (xs: string[] | undefined): string[] =>

@@ -3,6 +3,7 @@ import { packedTerms } from '../rank/lexical-pack';
 import type { BackstoryDB } from './db';
 import type { ContextVectors } from './indexing';
 import { indexPrint, PACK_KEY, usablePack } from './pack';
+import { countTokens } from './tokens';
 
 /**
  * Reads the stored memory into `mem`, once per worker life. Items always come from `items`; their vectors and BM25
@@ -28,6 +29,8 @@ export async function loadStored(
     db.vectors.count(),
     db.contexts.count(),
   ]);
+  // Items from schema v1 have no token count (the upgrade step leaves it to the worker, see migrateItemV1).
+  for (const item of items) if (typeof item.tokens !== 'number') item.tokens = countTokens(item.text);
   const usable = usablePack(stored, undefined) ? stored : undefined;
   // The vectors table is the truth about which model made the vectors (a pack may predate a change of model).
   const model = pickModel((vectorRows ? (await db.vectors.toCollection().first())?.model : undefined) || usable?.model || undefined);
