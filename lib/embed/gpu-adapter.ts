@@ -7,6 +7,11 @@ export const EMBED_BACKEND_CHOICES: readonly EmbedBackendChoice[] = ['auto', 'wa
 
 /** How long the WebGPU engine's start (runtime, model, shader compilation) may take: minutes on a software adapter. */
 export const GPU_FIRST_MS = { hardware: 60_000, software: 240_000 };
+/**
+ * How long a later batch may take before the device counts as hung. A software adapter computes on the same busy
+ * processor as everything else, so it gets the longer limit.
+ */
+export const GPU_BATCH_MS = { hardware: 30_000, software: 120_000 };
 
 /** The parts of WebGPU this needs (lib.dom has no WebGPU types). */
 export interface GpuAdapterLike {

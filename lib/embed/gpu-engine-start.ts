@@ -1,14 +1,11 @@
 import { browser } from 'wxt/browser';
 import { ORT_WEBGPU_WASM_PATH } from './embedder';
-import { GPU_FIRST_MS } from './gpu-adapter';
+import { GPU_BATCH_MS, GPU_FIRST_MS } from './gpu-adapter';
 import type { GpuEngine } from './engine-choice';
 import type { GpuReply, GpuRequest } from './gpu-worker';
 import { WorkerChannel } from './worker-channel';
 
 const url = (p: string) => (browser.runtime.getURL as (p: string) => string)(p);
-
-/** A batch may take this long on the GPU before it counts as failed (a hung device); the first one: GPU_FIRST_MS. */
-const BATCH_MS = 30_000;
 
 /**
  * Starts the WebGPU engine's Worker (lib/embed/gpu-worker.ts), which loads the WebGPU runtime. The WASM-only build
@@ -20,7 +17,8 @@ export function startGpuEngine(allowSoftware: boolean): GpuEngine {
   const engine: GpuEngine = {
     backend: 'webgpu/q4',
     async embed(texts) {
-      const ms = calls++ === 0 ? GPU_FIRST_MS[allowSoftware ? 'software' : 'hardware'] : BATCH_MS;
+      // A batch that takes longer counts as failed (a hung device); the first one includes the engine's start.
+      const ms = (calls++ === 0 ? GPU_FIRST_MS : GPU_BATCH_MS)[allowSoftware ? 'software' : 'hardware'];
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`no answer from the GPU within ${ms / 1000} s`)), ms)));
       try {

@@ -81,7 +81,7 @@ describe('indexing on WebGPU (Chromium on its software adapter, SwiftShader)', (
     await h.seed(NOTES);
     await expect.poll(async () => (await h.call<Status>('model:status', {})).unembedded, { timeout: 240_000 }).toBe(0);
     const status = await h.call<Status>('model:status', {});
-    expect(status.indexBackend).toBe('offscreen/webgpu/q4');
+    expect(status.indexBackend, status.indexReason).toBe('offscreen/webgpu/q4');
     expect(status.indexReason).toMatch(/software adapter .*chosen in the options; vectors checked against WASM/);
 
     // The same texts on the WASM path (onnxruntime's WASM kernels, in Node): the q4 file the WebGPU engine runs, and
