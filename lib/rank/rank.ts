@@ -5,7 +5,7 @@ import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
-import { appliesBecause, contradicts, scopeKey, scopeOf, taskDestination } from './scope';
+import { appliesBecause, scopeKey, scopeOf, supersessions, taskDestination } from './scope';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage, type Destination } from './package';
@@ -149,12 +149,8 @@ function supersededHere(items: MemoryItem[]): Map<MemoryItem, MemoryItem> {
   for (const g of groups.values()) {
     if (g.length < 2) continue;
     g.sort((a, b) => touched(b) - touched(a));
-    // Pairwise within one scope (a few at most in practice); bounded for very large memories.
-    const n = Math.min(g.length, 200);
-    for (let i = 0; i < n; i++) {
-      if (out.has(g[i])) continue;
-      for (let j = i + 1; j < n; j++) if (!out.has(g[j]) && contradicts(g[i], g[j])) out.set(g[j], g[i]);
-    }
+    // Bounded for very large memories: the newest 200 of one scope.
+    for (const [older, newer] of supersessions(g.slice(0, 200))) out.set(older, newer);
   }
   return out;
 }

@@ -155,18 +155,54 @@ function directiveTerms(item: MemoryItem): Set<string> {
 }
 
 /**
- * Two instructions (callers compare those of one scope) that contradict: the same rule with the opposite polarity ("always cc Maria"
- * / "never cc Maria"), or the same directive with a different value ("use British spelling" / "use American
- * spelling"). Near-duplicates that differ only in numbers are not a contradiction.
+ * Two instructions of one scope, sharing `shared` directive terms, that contradict: the same rule with the opposite
+ * polarity ("always cc Maria" / "never cc Maria"), or the same directive with a different value ("use British
+ * spelling" / "use American spelling"). Near-duplicates that differ only in numbers are not a contradiction.
  */
-export function contradicts(a: MemoryItem, b: MemoryItem): boolean {
-  if (a.kind !== 'instruction' || b.kind !== 'instruction') return false;
+function contradicts(a: MemoryItem, b: MemoryItem, shared: number): boolean {
   const A = directiveTerms(a);
   const B = directiveTerms(b);
-  let shared = 0;
-  for (const t of A) if (B.has(t)) shared++;
   const small = Math.min(A.size, B.size);
   if (!small || shared < 2) return false;
-  if (POLARITY.test(a.text) !== POLARITY.test(b.text)) return shared / small >= 0.6;
+  if (negative(a) !== negative(b)) return shared / small >= 0.6;
   return shared / small >= 0.5 && A.size > shared && B.size > shared;
+}
+
+const negativeOf = new WeakMap<MemoryItem, boolean>();
+function negative(item: MemoryItem): boolean {
+  let v = negativeOf.get(item);
+  if (v === undefined) negativeOf.set(item, (v = POLARITY.test(item.text)));
+  return v;
+}
+
+/**
+ * Within one scope's instructions, newest first: each older one that contradicts a newer one still standing, and
+ * that newer one. Pairs are found through the directive terms they share (two at least), so a ranking over many
+ * instructions of one scope does not compare every pair.
+ */
+export function supersessions(newestFirst: MemoryItem[]): Map<MemoryItem, MemoryItem> {
+  const g = newestFirst.filter((i) => i.kind === 'instruction');
+  const postings = new Map<string, number[]>();
+  g.forEach((item, k) => {
+    for (const t of directiveTerms(item)) {
+      const list = postings.get(t);
+      if (list) list.push(k);
+      else postings.set(t, [k]);
+    }
+  });
+  const out = new Map<MemoryItem, MemoryItem>();
+  const shared = new Int32Array(g.length);
+  for (let i = 0; i < g.length; i++) {
+    if (out.has(g[i])) continue;
+    const later: number[] = [];
+    for (const t of directiveTerms(g[i])) {
+      for (const j of postings.get(t)!) if (j > i && shared[j]++ === 0) later.push(j);
+    }
+    later.sort((x, y) => x - y);
+    for (const j of later) {
+      if (!out.has(g[j]) && contradicts(g[i], g[j], shared[j])) out.set(g[j], g[i]);
+      shared[j] = 0;
+    }
+  }
+  return out;
 }

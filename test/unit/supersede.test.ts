@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createItem } from '../../lib/memory/normalize';
 import { arrayMemoryView } from '../../lib/rank/indexed-memory';
 import { rankMemory } from '../../lib/rank/rank';
+import { supersessions } from '../../lib/rank/scope';
+import type { MemoryItem } from '../../lib/memory/types';
+import { rng } from '../../bench/perf-lib/synthetic';
 import type { TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 
@@ -26,5 +29,56 @@ describe('a decision superseded by a newer one on the same subject', () => {
     const r = rankMemory({ task, memory: arrayMemoryView([older, other], new Map()), settings: DEFAULT_SETTINGS, now: NOW });
     expect(r.cards[0].item.id).toBe('older');
     expect(r.trace.some((e) => /superseded/.test(e.reason))).toBe(false);
+  });
+});
+
+describe('contradicting instructions among many of one scope', () => {
+  // Words of their own for each of 300 instructions (letters only: directive terms leave out words with digits),
+  // so no two of them share more than "keep".
+  const word = (k: number) => 'w' + String.fromCharCode(97 + (k % 26)) + String.fromCharCode(97 + Math.floor(k / 26) % 26) + String.fromCharCode(97 + Math.floor(k / 676));
+  const many = Array.from({ length: 300 }, (_, k) =>
+    createItem({ id: `own-${k}`, text: `Keep ${word(3 * k)} ${word(3 * k + 1)} ${word(3 * k + 2)}`, kind: 'instruction', createdAt: NOW - (k + 10) * DAY }, NOW),
+  );
+  const older = createItem({ id: 'british', text: 'Use British spelling in client reports', kind: 'instruction', createdAt: NOW - 100 * DAY }, NOW);
+  const newer = createItem({ id: 'american', text: 'Use American spelling in client reports', kind: 'instruction', createdAt: NOW - 2 * DAY }, NOW);
+
+  it('finds the one pair that contradicts and no other', () => {
+    // Amid the newest 200 of the scope: 'british' is older than most of them.
+    const memory = arrayMemoryView([...many.slice(0, 150), older, newer, ...many.slice(150)], new Map());
+    const r = rankMemory({ task: { ...task, field: { text: 'Spelling for the client reports', kind: 'contenteditable' } }, memory, settings: DEFAULT_SETTINGS, now: NOW });
+    const superseded = r.trace.filter((e) => /^Superseded by/.test(e.reason)).map((e) => e.id);
+    expect(superseded).toEqual(['british']);
+  });
+});
+
+describe('finding superseded instructions through shared terms', () => {
+  // The pairwise rule is what two instructions alone give; the greedy pass over every pair, newest first, is what a
+  // larger scope must give too (an older one superseded once is not compared again).
+  const pair = (newer: MemoryItem, older: MemoryItem) => supersessions([newer, older]).has(older);
+  function everyPair(g: MemoryItem[]): Map<MemoryItem, MemoryItem> {
+    const out = new Map<MemoryItem, MemoryItem>();
+    for (let i = 0; i < g.length; i++) {
+      if (out.has(g[i])) continue;
+      for (let j = i + 1; j < g.length; j++) if (!out.has(g[j]) && pair(g[i], g[j])) out.set(g[j], g[i]);
+    }
+    return out;
+  }
+  const words = ['use', 'british', 'american', 'spelling', 'cc', 'maria', 'dana', 'reply', 'short', 'answers', 'code', 'not', 'emoji', 'formal', 'tone', 'bullet', 'points', 'numbers', 'first', 'sign'];
+
+  it('gives what comparing every pair gives, on random scopes of up to 120 instructions', () => {
+    const rnd = rng(7);
+    let found = 0;
+    for (let trial = 0; trial < 60; trial++) {
+      const n = 2 + Math.floor(rnd() * 120);
+      const g = Array.from({ length: n }, (_, k) => {
+        const text = Array.from({ length: 2 + Math.floor(rnd() * 5) }, () => words[Math.floor(rnd() * words.length)]).join(' ');
+        return createItem({ id: `t${trial}-${k}`, text, kind: 'instruction', createdAt: NOW - k * DAY }, NOW);
+      });
+      const want = everyPair(g);
+      found += want.size;
+      const pairs = (m: Map<MemoryItem, MemoryItem>) => [...m].map(([older, newer]) => `${older.id}<${newer.id}`).sort();
+      expect(pairs(supersessions(g))).toEqual(pairs(want));
+    }
+    expect(found).toBeGreaterThan(100); // the vocabulary is small enough that many pairs contradict
   });
 });
