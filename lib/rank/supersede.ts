@@ -13,8 +13,13 @@ const COMPARED = 40;
 const SAME_SUBJECT_COS = 0.75;
 const SAME_SUBJECT_WORDS = 0.45;
 
+const decisionOf = new WeakMap<MemoryItem, boolean>();
 export function isDecision(item: MemoryItem): boolean {
-  return item.kind === 'evidence' && DECISION.test(item.text.slice(0, 1000));
+  if (item.kind !== 'evidence') return false;
+  // Asked of every ranked candidate in every ranking; an item's text does not change (an edit makes a new item).
+  let v = decisionOf.get(item);
+  if (v === undefined) decisionOf.set(item, (v = DECISION.test(item.text.slice(0, 1000))));
+  return v;
 }
 
 const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
