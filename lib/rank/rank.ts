@@ -134,6 +134,13 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   return { plan, retrieval, ranked, filtered, pinned, instructions, situated };
 }
 
+/**
+ * The last supersessions found per scope: one memory's rankings meet the same instructions of a scope again and
+ * again, and items never change in place (an edit makes a new item), so the same items give the same answer.
+ */
+const lastSupersessions = new Map<string, { group: MemoryItem[]; found: Map<MemoryItem, MemoryItem> }>();
+const sameItems = (a: MemoryItem[], b: MemoryItem[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
 /** Instructions that apply here but contradict a newer one for the same scope: the older, and what superseded it. */
 function supersededHere(items: MemoryItem[]): Map<MemoryItem, MemoryItem> {
   const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
@@ -146,11 +153,15 @@ function supersededHere(items: MemoryItem[]): Map<MemoryItem, MemoryItem> {
     else groups.set(key, [i]);
   }
   const out = new Map<MemoryItem, MemoryItem>();
-  for (const g of groups.values()) {
+  for (const [key, g] of groups) {
     if (g.length < 2) continue;
     g.sort((a, b) => touched(b) - touched(a));
     // Bounded for very large memories: the newest 200 of one scope.
-    for (const [older, newer] of supersessions(g.slice(0, 200))) out.set(older, newer);
+    const newest = g.slice(0, 200);
+    const last = lastSupersessions.get(key);
+    const found = last && sameItems(last.group, newest) ? last.found : supersessions(newest);
+    lastSupersessions.set(key, { group: newest, found });
+    for (const [older, newer] of found) out.set(older, newer);
   }
   return out;
 }
