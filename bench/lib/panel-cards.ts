@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { launchExtension } from '../../test/e2e/harness';
+import { launchExtension, waitFor } from '../../test/e2e/harness';
 import { memoryFileChunks } from '../../lib/memory/memory-file';
 import type { Conversation } from './locomo-data';
 
@@ -36,16 +36,6 @@ const RECORD_STATES = `(() => {
   };
 })()`;
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function ask(panel: Page, question: string): Promise<{ ids: string[]; matched: boolean }> {
   const q = question.trim();
   await panel.evaluate(() => ((window as unknown as { __states: unknown[] }).__states = []));
@@ -78,19 +68,21 @@ export async function panelCards(conv: Conversation, log: (s: string) => void): 
     const file = `${conv.id}.json`;
     const t0 = Date.now();
     await options.locator('[data-testid="import-file"]').setInputFiles([{ name: file, mimeType: 'application/json', buffer: Buffer.from([...memoryFileChunks(conv.items)].join('')) }]);
-    const job = await until(
+    let job: Job | undefined;
+    await waitFor(
+      async () => !!(job = (await h.call<{ jobs: Job[] }>('import:status', {})).jobs.find((j) => j.fileNames.includes(file) && ['indexing', 'done', 'failed'].includes(j.state))),
       `the import of ${file}`,
-      async () => (await h.call<{ jobs: Job[] }>('import:status', {})).jobs.find((j) => j.fileNames.includes(file) && ['indexing', 'done', 'failed'].includes(j.state)),
       300_000,
     );
+    if (!job) throw new Error(`${file}: no import job`);
     if (job.state === 'failed' || job.counts?.added !== conv.items.length) throw new Error(`${file}: ${job.error ?? `${job.counts?.added ?? 0} of ${conv.items.length} turns imported`}`);
     const importMs = Date.now() - t0;
-    await until(
-      `the indexing of ${file}`,
+    await waitFor(
       async () => {
         const [s, st] = await Promise.all([h.call<{ indexing?: unknown }>('import:status', {}), h.call<{ unembedded: number }>('model:status', {})]);
         return !s.indexing && st.unembedded === 0;
       },
+      `the indexing of ${file}`,
       1_800_000,
     );
     const indexMs = Date.now() - t0 - importMs;

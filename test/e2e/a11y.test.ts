@@ -22,17 +22,26 @@ afterAll(async () => {
 
 /** Runs axe in the page (evaluated through the DevTools protocol, which the extension's CSP does not block). */
 async function audit(page: Page): Promise<string[]> {
+  return inBothThemes(page, async (scheme) => {
+    const violations = (await page.evaluate(
+      'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)',
+    )) as Violation[];
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => {
+        const where = v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')}${n.failureSummary ? ` (${n.failureSummary.split('\n').slice(1).join(' ').trim()})` : ''}`);
+        return `[${scheme}] ${v.id} (${v.impact}): ${v.help} — ${where.join('; ')}`;
+      });
+  });
+}
+
+/** Runs `check` in the light and then the dark theme, with axe loaded in the page; their findings in that order. */
+async function inBothThemes(page: Page, check: (scheme: 'light' | 'dark') => Promise<string[]>): Promise<string[]> {
   const found: string[] = [];
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
     if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-    const violations = (await page.evaluate(
-      'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)',
-    )) as Violation[];
-    for (const v of violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
-      const where = v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')}${n.failureSummary ? ` (${n.failureSummary.split('\n').slice(1).join(' ').trim()})` : ''}`);
-      found.push(`[${scheme}] ${v.id} (${v.impact}): ${v.help} — ${where.join('; ')}`);
-    }
+    found.push(...(await check(scheme)));
   }
   return found;
 }
@@ -42,18 +51,16 @@ async function audit(page: Page): Promise<string[]> {
  * resolve (a gradient, an overlap) lands in "incomplete", which the audit above would let pass unseen.
  */
 async function markAndBadgeContrast(page: Page): Promise<string[]> {
-  const out: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
-    if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  return inBothThemes(page, async (scheme) => {
     const r = (await page.evaluate(
       'axe.run(document, { runOnly: ["color-contrast"] }).then((r) => ({ measured: [...r.passes, ...r.violations], unsure: r.incomplete }))',
     )) as Record<'measured' | 'unsure', { nodes: { html: string }[] }[]>;
     const ours = (list: { nodes: { html: string }[] }[], re: RegExp) => list.flatMap((x) => x.nodes).filter((n) => re.test(n.html));
-    out.push(`[${scheme}] marks ${ours(r.measured, /^<mark/).length > 0}, badges ${ours(r.measured, /^<[^>]*class="badge/).length > 0}`);
-    for (const n of ours(r.unsure, /^<mark|^<[^>]*class="badge/)) out.push(`[${scheme}] not measured: ${n.html.slice(0, 80)}`);
-  }
-  return out;
+    return [
+      `[${scheme}] marks ${ours(r.measured, /^<mark/).length > 0}, badges ${ours(r.measured, /^<[^>]*class="badge/).length > 0}`,
+      ...ours(r.unsure, /^<mark|^<[^>]*class="badge/).map((n) => `[${scheme}] not measured: ${n.html.slice(0, 80)}`),
+    ];
+  });
 }
 
 async function panelOn(path: string): Promise<{ page: Page; panel: Page }> {

@@ -1,5 +1,5 @@
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { serveStatic } from '../../scripts/demo-server';
@@ -90,6 +90,18 @@ export interface LaunchOptions {
   webgpu?: boolean;
 }
 
+/**
+ * A copy of the built extension whose model files (`models/all-MiniLM-L6-v2/onnx/`) that `broken` picks are
+ * corrupt, for the tests of what happens when a model cannot load. The caller removes the directory.
+ */
+export function buildWithBrokenModel(label: string, broken: (file: string) => boolean): string {
+  const dir = mkdtempSync(join(tmpdir(), `backstory-${label}-`));
+  cpSync(BUILD_DIR, dir, { recursive: true });
+  const onnx = join(dir, 'models', 'all-MiniLM-L6-v2', 'onnx');
+  for (const f of readdirSync(onnx)) if (broken(f)) writeFileSync(join(onnx, f), 'corrupt');
+  return dir;
+}
+
 /** What the tests' pages are served from: allowed at launch so tests of everything else see a readable page. */
 export const TEST_SITES = ['http://127.0.0.1/*', 'http://localhost/*', 'https://fixtures.backstory.test/*'];
 
@@ -100,7 +112,8 @@ type DeveloperPrivate = {
   updateExtensionConfiguration(update: { extensionId: string; hostAccess: string }): Promise<void>;
 };
 
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+/** Polls `check` until it holds; throws with `what` after `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);

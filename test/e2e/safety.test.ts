@@ -1,8 +1,6 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILD_DIR, launchExtension, type Harness } from './harness';
+import { buildWithBrokenModel, launchExtension, type Harness } from './harness';
 
 const SECRET_NOTE = { id: 'budget', text: 'The draft budget for Q3 is 1.2M; Dana approved the contractor cut.' };
 
@@ -180,10 +178,7 @@ describe('when the model cannot load', () => {
   let h: Harness;
   let dir: string;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'backstory-broken-model-'));
-    cpSync(BUILD_DIR, dir, { recursive: true });
-    const onnxDir = join(dir, 'models', 'all-MiniLM-L6-v2', 'onnx');
-    for (const f of readdirSync(onnxDir)) writeFileSync(join(onnxDir, f), 'corrupt');
+    dir = buildWithBrokenModel('broken-model', () => true);
     h = await launchExtension({ buildDir: dir });
     await h.seed([SECRET_NOTE, { id: 'garden', text: 'Tomato seedlings need hardening off for a week.' }]);
   });

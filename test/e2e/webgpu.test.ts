@@ -1,13 +1,11 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cosine } from '../../lib/embed/embedder';
 import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
 import { createOrtWebEmbedder } from '../../lib/embed/ort-web-embedder';
 import type { MemoryItem } from '../../lib/memory/types';
 import { embedText } from '../../lib/rank/item-text';
-import { BUILD_DIR, launchExtension, type Harness } from './harness';
+import { buildWithBrokenModel, launchExtension, type Harness } from './harness';
 
 type Status = { unembedded: number; indexBackend?: string; indexReason?: string };
 
@@ -129,10 +127,7 @@ describe('when the WebGPU engine fails', () => {
   let dir: string;
   beforeAll(async () => {
     // A build whose q4 weights (the WebGPU engine's file) are broken; the int8 file the WASM engines run is intact.
-    dir = mkdtempSync(join(tmpdir(), 'backstory-broken-gpu-'));
-    cpSync(BUILD_DIR, dir, { recursive: true });
-    const onnx = join(dir, 'models', 'all-MiniLM-L6-v2', 'onnx');
-    for (const f of readdirSync(onnx)) if (f.startsWith('model_q4')) writeFileSync(join(onnx, f), 'corrupt');
+    dir = buildWithBrokenModel('broken-gpu', (f) => f.startsWith('model_q4'));
     h = await launchExtension({ buildDir: dir, webgpu: true });
   });
   afterAll(async () => {
