@@ -45,6 +45,7 @@ const ItemSchema = v.looseObject(
     createdAt: v.nullish(Time),
     updatedAt: v.nullish(Time),
     lastUsedAt: v.nullish(Time),
+    undated: v.nullish(Flag),
     source: v.nullish(
       v.looseObject({ url: v.optional(Text), title: v.optional(Text), importId: v.optional(Text), format: v.optional(Text) }, 'must be an object'),
     ),

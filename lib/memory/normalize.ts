@@ -46,6 +46,7 @@ export function createItem(input: MemoryInput, now = Date.now()): MemoryItem {
     ...(input.needsReview ? { needsReview: input.needsReview } : {}),
     createdAt,
     updatedAt: input.updatedAt ?? createdAt,
+    ...(input.undated ? { undated: true } : {}),
     ...(input.lastUsedAt !== undefined ? { lastUsedAt: input.lastUsedAt } : {}),
     source: { ...(input.source ?? {}) },
     scope: parseScope(input.scope) ?? guessScope({ ...input, text }),

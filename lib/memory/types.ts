@@ -50,6 +50,11 @@ export interface MemoryItem {
   needsReview?: string;
   createdAt: number;
   updatedAt: number;
+  /**
+   * The source gave no date that can be trusted (none, unparseable, or absurd): `createdAt` is then only when the
+   * item was stored, so recency does not count it as new.
+   */
+  undated?: boolean;
   lastUsedAt?: number;
   source: MemorySource;
   /** gpt-tokenizer count of `text`. */
@@ -82,6 +87,8 @@ export interface MemoryInput {
   needsReview?: string;
   createdAt?: number;
   updatedAt?: number;
+  /** The source gave no trustworthy date (see MemoryItem.undated). */
+  undated?: boolean;
   source?: MemorySource;
   thread?: ThreadRef;
   lastUsedAt?: number;

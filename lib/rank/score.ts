@@ -18,9 +18,12 @@ export interface Scored {
   supersededBy?: MemoryItem;
 }
 
-/** Exponential decay from the item's latest touch: created, edited or used, whichever is newest. */
+/**
+ * Exponential decay from the item's latest touch: created, edited or used, whichever is newest. An undated item's
+ * stored times say when it was imported, not written, so only its use counts.
+ */
 export function recencyFactor(item: MemoryItem, now: number, halfLifeDays: number): number {
-  const touched = Math.max(item.createdAt || 0, item.updatedAt || 0, item.lastUsedAt || 0);
+  const touched = item.undated ? item.lastUsedAt || 0 : Math.max(item.createdAt || 0, item.updatedAt || 0, item.lastUsedAt || 0);
   const age = Math.max(0, now - touched) / DAY;
   return halfLifeDays > 0 ? Math.pow(0.5, age / halfLifeDays) : 0;
 }

@@ -46,6 +46,7 @@ describe('memory file', () => {
         aux: '[shares a photo: a beach]', extra: { colour: 'teal', nested: { a: [1, 2] } },
       }),
       createItem({ id: 'held', text: 'token: sk-live-abc', needsReview: 'looks like an API key', kind: 'instruction', createdAt: now }),
+      createItem({ id: 'note:old.md#0', text: 'A note whose file gave no date', undated: true, createdAt: now }),
     ];
     const back = parseMemoryFile(serializeMemoryFile(items)).map((i) => createItem(i, now + 99));
     expect(back).toEqual(items);
