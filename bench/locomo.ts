@@ -21,7 +21,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { locomoDataFile } from './lib/locomo-data';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cosine } from '../lib/embed/embedder';
 import { DEFAULT_SETTINGS } from '../lib/settings/defaults';

@@ -15,7 +15,7 @@ function startsFrom(b: Uint8Array, i: number): boolean {
 
 /** A message's bytes without its "From " line, with mboxrd's ">From " quoting taken off (">>From " → ">From "). */
 function unmangle(msg: Uint8Array): Uint8Array {
-  let start = msg.indexOf(NL) + 1;
+  const start = msg.indexOf(NL) + 1;
   if (start <= 0) return new Uint8Array(0);
   const out: Uint8Array[] = [];
   let from = start;

@@ -95,7 +95,8 @@ function multipliers(base: Weights, learned: LearnedWeights, site: string): Adju
     // A factor learning never moved (it told no pair apart) is exactly 0 globally and on every site.
     if (learned.global[n] === 0 && !loc?.[n]) continue;
     m[n] = Math.exp(clampTheta(learned.global[n] + (loc?.[n] ?? 0)));
-    (want += Math.max(0, base[n])), (have += Math.max(0, base[n]) * m[n]);
+    want += Math.max(0, base[n]);
+    have += Math.max(0, base[n]) * m[n];
   }
   const scale = have > 0 && want > 0 ? want / have : 1;
   const lo = Math.exp(-LEARNING.bound);
@@ -122,7 +123,10 @@ function movedShare(b: readonly number[], theta: ArrayLike<number>, alpha = 1, o
   let B = 0;
   let W = 0;
   const w = b.map((x, j) => (CORE[j] ? x * Math.exp(clampTheta((offset ? offset[j] : 0) + alpha * theta[j])) : 0));
-  for (let j = 0; j < b.length; j++) if (CORE[j]) (B += b[j]), (W += w[j]);
+  for (let j = 0; j < b.length; j++) if (CORE[j]) {
+    B += b[j];
+    W += w[j];
+  }
   if (!(B > 0) || !(W > 0)) return 0;
   let d = 0;
   for (let j = 0; j < b.length; j++) if (CORE[j]) d += Math.abs(w[j] / W - b[j] / B);
@@ -138,7 +142,10 @@ function keepWithinBudget(b: readonly number[], theta: { [j: number]: number; le
   if (movedShare(b, theta, 1, offset) <= LEARNING.moveBudget) return;
   let level = 0;
   let k = 0;
-  for (let j = 0; j < b.length; j++) if (CORE[j]) (level += theta[j]), k++;
+  for (let j = 0; j < b.length; j++) if (CORE[j]) {
+    level += theta[j];
+    k++;
+  }
   level /= k || 1;
   const balance = Array.from({ length: b.length }, (_, j) => (CORE[j] ? theta[j] - level : 0));
   let lo = 0;
@@ -241,7 +248,10 @@ export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.no
         // The order is what counts: Σ w_j x_j over the sliders' total (the ranker's own division changes no order).
         let sa = 0;
         let sb = 0;
-        for (let j = 0; j < F; j++) (sa += w[j] * xa[i * F + j]), (sb += w[j] * xb[i * F + j]);
+        for (let j = 0; j < F; j++) {
+          sa += w[j] * xa[i * F + j];
+          sb += w[j] * xb[i * F + j];
+        }
         // d/dz log(1 + e^-z) at z = k (sa - sb) / W0, times dz/dθ_j = k w_j (xa_j - xb_j) / W0.
         const c = (-pw[i] * k) / W0 / (1 + Math.exp((k * (sa - sb)) / W0));
         for (let j = 0; j < F; j++) if (active[j]) grad[j] += c * w[j] * (xa[i * F + j] - xb[i * F + j]);
@@ -254,7 +264,10 @@ export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.no
       // a fit to noise): the uniform part of the change is taken out, so only weight moved between factors counts.
       let mean = 0;
       let m = 0;
-      for (let j = 0; j < F; j++) if (active[j]) (mean += theta[j]), m++;
+      for (let j = 0; j < F; j++) if (active[j]) {
+        mean += theta[j];
+        m++;
+      }
       mean = m ? mean / m : 0;
       for (let j = 0; j < F; j++) if (active[j]) theta[j] = clampTheta(theta[j] - mean);
     }
@@ -266,7 +279,10 @@ export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.no
     out.fill(0);
     let B = 0;
     let W = 0;
-    for (let j = 0; j < F; j++) if (CORE[j]) (B += b[j]), (W += w[j]);
+    for (let j = 0; j < F; j++) if (CORE[j]) {
+      B += b[j];
+      W += w[j];
+    }
     if (!(B > 0) || !(W > 0)) return;
     let moved = 0;
     let mean = 0;

@@ -5,7 +5,7 @@ import type { BackstoryDB } from './db';
 import { planImport, type ImportCounts } from './import-plan';
 import { createItem, patchItem } from './normalize';
 import { ContextVectors, embedOnce, sameTextIndex, type EmbedJob } from './indexing';
-import { buildPack, PACK_KEY, PackSchedule, textHash } from './pack';
+import { buildPack, PackSchedule, textHash } from './pack';
 import { loadStored } from './store-load';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 

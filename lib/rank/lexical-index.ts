@@ -118,7 +118,10 @@ export class LexicalIndex extends LexicalDocs implements LexicalSearcher {
         if (this.ids[s] === undefined) continue;
         let c = 0;
         for (let k = this.sStart[s], e = k + this.sCount[s] - 1; k < e; k++) if (seq[k] === a && seq[k + 1] === b) c++;
-        if (c) docs.push(s), tfs.push(Math.min(c, MAX_TF));
+        if (c) {
+          docs.push(s);
+          tfs.push(Math.min(c, MAX_TF));
+        }
       }
       if (docs.length) out = { doc: Int32Array.from(docs), tf: Uint16Array.from(tfs), n: docs.length };
     }

@@ -16,7 +16,10 @@ function readerOrder(cards: RankedCard[]): RankedCard[] {
   const order: string[] = [];
   for (const c of cards) {
     const key = c.item.thread ? 't:' + c.item.thread.id : 'i:' + c.item.id;
-    if (!groups.has(key)) groups.set(key, []), order.push(key);
+    if (!groups.has(key)) {
+      groups.set(key, []);
+      order.push(key);
+    }
     groups.get(key)!.push(c);
   }
   const out: RankedCard[] = [];

@@ -54,7 +54,10 @@ export function planQuery(task: TaskReading): QueryPlan {
   const texts: string[] = [];
   const weights: number[] = [];
   if (!ask) {
-    if (around) texts.push(around), weights.push(1);
+    if (around) {
+      texts.push(around);
+      weights.push(1);
+    }
   } else if (short && around) {
     // A short ask alone is ambiguous; the ask with its surroundings leads, the bare ask keeps it honest.
     texts.push(`${ask}\n${around}`, ask);
@@ -62,7 +65,10 @@ export function planQuery(task: TaskReading): QueryPlan {
   } else {
     texts.push(ask);
     weights.push(1);
-    if (around) texts.push(around), weights.push(0.25);
+    if (around) {
+      texts.push(around);
+      weights.push(0.25);
+    }
   }
 
   const q = new Map<string, number>();

@@ -304,7 +304,10 @@ function panelOrder(selected: Decision[]): Decision[] {
 function weightedScore(w: Weights, x: FactorScores): number {
   let t = 0;
   let s = 0;
-  for (const n of WEIGHT_NAMES) (t += Math.max(0, w[n]) * x[n]), (s += Math.max(0, w[n]));
+  for (const n of WEIGHT_NAMES) {
+    t += Math.max(0, w[n]) * x[n];
+    s += Math.max(0, w[n]);
+  }
   return s > 0 ? t / s : 0;
 }
 
@@ -325,7 +328,10 @@ function markLearnedOrder(cards: RankedCard[], req: RankRequest): void {
     let gain = 0;
     for (const n of WEIGHT_NAMES) {
       const g = (learned[n] - base[n]) * (a.factors[n] - b.factors[n]);
-      if (g > gain) (gain = g), (best = n);
+      if (g > gain) {
+        gain = g;
+        best = n;
+      }
     }
     const why = best && learnedReason(req.learned, base, req.task.site, best);
     if (!why) continue;

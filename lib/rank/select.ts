@@ -178,7 +178,10 @@ export function selectCards(inp: SelectInput): {
     for (; c.seen < selected.length; c.seen++) {
       const d = selected[c.seen];
       const x = inp.sim(s, d.s);
-      if (x > c.sim) (c.sim = x), (c.to = d.s);
+      if (x > c.sim) {
+        c.sim = x;
+        c.to = d.s;
+      }
     }
     return c;
   };
@@ -214,7 +217,10 @@ export function selectCards(inp: SelectInput): {
         });
         continue;
       }
-      if (adj > pickAdj) (pickAdj = adj), (pick = s);
+      if (adj > pickAdj) {
+        pickAdj = adj;
+        pick = s;
+      }
     }
     if (!pick) break;
     if (selected.length >= maxCards) {

@@ -28,7 +28,7 @@ async function setup(): Promise<{ page: Page; tabId: number; panel: Page }> {
 describe('capture', () => {
   it('remembers a selection and offers a quick edit that saves title, kind, people, tags and sites', async () => {
     const { page, tabId, panel } = await setup();
-    const selectionText = await rememberSelection(h, page, tabId, '#backoff');
+    await rememberSelection(h, page, tabId, '#backoff');
     const pop = panel.locator('[data-testid="quick-edit"]');
     await pop.waitFor({ timeout: 30_000 });
     const id = (await pop.getAttribute('data-id'))!;

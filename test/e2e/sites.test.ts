@@ -277,7 +277,7 @@ describe('Google Docs', () => {
     expect(await page.evaluate(() => document.body.innerText)).not.toContain('interview loop');
     await clickLine(page, 'interview loop');
     await page.waitForTimeout(150);
-    let r = await read(page);
+    const r = await read(page);
     expect(r.adapter).toBe('gdocs');
     expect(r.subject).toBe('Northwind 2027 plan');
     expect(r.field?.text).toMatch(/^Hiring\nWe are hiring a backend engineer/);

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { checkMemoryHeader, ImportError, memoryFileChunks, parseMemoryFile, parseMemoryItem, serializeMemoryFile } from '../../lib/memory/memory-file';
 import { createItem } from '../../lib/memory/normalize';
-import { inputFromItem } from '../../lib/memory/item-input';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import type { MemoryItem } from '../../lib/memory/types';

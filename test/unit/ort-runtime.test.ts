@@ -50,11 +50,18 @@ function exportedFunctionSize(wasm: Buffer, name: string): number {
         skip();
         const kind = wasm[p++];
         const limits = () => (wasm[p++] & 1 ? (u(), u()) : u()); // flags, minimum, maximum if flagged
-        if (kind === 0) (u(), imports++); // function: type index
-        else if (kind === 1) (p++, limits()); // table: element type, limits
-        else if (kind === 2) limits(); // memory
+        if (kind === 0) {
+          u(); // function: type index
+          imports++;
+        } else if (kind === 1) {
+          p++; // table: element type, limits
+          limits();
+        } else if (kind === 2) limits(); // memory
         else if (kind === 3) p += 2; // global: value type, mutability
-        else if (kind === 4) (p++, u()); // tag: attribute, type index
+        else if (kind === 4) {
+          p++; // tag: attribute, type index
+          u();
+        }
       }
     } else if (id === 7) {
       for (let n = u(); n > 0; n--) {
