@@ -1,0 +1,141 @@
+/**
+ * Real mail nobody on this project wrote (test/fixtures/real/SOURCES.md), read through readImport and checked
+ * against what each file holds, counted by hand: how many mails, how many threads, the dates the file itself gives,
+ * words in their own script, people with their names, and no markup, MIME residue or mojibake.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readAll } from './import-fixtures';
+
+const REAL = join(__dirname, '../fixtures/real/mail');
+
+interface Expected {
+  file: string;
+  mails: number;
+  threads: number;
+  /** The span of dates the file's own headers give (Date, From line, Received), or 'undated' when it has none. */
+  dates: [string, string] | 'undated';
+  phrases: string[];
+  /** People as "Name <address>" that must be there. */
+  people?: string[];
+  /** Text that must not come through: attachments, signatures. */
+  absent?: string[];
+  titles?: string[];
+  /** When the content says otherwise than the name (an .eml that starts with an mbox "From " line is an mbox of one). */
+  format?: 'mbox' | 'eml';
+}
+
+const CORPUS: Expected[] = [
+  { file: 'mail-gem-japanese-shift-jis.eml', mails: 1, threads: 1, dates: ['2014-05-28T08:00:00Z', '2014-05-28T09:00:00Z'], phrases: ['あいうえお', 'このメールはテスト用のメールです。', '今後ともよろしくお願い申し上げます！'] },
+  { file: 'mail-gem-japanese-iso-2022.eml', mails: 1, threads: 1, dates: 'undated', phrases: ['すみません。'], titles: ['まみむめも'], people: ['Mikel Lindsaar <raasdnil@gmail.com>', 'みける <raasdnil@gmail.com>'] },
+  { file: 'mail-gem-ks-c-5601-1987.eml', mails: 1, threads: 1, dates: ['2014-05-28T08:00:00Z', '2014-05-28T09:00:00Z'], phrases: ['스티해'] },
+  {
+    file: 'mail-gem-raw-email-bad-time.eml',
+    mails: 1,
+    threads: 1,
+    dates: ['2008-06-09T00:00:00Z', '2008-07-01T00:00:00Z'],
+    phrases: ['believed to be clean'],
+    people: ['Атиковa <yusuf75thu@auracom.net>'],
+    absent: ['MailScanner (http', 'DOCTYPE'],
+  },
+  { file: 'mail-gem-raw-email-with-bad-date.eml', mails: 1, threads: 1, dates: ['2007-11-05T00:00:00Z', '2007-11-06T00:00:00Z'], phrases: ['hotnewsoft . com'], people: ['Darrell Shaw <subventive@vodtravel.com>'] },
+  { file: 'mail-gem-trademark-character-in-subject.eml', mails: 1, threads: 1, dates: ['2010-10-12T00:00:00Z', '2010-10-13T00:00:00Z'], phrases: ['Body Text - not important'] },
+  {
+    file: 'mail-gem-raw-email2.eml',
+    format: 'mbox',
+    mails: 1,
+    threads: 1,
+    dates: ['2005-05-08T00:00:00Z', '2005-05-09T00:00:00Z'],
+    phrases: ['We should not include these files or vcards as attachments.', 'Is there any way these kind of files could be ignored'],
+    absent: ['MIAGCSqGSIb3', 'ggI2oAMCAQICAw5c'],
+  },
+  {
+    file: 'mail-gem-sig-only-email.eml',
+    mails: 1,
+    threads: 1,
+    dates: ['2007-06-04T00:00:00Z', '2007-06-05T00:00:00Z'],
+    phrases: ['This is random text, not what has been signed below'],
+    people: ['Test <test@test.lindsaar.net>', 'Mikel <mikel@test.lindsaar.net>'],
+    absent: ['PGP SIGNATURE', 'iD8DB1111'],
+  },
+  { file: 'mail-gem-raw-email7.eml', mails: 1, threads: 1, dates: ['2005-06-06T00:00:00Z', '2005-06-07T00:00:00Z'], phrases: ['This is the first part.'], absent: ['puts "testing', 'YmxhaCBibGFoIGJsYWg='] },
+  { file: 'php-mime-failure-gb2312.eml', mails: 1, threads: 1, dates: 'undated', phrases: ['次の受信者またはグループへの配信に失敗しました'] },
+  {
+    file: 'patchwork-base-deep-threaded.mbox',
+    mails: 3,
+    threads: 1,
+    dates: ['2016-09-11T22:22:00Z', '2016-09-11T22:23:00Z'],
+    phrases: ['This is a sample cover letter.'],
+    titles: ['[PATCH 0/2] A sample series', '[PATCH 1/2] test: Add some lorem ipsum', '[PATCH 2/2] test: Convert to Markdown'],
+    people: ['Stephen Finucane <stephenfinucane@gmail.com>'],
+  },
+  {
+    file: 'patchwork-base-out-of-order.mbox',
+    mails: 3,
+    threads: 1,
+    dates: ['2016-09-11T22:22:00Z', '2016-09-11T22:23:00Z'],
+    phrases: ['This is a sample cover letter.'],
+    titles: ['[PATCH 2/2] test: Convert to Markdown', '[PATCH 1/2] test: Add some lorem ipsum', '[PATCH 0/2] A sample series'],
+  },
+  {
+    file: 'patchwork-bugs-multiple-references.mbox',
+    mails: 5,
+    threads: 1,
+    dates: ['2017-05-23T04:01:00Z', '2017-05-23T04:03:00Z'],
+    phrases: ['Here are few cleanup patches for the OPP core.'],
+    people: ['Viresh Kumar <viresh.kumar@linaro.org>', 'Rafael Wysocki <rjw@rjwysocki.net>'],
+  },
+];
+
+// What must never reach memory from mail: encoded words, tags, MIME headers, replacement characters, C1 controls.
+const RESIDUE = /=\?[\w-]+\?[bq]\?|<br\b|<\/?(html|body|div|span|p|table)\b|Content-Type:|Content-Transfer-Encoding:|\ufffd|[\u0080-\u009f]/i;
+
+describe('real mail files', () => {
+  it.each(CORPUS)('$file', async (want) => {
+    const { items, batches } = await readAll([{ name: want.file, blob: new Blob([readFileSync(join(REAL, want.file))]) }]);
+    const mails = new Set(items.map((i) => i.id!.replace(/#\d+$/, '')));
+    expect(mails.size).toBe(want.mails);
+    expect(batches.every((b) => b.file === want.file && b.format === (want.format ?? (want.file.endsWith('.mbox') ? 'mbox' : 'eml')))).toBe(true);
+    expect(new Set(items.map((i) => i.thread?.id)).size).toBe(want.threads);
+    expect(items.every((i) => i.thread?.id.startsWith('mail-thread:'))).toBe(true);
+    // Places in a thread are distinct.
+    expect(new Set(items.map((i) => `${i.thread!.id}#${i.thread!.seq}`)).size).toBe(items.length);
+    for (const item of items) {
+      if (want.dates === 'undated') {
+        expect(item.undated).toBe(true);
+        expect(item.createdAt).toBeUndefined();
+      } else {
+        expect(item.undated).toBeUndefined();
+        expect(item.createdAt).toBeGreaterThanOrEqual(Date.parse(want.dates[0]));
+        expect(item.createdAt).toBeLessThanOrEqual(Date.parse(want.dates[1]));
+      }
+      for (const field of [item.text, item.title!, ...item.people!]) expect(field).not.toMatch(RESIDUE);
+    }
+    const text = items.map((i) => i.text).join('\n');
+    for (const phrase of want.phrases) expect(text + items.map((i) => i.title).join('\n')).toContain(phrase);
+    for (const gone of want.absent ?? []) expect(text).not.toContain(gone);
+    if (want.titles) expect(items.map((i) => i.title)).toEqual(want.titles);
+    const people = new Set(items.flatMap((i) => i.people!));
+    for (const person of want.people ?? []) expect(people).toContain(person);
+  });
+
+  it('reads a patch series as one thread whichever order it comes in', async () => {
+    const read = async (file: string) => (await readAll([{ name: file, blob: new Blob([readFileSync(join(REAL, file))]) }])).items;
+    const inOrder = await read('patchwork-base-deep-threaded.mbox');
+    const outOfOrder = await read('patchwork-base-out-of-order.mbox');
+    expect(new Set(outOfOrder.map((i) => i.thread!.id))).toEqual(new Set(inOrder.map((i) => i.thread!.id)));
+    const order = (items: typeof inOrder) => [...items].sort((a, b) => a.thread!.seq - b.thread!.seq).map((i) => i.title);
+    expect(order(outOfOrder)).toEqual(['[PATCH 0/2] A sample series', '[PATCH 1/2] test: Add some lorem ipsum', '[PATCH 2/2] test: Convert to Markdown']);
+    expect(order(inOrder)).toEqual(order(outOfOrder));
+  });
+
+  it('reads the whole corpus in one import: every mail once, no thread split across files', async () => {
+    const files = CORPUS.map((c) => ({ name: c.file, path: `mail/${c.file}`, blob: new Blob([readFileSync(join(REAL, c.file))]) }));
+    const { items } = await readAll(files);
+    // The two patchwork series files hold the same three mails: one thread between them.
+    const ids = items.map((i) => i.id);
+    expect(new Set(ids).size).toBe(CORPUS.reduce((n, c) => n + c.mails, 0) - 3);
+    expect(new Set(items.map((i) => i.thread!.id)).size).toBe(CORPUS.reduce((n, c) => n + c.threads, 0) - 1);
+  });
+});
