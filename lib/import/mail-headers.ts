@@ -31,13 +31,28 @@ function declaredCharset(raw: Uint8Array, end: number): string | undefined {
 }
 
 function decoder(charset: string | undefined): TextDecoder | undefined {
-  if (!charset) return undefined;
+  // Undeclared 8-bit text is what mail clients have always read as windows-1252 (Latin-1 and its extras).
+  if (!charset) return new TextDecoder('windows-1252');
   const label = charset.toLowerCase() === 'ks_c_5601-1987' ? 'euc-kr' : charset;
   try {
     return new TextDecoder(label);
   } catch {
     return undefined;
   }
+}
+
+const CONTENT_TYPE = /^content-type\s*:/im;
+
+/** A non-MIME message whose body is 8-bit but not UTF-8, with a Content-Type saying windows-1252 put first. */
+function undeclaredBody(raw: Uint8Array, end: number): Uint8Array | undefined {
+  if (CONTENT_TYPE.test(latin1.decode(raw.subarray(0, end)))) return undefined;
+  const body = raw.subarray(end);
+  if (!body.some((b) => b >= 0x80) || isUtf8(body)) return undefined;
+  const label = encoder.encode('Content-Type: text/plain; charset=windows-1252\r\n');
+  const out = new Uint8Array(label.length + raw.length);
+  out.set(label);
+  out.set(raw, label.length);
+  return out;
 }
 
 const isUtf8 = (bytes: Uint8Array) => {
@@ -50,9 +65,15 @@ const isUtf8 = (bytes: Uint8Array) => {
 };
 const ISO_2022_JP = /\x1b\$[@B]/;
 
-/** The message with its header lines in UTF-8, or the same bytes when nothing needed it. */
+/**
+ * The message with its header lines in UTF-8, or the same bytes when nothing needed it. A message that is not MIME
+ * (no Content-Type) with 8-bit text that is not UTF-8 is also labelled windows-1252, so its body is not read as UTF-8
+ * into U+FFFD.
+ */
 export function headersAsUtf8(raw: Uint8Array): Uint8Array {
   const end = headerEnd(raw);
+  const labelled = undeclaredBody(raw, end);
+  if (labelled) return headersAsUtf8(labelled);
   const head = raw.subarray(0, end);
   let eight = false;
   let esc = false;

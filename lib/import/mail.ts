@@ -1,4 +1,4 @@
-import PostalMime, { type Address, type Email } from 'postal-mime';
+import PostalMime, { decodeWords, type Address, type Email } from 'postal-mime';
 import type { MemoryInput } from '../memory/types';
 import { htmlToText } from './html-text';
 import { mailDate } from './mail-date';
@@ -43,7 +43,13 @@ function sender(email: Email): (Address | undefined)[] {
   const m = PIPERMAIL_SENDER.exec(headerValue(email, 'from') ?? '');
   if (!m) return [email.from];
   const address = `${m[1]}@${m[2]}`;
-  return [{ name: m[3]?.trim() ?? '', address }];
+  return [{ name: wordsIn(m[3]?.trim() ?? ''), address }];
+}
+
+/** RFC 2047 words decoded; words labelled UTF-8 that are not (Latin-1 bytes) read as windows-1252. */
+function wordsIn(s: string): string {
+  const decoded = decodeWords(s);
+  return decoded.includes('\ufffd') ? decodeWords(s.replace(/=\?utf-8\?/gi, '=?windows-1252?')) : decoded;
 }
 
 // A whole HTML document inside what was sent as plain text (a second "text/plain" alternative that is really HTML).

@@ -110,6 +110,23 @@ describe('headers in legacy charsets', () => {
     const { items } = await readAll([bytesFile('jp.eml', mail)]);
     expect(items[0].title).toBe('会議のお知らせ');
   });
+
+  it('reads a mail with no MIME headers and Latin-1 bytes as windows-1252, never U+FFFD', async () => {
+    const mail = join8(
+      ascii('From: jose@example.es\nSubject: Horno\nDate: Mon, 7 Nov 2016 19:44:27 +0100\nMessage-ID: <horno@example.es>\n\nEl horno est'),
+      hex('e1'),
+      ascii(' listo. Jos'),
+      hex('e9'),
+      ascii('\n'),
+    );
+    const { items } = await readAll([bytesFile('horno.eml', mail)]);
+    expect(items[0].text).toBe('El horno está listo. José');
+  });
+
+  it('reads a pipermail sender whose name is an encoded word labelled UTF-8 that holds Latin-1 (perceval, real)', async () => {
+    const { items } = await readAll([realFile('perceval-mbox-iso8859-encoding.mbox')]);
+    expect(items[0].people).toEqual(['Lucía Charlie <lucíacharlie@wellsfargo.com>']);
+  });
 });
 
 describe('dates that lie', () => {
@@ -138,10 +155,23 @@ describe('dates that lie', () => {
   });
 });
 
-describe('pipermail senders', () => {
+describe('pipermail archives', () => {
   it('reads "user at host (Name)" as the named person', async () => {
     const { items } = await readAll([bytesFile('2026-March.txt.mbox', listMail('a@example.org', undefined, 2, 'Kiln booked.'))]);
     expect(items[0].people).toEqual(['Dana Ortiz <dana@example.org>']);
+  });
+
+  it('keeps names, threads and words of a real archive, without the scrubbed-attachment notes (perceval, real)', async () => {
+    const { items } = await readAll([realFile('perceval-pipermail-2016-april.mbox')]);
+    expect(items.map((i) => i.people)).toEqual([
+      ['Jesus M. Gonzalez-Barahona <jgb@example.com>'],
+      ['Andy Grunwald <andy@example.com>'],
+      ['Jesus M. Gonzalez-Barahona <jgb@example.com>'],
+    ]);
+    expect(threadsOf(items)).toEqual(new Set(['mail-thread:1460624816.5581.114.camel@example.com']));
+    expect(items[1].text).toBe(
+      'Thank you Jesus.\nFor me it is fine to use this mailinglist.\n\nOne question: The old tools (CVSAnaly, MLStats, ...) are deprecated /\nobsolete and get no further development from your side anymore?\n\nAndy',
+    );
   });
 });
 

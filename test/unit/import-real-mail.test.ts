@@ -86,6 +86,43 @@ const CORPUS: Expected[] = [
     phrases: ['Here are few cleanup patches for the OPP core.'],
     people: ['Viresh Kumar <viresh.kumar@linaro.org>', 'Rafael Wysocki <rjw@rjwysocki.net>'],
   },
+  {
+    file: 'perceval-pipermail-2015-november.mbox',
+    mails: 4,
+    // The archive as published changed the domain of the ids the replies name ("…@example.com") but not the first
+    // message's own ("…@mail.gmail.com"): the three replies answer a mail that is not in the file.
+    threads: 2,
+    dates: ['2015-11-14T20:29:00Z', '2015-11-28T20:26:00Z'],
+    phrases: ['you might have heard of Docker [1].', 'This is cool, Andy.', 'I thought: Just do it.'],
+    people: ['Andy Grunwald <andy@example.com>', 'Jesus M. Gonzalez-Barahona <jgb@gsyc.es>'],
+    absent: ['next part', 'An HTML attachment was scrubbed', 'GMT+01:00'],
+  },
+  {
+    file: 'perceval-pipermail-2016-april.mbox',
+    mails: 3,
+    threads: 1,
+    dates: ['2016-04-14T09:06:00Z', '2016-04-25T22:01:00Z'],
+    phrases: ['This is to present GrimoreLab [1] to this mailing list.', 'Thank you Jesus.', 'Saludos,'],
+    people: ['Andy Grunwald <andy@example.com>', 'Jesus M. Gonzalez-Barahona <jgb@example.com>'],
+    absent: ['next part', 'scrubbed'],
+  },
+  {
+    file: 'perceval-mbox-complex.mbox',
+    mails: 2,
+    threads: 2,
+    dates: ['2004-09-22T09:03:00Z', '2008-03-17T09:36:00Z'],
+    phrases: ['I am not handling Ubuntu packaging stuff—it'],
+    people: ['Eugenia Loli-Queru <eloli@hotmail.com>', 'Danilo Šegan <danilo@gnome.org>'],
+  },
+  { file: 'perceval-mbox-iso8859-encoding.mbox', mails: 1, threads: 1, dates: ['2016-11-07T18:44:00Z', '2016-11-07T18:45:00Z'], phrases: ['payment has now been processed'], people: ['Lucía Charlie <lucíacharlie@wellsfargo.com>'] },
+  {
+    file: 'perceval-mbox-unixfrom-encoding.mbox',
+    mails: 1,
+    threads: 1,
+    dates: ['2015-01-15T13:22:00Z', '2015-01-15T13:23:00Z'],
+    phrases: ['central pillar in QA is “software getting tested”'],
+    people: ['Christian Aistleitner <christian@example.org>'],
+  },
 ];
 
 // What must never reach memory from mail: encoded words, tags, MIME headers, replacement characters, C1 controls.
