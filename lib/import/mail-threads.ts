@@ -126,13 +126,21 @@ export class MailThreads {
         .map((mail) => ({ mail, depth: this.depth(mail, depths) }))
         .sort((a, b) => a.depth - b.depth || (a.mail.links.date ?? Infinity) - (b.mail.links.date ?? Infinity) || compare(a.mail.links.key, b.mail.links.key) || a.mail.order - b.mail.order);
       const taken = new Set<number>();
-      for (const { mail, depth } of placed) {
-        mail.items.forEach((item, k) => {
-          let seq = depth + k;
-          while (taken.has(seq)) seq++;
-          taken.add(seq);
-          item.thread = { id, seq };
-        });
+      const place = (from: number) => {
+        let seq = from;
+        while (taken.has(seq)) seq++;
+        taken.add(seq);
+        return seq;
+      };
+      // The same mail twice (in two files, or twice in one mbox) is one mail: its copies take the first one's places.
+      const copies: { mail: Mail; depth: number }[] = [];
+      for (const p of placed) {
+        if (this.mails.get(p.mail.links.key) !== p.mail) copies.push(p);
+        else p.mail.items.forEach((item, k) => (item.thread = { id, seq: place(p.depth + k) }));
+      }
+      for (const { mail, depth } of copies) {
+        const first = this.mails.get(mail.links.key)!.items;
+        mail.items.forEach((item, k) => (item.thread = first[k]?.thread ? { ...first[k].thread! } : { id, seq: place(depth + k) }));
       }
     }
   }
