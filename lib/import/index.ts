@@ -3,7 +3,7 @@ import type { MemoryInput } from '../memory/types';
 import { blobChunks, peek, readAll, throwIfAborted, type Bytes } from './byte-stream';
 import { ConversationsError, conversationItems } from './conversations';
 import { sniffFormat } from './detect';
-import { mailItems } from './mail';
+import { mailItems, mailProblem } from './mail';
 import { MailThreads } from './mail-threads';
 import { mboxMessages } from './mbox';
 import { memoryFileItems } from './memory-file-stream';
@@ -139,7 +139,7 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
     for await (const { raw, envelope } of mboxMessages(bytes)) {
       n++;
       const mail = await mailItems(raw, 'mbox', envelope).catch((e: Error) => {
-        throw new EntryProblem(`${within(entry.inside, `message ${n} could not be read`)} (${e.message})`);
+        throw new EntryProblem(`message ${n}${entry.inside ? ` of ${entry.inside}` : ''} could not be read: ${mailProblem(e)}`);
       });
       if (!mail.items.length) continue;
       ctx.threads.add(mail.links, mail.items);
@@ -150,7 +150,7 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   if (kind === 'eml') {
     const raw = await readAll(bytes);
     const mail = await mailItems(raw, 'eml').catch((e: Error) => {
-      throw new EntryProblem(`${within(entry.inside, 'is not a mail message that can be read')} (${e.message})`);
+      throw new EntryProblem(`${within(entry.inside, 'is not a mail message that can be read')}: ${mailProblem(e)}`);
     });
     if (!mail.items.length) return;
     ctx.threads.add(mail.links, mail.items);
@@ -167,7 +167,8 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
 }
 
 /**
- * Reads the files of an import into batches of memory items (about BATCH_SIZE each, in file order). Each file is
+ * Reads the files of an import into batches of memory items (about BATCH_SIZE each, in file order; mail comes last,
+ * once every file is read, because a reply may come before what it answers and its thread is known only then). Each file is
  * read as a stream, its format recognised from its content: a Backstory memory file, a ChatGPT or Claude data
  * export (the zip or its conversations.json), an mbox or .eml mail, Markdown notes (a folder or Obsidian vault,
  * a Notion export zip) or plain text. Progress is reported by bytes; `signal` stops the reading. A file that cannot

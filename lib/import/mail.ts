@@ -90,6 +90,16 @@ function hash(s: string): string {
   return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
 }
 
+/** Why a mail could not be read, in words (the parser's limits are against mail built to exhaust memory). */
+export function mailProblem(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  const depth = /nesting depth of (\d+)/i.exec(message);
+  if (depth) return `its parts are nested more than ${depth[1]} levels deep.`;
+  const size = /header size of (\d+)/i.exec(message);
+  if (size) return `its header is larger than ${Math.round(Number(size[1]) / 1048576)} MB, more than any real mail has.`;
+  return 'its content is not in mail format.';
+}
+
 /** One mail read: its items, and what places it in a thread (MailThreads sets the items' thread once all are read). */
 export interface MailRead {
   items: MemoryInput[];

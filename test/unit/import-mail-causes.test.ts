@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ImportFile } from '../../lib/import/types';
+import { ImportFileError, type ImportFile } from '../../lib/import/types';
 import type { MemoryInput } from '../../lib/memory/types';
 import { bytesFile, readAll } from './import-fixtures';
 
@@ -199,5 +199,26 @@ describe('one body, never markup', () => {
     ].join('\r\n');
     const { items } = await readAll([bytesFile('glaze.eml', mail)]);
     expect(items.map((i) => i.text)).toEqual(['Order 4 kg of celadon glaze.']);
+  });
+});
+
+describe('a mail that cannot be read', () => {
+  const nested = (depth: number) => {
+    let mail = 'Subject: Deep\nMessage-ID: <deep@example.org>\nContent-Type: multipart/mixed; boundary="b0"\n\n';
+    for (let i = 0; i < depth; i++) mail += `--b${i}\nContent-Type: multipart/mixed; boundary="b${i + 1}"\n\n`;
+    return `${mail}--b${depth}\nContent-Type: text/plain\n\nhi\n`;
+  };
+
+  it('is refused in words, naming the file and the message, not in the parser\'s', async () => {
+    const eml = await readAll([bytesFile('deep.eml', nested(300))]).catch((e) => e);
+    expect(eml).toBeInstanceOf(ImportFileError);
+    expect(eml.message).toBe('deep.eml: the file is not a mail message that can be read: its parts are nested more than 256 levels deep.');
+    const mbox = await readAll([bytesFile('list.mbox', listMail('a@example.org', undefined, 2, 'Kiln booked.') + `From x  Mon Mar  3 10:00:00 2026\n${nested(300)}\n`)]).catch((e) => e);
+    expect(mbox.message).toBe('list.mbox: message 2 could not be read: its parts are nested more than 256 levels deep.');
+  });
+
+  it('a header block too large to be mail is refused the same way', async () => {
+    const eml = await readAll([bytesFile('big.eml', `Subject: Big\nX-Junk: ${'a'.repeat(3 * 1024 * 1024)}\n\nhi\n`)]).catch((e) => e);
+    expect(eml.message).toBe('big.eml: the file is not a mail message that can be read: its header is larger than 2 MB, more than any real mail has.');
   });
 });
