@@ -34,18 +34,17 @@ export function envelopeDate(line: string | undefined, now = Date.now()): number
   return plausible(Date.UTC(Number(m[9]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5] ?? 0)) - offset, now);
 }
 
-/** The date each Received header ends with ("…; Mon, 30 Jun 2008 02:34:00 -0700"), first (the last hop) first. */
-function receivedDates(received: string[], now: number): number[] {
-  const out: number[] = [];
+/** The date the first Received header that has one ends with ("…; Mon, 30 Jun 2008 02:34:00 -0700"): the last hop's. */
+function receivedDate(received: string[], now: number): number | undefined {
   for (const r of received) {
     const at = r.lastIndexOf(';');
     const t = at >= 0 ? headerDate(r.slice(at + 1), now) : undefined;
-    if (t !== undefined) out.push(t);
+    if (t !== undefined) return t;
   }
-  return out;
+  return undefined;
 }
 
 /** The mail's date as epoch milliseconds, or undefined when nothing it carries can be trusted. */
 export function mailDate(evidence: { date?: string; envelope?: string; received: string[] }, now = Date.now()): number | undefined {
-  return headerDate(evidence.date, now) ?? envelopeDate(evidence.envelope, now) ?? receivedDates(evidence.received, now)[0];
+  return headerDate(evidence.date, now) ?? envelopeDate(evidence.envelope, now) ?? receivedDate(evidence.received, now);
 }
