@@ -55,16 +55,29 @@ function wordsIn(s: string): string {
 // A whole HTML document inside what was sent as plain text (a second "text/plain" alternative that is really HTML).
 const HTML_DOCUMENT = /^[ \t]*<(!doctype\s+html|html|head|body)\b/im;
 
-/** One body, as text: the plain text before any HTML document in it, else the HTML made text. Never markup. */
+// A line that opens with a tag: where a second alternative in HTML would begin.
+const MARKUP_LINE = /^[ \t]*<[a-z][a-z0-9]*\b[^<>\n]*>/im;
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/**
+ * One body, as text. A plain body that holds an HTML document after its text (two "text/plain" alternatives, the
+ * second really HTML) is cut before the document, or read as HTML when it is nothing else; one that goes on with the
+ * same words as HTML is cut there. HTML that a plain mail is about (other words around it) is kept.
+ */
 function bodyText(email: Email): string {
   const text = email.text ?? '';
-  if (text.trim()) {
-    const doc = HTML_DOCUMENT.exec(text);
-    if (!doc) return text;
+  if (!text.trim()) return email.html ? htmlToText(email.html) : '';
+  const doc = HTML_DOCUMENT.exec(text);
+  if (doc) {
     const before = text.slice(0, doc.index);
     return before.trim() ? before : htmlToText(text.slice(doc.index));
   }
-  return email.html ? htmlToText(email.html) : '';
+  const tag = MARKUP_LINE.exec(text);
+  if (tag && tag.index > 0) {
+    const before = squash(text.slice(0, tag.index));
+    if (before && squash(htmlToText(text.slice(tag.index))) === before) return text.slice(0, tag.index);
+  }
+  return text;
 }
 
 /** Gmail labels: comma-separated, a label holding a comma in quotes; read/unread state is not a topic. */

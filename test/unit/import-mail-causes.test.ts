@@ -200,6 +200,35 @@ describe('one body, never markup', () => {
     const { items } = await readAll([bytesFile('glaze.eml', mail)]);
     expect(items.map((i) => i.text)).toEqual(['Order 4 kg of celadon glaze.']);
   });
+
+  it('takes one of two text/plain alternatives when the second is the same words as an HTML fragment', async () => {
+    const mail = [
+      'From: Lea Martin <lea@example.org>',
+      'Subject: Glaze order',
+      'Message-ID: <glaze2@example.org>',
+      'Content-Type: multipart/alternative; boundary="b1"',
+      '',
+      '--b1',
+      'Content-Type: text/plain',
+      '',
+      'Order 4 kg of celadon glaze.',
+      'Thanks, Lea',
+      '--b1',
+      'Content-Type: text/plain',
+      '',
+      '<div dir="ltr">Order 4 kg of <b>celadon</b> glaze.<br>Thanks, Lea</div>',
+      '--b1--',
+      '',
+    ].join('\r\n');
+    const { items } = await readAll([bytesFile('glaze.eml', mail)]);
+    expect(items.map((i) => i.text)).toEqual(['Order 4 kg of celadon glaze.\nThanks, Lea']);
+  });
+
+  it('keeps HTML that a plain mail is about', async () => {
+    const mail = 'From: dev@example.org\nSubject: Markup\nMessage-ID: <markup@example.org>\n\nThe banner breaks with this:\n<div class="banner">Sale</div>\nAny idea why?\n';
+    const { items } = await readAll([bytesFile('markup.eml', mail)]);
+    expect(items[0].text).toBe('The banner breaks with this:\n<div class="banner">Sale</div>\nAny idea why?');
+  });
 });
 
 describe('a mail that cannot be read', () => {
