@@ -3,7 +3,8 @@ import type { MemoryInput } from '../memory/types';
 import { blobChunks, peek, readAll, throwIfAborted, type Bytes } from './byte-stream';
 import { ConversationsError, conversationItems } from './conversations';
 import { sniffFormat } from './detect';
-import { MailThreads, mailItems } from './mail';
+import { mailItems, mailProblem } from './mail';
+import { MailThreads } from './mail-threads';
 import { mboxMessages } from './mbox';
 import { memoryFileItems } from './memory-file-stream';
 import { noteFormat, noteItems } from './notes';
@@ -19,6 +20,8 @@ export const BATCH_SIZE = 200;
 interface Part {
   items: MemoryInput[];
   format: ImportFormat;
+  /** Mail: held until every file is read, when its thread is known (MailThreads). */
+  held?: boolean;
 }
 
 interface Entry {
@@ -133,21 +136,25 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   }
   if (kind === 'mbox') {
     let n = 0;
-    for await (const raw of mboxMessages(bytes)) {
+    for await (const { raw, envelope } of mboxMessages(bytes)) {
       n++;
-      const items = await mailItems(raw, 'mbox', ctx.threads).catch((e: Error) => {
-        throw new EntryProblem(`${within(entry.inside, `message ${n} could not be read`)} (${e.message})`);
+      const mail = await mailItems(raw, 'mbox', envelope).catch((e: Error) => {
+        throw new EntryProblem(`message ${n}${entry.inside ? ` of ${entry.inside}` : ''} could not be read: ${mailProblem(e)}`);
       });
-      if (items.length) yield { items, format: 'mbox' };
+      if (!mail.items.length) continue;
+      ctx.threads.add(mail.links, mail.items);
+      yield { items: mail.items, format: 'mbox', held: true };
     }
     return;
   }
   if (kind === 'eml') {
     const raw = await readAll(bytes);
-    const items = await mailItems(raw, 'eml', ctx.threads).catch((e: Error) => {
-      throw new EntryProblem(`${within(entry.inside, 'is not a mail message that can be read')} (${e.message})`);
+    const mail = await mailItems(raw, 'eml').catch((e: Error) => {
+      throw new EntryProblem(`${within(entry.inside, 'is not a mail message that can be read')}: ${mailProblem(e)}`);
     });
-    if (items.length) yield { items, format: 'eml' };
+    if (!mail.items.length) return;
+    ctx.threads.add(mail.links, mail.items);
+    yield { items: mail.items, format: 'eml', held: true };
     return;
   }
   const raw = await readAll(bytes);
@@ -160,7 +167,8 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
 }
 
 /**
- * Reads the files of an import into batches of memory items (about BATCH_SIZE each, in file order). Each file is
+ * Reads the files of an import into batches of memory items (about BATCH_SIZE each, in file order; mail comes last,
+ * once every file is read, because a reply may come before what it answers and its thread is known only then). Each file is
  * read as a stream, its format recognised from its content: a Backstory memory file, a ChatGPT or Claude data
  * export (the zip or its conversations.json), an mbox or .eml mail, Markdown notes (a folder or Obsidian vault,
  * a Notion export zip) or plain text. Progress is reported by bytes; `signal` stops the reading. A file that cannot
@@ -184,6 +192,13 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
       opts.onOffer?.(o);
     },
   };
+  // Mail waits for the end: a reply can come before what it answers, in the same file or another.
+  const held: ImportBatch[] = [];
+  const hold = (file: string, format: ImportFormat, items: MemoryInput[]) => {
+    const last = held[held.length - 1];
+    if (last && last.file === file && last.format === format && last.items.length + items.length <= BATCH_SIZE) last.items.push(...items);
+    else held.push({ file, format, items: [...items] });
+  };
   for (const file of files) {
     throwIfAborted(opts.signal);
     const path = file.path ?? file.name;
@@ -206,6 +221,11 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
     try {
       for await (const part of readEntry(entry, ctx)) {
         throwIfAborted(opts.signal);
+        if (part.held) {
+          hold(file.name, part.format, part.items);
+          itemCount += part.items.length;
+          continue;
+        }
         if (format && part.format !== format && batch.length) {
           yield { items: batch, file: file.name, format };
           batch = [];
@@ -227,5 +247,10 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
     }
     if (batch.length && format) yield { items: batch, file: file.name, format };
     report();
+  }
+  ctx.threads.settle();
+  for (const batch of held) {
+    throwIfAborted(opts.signal);
+    yield batch;
   }
 }

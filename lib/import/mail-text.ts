@@ -15,6 +15,8 @@ export function replyText(body: string): string {
     }
     // Signature separator: "-- " (RFC 3676), often trimmed to "--" by mail clients.
     if (line === '-- ' || line === '--') break;
+    // Mailman's archive put attachments away: what follows names the stored copy, not the sender's words.
+    if (PIPERMAIL_PART.test(t)) break;
     const attribution = attributionLines(lines, i);
     if (attribution) {
       // Quoted with "> " below (bottom-posted replies go on after it): skip the attribution, drop the quote lines.
@@ -33,6 +35,8 @@ export function replyText(body: string): string {
   return kept.join('\n').replace(/\n{3,}/g, '\n\n').trim();
 }
 
+const PIPERMAIL_PART = /^-{10,} next part -{10,}$/;
+
 const FORWARD = /^(-{5,}\s*Forwarded message\s*-{5,}|Begin forwarded message:|-{5,}\s*Mensaje reenviado\s*-{5,}|-{5,}\s*Message transféré\s*-{5,}|-{5,}\s*Weitergeleitete Nachricht\s*-{5,})$/i;
 
 // "On Tue, 3 Mar 2026 at 10:02, Dana <dana@x.test> wrote:" in the languages mail clients write it in, sometimes
@@ -43,6 +47,8 @@ const ATTRIBUTION_START = /^(On|Le|Am|El|Il|Em|Op|Den|W dniu)\s.+/;
 /** How many lines the attribution starting at line i takes (0: none). */
 function attributionLines(lines: string[], i: number): number {
   const first = lines[i].trim();
+  // Gmail in many locales: "2015-11-15 23:43 GMT+01:00 Jesus M. Gonzalez-Barahona <jgb@example.com>:".
+  if (/^\d{4}-\d\d-\d\d \d\d?:\d\d GMT[+-]\d\d?:\d\d .*:$/.test(first)) return 1;
   if (ATTRIBUTION_END.test(first) && (ATTRIBUTION_START.test(first) || /@|<|\d/.test(first))) return 1;
   if (!ATTRIBUTION_START.test(first)) return 0;
   let joined = first;

@@ -13,10 +13,17 @@ function startsFrom(b: Uint8Array, i: number): boolean {
 }
 
 
+/** One message of an mbox: its bytes, and the "From " line before it (whose date is when it was delivered). */
+export interface MboxMessage {
+  raw: Uint8Array;
+  envelope: string;
+}
+
 /** A message's bytes without its "From " line, with mboxrd's ">From " quoting taken off (">>From " → ">From "). */
-function unmangle(msg: Uint8Array): Uint8Array {
+function unmangle(msg: Uint8Array): MboxMessage {
   const start = msg.indexOf(NL) + 1;
-  if (start <= 0) return new Uint8Array(0);
+  if (start <= 0) return { raw: new Uint8Array(0), envelope: '' };
+  const envelope = latin1.decode(msg.subarray(0, start)).trim();
   const out: Uint8Array[] = [];
   let from = start;
   for (let i = start; i < msg.length; i++) {
@@ -30,14 +37,14 @@ function unmangle(msg: Uint8Array): Uint8Array {
     }
   }
   out.push(msg.subarray(from));
-  return concatBytes(out);
+  return { raw: concatBytes(out), envelope };
 }
 
 /**
  * The messages of an mbox file (Gmail Takeout's "All mail Including Spam and Trash.mbox"), split at "From " lines
  * as the stream goes, one message in memory at a time.
  */
-export async function* mboxMessages(bytes: Bytes): AsyncGenerator<Uint8Array> {
+export async function* mboxMessages(bytes: Bytes): AsyncGenerator<MboxMessage> {
   let parts: Uint8Array[] = [];
   let started = false;
   let prev = NL;
@@ -78,6 +85,6 @@ export async function* mboxMessages(bytes: Bytes): AsyncGenerator<Uint8Array> {
   if (carry) parts.push(carry);
   if (parts.length) {
     const msg = finish();
-    if (msg.length) yield msg;
+    if (msg.raw.length) yield msg;
   }
 }

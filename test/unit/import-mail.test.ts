@@ -14,7 +14,7 @@ describe('mbox (Gmail Takeout)', () => {
     const chunks: Uint8Array[] = [];
     for (let i = 0; i < bytes.length; i += 7) chunks.push(bytes.subarray(i, i + 7));
     const messages: string[] = [];
-    for await (const m of mboxMessages(bytesOf(...chunks))) messages.push(latin1.decode(m));
+    for await (const m of mboxMessages(bytesOf(...chunks))) messages.push(latin1.decode(m.raw));
     expect(messages).toHaveLength(7);
     expect(messages.every((m) => !m.startsWith('From '))).toBe(true);
     expect(messages[2]).toContain('\nFrom the accounts team: thank you');
@@ -22,7 +22,7 @@ describe('mbox (Gmail Takeout)', () => {
     expect(messages[2]).toContain('\nFrom here on, invoices come from this address.');
     expect(messages[3]).toContain('Subject: You have won a kiln');
     const whole: string[] = [];
-    for await (const m of mboxMessages(bytesOf(bytes))) whole.push(latin1.decode(m));
+    for await (const m of mboxMessages(bytesOf(bytes))) whole.push(latin1.decode(m.raw));
     expect(whole).toEqual(messages);
   });
 
