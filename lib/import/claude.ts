@@ -1,4 +1,5 @@
 import type { MemoryInput } from '../memory/types';
+import { itemDates, plausibleDate } from './dates';
 import { messagePieces } from './note-text';
 
 interface ClaudeBlock {
@@ -22,6 +23,7 @@ export interface ClaudeConversation {
   uuid?: string;
   name?: string;
   created_at?: string;
+  updated_at?: string;
   current_leaf_message_uuid?: string;
   chat_messages: ClaudeMessage[];
 }
@@ -58,10 +60,6 @@ function shownText(m: ClaudeMessage): string {
   return typeof m.text === 'string' ? m.text.trim() : '';
 }
 
-function time(s: string | undefined): number | undefined {
-  const t = s ? Date.parse(s) : NaN;
-  return Number.isFinite(t) ? t : undefined;
-}
 
 /**
  * One Claude conversation as memory items: one thread (`claude:<uuid>`, seq by position), ids
@@ -76,6 +74,8 @@ export function claudeItems(conv: ClaudeConversation): MemoryInput[] {
     if (m.sender !== 'human' && m.sender !== 'assistant') continue;
     if (!m.uuid) continue;
     const text = shownText(m);
+    // A message without a usable time takes its conversation's; with neither, the item says it is undated.
+    const dates = itemDates([plausibleDate(m.created_at), plausibleDate(conv.created_at), plausibleDate(conv.updated_at)]);
     messagePieces(text).filter(Boolean).forEach((piece, k) => {
       items.push({
         id: `claude:${convId}:${m.uuid}${k ? `#${k}` : ''}`,
@@ -83,7 +83,7 @@ export function claudeItems(conv: ClaudeConversation): MemoryInput[] {
         title: `${title} · ${m.sender === 'human' ? 'You' : 'Claude'}`,
         kind: 'evidence',
         people: [],
-        createdAt: time(m.created_at) ?? time(conv.created_at),
+        ...dates,
         source: { format: 'claude', title, ...(convId ? { url: `https://claude.ai/chat/${convId}` } : {}) },
         thread: { id: `claude:${convId}`, seq: items.length },
       });
@@ -100,7 +100,7 @@ export function claudeItems(conv: ClaudeConversation): MemoryInput[] {
           title: `${name} · attached in ${title}`,
           kind: 'evidence',
           people: [],
-          createdAt: time(m.created_at) ?? time(conv.created_at),
+          ...dates,
           source: { format: 'claude', title, ...(convId ? { url: `https://claude.ai/chat/${convId}` } : {}) },
           thread: { id: `claude:${convId}`, seq: items.length },
         });
