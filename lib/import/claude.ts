@@ -1,6 +1,6 @@
 import type { MemoryInput } from '../memory/types';
 import { itemDates, plausibleDate } from './dates';
-import { messagePieces } from './note-text';
+import { dropBetween, messagePieces } from './note-text';
 
 interface ClaudeBlock {
   type?: string;
@@ -53,11 +53,26 @@ function shownText(m: ClaudeMessage): string {
   if (Array.isArray(m.content) && m.content.length) {
     return m.content
       .filter((b) => b?.type === 'text' && typeof b.text === 'string')
-      .map((b) => b.text!.trim())
+      .map((b) => withoutMarkers(b.text!).trim())
       .filter(Boolean)
       .join('\n\n');
   }
-  return typeof m.text === 'string' ? m.text.trim() : '';
+  return typeof m.text === 'string' ? withoutMarkers(m.text).trim() : '';
+}
+
+/**
+ * Older exports keep Claude's markers in the text: <antThinking> holds its reasoning (left out, as thinking blocks
+ * are), <antArtifact title="…"> wraps what it showed beside the chat (kept, under its title, without the tags).
+ */
+function withoutMarkers(text: string): string {
+  if (!text.includes('<ant')) return text;
+  return dropBetween(text, '<antThinking>', '</antThinking>')
+    .replace(/<antArtifact\b([^<>]*)>\n?/g, (_m, attrs: string) => {
+      const title = /\btitle="([^"]*)"/.exec(attrs)?.[1]?.trim();
+      return title ? `${title}:\n` : '';
+    })
+    .replace(/\n?<\/antArtifact>/g, '')
+    .replace(/\n{3,}/g, '\n\n');
 }
 
 

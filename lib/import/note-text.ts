@@ -91,7 +91,7 @@ function inlinePieces(prose: string): MarkdownPiece[] {
 }
 
 /** Drops every `open … close` stretch (comments); an opener with no closer is left as it is. Linear. */
-function dropBetween(s: string, open: string, close: string): string {
+export function dropBetween(s: string, open: string, close: string): string {
   let out = '';
   let at = 0;
   for (;;) {
@@ -122,6 +122,8 @@ function proseToText(md: string): string {
       // [words](https://…) keeps the address, which is something one searches for; relative links keep the words.
       .replace(/\[([^\]]+)\]\((https?:\/\/[^)\s]+)[^)]*\)/g, '$1 ($2)')
       .replace(/\[([^\]]+)\]\([^)]*\)/g, (_m, words: string) => words)
+      // A line that is only a thematic break (---, ***) is layout, not words.
+      .replace(/^[ \t]*([-*_])(?:[ \t]*\1){2,}[ \t]*$/gm, '')
       .replace(/[ \t]{2,}/g, ' ')
       .replace(/\n{3,}/g, '\n\n')
   );

@@ -53,7 +53,7 @@ function frontMatter(text: string): { meta: FrontMatter; body: string } {
     meta.tags = list(d.tags ?? d.tag).map((t) => t.replace(/^#/, ''));
     meta.aliases = list(d.aliases ?? d.alias);
     meta.created = firstDate(d, ['created', 'date', 'created_at', 'createdAt', 'Created']);
-    meta.updated = firstDate(d, ['updated', 'modified', 'updated_at', 'updatedAt', 'last_modified', 'Last edited', 'lastmod']);
+    meta.updated = firstDate(d, ['updated', 'modified', 'updated_at', 'updatedAt', 'last_modified', 'Last edited', 'lastmod', 'last']);
   }
   return { meta, body: text.slice(m[0].length) };
 }
@@ -127,15 +127,15 @@ function notionProperties(lines: string[]): NotionProps {
     seen++;
     const key = m[1].toLowerCase();
     if (key === 'tags' || key === 'tag') out.tags = m[2].split(',').map((t) => t.trim()).filter(Boolean);
-    // A "Date" property (a journal day, a due date) dates the page only when nothing says when it was made.
-    const slot = CREATED_PROPS.has(key) ? 'created' : EDITED_PROPS.has(key) ? 'edited' : key === 'date' ? 'date' : undefined;
+    // A date property ("Date", "Full date": a journal day) dates the page only when nothing says when it was made;
+    // a due date or a reminder is about the future, not the page.
+    const slot = CREATED_PROPS.has(key) ? 'created' : EDITED_PROPS.has(key) ? 'edited' : /\bdate\b/.test(key) && !/due|deadline|remind|end/.test(key) ? 'date' : undefined;
     if (!slot) continue;
     const t = notionDate(m[2]);
     if (t === undefined) continue;
     out[slot] ??= t;
     if (slot !== 'date') out.dateLines.add(i);
   }
-  out.created ??= out.date;
   return out;
 }
 
@@ -166,7 +166,9 @@ export function noteItems(raw: Uint8Array | string, path: string, opts: NoteOpti
   if (props?.dateLines.size) parts[0].lines = parts[0].lines.filter((_l, i) => !props.dateLines.has(i));
   const tags = [...new Set([...meta.tags, ...(props?.tags ?? []), ...(notion ? [] : inlineTags(body))])];
   const threadId = notion ? `notion:${notion[2].toLowerCase()}` : `note:${path}`;
-  const dates = itemDates([meta.created, props?.created, props?.edited, plausibleTime(opts.lastModified)], [meta.updated, props?.edited]);
+  // A daily note is named for its day ("2023-09-12.md"): better evidence than the file's modification time.
+  const day = /^(\d{4}-\d{2}-\d{2})\.(md|markdown)$/i.exec(basename(path));
+  const dates = itemDates([meta.created, props?.created, props?.edited, props?.date, plausibleDate(day?.[1]), plausibleTime(opts.lastModified)], [meta.updated, props?.edited]);
   const items: MemoryInput[] = [];
   for (const part of parts) {
     const partText = markdownToText(part.lines.join('\n'));

@@ -67,3 +67,9 @@ describe('titles are plain words', () => {
     expect(note('# **Kiln** log\n\nCone 6.\n')[0].title).toBe('Kiln log');
   });
 });
+
+describe('layout without words', () => {
+  it('a line that is only a thematic break (---, ***) is left out of the text, not out of code', () => {
+    expect(markdownToText('Mon\n\n---\n\n- [x] Call Mom\n\n* * *\n\n```\n---\n```')).toBe('Mon\n\n- [x] Call Mom\n\n```\n---\n```');
+  });
+});
