@@ -35,10 +35,11 @@ const BLOCK_TAG = /<\/?(?:p|div|h[1-6]|li|tr|table|blockquote|ul|ol|section|arti
 /** Drops `<style>…</style>`-like elements with what they hold; linear (an unclosed one is left to the tag pass). */
 function dropElements(s: string, names: string[]): string {
   const open = new RegExp(`<(${names.join('|')})\\b[^<>]*>`, 'gi');
+  const lower = s.toLowerCase();
   let out = '';
   let at = 0;
   for (let m = open.exec(s); m; m = open.exec(s)) {
-    const close = s.toLowerCase().indexOf(`</${m[1].toLowerCase()}`, open.lastIndex);
+    const close = lower.indexOf(`</${m[1].toLowerCase()}`, open.lastIndex);
     if (close < 0) break;
     const end = s.indexOf('>', close);
     out += s.slice(at, m.index);
