@@ -54,7 +54,10 @@ function lastLeaf(conv: ChatGPTConversation): string | undefined {
   for (const [id, node] of Object.entries(conv.mapping)) {
     if (parents.has(id)) continue;
     const t = node.message?.create_time ?? 0;
-    if (t >= bestTime) (best = id), (bestTime = t);
+    if (t >= bestTime) {
+      best = id;
+      bestTime = t;
+    }
   }
   return best;
 }

@@ -40,9 +40,13 @@ export async function* conversationItems(
         n++;
         let items: MemoryInput[];
         let format: ConversationsPart['format'];
-        if (isChatGPTConversation(value)) (items = chatgptItems(value, offer)), (format = 'chatgpt');
-        else if (isClaudeConversation(value)) (items = claudeItems(value)), (format = 'claude');
-        else {
+        if (isChatGPTConversation(value)) {
+          items = chatgptItems(value, offer);
+          format = 'chatgpt';
+        } else if (isClaudeConversation(value)) {
+          items = claudeItems(value);
+          format = 'claude';
+        } else {
           skipped++;
           continue;
         }

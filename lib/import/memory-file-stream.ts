@@ -14,7 +14,7 @@ export async function* memoryFileItems(bytes: Bytes, onFeedback?: (feedback: unk
   let index = 0;
   const ids = new Set<string>();
   // Items that arrive before "format" (a hand-made file with its keys in another order) wait for it.
-  let waiting: MemoryInput[] = [];
+  const waiting: MemoryInput[] = [];
   const checkHeader = () => {
     if (format === undefined) {
       throw new ImportError(`This JSON is neither a Backstory memory file (it has no "format": "${MEMORY_FORMAT}") nor a ChatGPT or Claude export.`);

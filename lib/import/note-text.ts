@@ -1,4 +1,3 @@
-import { decodeEntities } from './html-entities';
 import { markupToText } from './html-text';
 
 /** A stretch of Markdown: prose, or code (a fenced block or an inline code span) that is kept byte for byte. */
@@ -183,7 +182,10 @@ function blocks(text: string): { text: string; code: boolean }[] {
     if (fenced) {
       const last = out[out.length - 1];
       if (last.text.trim()) out.push({ text: p.text.replace(/\n$/, ''), code: true });
-      else (last.text = p.text.replace(/\n$/, '')), (last.code = true);
+      else {
+        last.text = p.text.replace(/\n$/, '');
+        last.code = true;
+      }
       out.push({ text: '', code: false });
       continue;
     }
