@@ -73,19 +73,3 @@ describe('layout without words', () => {
     expect(markdownToText('Mon\n\n---\n\n- [x] Call Mom\n\n* * *\n\n```\n---\n```')).toBe('Mon\n\n- [x] Call Mom\n\n```\n---\n```');
   });
 });
-
-describe('cost grows with the note, not with its square', () => {
-  /** Best of three timings of f(input of size n), in ms. */
-  const best = (f: () => unknown) => Math.min(...[0, 1, 2].map(() => { const t = performance.now(); f(); return performance.now() - t; }));
-  it.each([
-    ['backtick runs of every length, none closed', (n: number) => Array.from({ length: n }, (_, i) => '`'.repeat((i % 40) + 1) + ' x').join(' ')],
-    ['unclosed <style, <!--, %% and <div', (n: number) => '<style a <!-- %% <div x '.repeat(n)],
-    ['fences that never close, and ~~~ inside ```', (n: number) => '```\n~~~\n[[a]]\n'.repeat(n)],
-  ])('%s', (_name, make) => {
-    const small = make(2_000);
-    const large = make(8_000);
-    markdownToText(small);
-    const ratio = best(() => markdownToText(large)) / Math.max(best(() => markdownToText(small)), 0.05);
-    expect(ratio).toBeLessThan(10);
-  });
-});
