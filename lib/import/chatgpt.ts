@@ -1,4 +1,5 @@
 import type { MemoryInput } from '../memory/types';
+import { itemDates, plausibleTime } from './dates';
 import { messagePieces } from './note-text';
 import type { ImportOffer } from './types';
 
@@ -22,6 +23,7 @@ export interface ChatGPTConversation {
   conversation_id?: string;
   title?: string;
   create_time?: number | null;
+  update_time?: number | null;
   mapping: Record<string, ChatGPTNode>;
   current_node?: string | null;
 }
@@ -99,6 +101,8 @@ function customInstructions(m: ChatGPTMessage): ImportOffer[] {
   return out;
 }
 
+const seconds = (t: number | null | undefined) => (typeof t === 'number' ? plausibleTime(Math.round(t * 1000)) : undefined);
+
 /**
  * One ChatGPT conversation as memory items: the user's and ChatGPT's messages on the path shown on screen, one
  * thread (`chatgpt:<conversation id>`, seq by position), ids `chatgpt:<conversation id>:<message id>`. System, tool
@@ -122,7 +126,8 @@ export function chatgptItems(conv: ChatGPTConversation, offer: (o: ImportOffer) 
     if (!SHOWN_CONTENT.has(m.content?.content_type ?? '')) continue;
     const text = shownText(m);
     if (!text || !m.id) continue;
-    const createdAt = (m.create_time ?? conv.create_time ?? undefined) as number | undefined;
+    // Export times are seconds; a message without one (or with an absurd one) takes its conversation's.
+    const dates = itemDates([seconds(m.create_time), seconds(conv.create_time), seconds(conv.update_time)]);
     messagePieces(text).forEach((piece, k) => {
       items.push({
         id: `chatgpt:${convId}:${m.id}${k ? `#${k}` : ''}`,
@@ -130,7 +135,7 @@ export function chatgptItems(conv: ChatGPTConversation, offer: (o: ImportOffer) 
         title: `${title} · ${role === 'user' ? 'You' : 'ChatGPT'}`,
         kind: 'evidence',
         people: [],
-        createdAt: createdAt ? Math.round(createdAt * 1000) : undefined,
+        ...dates,
         source: { format: 'chatgpt', title, ...(convId ? { url: `https://chatgpt.com/c/${convId}` } : {}) },
         thread: { id: `chatgpt:${convId}`, seq: items.length },
       });

@@ -1,5 +1,6 @@
 import type { MemoryInput } from '../memory/types';
-import { messagePieces } from './note-text';
+import { itemDates, plausibleDate } from './dates';
+import { dropBetween, messagePieces } from './note-text';
 
 interface ClaudeBlock {
   type?: string;
@@ -22,6 +23,7 @@ export interface ClaudeConversation {
   uuid?: string;
   name?: string;
   created_at?: string;
+  updated_at?: string;
   current_leaf_message_uuid?: string;
   chat_messages: ClaudeMessage[];
 }
@@ -51,17 +53,28 @@ function shownText(m: ClaudeMessage): string {
   if (Array.isArray(m.content) && m.content.length) {
     return m.content
       .filter((b) => b?.type === 'text' && typeof b.text === 'string')
-      .map((b) => b.text!.trim())
+      .map((b) => withoutMarkers(b.text!).trim())
       .filter(Boolean)
       .join('\n\n');
   }
-  return typeof m.text === 'string' ? m.text.trim() : '';
+  return typeof m.text === 'string' ? withoutMarkers(m.text).trim() : '';
 }
 
-function time(s: string | undefined): number | undefined {
-  const t = s ? Date.parse(s) : NaN;
-  return Number.isFinite(t) ? t : undefined;
+/**
+ * Older exports keep Claude's markers in the text: <antThinking> holds its reasoning (left out, as thinking blocks
+ * are), <antArtifact title="…"> wraps what it showed beside the chat (kept, under its title, without the tags).
+ */
+function withoutMarkers(text: string): string {
+  if (!text.includes('<ant')) return text;
+  return dropBetween(text, '<antThinking>', '</antThinking>')
+    .replace(/<antArtifact\b([^<>]*)>\n?/g, (_m, attrs: string) => {
+      const title = /\btitle="([^"]*)"/.exec(attrs)?.[1]?.trim();
+      return title ? `${title}:\n` : '';
+    })
+    .replace(/\n?<\/antArtifact>/g, '')
+    .replace(/\n{3,}/g, '\n\n');
 }
+
 
 /**
  * One Claude conversation as memory items: one thread (`claude:<uuid>`, seq by position), ids
@@ -76,6 +89,8 @@ export function claudeItems(conv: ClaudeConversation): MemoryInput[] {
     if (m.sender !== 'human' && m.sender !== 'assistant') continue;
     if (!m.uuid) continue;
     const text = shownText(m);
+    // A message without a usable time takes its conversation's; with neither, the item says it is undated.
+    const dates = itemDates([plausibleDate(m.created_at), plausibleDate(conv.created_at), plausibleDate(conv.updated_at)]);
     messagePieces(text).filter(Boolean).forEach((piece, k) => {
       items.push({
         id: `claude:${convId}:${m.uuid}${k ? `#${k}` : ''}`,
@@ -83,7 +98,7 @@ export function claudeItems(conv: ClaudeConversation): MemoryInput[] {
         title: `${title} · ${m.sender === 'human' ? 'You' : 'Claude'}`,
         kind: 'evidence',
         people: [],
-        createdAt: time(m.created_at) ?? time(conv.created_at),
+        ...dates,
         source: { format: 'claude', title, ...(convId ? { url: `https://claude.ai/chat/${convId}` } : {}) },
         thread: { id: `claude:${convId}`, seq: items.length },
       });
@@ -100,7 +115,7 @@ export function claudeItems(conv: ClaudeConversation): MemoryInput[] {
           title: `${name} · attached in ${title}`,
           kind: 'evidence',
           people: [],
-          createdAt: time(m.created_at) ?? time(conv.created_at),
+          ...dates,
           source: { format: 'claude', title, ...(convId ? { url: `https://claude.ai/chat/${convId}` } : {}) },
           thread: { id: `claude:${convId}`, seq: items.length },
         });

@@ -13,13 +13,24 @@ export interface ConversationsPart {
 /** A problem in a conversations.json, worded for the person who exported it. */
 export class ConversationsError extends Error {}
 
+const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
+const nth = (n: number) => (n <= ORDINALS.length ? `the ${ORDINALS[n - 1]} conversation` : `conversation ${n}`);
+const SOURCE = { chatgpt: 'ChatGPT', claude: 'Claude' } as const;
+
 /**
  * A chat export's conversations.json (or one conversation object, `single`) (ChatGPT or Claude, told apart conversation by conversation from their shape)
  * read as a stream: one conversation at a time is parsed, turned into items and dropped.
  */
-export async function* conversationItems(bytes: Bytes, offer: (o: ImportOffer) => void, single = false): AsyncGenerator<ConversationsPart> {
+export async function* conversationItems(
+  bytes: Bytes,
+  offer: (o: ImportOffer) => void,
+  single = false,
+  /** Whose export the first bytes look like, for the advice in a message when no conversation could be read. */
+  looksLike?: ConversationsPart['format'],
+): AsyncGenerator<ConversationsPart> {
   let n = 0;
   let skipped = 0;
+  let source: ConversationsPart['format'] | undefined = looksLike;
   try {
     // An array of conversations (the export), or one conversation on its own.
     for await (const values of jsonValues(bytes, [single ? '$' : '$.*'])) {
@@ -39,6 +50,7 @@ export async function* conversationItems(bytes: Bytes, offer: (o: ImportOffer) =
           skipped++;
           continue;
         }
+        source = format;
         if (!part || part.format !== format) parts.push((part = { items: [], format }));
         part.items.push(...items);
       }
@@ -46,12 +58,16 @@ export async function* conversationItems(bytes: Bytes, offer: (o: ImportOffer) =
     }
   } catch (e) {
     if (!(e instanceof JsonStreamError)) throw e;
+    // The parser's own words ("Unexpected … in state …") mean nothing to the person who exported the file.
+    const again = `Export your data from ${source ? SOURCE[source] : 'ChatGPT or Claude'} again.`;
     throw new ConversationsError(
       e.kind === 'truncated'
         ? `ends in the middle of conversation ${n + 1} (the file was cut off: download the export again)`
-        : `is not valid JSON after conversation ${n} (${e.message})`,
+        : n === 0
+          ? `is damaged in the first conversation (it is not valid JSON there). ${again}`
+          : `is damaged after ${nth(n)} (it is no longer valid JSON there). ${again}`,
     );
   }
   if (n === 0 && skipped === 0) return;
-  if (skipped === n) throw new ConversationsError('holds no ChatGPT or Claude conversations (none has "mapping" or "chat_messages")');
+  if (skipped === n) throw new ConversationsError('holds no ChatGPT or Claude conversations: it is JSON, but not a chat export.');
 }

@@ -1,7 +1,7 @@
 import type { ImportFormat } from './types';
 
 /** What the first bytes of a file say it is: one of the formats, a zip (whose entries say more), or nothing readable. */
-export type Sniffed = ImportFormat | 'zip' | 'conversations' | 'unknown';
+export type Sniffed = ImportFormat | 'zip' | 'conversations' | 'html' | 'not-json' | 'unknown';
 
 const latin1 = new TextDecoder('latin1');
 
@@ -51,8 +51,8 @@ function looksLikeMailHeaders(text: string): boolean {
 /**
  * The format of a file from its first bytes (4 KB is plenty), the name only breaking ties: a zip by its magic
  * number; JSON by its shape (a memory file names its format; an array is a chat export, its conversations telling
- * ChatGPT from Claude); mbox by its leading "From " line; a single mail by RFC 822 headers; otherwise Markdown or
- * text by name and content. Binary junk is 'unknown'.
+ * ChatGPT from Claude); a .json that is not JSON is 'not-json'; a web page is 'html'; mbox by its leading "From "
+ * line; a single mail by RFC 822 headers; otherwise Markdown or text by name and content. Binary junk is 'unknown'.
  */
 export function sniffFormat(head: Uint8Array, name = ''): Sniffed {
   if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6)) return 'zip';
@@ -70,6 +70,9 @@ export function sniffFormat(head: Uint8Array, name = ''): Sniffed {
     if (/"chat_messages"\s*:/.test(text)) return 'claude';
     return 'conversations';
   }
+  // A .json that does not start as JSON does is a damaged file, never a note.
+  if (/\.json$/i.test(name)) return 'not-json';
+  if (/^<(?:!doctype html|html|head|body)[\s>]/i.test(lead) || (/\.html?$/i.test(name) && /^</.test(lead))) return 'html';
   if (MBOX_SEPARATOR.test(text)) return 'mbox';
   if (looksLikeMailHeaders(text)) return 'eml';
   if (/\.(md|markdown|mdown|mkd)$/i.test(name)) return 'markdown';

@@ -40,6 +40,8 @@ interface Context {
   threads: MailThreads;
   /** Whether the file came as one of many (a folder): files Backstory does not read are then passed over quietly. */
   inFolder: boolean;
+  /** Notion HTML pages passed over inside zips, so a zip of nothing else is named for what it is. */
+  pages: { notion: number };
 }
 
 /** A problem inside one file (not yet naming the picked file); `itemIndex` for a memory file's item. */
@@ -72,6 +74,11 @@ function wantedInFolder(path: string): boolean {
 }
 
 const isConversationsName = (name: string) => /^conversations(-\d+)?\.json$/i.test(name);
+/** A page of Notion's HTML export: "Title <32 hex digits>.html". */
+const isNotionHtml = (name: string) => /\s[0-9a-f]{32}\.html$/i.test(name);
+
+const NOTION_HTML =
+  'this is a Notion export in HTML, which Backstory does not read. In Notion, export again choosing "Markdown & CSV" and import that zip.';
 const hasMemoryFormat = (head: Uint8Array) => /"format"\s*:\s*"backstory-memory"/.test(new TextDecoder('latin1').decode(head));
 
 /** The first byte that is not white space or a byte order mark. */
@@ -93,11 +100,19 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   const kind = sniffFormat(head, name);
   if (kind === 'zip') {
     let read = 0;
+    let items = 0;
+    const want = (n: string) => {
+      if (!passedOver(n) && isNotionHtml(basename(n))) ctx.pages.notion++;
+      return wantedInZip(n);
+    };
     try {
-      for await (const z of unzipEntries(bytes, wantedInZip)) {
+      for await (const z of unzipEntries(bytes, want)) {
         throwIfAborted(ctx.signal);
         read++;
-        yield* readEntry({ inside: entry.inside ? `${entry.inside}/${z.name}` : z.name, path: z.name, bytes: z.bytes }, { ...ctx, inFolder: true });
+        for await (const part of readEntry({ inside: entry.inside ? `${entry.inside}/${z.name}` : z.name, path: z.name, bytes: z.bytes }, { ...ctx, inFolder: true })) {
+          items += part.items.length;
+          yield part;
+        }
       }
     } catch (e) {
       if (e instanceof ZipReadError) {
@@ -105,10 +120,26 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
       }
       throw e;
     }
-    if (!read && !entry.inside) {
-      throw new EntryProblem('the zip holds nothing Backstory reads: no conversations.json (ChatGPT, Claude), no .mbox or .eml mail, no Markdown notes');
-    }
+    if (entry.inside || items) return;
+    if (ctx.pages.notion) throw new EntryProblem(NOTION_HTML);
+    if (!read) throw new EntryProblem('the zip holds nothing Backstory reads: no conversations.json (ChatGPT, Claude), no .mbox or .eml mail, no Markdown notes');
     return;
+  }
+  if (kind === 'not-json') {
+    if (ctx.inFolder && !isConversationsName(name)) return;
+    const empty = firstByte(head) === undefined;
+    throw new EntryProblem(
+      empty
+        ? within(entry.inside, 'is empty')
+        : `${within(entry.inside, 'is not valid JSON')}, so it is neither a Backstory memory file nor a ChatGPT or Claude export.`,
+    );
+  }
+  if (kind === 'html') {
+    if (ctx.inFolder) return;
+    const notion = isNotionHtml(name);
+    throw new EntryProblem(
+      `this is a web page (HTML), which Backstory does not read.${notion ? ' From Notion, export again choosing "Markdown & CSV" and import that zip.' : ' Import the Markdown, text or JSON files of the export instead.'}`,
+    );
   }
   if (kind === 'unknown') {
     if (ctx.inFolder) return;
@@ -118,7 +149,7 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   if (ctx.inFolder && (kind === 'memory-file' || kind === 'conversations') && !isConversationsName(name) && !hasMemoryFormat(head)) return;
   if (kind === 'chatgpt' || kind === 'claude' || kind === 'conversations') {
     try {
-      yield* conversationItems(bytes, ctx.offer, firstByte(head) === 0x7b);
+      yield* conversationItems(bytes, ctx.offer, firstByte(head) === 0x7b, kind === 'conversations' ? undefined : kind);
     } catch (e) {
       if (e instanceof ConversationsError) throw new EntryProblem(`${entry.inside || 'the file'} ${e.message}`);
       throw e;
@@ -185,6 +216,7 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
     feedback: opts.onFeedback,
     threads: new MailThreads(),
     inFolder: files.length > 1 || files.some((f) => f.path?.includes('/')),
+    pages: { notion: 0 },
     offer: (o) => {
       const key = `${o.title}\n${o.text}`;
       if (offered.has(key)) return;

@@ -51,7 +51,11 @@ export async function* jsonValues(bytes: Bytes, paths: string[]): AsyncGenerator
         break;
       }
       parser.write(text.slice(at, at + PIECE));
-      if (failure) throw new JsonStreamError('invalid', failure.message);
+      if (failure) {
+        // The values read before the fault are handed out first, so the caller can say where the file breaks.
+        if (out.length) yield out;
+        throw new JsonStreamError('invalid', failure.message);
+      }
       if (out.length) {
         yield out;
         out = [];

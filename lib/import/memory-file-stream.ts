@@ -51,7 +51,7 @@ export async function* memoryFileItems(bytes: Bytes, onFeedback?: (feedback: unk
     }
   } catch (e) {
     if (e instanceof JsonStreamError) {
-      throw new ImportError(e.kind === 'truncated' ? `The file ends in the middle of item ${index} (it was cut off).` : `The file is not valid JSON (${e.message}).`, index);
+      throw new ImportError(e.kind === 'truncated' ? `The file ends in the middle of item ${index} (it was cut off).` : index ? `The file is damaged after item ${index - 1}: it is no longer valid JSON there.` : 'The file is not valid JSON.', index);
     }
     throw e;
   }

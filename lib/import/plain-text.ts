@@ -1,5 +1,6 @@
 import { decodeFileBytes } from '../memory/decode-text';
 import type { MemoryInput } from '../memory/types';
+import { itemDates, plausibleTime } from './dates';
 import { paragraphs } from './note-text';
 
 const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
@@ -13,11 +14,12 @@ export function textItems(raw: Uint8Array | string, path: string, lastModified?:
   const text = decoded.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').trim();
   const title = basename(path).replace(/\.(txt|text)$/i, '');
   const threadId = `note:${path}`;
+  const dates = itemDates([plausibleTime(lastModified)]);
   return paragraphs(text).map((piece, n) => ({
     id: `${threadId}#${n}`,
     text: piece,
     title,
-    createdAt: lastModified,
+    ...dates,
     source: { format: 'text', title },
     thread: { id: threadId, seq: n },
   }));

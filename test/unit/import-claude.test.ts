@@ -78,3 +78,13 @@ describe('Claude data export', () => {
     expect(b.items.map((i) => i.id)).toEqual(a.items.map((i) => i.id));
   });
 });
+
+describe("Claude's markers in older exports", () => {
+  it('leaves out <antThinking> reasoning and keeps an artifact under its title, without the tags', async () => {
+    const text =
+      "I'll build it.\n\n<antThinking>A new artifact is warranted here.</antThinking>\n\n<antArtifact identifier=\"plan\" type=\"text/markdown\" title=\"Kiln plan\">\n# Kiln\nFire on Tuesday.\n</antArtifact>\n\nTell me if the day works.";
+    const conv = { uuid: 'c-9', name: 'Kiln', created_at: '2024-10-29T15:59:18Z', chat_messages: [{ uuid: 'm-1', sender: 'assistant', created_at: '2024-10-29T15:59:38Z', text: '', content: [{ type: 'text', text }] }] };
+    const { items } = await readAll([bytesFile('conversations.json', JSON.stringify([conv]))]);
+    expect(items.map((i) => i.text)).toEqual(["I'll build it.\n\nKiln plan:\n# Kiln\nFire on Tuesday.\n\nTell me if the day works."]);
+  });
+});
