@@ -1,16 +1,15 @@
 /**
  * When a mail was written, from the best evidence it carries: its Date header, else the mbox "From " line its
  * mailbox wrote on delivery, else the Received headers its servers added. A date that cannot be read, or one before
- * 1970 or in the future (clocks set to 3609 happen), is no evidence. Without any, the mail is undated: Backstory says
+ * 1980 or in the future (clocks set to 3609 happen), is no evidence (lib/import/dates.ts). Without any, the mail is undated: Backstory says
  * so rather than taking the import time for the mail's own.
  */
 
-const DAY = 86_400_000;
+import { plausibleTime } from './dates';
+
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
-function plausible(t: number, now: number): number | undefined {
-  return Number.isFinite(t) && t >= 0 && t <= now + DAY ? t : undefined;
-}
+
 
 /** An RFC 5322 date ("Tue, 12 Oct 2010 16:21:05 -0400 (EDT)"); comments and odd spacing tolerated. */
 export function headerDate(value: string | undefined, now = Date.now()): number | undefined {
@@ -18,7 +17,7 @@ export function headerDate(value: string | undefined, now = Date.now()): number 
   const s = value.replace(/\([^()]*\)/g, ' ').replace(/\s+/g, ' ').trim();
   // Only a date with a day, a month name and a year: Date.parse also takes "1" or "Wg>" for some date.
   if (!/\b\d{1,2}\s+[A-Za-z]{3}[a-z]*\.?\s+\d{2,4}\b/.test(s) && !/^\d{4}-\d\d-\d\d/.test(s)) return undefined;
-  return plausible(Date.parse(s), now);
+  return plausibleTime(Date.parse(s), now);
 }
 
 /**
@@ -31,7 +30,7 @@ export function envelopeDate(line: string | undefined, now = Date.now()): number
   const month = MONTHS.indexOf(m[1].toLowerCase());
   if (month < 0) return undefined;
   const offset = m[6] ? (m[6] === '-' ? -1 : 1) * (Number(m[7]) * 60 + Number(m[8])) * 60_000 : 0;
-  return plausible(Date.UTC(Number(m[9]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5] ?? 0)) - offset, now);
+  return plausibleTime(Date.UTC(Number(m[9]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5] ?? 0)) - offset, now);
 }
 
 /** The date the first Received header that has one ends with ("…; Mon, 30 Jun 2008 02:34:00 -0700"): the last hop's. */
