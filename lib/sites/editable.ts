@@ -54,6 +54,12 @@ export function deepActiveElement(doc: Document = document): Element | null {
   return el;
 }
 
+/** The element an event really came from, inside open shadow roots too (the document sees only the host). */
+export function eventOrigin(e: Event): Element | null {
+  const first = e.composedPath?.()[0];
+  return first instanceof Element ? first : e.target instanceof Element ? e.target : null;
+}
+
 export function editableText(el: HTMLElement): string {
   if (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) return el.value;
   return el.innerText ?? el.textContent ?? '';

@@ -2,7 +2,7 @@ import type { TaskReading } from '../rank/types';
 import { INSERTED_ATTR, isInserting, noteUserInput, saveSelection, stripInsertedText } from '../insert/state';
 import type { SiteAdapter } from './adapter';
 import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from './chat';
-import { deepActiveElement, editableKind, editableRoot, editableText, fieldLabel, isSecretField } from './editable';
+import { deepActiveElement, editableKind, editableRoot, editableText, eventOrigin, fieldLabel, isSecretField } from './editable';
 import { genericAdapter } from './generic';
 import { gdocsAdapter } from './gdocs';
 import { gmailAdapter } from './gmail';
@@ -213,26 +213,29 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
     }
     saveSelection(root);
   };
-  const onFocus = () => {
+  // Only the user's own gestures move the field Backstory reads and inserts into: a page can dispatch any event
+  // (isTrusted false), and Backstory's own insertion dispatches some too (read again, but never a move).
+  const onFocus = (e?: Event) => {
+    if (e && !e.isTrusted) return;
     const root = editableRoot(deepActiveElement(doc));
     if (root) {
       track(root);
       schedule();
     }
   };
-  // The element an event really came from, inside open shadow roots too.
-  const origin = (e: Event): Element | null => {
-    const first = e.composedPath?.()[0];
-    return first instanceof Element ? first : (e.target as Element | null);
-  };
   const onInput = (e: Event) => {
-    const root = editableRoot(origin(e));
+    const root = editableRoot(eventOrigin(e));
     if (!root) return;
+    if (!e.isTrusted) {
+      if (isInserting()) schedule();
+      return;
+    }
     track(root);
-    if (e.isTrusted && !isInserting()) noteUserInput(root);
+    if (!isInserting()) noteUserInput(root);
     schedule();
   };
-  const onSelection = () => {
+  const onSelection = (e: Event) => {
+    if (!e.isTrusted) return;
     const l = current();
     const active = deepActiveElement(doc);
     const inField = !!l && !!active && (l === active || l.contains(active));
@@ -242,7 +245,8 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
     if (inField || doc.getSelection()?.toString().trim()) schedule();
   };
   const onCaretMove = (e: Event) => {
-    const root = editableRoot(origin(e));
+    if (!e.isTrusted) return;
+    const root = editableRoot(eventOrigin(e));
     if (root && root === current()) {
       saveSelection(root);
       schedule();
