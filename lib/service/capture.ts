@@ -46,14 +46,18 @@ export class Capture {
   async rememberSelection(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
     // The page's own selection keeps line breaks that selectionText collapses.
     let text = info.selectionText ?? '';
+    let secret = false;
     if (tab?.id !== undefined) {
       try {
         const page = await this.bridge.call(tab.id, 'page:selection', {}, info.frameId ?? 0);
+        secret = !!page.secret;
         if (page.text.trim()) text = page.text;
       } catch {
         // No content script on this page (e.g. a browser page): selectionText is all there is.
       }
     }
+    // The browser's selectionText would still hold it: a password-like field's text is never saved.
+    if (secret) throw new Error('the selection is in a password field, which Backstory never reads.');
     await this.remember(text, tab, info.pageUrl);
   }
 

@@ -289,7 +289,7 @@ export function readPageForCapture(doc: Document, focused: HTMLElement | null): 
   } catch {
     sitePage = null;
   }
-  const text = fieldText || sitePage || ((main ?? doc.body)?.innerText ?? '').trim();
+  const text = fieldText || sitePage || withoutSecretEditables(doc, ((main ?? doc.body)?.innerText ?? '').trim());
   let thread: { id: string } | undefined;
   try {
     thread = readTask(doc, root).thread;
@@ -297,4 +297,15 @@ export function readPageForCapture(doc: Document, focused: HTMLElement | null): 
     thread = undefined;
   }
   return { title: doc.title, url: doc.location.href, text, ...(thread ? { thread } : {}) };
+}
+
+/** A page's text keeps what a password-like contenteditable shows (inputs' values are never in it): take that out. */
+function withoutSecretEditables(doc: Document, text: string): string {
+  let out = text;
+  for (const el of Array.from(doc.querySelectorAll<HTMLElement>('[contenteditable]:not([contenteditable="false"])')).slice(0, 200)) {
+    if (!el.isContentEditable || !isSecretField(el)) continue;
+    const secret = (el.innerText ?? el.textContent ?? '').trim();
+    if (secret) out = out.split(secret).join('');
+  }
+  return out.trim();
 }
