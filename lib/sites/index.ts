@@ -1,6 +1,6 @@
 import type { TaskReading } from '../rank/types';
 import { INSERTED_ATTR, isInserting, noteUserInput, saveSelection, stripInsertedText } from '../insert/state';
-import type { SiteAdapter } from './adapter';
+import { adapterPatterns, type SiteAdapter } from './adapter';
 import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from './chat';
 import { deepActiveElement, editableKind, editableRoot, editableText, eventOrigin, fieldLabel, isSecretField } from './editable';
 import { genericAdapter } from './generic';
@@ -29,8 +29,10 @@ export const ADAPTERS: SiteAdapter[] = [
   genericAdapter,
 ];
 
-/** Every host a site adapter reads: asked for at install (lib/service/site-access.ts). */
+/** Every host a site adapter reads. */
 export const ADAPTER_HOSTS: string[] = [...new Set(ADAPTERS.flatMap((a) => a.hosts))];
+/** Every page a site adapter reads, as match patterns (a host, narrowed to a path where the adapter says so): asked for at install (lib/service/site-access.ts). */
+export const ADAPTER_PATTERNS: string[] = [...new Set(ADAPTERS.flatMap(adapterPatterns))];
 
 const MAX_FIELD_CHARS = 20_000;
 const MAX_SELECTION_CHARS = 5_000;
