@@ -81,7 +81,7 @@ describe('a password-like field is never read', () => {
       expect(editableRoot(el)).toBeNull();
       // And no card is ever typed into it.
       const outcome = await insertText(el, 'Q3 budget: the hardware line is 12k', { clipboard: false });
-      expect(outcome.ok).toBe(false);
+      expect(outcome).toMatchObject({ ok: false, hint: 'Backstory never types into a password field.' });
       expect(editableText(el)).toBe(SECRET);
     });
   }
