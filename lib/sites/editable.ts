@@ -113,6 +113,7 @@ export function watchSecretFields(doc: Document = document): () => void {
     }
   });
   observer.observe(doc, { attributes: true, attributeFilter: ['type'], attributeOldValue: true, subtree: true });
+  // Any event, trusted or not, may mark a field secret: a page can only hide its own fields from Backstory this way.
   const note = (e: Event) => {
     const el = eventOrigin(e);
     if (el) isSecretField(el);
