@@ -1,8 +1,8 @@
-import { DOCS_HOST, requestAnnotatedCanvas } from '../lib/sites/docs-annotate';
+import { DOCS_PATTERN, requestAnnotatedCanvas } from '../lib/sites/docs-annotate';
 
 // In the manifest (not registered at run time): it must run in the page's world before Docs' own code starts.
 export default defineContentScript({
-  matches: [`https://${DOCS_HOST}/document/*`],
+  matches: [DOCS_PATTERN],
   world: 'MAIN',
   runAt: 'document_start',
   main() {

@@ -1,4 +1,4 @@
-import { deepActiveElement, editableKind, editableRoot } from '../sites/editable';
+import { deepActiveElement, editableKind, editableRoot, isSecretField } from '../sites/editable';
 import { detectEditor, techniquesFor, UNDO_GROUP_MS, type EditorKind, type Technique } from './detect';
 import { showHint } from './hint';
 import { lastUserInput, rememberInserted, savedSelection, saveSelection, selectionFor, whileInserting } from './state';
@@ -35,6 +35,7 @@ const CLIPBOARD_HINT = 'Backstory could not type into this field: the text is on
  * Never writes HTML: every technique carries text/plain only.
  */
 export async function insertText(target: HTMLElement | null, text: string, options: InsertOptions = {}): Promise<InsertOutcome> {
+  if (target && isSecretField(target)) return { ok: false, technique: 'none', hint: 'Backstory never types into a password field.' };
   const root = target && target.isConnected ? editableRoot(target) : null;
   if (!root || !editableKind(root)) return { ok: false, technique: 'none', hint: 'Click into a text field first.' };
   const editor = detectEditor(root);

@@ -143,7 +143,8 @@ export interface ContentProtocol {
   'page:capture': { req: Record<string, never>; res: { title: string; url: string; text: string; thread?: { id: string } } };
   'page:read': { req: Record<string, never>; res: TaskReading };
   /** The whole selection, line breaks kept (the task reading clips it). */
-  'page:selection': { req: Record<string, never>; res: { text: string } };
+  /** `secret`: the selection is in a password-like field; nothing of it is given, and nothing may be saved. */
+  'page:selection': { req: Record<string, never>; res: { text: string; secret?: true } };
   /** The user took back access to this site: the content script stops watching and answering. */
   'page:stop': { req: Record<string, never>; res: { ok: true } };
 }

@@ -10,12 +10,19 @@ type FirefoxSidebar = { open(): Promise<void>; toggle(): Promise<void> };
 const sidePanel = (): ChromeSidePanel | undefined => (browser as unknown as { sidePanel?: ChromeSidePanel }).sidePanel;
 const sidebar = (): FirefoxSidebar | undefined => (browser as unknown as { sidebarAction?: FirefoxSidebar }).sidebarAction;
 
+/**
+ * "Remember this" is offered on web pages only. A blob:, data:, file: or about:srcdoc document is whatever a page or a
+ * download made it, with no site to scope what is saved to.
+ */
+export const MENU_DOCUMENTS = ['http://*/*', 'https://*/*'];
+
 /** Context menu items (their ids are public: tests and tools dispatch them). Recreated on every start: menus survive, duplicates throw. */
 export function installMenus(): void {
   browser.contextMenus.removeAll(() => {
-    browser.contextMenus.create({ id: 'remember-selection', title: 'Remember this selection', contexts: ['selection'] });
-    browser.contextMenus.create({ id: 'remember-page', title: 'Remember this page', contexts: ['page', 'editable'] });
-    browser.contextMenus.create({ id: 'remember-link', title: 'Remember this link', contexts: ['link'] });
+    const documentUrlPatterns = MENU_DOCUMENTS;
+    browser.contextMenus.create({ id: 'remember-selection', title: 'Remember this selection', contexts: ['selection'], documentUrlPatterns });
+    browser.contextMenus.create({ id: 'remember-page', title: 'Remember this page', contexts: ['page', 'editable'], documentUrlPatterns });
+    browser.contextMenus.create({ id: 'remember-link', title: 'Remember this link', contexts: ['link'], documentUrlPatterns });
   });
 }
 

@@ -10,6 +10,7 @@ import { siteListed } from '../settings/settings';
 import type { ContentRegistration } from './content-registration';
 import type { PageBridge } from './page-bridge';
 import { isChatSite, type PhraseOffers } from './phrase-offers';
+import { SentRate } from './sent-rate';
 import type { SettingsCache } from './settings-cache';
 
 interface Panels {
@@ -31,6 +32,7 @@ const hostOf = (url: string): string => {
 /** Saving what the user points at: "Remember this" (selection, page, link) and, where allowed, sent messages. */
 export class Capture {
   private last?: { item: MemoryItem; at: number };
+  private readonly sentRate = new SentRate();
 
   constructor(
     private readonly store: MemoryStore,
@@ -44,14 +46,18 @@ export class Capture {
   async rememberSelection(info: Browser.contextMenus.OnClickData, tab?: Browser.tabs.Tab): Promise<void> {
     // The page's own selection keeps line breaks that selectionText collapses.
     let text = info.selectionText ?? '';
+    let secret = false;
     if (tab?.id !== undefined) {
       try {
         const page = await this.bridge.call(tab.id, 'page:selection', {}, info.frameId ?? 0);
+        secret = !!page.secret;
         if (page.text.trim()) text = page.text;
       } catch {
         // No content script on this page (e.g. a browser page): selectionText is all there is.
       }
     }
+    // The browser's selectionText would still hold it: a password-like field's text is never saved.
+    if (secret) throw new Error('the selection is in a password field, which Backstory never reads.');
     await this.remember(text, tab, info.pageUrl);
   }
 
@@ -83,6 +89,8 @@ export class Capture {
     if (!isExtensionPage(sender) && !(await this.access.allows(sender.url ?? sender.tab?.url))) return { saved: false };
     const { capture, ui } = await this.settings.get();
     if (!capture.sent || !siteListed(capture.sites, site) || siteListed(ui.excludedSites, site) || !text.trim()) return { saved: false };
+    // A page's sends are capped per tab (Backstory's own pages have no tab and are not).
+    if (sender.tab?.id !== undefined && !this.sentRate.take(sender.tab.id)) return { saved: false };
     await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [], ...(thread ? { thread: await this.nextTurn(thread.id) } : {}) }]);
     this.panels.refreshAll();
     // A prompt sent to a chat assistant also counts toward offering its recurring phrases as an instruction.

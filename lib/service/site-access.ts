@@ -4,11 +4,20 @@
  * The browser side (asking, watching grants, registering the content script) is in content-registration.ts.
  */
 
-import { ADAPTER_HOSTS } from '../sites/index';
+import { ADAPTER_HOSTS, ADAPTER_PATTERNS } from '../sites/index';
 
 /** Sites with their own adapter (declared on the adapters): read without asking (the manifest's host_permissions). */
 export const FIRST_CLASS_HOSTS: readonly string[] = ADAPTER_HOSTS;
-export const FIRST_CLASS_PATTERNS: string[] = FIRST_CLASS_HOSTS.map((h) => `https://${h}/*`);
+/** Their pages, narrowed to a path where the adapter reads only part of a host (Google Docs: documents, not Forms). */
+export const FIRST_CLASS_PATTERNS: string[] = ADAPTER_PATTERNS;
+
+/**
+ * The narrowed patterns of a built-in host that is read under some paths only, or none. Browsers grant a host
+ * permission for the whole host whatever its path says, so where Backstory reads is narrowed by these instead.
+ */
+function narrowedFor(host: string): string[] {
+  return FIRST_CLASS_PATTERNS.filter((p) => hostOfPattern(p) === host && !p.endsWith(`://${host}/*`));
+}
 
 /** What the panel can do about a page: it is readable, it can be asked for, or it never can be. */
 export type PageAccess =
@@ -38,12 +47,21 @@ export function accessFor(url: string | undefined): PageAccess {
   if (STORE_HOSTS.has(u.hostname) || (u.hostname === 'chrome.google.com' && u.pathname.startsWith('/webstore'))) {
     return { kind: 'refused', reason: 'This is the browser’s extension store; browsers let no extension read it.' };
   }
+  const narrowed = narrowedFor(u.hostname);
+  if (narrowed.length) {
+    // A built-in site's other pages (Google Forms on docs.google.com) are not read, and cannot be allowed.
+    const own = narrowed.find((p) => `${u.protocol}//${u.hostname}${u.pathname}`.startsWith(p.slice(0, -1)));
+    if (!own) return { kind: 'refused', reason: `Backstory reads only ${narrowed.map((p) => p.replace(/^https:\/\//, '').replace(/\*$/, '')).join(', ')} on ${u.hostname}, not this page.` };
+    return { kind: 'askable', host: u.hostname, pattern: own };
+  }
   return { kind: 'askable', host: u.hostname, pattern: `${u.protocol}//${u.hostname}/*` };
 }
 
 /** Granted origins that a content script can be registered for (drops <all_urls>-style and non-web patterns). */
 export function readablePatterns(origins: readonly string[] | undefined): string[] {
-  return [...new Set((origins ?? []).filter((o) => /^(https?|\*):\/\/[^/]+\/.*$/.test(o)))].sort();
+  const web = (origins ?? []).filter((o) => /^(https?|\*):\/\/[^/]+\/.*$/.test(o));
+  // A grant of a built-in host read under some paths only stays narrowed to them (the browser reports the host).
+  return [...new Set(web.flatMap((o) => (narrowedFor(hostOfPattern(o)).length ? narrowedFor(hostOfPattern(o)) : [o])))].sort();
 }
 
 /** A grant the user can take back here (optional); required first-class sites are changed in the browser's settings. */

@@ -14,6 +14,12 @@ export interface SiteAdapter {
    * (lib/service/site-access.ts, wxt.config.ts) are made from them. Empty for the generic adapter.
    */
   hosts: readonly string[];
+  /**
+   * The path its pages live under, where the host also serves pages it must not read: Google Docs documents are
+   * under /document/, while docs.google.com also serves Google Forms, which anyone can author. The host permission
+   * and the content script are narrowed to it. Every path when absent.
+   */
+  path?: string;
   /** When the selectors were last seen working on the live site (YYYY-MM-DD). */
   seen?: string;
   /** Where it applies; by default the declared hosts, exactly. */
@@ -36,4 +42,9 @@ export interface SiteAdapter {
 /** `matches` for an adapter that applies on exactly its declared hosts. */
 export function onHosts(hosts: readonly string[]): (loc: Location) => boolean {
   return (loc) => hosts.includes(loc.hostname);
+}
+
+/** The match patterns of what an adapter reads: `https://<host><path>*` for each declared host. */
+export function adapterPatterns(a: Pick<SiteAdapter, 'hosts' | 'path'>): string[] {
+  return a.hosts.map((h) => `https://${h}${a.path ?? '/'}*`);
 }

@@ -5,6 +5,11 @@
  * form submit), it takes the composer's text *before* the page clears it and hands it to the service worker
  * (`capture:sent`), which checks the settings again before saving. Secret fields are never read.
  *
+ * Only the user's own send counts: the Enter, click or submit must be trusted (a page can dispatch any event, but
+ * not a trusted one), and the composer must be a field the user typed into. Typing is a trusted `beforeinput`, which
+ * real keystrokes, pastes, drops and IME composition fire; a page's `execCommand` or value change fires none, so a
+ * hidden field the page fills itself is never a composer. The worker also caps sent captures per tab (capture.ts).
+ *
  * Wiring (content-agent, owned by lib/sites): `const stop = startSentCapture({ readField, send, people })`, where
  * `readField(el)` returns the composer text (the content agent's `editableText` minus inserted cards) and `send`
  * posts `{ type: 'capture:sent', payload }` to the service worker.
@@ -12,6 +17,8 @@
 
 import { readSettings, watchSettings } from '../settings/settings-item';
 import type { Settings } from '../settings/types';
+import { isInserting } from '../insert/state';
+import { editableRoot, eventOrigin } from './editable';
 
 export interface SentCaptureSettings {
   captureSent?: boolean;
@@ -92,42 +99,85 @@ export function startSentCapture(deps: SentCaptureDeps): () => void {
     void deps.send({ text: t, url: doc.location.href, title: doc.title, site, people: deps.people?.(), ...(thread ? { thread } : {}) }).catch(() => {});
   };
 
-  /** Keeps the latest composer text, so a send button that clears the field first still has it. */
+  /** The composer an event belongs to: the editable root (a contenteditable's outermost host), or the element. */
+  const fieldOf = (e: Event): Element | null => {
+    const el = eventOrigin(e);
+    return el ? (editableRoot(el) ?? el) : null;
+  };
+  /** Fields whose text the user edited since their last send (or since the page last changed it). */
+  const typedByUser = new WeakSet<Element>();
+  /** The field of the user's edit under way: its trusted beforeinput came, its input event not yet. */
+  let userEdit: Element | null = null;
+  const userSending = () => (doc.defaultView?.navigator as { userActivation?: { isActive: boolean } } | undefined)?.userActivation?.isActive !== false;
+
+  const onBeforeInput = (e: Event) => {
+    const el = e.isTrusted ? fieldOf(e) : null;
+    if (!el) return;
+    typedByUser.add(el);
+    userEdit = el;
+    // An editor that cancels beforeinput and edits itself fires no input event: the edit is over with this task.
+    setTimeout(() => userEdit === el && (userEdit = null), 0);
+  };
+  /**
+   * Keeps the composer's text after each of the user's edits, so a send button that clears the field first still
+   * has it. A trusted input with no beforeinput before it is the page's own (execCommand): the field is no longer
+   * the user's until they type in it again. Backstory's own insertion is neither.
+   */
   const track = (e: Event) => {
-    if (!captureAllowed(settings, site)) return;
-    const el = e.target instanceof Element ? e.target : null;
-    const text = el ? deps.readField(el) : null;
+    if (!e.isTrusted || isInserting()) return;
+    const el = fieldOf(e);
+    if (!el) return;
+    const byUser = el === userEdit;
+    userEdit = null;
+    if (!byUser) {
+      typedByUser.delete(el);
+      if (el === composer) composerText = '';
+      return;
+    }
+    const text = captureAllowed(settings, site) ? deps.readField(el) : null;
     if (text !== null) {
       composer = el;
       composerText = text;
     }
   };
+  /** The composer's text when the user typed there, else nothing to send. */
+  const typedComposer = (): string => (composer && composer.isConnected && typedByUser.has(composer) ? composerText : '');
+  /** A sent composer is the user's again only once they type in it again. */
+  const sentFrom = (el: Element | null, text: string) => {
+    if (el) typedByUser.delete(el);
+    if (el === composer) composerText = '';
+    deliver(text);
+  };
   const onKey = (e: KeyboardEvent) => {
-    if (e.key !== 'Enter' || e.isComposing || !captureAllowed(settings, site)) return;
-    const el = e.target instanceof Element ? e.target : null;
-    if (!el) return;
+    if (!e.isTrusted || e.key !== 'Enter' || e.isComposing || !captureAllowed(settings, site)) return;
+    const el = fieldOf(e);
+    if (!el || !typedByUser.has(el)) return;
     const text = deps.readField(el);
     if (text === null) return;
     const isTextarea = el instanceof HTMLTextAreaElement || (el as HTMLElement).isContentEditable;
     // In multi-line composers Enter sends on chat sites, Shift+Enter is a new line; Ctrl/Cmd+Enter sends mail.
     if (isTextarea && e.shiftKey) return;
-    deliver(text);
+    sentFrom(el, text);
   };
   const onClick = (e: MouseEvent) => {
+    if (!e.isTrusted) return;
     const btn = e.target instanceof Element ? e.target.closest(SEND_BUTTON) : null;
-    if (btn && composer?.isConnected !== false) deliver(composerText);
+    if (btn) sentFrom(composer, typedComposer());
   };
-  const onSubmit = () => deliver(composerText);
+  // form.requestSubmit() fires a trusted submit: it counts only while the user is acting (transient activation).
+  const onSubmit = (e: Event) => {
+    if (e.isTrusted && userSending()) sentFrom(composer, typedComposer());
+  };
 
+  doc.addEventListener('beforeinput', onBeforeInput, true);
   doc.addEventListener('input', track, true);
-  doc.addEventListener('focusin', track, true);
   doc.addEventListener('keydown', onKey, true);
   doc.addEventListener('click', onClick, true);
   doc.addEventListener('submit', onSubmit, true);
   return () => {
     unsubscribe();
+    doc.removeEventListener('beforeinput', onBeforeInput, true);
     doc.removeEventListener('input', track, true);
-    doc.removeEventListener('focusin', track, true);
     doc.removeEventListener('keydown', onKey, true);
     doc.removeEventListener('click', onClick, true);
     doc.removeEventListener('submit', onSubmit, true);

@@ -2,6 +2,7 @@ import type { TaskReading } from '../rank/types';
 import { onHosts, type SiteAdapter } from './adapter';
 import { stripInsertedText } from '../insert/state';
 import { blockText, clip, outermost } from './text';
+import { isSecretField } from './editable';
 
 const MAX_TURNS = 4;
 const TURN_CHARS = 1200;
@@ -58,7 +59,7 @@ export function chatAdapter(site: ChatSite): SiteAdapter {
   const findPrompt = (doc: Document): HTMLElement | null => {
     for (const sel of promptSelectors) {
       for (const el of Array.from(doc.querySelectorAll<HTMLElement>(sel))) {
-        if (el.getClientRects().length > 0 && !el.closest('[hidden], [aria-hidden="true"]')) return el;
+        if (el.getClientRects().length > 0 && !el.closest('[hidden], [aria-hidden="true"]') && !isSecretField(el)) return el;
       }
     }
     return null;

@@ -4,7 +4,7 @@ import { siteListed } from '../settings/settings';
 import { readSettings, watchSettings } from '../settings/settings-item';
 import type { Settings } from '../settings/types';
 import { startSentCapture } from './capture-sent';
-import { deepActiveElement, editableRoot, editableText } from './editable';
+import { deepActiveElement, editableRoot, editableText, watchSecretFields } from './editable';
 import { readTask, watchTask, type TaskWatcher } from './index';
 import { servePageActions } from './page-actions';
 
@@ -13,6 +13,8 @@ import { servePageActions } from './page-actions';
  * the service worker's insert and capture requests, and, only where the user turned it on, capture sent messages.
  */
 export function startContentAgent(): () => void {
+  // First, so a password field is known as one before a "show password" toggle makes it type=text.
+  const stopSecretWatch = watchSecretFields(document);
   let watcher: TaskWatcher | undefined;
   const site = location.hostname;
   const focusedEditable = () => watcher?.lastEditable() ?? editableRoot(deepActiveElement(document));
@@ -50,5 +52,6 @@ export function startContentAgent(): () => void {
     watcher?.stop();
     stopCapture();
     stopWatchingSettings();
+    stopSecretWatch();
   };
 }

@@ -5,6 +5,9 @@
  * document_start: an isolated-world script cannot set the page's globals, and at document_idle it would be too late.
  */
 export const DOCS_HOST = 'docs.google.com';
+/** Documents only: the same host serves Google Forms, which anyone can author, and Sheets and Slides. */
+export const DOCS_PATH = '/document/';
+export const DOCS_PATTERN = `https://${DOCS_HOST}${DOCS_PATH}*`;
 export const DOCS_ANNOTATE_FLAG = '_docs_annotate_canvas_by_ext';
 export const ANNOTATION_REQUESTER = 'backstory';
 

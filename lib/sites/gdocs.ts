@@ -2,7 +2,7 @@ import type { TaskReading } from '../rank/types';
 import type { SiteAdapter } from './adapter';
 import { clipboardFallback, verifyInsert, type InsertOutcome } from '../insert/index';
 import { rememberInserted, stripInsertedText, whileInserting } from '../insert/state';
-import { DOCS_HOST } from './docs-annotate';
+import { DOCS_HOST, DOCS_PATH } from './docs-annotate';
 import { sectionOfBlocks, sectionText } from './section';
 
 export { DOCS_HOST };
@@ -207,8 +207,9 @@ export async function insertIntoDocs(doc: Document, text: string): Promise<Inser
 export const gdocsAdapter: SiteAdapter = {
   name: 'gdocs',
   hosts: [DOCS_HOST],
+  path: DOCS_PATH,
   seen: '2026-11-20',
-  matches: (loc) => loc.hostname === DOCS_HOST && loc.pathname.startsWith('/document/'),
+  matches: (loc) => loc.hostname === DOCS_HOST && loc.pathname.startsWith(DOCS_PATH),
   read(doc) {
     const name = title(doc);
     const out: Partial<TaskReading> = name ? { subject: name } : {};

@@ -1,3 +1,4 @@
+import { isSecretField } from './editable';
 import type { SiteAdapter } from './adapter';
 
 const HEADINGS = 'h1, h2, h3, h4, [role="heading"]';
@@ -33,7 +34,7 @@ function fieldName(el: HTMLInputElement): string {
 export function composeFields(focused: HTMLElement | null): { people?: string[]; subject?: string } {
   const scope = focused?.closest('form, [role="dialog"], [role="form"], dialog');
   if (!scope) return {};
-  const inputs = Array.from(scope.querySelectorAll<HTMLInputElement>('input:not([type="password"]):not([type="hidden"])'));
+  const inputs = Array.from(scope.querySelectorAll<HTMLInputElement>('input:not([type="hidden"])')).filter((i) => !isSecretField(i));
   const people: string[] = [];
   for (const input of inputs.filter((i) => ADDRESS_FIELD.test(fieldName(i)))) {
     for (const part of input.value.split(/[,;]/)) {

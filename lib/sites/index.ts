@@ -1,8 +1,8 @@
 import type { TaskReading } from '../rank/types';
 import { INSERTED_ATTR, isInserting, noteUserInput, saveSelection, stripInsertedText } from '../insert/state';
-import type { SiteAdapter } from './adapter';
+import { adapterPatterns, type SiteAdapter } from './adapter';
 import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from './chat';
-import { deepActiveElement, editableKind, editableRoot, editableText, fieldLabel, isSecretField } from './editable';
+import { deepActiveElement, editableKind, editableRoot, editableText, eventOrigin, fieldLabel, isSecretField } from './editable';
 import { genericAdapter } from './generic';
 import { gdocsAdapter } from './gdocs';
 import { gmailAdapter } from './gmail';
@@ -29,8 +29,10 @@ export const ADAPTERS: SiteAdapter[] = [
   genericAdapter,
 ];
 
-/** Every host a site adapter reads: asked for at install (lib/service/site-access.ts). */
+/** Every host a site adapter reads. */
 export const ADAPTER_HOSTS: string[] = [...new Set(ADAPTERS.flatMap((a) => a.hosts))];
+/** Every page a site adapter reads, as match patterns (a host, narrowed to a path where the adapter says so): asked for at install (lib/service/site-access.ts). */
+export const ADAPTER_PATTERNS: string[] = [...new Set(ADAPTERS.flatMap(adapterPatterns))];
 
 const MAX_FIELD_CHARS = 20_000;
 const MAX_SELECTION_CHARS = 5_000;
@@ -213,26 +215,29 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
     }
     saveSelection(root);
   };
-  const onFocus = () => {
+  // Only the user's own gestures move the field Backstory reads and inserts into: a page can dispatch any event
+  // (isTrusted false), and Backstory's own insertion dispatches some too (read again, but never a move).
+  const onFocus = (e?: Event) => {
+    if (e && !e.isTrusted) return;
     const root = editableRoot(deepActiveElement(doc));
     if (root) {
       track(root);
       schedule();
     }
   };
-  // The element an event really came from, inside open shadow roots too.
-  const origin = (e: Event): Element | null => {
-    const first = e.composedPath?.()[0];
-    return first instanceof Element ? first : (e.target as Element | null);
-  };
   const onInput = (e: Event) => {
-    const root = editableRoot(origin(e));
+    const root = editableRoot(eventOrigin(e));
     if (!root) return;
+    if (!e.isTrusted) {
+      if (isInserting()) schedule();
+      return;
+    }
     track(root);
-    if (e.isTrusted && !isInserting()) noteUserInput(root);
+    if (!isInserting()) noteUserInput(root);
     schedule();
   };
-  const onSelection = () => {
+  const onSelection = (e: Event) => {
+    if (!e.isTrusted) return;
     const l = current();
     const active = deepActiveElement(doc);
     const inField = !!l && !!active && (l === active || l.contains(active));
@@ -242,7 +247,8 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
     if (inField || doc.getSelection()?.toString().trim()) schedule();
   };
   const onCaretMove = (e: Event) => {
-    const root = editableRoot(origin(e));
+    if (!e.isTrusted) return;
+    const root = editableRoot(eventOrigin(e));
     if (root && root === current()) {
       saveSelection(root);
       schedule();
@@ -285,7 +291,7 @@ export function readPageForCapture(doc: Document, focused: HTMLElement | null): 
   } catch {
     sitePage = null;
   }
-  const text = fieldText || sitePage || ((main ?? doc.body)?.innerText ?? '').trim();
+  const text = fieldText || sitePage || withoutSecretEditables(doc, ((main ?? doc.body)?.innerText ?? '').trim());
   let thread: { id: string } | undefined;
   try {
     thread = readTask(doc, root).thread;
@@ -293,4 +299,15 @@ export function readPageForCapture(doc: Document, focused: HTMLElement | null): 
     thread = undefined;
   }
   return { title: doc.title, url: doc.location.href, text, ...(thread ? { thread } : {}) };
+}
+
+/** A page's text keeps what a password-like contenteditable shows (inputs' values are never in it): take that out. */
+function withoutSecretEditables(doc: Document, text: string): string {
+  let out = text;
+  for (const el of Array.from(doc.querySelectorAll<HTMLElement>('[contenteditable]:not([contenteditable="false"])')).slice(0, 200)) {
+    if (!el.isContentEditable || !isSecretField(el)) continue;
+    const secret = (el.innerText ?? el.textContent ?? '').trim();
+    if (secret) out = out.split(secret).join('');
+  }
+  return out.trim();
 }

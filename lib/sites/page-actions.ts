@@ -1,16 +1,18 @@
 import { insertOnPage } from './insert-on-page';
 import { serveContent } from '../messaging/rpc';
-import { deepActiveElement, editableRoot } from './editable';
+import { deepActiveElement, editableRoot, isSecretField } from './editable';
 import { readPageForCapture, readTask } from './index';
 
 /** The selection as the user sees it, including a selection inside a focused textarea or input (never a secret one). */
-export function fullSelection(): string {
-  const el = editableRoot(deepActiveElement(document));
+export function fullSelection(): { text: string; secret?: true } {
+  const active = deepActiveElement(document);
+  if (active && isSecretField(active)) return { text: '', secret: true };
+  const el = editableRoot(active);
   if (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) {
     const { selectionStart: a, selectionEnd: b } = el;
-    if (a !== null && b !== null && b > a) return el.value.slice(a, b);
+    if (a !== null && b !== null && b > a) return { text: el.value.slice(a, b) };
   }
-  return document.getSelection()?.toString() ?? '';
+  return { text: document.getSelection()?.toString() ?? '' };
 }
 
 /**
@@ -22,6 +24,6 @@ export function servePageActions(focusedEditable: () => HTMLElement | null = () 
     'page:insert': ({ text }) => insertOnPage(document, focusedEditable(), text),
     'page:capture': () => readPageForCapture(document, focusedEditable()),
     'page:read': () => readTask(document, focusedEditable()),
-    'page:selection': () => ({ text: fullSelection() }),
+    'page:selection': () => fullSelection(),
   });
 }

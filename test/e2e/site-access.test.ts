@@ -70,7 +70,7 @@ describe('site access', () => {
     expect(manifest.host_permissions).toEqual([
       'https://mail.google.com/*', 'https://outlook.live.com/*', 'https://outlook.office.com/*', 'https://outlook.office365.com/*',
       'https://outlook.cloud.microsoft/*',
-      'https://docs.google.com/*', 'https://www.notion.so/*', 'https://notion.so/*', 'https://chatgpt.com/*', 'https://chat.openai.com/*',
+      'https://docs.google.com/document/*', 'https://www.notion.so/*', 'https://notion.so/*', 'https://chatgpt.com/*', 'https://chat.openai.com/*',
       'https://claude.ai/*', 'https://gemini.google.com/*', 'https://copilot.microsoft.com/*', 'https://www.perplexity.ai/*',
       'https://perplexity.ai/*', 'https://chat.deepseek.com/*', 'https://chat.mistral.ai/*',
     ]);

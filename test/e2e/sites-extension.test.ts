@@ -50,14 +50,15 @@ describe('a long document', () => {
       const panel = await h.openPanel(tabId);
       const caretAt = async (where: string) => {
         if (where.startsWith('#')) return page.click(where);
-        // In the textarea: put the caret on the words, as a click there would.
+        // In the textarea: put the caret just after the words' first letter, then step back onto them with the
+        // arrow key, as the user would (a page's synthetic keyup moves nothing).
         await page.focus(sel);
         await page.$eval(sel, (el, w) => {
           const ta = el as HTMLTextAreaElement;
-          const at = ta.value.indexOf(w);
+          const at = ta.value.indexOf(w) + 1;
           ta.setSelectionRange(at, at);
-          ta.dispatchEvent(new KeyboardEvent('keyup', { key: 'ArrowDown', bubbles: true }));
         }, where);
+        await page.keyboard.press('ArrowLeft');
       };
       await caretAt(hiring);
       await expect.poll(() => topCard(panel), { timeout: 30_000 }).toBe('hiring');

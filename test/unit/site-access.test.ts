@@ -56,6 +56,34 @@ describe('granted patterns', () => {
       const loc = new URL(`https://${host}/document/d/x`) as unknown as Location;
       expect(ADAPTERS.find((a) => a.matches(loc))?.name, host).not.toBe('generic');
     }
-    expect(FIRST_CLASS_PATTERNS).toEqual(FIRST_CLASS_HOSTS.map((h) => `https://${h}/*`));
+    expect(FIRST_CLASS_PATTERNS).toEqual([...new Set(ADAPTERS.flatMap((a) => a.hosts.map((h) => `https://${h}${a.path ?? '/'}*`)))]);
+  });
+});
+
+describe('Google Docs: documents only', () => {
+  const FORM = 'https://docs.google.com/forms/d/e/1FAIpQLSfakeform/viewform';
+  it('asks for Docs documents, not for all of docs.google.com (Google Forms there is anyone’s to author)', () => {
+    expect(FIRST_CLASS_PATTERNS).toContain('https://docs.google.com/document/*');
+    expect(FIRST_CLASS_PATTERNS).not.toContain('https://docs.google.com/*');
+  });
+
+  it('a Form, a Sheet or a Slide on docs.google.com is not read and cannot be allowed; a document is read', () => {
+    for (const url of [FORM, 'https://docs.google.com/spreadsheets/d/x/edit', 'https://docs.google.com/presentation/d/x/edit', 'https://docs.google.com/']) {
+      const a = accessFor(url);
+      expect(a.kind, url).toBe('refused');
+      if (a.kind === 'refused') expect(a.reason).toMatch(/reads only docs\.google\.com\/document\/ on docs\.google\.com/);
+    }
+    expect(accessFor('https://docs.google.com/document/d/1NwPlan2027/edit')).toEqual({
+      kind: 'askable', host: 'docs.google.com', pattern: 'https://docs.google.com/document/*',
+    });
+  });
+
+  it('registers the content script for documents only, though the browser reports the whole host as granted', () => {
+    // What Chromium's permissions.getAll() gives for the manifest's https://docs.google.com/document/* (seen in the e2e run).
+    expect(readablePatterns(['https://docs.google.com/*', 'https://docs.google.com/document/*', 'https://claude.ai/*'])).toEqual([
+      'https://claude.ai/*', 'https://docs.google.com/document/*',
+    ]);
+    // And the options page shows it as the built-in entry it is, not as a site the user could take back.
+    for (const p of readablePatterns(['https://docs.google.com/*'])) expect(isRemovable(p)).toBe(false);
   });
 });

@@ -183,7 +183,10 @@ describe('sent-message capture joins the thread on screen', () => {
     });
     await new Promise((r) => setTimeout(r, 0));
     typeInto(prompt, 'Book the Cedofeita one');
-    prompt.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    // The user's own typing and Enter (trusted; a page's synthetic events are not a send).
+    const trusted = <E extends Event>(e: E): E => Object.defineProperty(e, 'isTrusted', { value: true });
+    prompt.dispatchEvent(trusted(new InputEvent('beforeinput', { bubbles: true, inputType: 'insertText' })));
+    prompt.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
     stop();
     expect(sent).toEqual([expect.objectContaining({ text: 'Book the Cedofeita one', thread: { id: 'chatgpt:6790aa' } })]);
   });

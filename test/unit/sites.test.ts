@@ -33,7 +33,9 @@ describe('the README', () => {
     for (const a of ADAPTERS) {
       if (a.name === 'generic') continue;
       for (const host of a.hosts) {
-        const row = rows.find((r) => r.includes(`\`${host.replace(/^www\./, '')}`));
+        // The address as the adapter narrows it: docs.google.com/document, not all of docs.google.com.
+        const address = `${host.replace(/^www\./, '')}${(a.path ?? '').replace(/\/$/, '')}`;
+        const row = rows.find((r) => r.includes(`\`${address}`));
         expect(row, `${a.name}: ${host}`).toBeDefined();
         // site | what is read | how a card is inserted: none of them empty.
         expect(row!.split('|').slice(1, -1).map((c) => c.trim()).filter(Boolean), `${a.name}: ${host}`).toHaveLength(3);
