@@ -67,12 +67,21 @@ const IBAN_LENGTH: Record<string, number> = {
   VA: 22, VG: 24, XK: 20, YE: 30,
 };
 
+/** A letter's or digit's value in an IBAN (A=10 … Z=35), or -1. */
+function ibanCharValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  if (code >= 65 && code <= 90) return code - 55;
+  if (code >= 97 && code <= 122) return code - 87;
+  return -1;
+}
+
 /** ISO 7064 mod 97-10 over the IBAN moved to put the country and check digits last. */
 export function ibanChecksumValid(iban: string): boolean {
   const moved = iban.slice(4) + iban.slice(0, 4);
   let rest = 0;
-  for (const ch of moved) {
-    const v = ch >= '0' && ch <= '9' ? ch.charCodeAt(0) - 48 : ch.charCodeAt(0) - 55;
+  for (let i = 0; i < moved.length; i++) {
+    const v = ibanCharValue(moved.charCodeAt(i));
+    if (v < 0) return false;
     rest = (rest * (v > 9 ? 100 : 10) + v) % 97;
   }
   return rest === 1;
@@ -81,7 +90,7 @@ export function ibanChecksumValid(iban: string): boolean {
 /** Where an IBAN can start: a country code and two check digits, not inside a longer word. */
 const IBAN_START = /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}/g;
 
-const isAlnum = (c: string | undefined) => c !== undefined && /[A-Za-z0-9]/.test(c);
+const isAlnumAt = (text: string, i: number) => i < text.length && ibanCharValue(text.charCodeAt(i)) >= 0;
 
 /**
  * Reads the IBAN that starts at `start`: exactly its country's length, written solid or in groups of four split by
@@ -89,14 +98,14 @@ const isAlnum = (c: string | undefined) => c !== undefined && /[A-Za-z0-9]/.test
  */
 function readIban(text: string, start: number, length: number): { end: number; iban: string } | null {
   const spaced = text[start + 4] === ' ';
-  let iban = '';
+  const chars: string[] = [];
   let i = start;
-  while (iban.length < length) {
-    if (spaced && iban.length > 0 && iban.length % 4 === 0 && text[i++] !== ' ') return null;
-    if (!isAlnum(text[i])) return null;
-    iban += text[i++].toUpperCase();
+  while (chars.length < length) {
+    if (spaced && chars.length > 0 && chars.length % 4 === 0 && text[i++] !== ' ') return null;
+    if (!isAlnumAt(text, i)) return null;
+    chars.push(text[i++]);
   }
-  return isAlnum(text[i]) ? null : { end: i, iban };
+  return isAlnumAt(text, i) ? null : { end: i, iban: chars.join('').toUpperCase() };
 }
 
 export function ibanHits(text: string): SecretHit[] {
