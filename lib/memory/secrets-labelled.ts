@@ -5,11 +5,12 @@
  * Every quantifier is bounded, so each match attempt costs a constant and a scan stays linear.
  */
 import { scanMatches, spanOf, type SecretHit } from './secrets-scan';
-import { isPath, isPlaceholder, looksChosen, looksLikeWords, looksRandom, unquote } from './secrets-values';
+import { isPath, isPlaceholder, looksChosen, looksLikeIdentifier, looksLikeWords, looksRandom, unquote } from './secrets-values';
 
 /** Words for "password" long enough to be matched inside names (`DB_PASSWORD`, `adminPassword`, `userKennwort`). */
 const PASSWORD_LONG =
   'pass(?:word|wd|phrase|code)|passwort|kennwort|wachtwoord|contrase[nñ]a|l[oö]senord|adgangskode|passord|salasana|jelsz[oó]|mot[ -]de[ -]passe|пароль|密[码碼]|パスワード|비밀번호|סיסמ[הא]|كلمة (?:المرور|السر)|m[aậ]t kh[aẩ]u|รหัสผ่าน';
+const PASSWORD_WORD = new RegExp(PASSWORD_LONG, 'iu');
 /** Short ones, matched only as whole words (`resenha` is a review, not a password). */
 const PASSWORD_SHORT = 'pwd|senha|has[lł]o|heslo|[şs]ifre|암호';
 
@@ -18,13 +19,14 @@ const QUALIFIER = '(?:[ \\t]{1,3}(?:for|to|of|on|für|pour|para|de|do|da|voor|va
 
 /** `:`, `=`, `=>`, `:=`, a full-width colon, or "is" in the languages above. */
 const SEPARATOR =
-  '(["\']?[ \\t]{0,3}(?:=>|:=|[=:：])|[ \\t]{1,3}(?:is|was|ist|war|est|es|era|é|är|er|jest|je)(?:[ \\t]{0,2}:)?(?=[ \\t])|[ \\t]{0,2}(?:是|为|為|は|는|은))[ \\t]{0,3}';
+  '(["\']?[ \\t]{0,3}(?:=>|:=|=(?!=)|[:：])|[ \\t]{1,3}(?:is|was|ist|war|est|es|era|é|är|er|jest|je)(?:[ \\t]{0,2}:)?(?=[ \\t])|[ \\t]{0,2}(?:是|为|為|は|는|은))[ \\t]{0,3}';
 
-const VALUE = '("[^"\\n]{1,200}"|\'[^\'\\n]{1,200}\'|[^\\s]{1,200})';
+/** Quoted, or up to a space or the `,` `;` `}` `]` that ends it in prose and code. */
+const VALUE = '("[^"\\n]{1,200}"|\'[^\'\\n]{1,200}\'|[^\\s,;}\\]]{1,200})';
 
 const PASSWORD = new RegExp(`(?:${PASSWORD_LONG}|(?<![\\p{L}\\p{N}])(?:${PASSWORD_SHORT}))${QUALIFIER}${SEPARATOR}${VALUE}`, 'dgiu');
-/** `PASS=` only as an assignment: "boarding pass: AB1234" is not a password. */
-const PASS_ASSIGNMENT = /(?<![\p{L}\p{N}])pass["']?[ \t]{0,3}=[ \t]{0,3}("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s]{1,200})/dgiu;
+/** `PASS=` only as a config line's assignment: "boarding pass: AB1234" and `const pass = ok` are not passwords. */
+const PASS_ASSIGNMENT = /(?<![\p{L}\p{N}])pass["']?=(?!=)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s]{1,200})/dgiu;
 /** A `.netrc` line: `machine host login alice password hunter22`. */
 const NETRC = /\blogin[ \t]{1,3}[^\s]{1,100}[ \t]{1,3}password[ \t]{1,3}([^\s]{1,200})/dg;
 
@@ -36,7 +38,7 @@ const PIN = new RegExp(
 const CARD_CODE = /(?<![\p{L}\p{N}])(?:CVV2?|CVC2?|CVN|CV2)(?:[ \t]{0,3}(?:[:=]|is))?[ \t]{0,3}(\d{3,4})(?![\d])/dgu;
 
 /** A name ending in SECRET, TOKEN or KEY, assigned a value (`.env`, JSON, YAML, code). */
-const NAMED = /(secret|token|key)["']?[ \t]{0,3}(?:=>|:=|[=:：])[ \t]{0,3}("[^"\n]{1,300}"|'[^'\n]{1,300}'|[^\s,;]{1,300})/dgi;
+const NAMED = /(secret|token|key)["']?[ \t]{0,3}(?:=>|:=|=(?!=)|[:：])[ \t]{0,3}("[^"\n]{1,300}"|'[^'\n]{1,300}'|[^\s,;]{1,300})/dgi;
 /** Names ending in KEY that always hold a secret (`API_KEY`, `apiKey`, `ENCRYPTION_KEY`), unlike `SORT_KEY`. */
 const SECRET_KEY_NAME = /(?:api|access|secret|private|auth|encryption|signing|master|license|account|subscription|app|hmac|session|server|admin|client)key$/;
 
@@ -47,9 +49,12 @@ function separatorKind(sep: string): Separator {
   return /[:：]/.test(sep) ? 'label' : 'word';
 }
 
-/** Nothing but spaces and a full stop after the value on its line: `Password: sunshine` as a line of its own. */
+/**
+ * Nothing but spaces and a full stop after the value on its line: `Password: sunshine` as a line of its own (and
+ * not a statement of code, `password = strict;`).
+ */
 function endsItsLine(text: string, end: number): boolean {
-  const re = /[ \t]{0,20}[.,;]?[ \t]{0,20}(?:\r?\n|$)/y;
+  const re = /[ \t]{0,20}[.,]?[ \t]{0,20}(?:\r?\n|$)/y;
   re.lastIndex = end;
   return re.test(text);
 }
@@ -58,10 +63,14 @@ function endsItsLine(text: string, end: number): boolean {
 function passwordValue(raw: string, sep: Separator, alone: boolean): boolean {
   const { value, quoted } = unquote(raw);
   if (isPlaceholder(value) || value.length < 4) return false;
+  // `WRONG_PASSWORD: "Wrong Password"`, `label: "Enter your password"`: a message about a password.
+  if (/\s/.test(value) && PASSWORD_WORD.test(value)) return false;
   if (quoted) return true;
-  if (sep === 'assign') return !isPath(value);
+  if (isPath(value)) return false;
   if (looksChosen(value)) return true;
-  // "Password: sunshine" alone on its line is a password; "Passwort: mindestens 12 Zeichen" is a rule about one.
+  // "Password: sunshine" alone on its line is a password; "Passwort: mindestens 12 Zeichen" is a rule about one,
+  // and "the password is required" a sentence.
+  if (sep === 'assign') return alone;
   return sep === 'label' && alone && value.length >= 6;
 }
 
@@ -103,15 +112,18 @@ function namedHits(text: string): SecretHit[] {
     const before = nameBefore(text, m.index);
     const name = (before + word).toLowerCase().replace(/[^a-z0-9]/g, '');
     const { value } = unquote(m[2]);
-    if (isPlaceholder(value) || isPath(value) || value.length < 8) return null;
+    // Keys and tokens are written in a token's alphabet: a quoted phrase after `secret:` is a label or a sentence,
+    // and `o.key=t?r.C0.ESC+…` is code.
+    if (isPlaceholder(value) || isPath(value) || !/^[\w+/=.~-]{8,}$/.test(value)) return null;
     const lower = word.toLowerCase();
     if (lower === 'key') {
       // `monkey: …` is not a key; `SORT_KEY`, `sortKey` and `key` are, and weak ones need a random-looking value.
       const last = before[before.length - 1];
       const joined = last === undefined || /[_.-]/.test(last) || (word[0] === 'K' && /[a-z]/.test(last));
       if (!joined) return null;
-      if (!(SECRET_KEY_NAME.test(name) ? !looksLikeWords(value) : looksRandom(value, 16))) return null;
-    } else if (looksLikeWords(value)) {
+      if (!(SECRET_KEY_NAME.test(name) ? !looksLikeIdentifier(value) : looksRandom(value, 16))) return null;
+    } else if (looksLikeIdentifier(value)) {
+      // `exports.isArrowToken = isArrowToken`, `token: refresh_token`
       return null;
     }
     return valueHit(name.endsWith('clientsecret') ? 'client secret' : 'API key or token', m, 2);

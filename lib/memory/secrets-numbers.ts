@@ -4,8 +4,11 @@
  */
 import { scanMatches, type SecretHit } from './secrets-scan';
 
-/** 13-19 digits, optionally in groups split by one space or dash, not part of a longer number or a phone number. */
-const CARD_CANDIDATE = /(?<![\d+]|\d[ -])\d(?:[ -]?\d){12,18}(?![ -]?\d)/g;
+/**
+ * 13-19 digits, optionally in groups split by one space or dash, not part of a longer number, a decimal fraction
+ * (`0.5768911502526741`) or a phone number (`+4915123456787`).
+ */
+const CARD_CANDIDATE = /(?<![\d+.,]|\d[ -])\d(?:[ -]?\d){12,18}(?![ -]?\d|[.,]\d)/g;
 
 /** The Luhn check digit test used by every card network. */
 export function luhnValid(digits: string): boolean {

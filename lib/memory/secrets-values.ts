@@ -8,14 +8,19 @@ const PLACEHOLDER_WORDS = new Set([
   'none', 'null', 'nil', 'undefined', 'empty', 'blank', 'required', 'optional', 'na', 'tbd', 'todo', 'fixme',
   'changeme', 'changeit', 'replaceme', 'password', 'passwort', 'secret', 'token', 'apikey', 'key', 'value',
   'example', 'sample', 'placeholder', 'dummy', 'test', 'fake', 'redacted', 'hidden', 'masked', 'removed', 'omitted',
-  'true', 'false', 'yes', 'no', 'same', 'unknown', 'notset', 'default',
+  'true', 'false', 'yes', 'no', 'same', 'unknown', 'notset', 'default', 'guest', 'anonymous',
 ]);
 
 /** A value that names where the secret is kept (an environment variable, a template, a vault) holds none itself. */
-const REFERENCE = /^(?:\$|%|<|\[|\{|`|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv|system\.getenv|env\(|env\[|secrets\.|vault:|keychain:|op:\/\/)/i;
+const REFERENCE = /^(?:\$|%|<|\[|\{|\(|`|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv|system\.getenv|env\(|env\[|secrets\.|vault:|keychain:|op:\/\/)/i;
 
 /** `your_api_key_here`, `enter-password`, `my-secret`, `insert token`. */
-const STAND_IN = /^(?:your|my|the|enter|insert|replace|put|paste|generate)(?:[\s_-]|$)|^your[a-z]*$|[\s_-]here$/i;
+const STAND_IN = /^(?:your|my|the|some|enter|insert|replace|put|paste|generate)(?:[\s_-]|$)|^your[a-z]*$|[\s_-]here$/i;
+/** `someToken`, `myPassword`, `exampleKey`. */
+const CAMEL_STAND_IN = /^(?:your|my|the|some|example|sample|dummy|fake|test|new|old)[A-Z]/;
+
+/** Code that computes the value rather than holding it: `getPassword()`, `tokens[i]`, `req.body.password`. */
+const CODE = /^[A-Za-z_$#][\w$#]*(?:[([]|(?:\.[A-Za-z_$#][\w$#]*)+(?![\w$#]))/;
 
 /** One character repeated, or only masking characters: `********`, `xxxx`, `....`, `0000`, `•••`. */
 const MASKED = /^(?:(.)\1+|[xX*.#•·_\-?]+)$/u;
@@ -33,7 +38,7 @@ export function unquote(raw: string): { value: string; quoted: boolean } {
 /** A stand-in for a value: a template, a reference, a masked or example word. */
 export function isPlaceholder(value: string): boolean {
   if (value.trim() === '') return true;
-  if (REFERENCE.test(value) || MASKED.test(value) || STAND_IN.test(value)) return true;
+  if (REFERENCE.test(value) || MASKED.test(value) || STAND_IN.test(value) || CAMEL_STAND_IN.test(value) || CODE.test(value)) return true;
   return PLACEHOLDER_WORDS.has(value.toLowerCase().replace(/[\s_.-]/g, ''));
 }
 
@@ -43,7 +48,7 @@ export function isPath(value: string): boolean {
 
 /** Has a digit, a symbol, or a capital after the first letter: what a chosen password usually has and a word lacks. */
 export function looksChosen(value: string): boolean {
-  if (looksLikeWords(value)) return false; // "case-sensitive", "read_only"
+  if (looksLikeWords(value) || looksLikeIdentifier(value)) return false; // "case-sensitive", "userPassword"
   return /[\d\p{S}\p{P}]/u.test(value) || /.\p{Lu}/u.test(value);
 }
 
@@ -65,4 +70,14 @@ export function looksRandom(value: string, minLength = 12): boolean {
 /** Lower-case words joined by `_`, `-` or `.`: a setting's name, not a secret (`created_at`, `read-only`). */
 export function looksLikeWords(value: string): boolean {
   return /^[a-z]{1,40}(?:[_.-][a-z]{1,40}){0,10}$/.test(value);
+}
+
+/**
+ * A name made of words, in any case style (`isArrowToken`, `isJSXToken`, `user_profile`): each word has two letters
+ * or more and a vowel (or is a short acronym), which random letters (`aBcDeFgH`) seldom give.
+ */
+export function looksLikeIdentifier(value: string): boolean {
+  if (!/^[A-Za-z][A-Za-z_.-]{0,99}$/.test(value)) return false;
+  const words = value.split(/[_.-]|(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z])/).filter(Boolean);
+  return words.every((w) => (w.length >= 2 && /[aeiouy]/i.test(w)) || /^[A-Z]{2,5}$/.test(w));
 }
