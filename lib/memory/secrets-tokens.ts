@@ -60,7 +60,7 @@ export const TOKEN_SHAPES: TokenShape[] = [
     check: hasDigitAndLetter,
   },
   { kind: 'Discord webhook', re: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,25}\/[A-Za-z0-9_-]{40,100}/dg },
-  { kind: 'Telegram bot token', re: /(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/dg },
+  { kind: 'Telegram bot token', re: /(?:(?<![A-Za-z0-9])|(?<=\/bot))\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/dg },
   {
     kind: 'Azure connection string',
     re: /(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,200}={0,2})/dg,

@@ -5,6 +5,21 @@ import { findSecretHits, findSecrets } from '../../lib/memory/secrets';
 // made-up values for leaked ones.
 const j = (...parts: string[]) => parts.join('');
 
+/** A made-up token body: `n` characters of `alphabet`, the same on every run. */
+function body(alphabet: string, n: number, seed = 7): string {
+  let x = seed;
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    out += alphabet[(x >>> 16) % alphabet.length];
+  }
+  return out;
+}
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const URLSAFE = `${ALNUM}_-`;
+const HEX = '0123456789abcdef';
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
 /** [the kind the review shows, text a user might paste]. Each must be held. */
 const HELD: [string, string][] = [
   // Assignments whose name ends in PASSWORD or SECRET_ACCESS_KEY (a `\b` after `_` never matched them).
@@ -104,6 +119,35 @@ const HELD: [string, string][] = [
   ['API key or token', 'apiKey: "4f9a2c7e1b8d3f6a"'],
   ['API key or token', 'ENCRYPTION_KEY=Kq7yB0z9u4bXw8yPZ2vH'],
   ['API key or token', 'token = "fd82b1c94e7a03d5"'],
+  // More of each vendor's shapes, with generated bodies.
+  ['GitLab token', `CI uses ${j('gldt-', body(URLSAFE, 20, 1))} to deploy`],
+  ['GitLab token', `runner token ${j('glrt-', body(URLSAFE, 24, 2))}`],
+  ['npm token', `NPM_TOKEN=${j('npm_', body(ALNUM, 36, 3))}`],
+  ['Hugging Face token', `export HF_TOKEN="${j('hf_', body(ALNUM, 34, 4))}"`],
+  ['SendGrid key', `SENDGRID_API_KEY=${j('SG.', body(URLSAFE, 22, 5), '.', body(URLSAFE, 43, 6))}`],
+  ['Twilio key', `TWILIO_AUTH=${j('SK', body(HEX, 32, 7))} for sms`],
+  ['Slack webhook', `post to ${j('https://hooks.slack.com/', 'workflows/T01234567/A0123456789/', body(ALNUM, 24, 8))}`],
+  ['Google OAuth client secret', `GOOGLE_CLIENT_SECRET=${j('GOCSPX-', body(URLSAFE, 28, 9))}`],
+  ['Google sign-in token', `refresh_token: ${j('1//0', body(URLSAFE, 60, 10))}`],
+  ['Discord bot token', `DISCORD_TOKEN=${j('OTk', body(URLSAFE, 21, 11), '.', body(URLSAFE, 6, 12), '.', body(URLSAFE, 38, 13))}`],
+  ['Telegram bot token', `https://api.telegram.org/bot${j('7012345678:AA', body(URLSAFE, 33, 14))}/sendMessage`],
+  ['Azure connection string', `AccountKey=${j(body(ALNUM, 86, 15), '==')};`],
+  ['PyPI token', `password = ${j('pypi-AgEIcHlwaS5vcmc', body(URLSAFE, 70, 16))}`],
+  ['Shopify token', `X-Shopify-Access-Token: ${j('shpat_', body(HEX, 32, 17))}`],
+  ['DigitalOcean token', j('dop_v1_', body(HEX, 64, 18))],
+  ['Mailchimp key', `mailchimp ${j(body(HEX, 32, 19), '-us21')}`],
+  ['Databricks token', `DATABRICKS_TOKEN=${j('dapi', body(HEX, 32, 20))}`],
+  ['Square token', j('sq0atp-', body(URLSAFE, 22, 21))],
+  ['Notion token', `NOTION_KEY=${j('ntn_', body(ALNUM, 46, 22))}`],
+  ['Linear key', j('lin_api_', body(ALNUM, 40, 23))],
+  ['Postman key', j('PMAK-', body(HEX, 24, 24), '-', body(HEX, 34, 25))],
+  ['Atlassian token', j('ATATT3', body(URLSAFE, 180, 26))],
+  ['private key', j('AGE-SECRET-KEY-1', body(UPPER, 58, 27))],
+  ['private key', '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "rsa-key"'],
+  ['AWS access key', `aws_access_key_id = ${j('ASIA', body(UPPER, 16, 28))}`],
+  ['JSON web token', `Cookie: session=${j('eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ', '.eyJzdWIiOiJhbGljZSJ9.', body(URLSAFE, 86, 29))}`],
+  ['authorization header', `{"headers": {"Authorization": "Bearer ${body(ALNUM, 40, 30)}"}}`],
+  ['Stripe key', j('whsec_', body(ALNUM, 32, 31))],
   // Shapes found before, still held.
   ['AWS access key', 'deploy with AKIAIOSFODNN7EXAMPLE and the usual bucket'],
   ['GitHub token', j('token ghp_', 'abcdefghijklmnopqrstuvwxyz0123456789ABCD')],
@@ -180,6 +224,18 @@ const NOT_HELD: string[] = [
   'const pass = expectedTrimmed === (rawSnapshot)',
   'E:()=>ar,ERR_INVALID_PASSWORD:()=>Mt,ERR_INVALID_KEY:()=>Nt',
   'ftp.login(user = "anonymous", password = "guest")',
+  // Near misses of vendor shapes: too short, wrong case or alphabet, or words.
+  'ghp_short and glpat-short',
+  `npm_${body(ALNUM, 35, 40)} is one short`,
+  'hf_model_name = "bert-base"',
+  `SK${body(HEX, 32, 41).toUpperCase()}`,
+  `AC${body(HEX, 31, 42)}`,
+  'AKIA12345 is not a key id',
+  'Use sk-my-very-long-hyphenated-name-here for nothing',
+  'eyJhbGciOiJIUzI1NiJ9 alone is only a header',
+  'Mozilla.firefox.desktopapplication',
+  'SG.x.y is a placeholder',
+  'see hooks.slack.com/services for details',
   // Numbers that are not card numbers or IBANs.
   'score: 0.5768911502526741',
   '│ 10.088643060721703 │ 12.58113134631177 │',
