@@ -29,3 +29,11 @@ export function findSecretHits(text: string): SecretHit[] {
 export function findSecrets(text: string): string[] {
   return [...new Set(findSecretHits(text).map((h) => h.kind))];
 }
+
+/**
+ * Why an item is held, in the review's words: "it looks like it contains a secret (password, card number)". One
+ * wording for every way into memory; the kinds are listed once each, in the order they appear.
+ */
+export function secretHoldReason(kinds: string[]): string {
+  return `it looks like it contains a secret (${[...new Set(kinds)].join(', ')})`;
+}

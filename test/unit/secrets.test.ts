@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findSecretHits, findSecrets } from '../../lib/memory/secrets';
+import { findSecretHits, findSecrets, secretHoldReason } from '../../lib/memory/secrets';
 
 // Token-shaped samples are built from two halves so that secret scanners reading this repository do not take these
 // made-up values for leaked ones.
@@ -176,6 +176,18 @@ const NOT_HELD: string[] = [
   'my password is too short',
   'My password is 12 characters long',
   'PIN: see the letter from the bank',
+  'The PIN is 4 digits long',
+  'Das Passwort ist abgelaufen.',
+  'le mot de passe est trop court',
+  'Mi contraseña es segura',
+  'Password: 8+ characters',
+  'password: stored in 1Password',
+  'Password Manager: Bitwarden',
+  'the wifi password is on the fridge',
+  '| password | string | required |',
+  'token: ERC-20',
+  'API key: see the dashboard',
+  'Answer key: B, C, A, D',
   'PIN: 12',
   'Pin it to the board: 4 items',
   // Placeholders and references to a value kept elsewhere.
@@ -282,6 +294,11 @@ describe('secrets held for review', () => {
       ['password in a web address', 'app:Hunter22@'],
       ['card number', '4111 1111 1111 1111'],
     ]);
+  });
+
+  it('gives the review one readable reason naming each kind once', () => {
+    const text = 'password: hunter22\ncard 4111 1111 1111 1111\nDB_PASSWORD=Hunter33!';
+    expect(secretHoldReason(findSecrets(text))).toBe('it looks like it contains a secret (password, card number)');
   });
 
   it('points at the password value, not the label', () => {
