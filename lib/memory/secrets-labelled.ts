@@ -5,7 +5,7 @@
  * Every quantifier is bounded, so each match attempt costs a constant and a scan stays linear.
  */
 import { scanMatches, spanOf, type SecretHit } from './secrets-scan';
-import { isPath, isPlaceholder, looksChosen, looksLikeIdentifier, looksLikeWords, looksRandom, unquote } from './secrets-values';
+import { isPath, isPlaceholder, looksChosen, looksLikeIdentifier, looksRandom, unquote } from './secrets-values';
 
 /** Words for "password" long enough to be matched inside names (`DB_PASSWORD`, `adminPassword`, `userKennwort`). */
 const PASSWORD_LONG =
@@ -87,9 +87,10 @@ function passwordHits(text: string): SecretHit[] {
     const alone = endsItsLine(text, spanOf(m, 2).end);
     return passwordValue(m[2], separatorKind(m[1]), alone) ? valueHit('password', m, 2) : null;
   });
-  const assigned = scanMatches(PASS_ASSIGNMENT, text, (m) => (passwordValue(m[1], 'assign', false) ? valueHit('password', m, 1) : null));
-  const netrc = scanMatches(NETRC, text, (m) => (passwordValue(m[1], 'assign', false) ? valueHit('password', m, 1) : null));
-  return [...labelled, ...assigned, ...netrc];
+  const assigned = [PASS_ASSIGNMENT, NETRC].flatMap((re) =>
+    scanMatches(re, text, (m) => (passwordValue(m[1], 'assign', endsItsLine(text, spanOf(m, 1).end)) ? valueHit('password', m, 1) : null)),
+  );
+  return [...labelled, ...assigned];
 }
 
 function pinHits(text: string): SecretHit[] {

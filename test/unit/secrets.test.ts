@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findSecretHits, findSecrets, secretHoldReason } from '../../lib/memory/secrets';
+import { MAX_MATCHES_PER_SHAPE } from '../../lib/memory/secrets-scan';
 
 // Token-shaped samples are built from two halves so that secret scanners reading this repository do not take these
 // made-up values for leaked ones.
@@ -35,6 +36,8 @@ const HELD: [string, string][] = [
   ['password', 'The password is "correct horse battery staple"'],
   ['password', 'the wifi password for the office is Guest2024!'],
   ['password', 'pwd=qwerty123'],
+  ['password', 'SMTP_HOST=mail.example.com\nSMTP_PASS=bluebird\n'],
+  ['password', 'the password was Hunter22'],
   ['password', 'adminPassword: "Winter2024!"'],
   ['password', '{"username": "alice", "password": "hunter22"}'],
   ['password', 'login: alice\nPassword: sunshine\n'],
@@ -299,6 +302,13 @@ describe('secrets held for review', () => {
   it('gives the review one readable reason naming each kind once', () => {
     const text = 'password: hunter22\ncard 4111 1111 1111 1111\nDB_PASSWORD=Hunter33!';
     expect(secretHoldReason(findSecrets(text))).toBe('it looks like it contains a secret (password, card number)');
+  });
+
+  it('keeps the list of hits short when a file is full of them, and still finds a card after many look-alikes', () => {
+    const cards = '4111 1111 1111 1111\n'.repeat(5000);
+    expect(findSecretHits(cards).length).toBe(MAX_MATCHES_PER_SHAPE);
+    const orders = 'order 4111 1111 1111 1112\n'.repeat(5000);
+    expect(findSecrets(`${orders}card 4111 1111 1111 1111`)).toEqual(['card number']);
   });
 
   it('points at the password value, not the label', () => {
