@@ -42,6 +42,21 @@ const NAMED = /(secret|token|key)["']?[ \t]{0,3}(?:=>|:=|=(?!=)|[:：])[ \t]{0,3
 /** Names ending in KEY that always hold a secret (`API_KEY`, `apiKey`, `ENCRYPTION_KEY`), unlike `SORT_KEY`. */
 const SECRET_KEY_NAME = /(?:api|access|secret|private|auth|encryption|signing|master|license|account|subscription|app|hmac|session|server|admin|client)key$/;
 
+/** What "the password is …" ends with when it describes the password rather than giving it. */
+const DESCRIPTIONS = new Set(
+  [
+    'wrong incorrect invalid valid required expired expiring correct right weak strong good fine okay secure insecure',
+    'safe unsafe long short missing empty blank needed necessary optional mandatory different same new old changed',
+    'reset saved stored sent shared written protected encrypted hashed hidden visible masked unknown known compromised',
+    'leaked stolen lost forgotten case-sensitive mine yours his hers theirs ours something anything nothing simple',
+    'easy hard complex complicated obvious random unique temporary permanent accepted rejected blocked locked disabled',
+    'enabled active inactive working broken ready done below above attached included available unavailable there here',
+    'falsch richtig abgelaufen ungültig gültig korrekt sicher unsicher erforderlich leer geändert',
+    'expiré invalide valide obligatoire vide nouveau changé sécurisé incorrecta correcta válida inválida segura',
+    'obligatoria vacía nueva caducada',
+  ].join(' ').split(' '),
+);
+
 type Separator = 'assign' | 'label' | 'word';
 
 function separatorKind(sep: string): Separator {
@@ -69,9 +84,10 @@ function passwordValue(raw: string, sep: Separator, alone: boolean): boolean {
   if (isPath(value)) return false;
   if (looksChosen(value)) return true;
   // "Password: sunshine" alone on its line is a password; "Passwort: mindestens 12 Zeichen" is a rule about one,
-  // and "the password is required" a sentence.
+  // and "the password is required" a description.
   if (sep === 'assign') return alone;
-  return sep === 'label' && alone && value.length >= 6;
+  if (sep === 'word') return alone && !DESCRIPTIONS.has(value.toLowerCase()); // "my password is sunshine."
+  return alone && value.length >= 6;
 }
 
 function valueHit(kind: string, m: RegExpExecArray, group: number): SecretHit {
