@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MEMORY_FILE_FORMAT } from './intake';
 import { inputFromItem } from './item-input';
 import { parseScope } from './scope-guess';
 import type { MemoryInput, MemoryItem } from './types';
@@ -83,7 +84,10 @@ export function parseMemoryItem(raw: unknown, index: number): MemoryInput {
     throw new ImportError(`Item ${index}: "${path.join('.')}" ${issue.message}.`, index);
   }
   const it = r.output;
-  const input: MemoryInput = { text: it.text, source: it.source ? { ...it.source } : {} };
+  // Its format is this reader's whatever the file says (a file may not pass for a mail export); what it said is kept
+  // aside for a trusted file (lib/memory/intake.ts).
+  const fileSource = it.source ? { ...it.source } : {};
+  const input: MemoryInput = { text: it.text, source: { ...fileSource, format: MEMORY_FILE_FORMAT }, fileSource };
   let extra: Record<string, unknown> | undefined;
   for (const k in it) {
     const val = (it as Record<string, unknown>)[k];

@@ -83,7 +83,8 @@ export interface BackgroundProtocol {
   /** Pages: insert a card's text into the tab's focused field. */
   'card:insert': { req: { tabId: number; id: string }; res: InsertOutcome };
   'card:dismiss': { req: { tabId: number; id: string }; res: { ok: true } };
-  'memory:add': { req: { items: MemoryInput[] }; res: { items: MemoryItem[] } };
+  /** Pages: what the user typed or chose; `restore`: the Undo of the user's own delete (items back as they were). */
+  'memory:add': { req: { items: MemoryInput[]; restore?: boolean }; res: { items: MemoryItem[] } };
   'memory:update': { req: { id: string; patch: MemoryPatch }; res: { item: MemoryItem } };
   'memory:delete': { req: { ids: string[] }; res: { removed: MemoryItem[] } };
   'memory:list': { req: Record<string, never>; res: { items: MemoryItem[] } };

@@ -8,8 +8,11 @@ export type ImportCounts = { added: number; updated: number; unchanged: number }
 export interface ImportRunnerDeps {
   jobs: Pick<ImportJobs, 'get' | 'list' | 'update' | 'stage' | 'staged' | 'unstage' | 'files' | 'discard'>;
   read(files: ImportFile[], opts: ReadOptions): AsyncIterable<ImportBatch>;
-  /** All or nothing (MemoryStore.commitImport). */
-  commit(inputs: MemoryInput[], importId: string): Promise<ImportCounts>;
+  /**
+   * All or nothing (MemoryStore.commitImport). `trusted`: the memory files in it are this profile's own, or the user
+   * kept what they ask for (lib/memory/intake.ts).
+   */
+  commit(inputs: MemoryInput[], importId: string, trusted: boolean): Promise<ImportCounts>;
   /**
    * Background embedding of what the commit stored (the service's indexing, which reports its own progress);
    * resolves once nothing the model can embed is left waiting.
@@ -158,7 +161,7 @@ export class ImportRunner {
       if (signal.aborted) throw signal.reason;
       if (!read) throw new Error('nothing to import was found in it.');
       job = await this.patch(job, { state: 'committing', offers });
-      const counts = await this.deps.commit(await this.deps.jobs.staged(job.id), job.id);
+      const counts = await this.deps.commit(await this.deps.jobs.staged(job.id), job.id, false);
       if (feedback !== undefined) await this.deps.feedback?.(feedback);
       // The files and staged copies are no longer needed (they can be hundreds of megabytes).
       await this.deps.jobs.discard(job.id);

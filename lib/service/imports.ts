@@ -31,7 +31,7 @@ export class Imports {
     this.runner = new ImportRunner({
       jobs: this.jobs,
       read: readImport,
-      commit: (inputs, importId) => parts.store.commitImport(inputs, { importId }),
+      commit: (inputs, importId, trusted) => parts.store.commitImport(inputs, { importId, provenance: { from: 'import', trusted } }),
       index: async () => {
         // A run already going when this import landed does not include its items: go again until a run finds
         // nothing (or cannot embed: no model).
@@ -71,7 +71,8 @@ export class Imports {
   async offer(jobId: string, index: number, save: boolean): Promise<{ ok: true }> {
     const offer = await this.runner.takeOffer(jobId, index);
     if (offer && save) {
-      await this.parts.store.add([{ text: offer.text, title: offer.title, kind: 'instruction', tags: ['imported'], source: { title: offer.from, importId: jobId } }]);
+      // The user chose to keep it: their own instruction from here on.
+      await this.parts.store.add([{ text: offer.text, title: offer.title, kind: 'instruction', tags: ['imported'], source: { title: offer.from, importId: jobId } }], { from: 'user' });
       this.parts.refresh();
     }
     return { ok: true };

@@ -78,7 +78,7 @@ describe('offering a phrase the user keeps typing', () => {
 
   it('never offers a phrase an instruction already says, or one declined; Not now asks again three prompts later', async () => {
     const { offers, store } = fresh('p3');
-    await store.add([{ text: 'Answer in British English, always.', kind: 'instruction' }]);
+    await store.add([{ text: 'Answer in British English, always.', kind: 'instruction' }], { from: 'user' });
     for (const p of ['Answer in British English: what is a monad?', 'what is a lemma? Answer in British English', 'Answer in British English. Who was Ada Lovelace?']) await offers.prompt(1, p, true);
     expect((await offers.offer()).offer).toBeUndefined();
 
