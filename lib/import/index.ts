@@ -37,6 +37,10 @@ interface Context {
   threads: MailThreads;
   /** Whether the file came as one of many (a folder): files Backstory does not read are then passed over quietly. */
   inFolder: boolean;
+  /** Whether the files are a picked folder (their paths name it), not files picked one by one. */
+  folderPick: boolean;
+  /** A memory file was read whole: whether this profile signed it (lib/memory/file-signature.ts). */
+  memoryFile?: (verdict: { signed: boolean }) => void;
 }
 
 /** A problem inside one file (not yet naming the picked file); `itemIndex` for a memory file's item. */
@@ -80,6 +84,24 @@ function firstByte(head: Uint8Array): number | undefined {
   return undefined;
 }
 
+/**
+ * Backstory's own format carries instructions, pins and scopes, so it is read only from a .json file the user picked
+ * as such: never from inside a zip or a picked folder, never under another app's export name (`conversations.json`),
+ * never from a Markdown or text file. Anything can claim the format in its first bytes.
+ */
+function pickedAsMemoryFile(entry: Entry, name: string, ctx: Context): boolean {
+  return !entry.inside && !ctx.folderPick && /\.json$/i.test(name) && !isConversationsName(name);
+}
+
+function notPickedAsMemoryFile(entry: Entry): string {
+  const what = entry.inside ? `${entry.inside} (inside the zip)` : entry.path.includes('/') ? `${entry.path} (in the folder)` : 'the file';
+  return (
+    `${what} says it is a Backstory memory file, but Backstory reads a memory file only when you pick the .json file ` +
+    'itself (not inside a zip or a folder, and not named like another app\'s export), so nothing was imported. ' +
+    'If you exported it from Backstory, import that .json file on its own.'
+  );
+}
+
 function within(inside: string, what: string): string {
   return inside ? `${inside} ${what}` : `the file ${what}`;
 }
@@ -113,6 +135,7 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   }
   // In a folder or zip, JSON is read only when it is a chat export or a memory file (not settings, not data).
   if (ctx.inFolder && (kind === 'memory-file' || kind === 'conversations') && !isConversationsName(name) && !hasMemoryFormat(head)) return;
+  if (kind === 'memory-file' && !pickedAsMemoryFile(entry, name, ctx)) throw new EntryProblem(notPickedAsMemoryFile(entry));
   if (kind === 'chatgpt' || kind === 'claude' || kind === 'conversations') {
     try {
       yield* conversationItems(bytes, ctx.offer, firstByte(head) === 0x7b);
@@ -177,6 +200,7 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
     feedback: opts.onFeedback,
     threads: new MailThreads(),
     inFolder: files.length > 1 || files.some((f) => f.path?.includes('/')),
+    folderPick: files.some((f) => f.path?.includes('/')),
     offer: (o) => {
       const key = `${o.title}\n${o.text}`;
       if (offered.has(key)) return;
