@@ -20,6 +20,8 @@ export interface ImportJob {
   finishedAt?: number;
   /** The user has read the outcome (the options page and the panel stop showing it). */
   dismissed?: boolean;
+  /** What the import left out or could not do, though its items landed (e.g. a memory file's feedback that was not valid). */
+  warnings?: string[];
 }
 
 /** What `update` may change: everything but the identity and the files. */

@@ -1,6 +1,7 @@
 import { ImportFileError, type ImportBatch, type ImportFile, type ImportOffer, type ReadOptions, type ReadProgress } from '../import/types';
 import type { ImportJob, ImportJobs } from '../memory/import-jobs';
 import type { MemoryInput } from '../memory/types';
+import { readFeedbackBlock, type FeedbackBlock } from '../learn/feedback-file';
 
 export type ImportCounts = { added: number; updated: number; unchanged: number };
 
@@ -22,8 +23,11 @@ export interface ImportRunnerDeps {
   push(job: ImportJob, progress?: ReadProgress): void;
   /** The commit landed: memory changed, panels re-rank (lexical search works on it at once). */
   committed?(job: ImportJob): void;
-  /** A memory file's feedback events (lib/learn), stored once its items have landed. */
-  feedback?(feedback: unknown): Promise<unknown>;
+  /**
+   * A memory file's feedback (lib/learn), checked and capped while the file was read and stored once its items have
+   * landed; its phrase counts only from a trusted file.
+   */
+  feedback?(block: FeedbackBlock, trusted: boolean): Promise<unknown>;
   /** An extension API call that resets the browser's idle timer (MV3 stops a worker after 30 s without one). */
   keepAlive?(): Promise<unknown>;
   keepAliveMs?: number;
@@ -150,8 +154,10 @@ export class ImportRunner {
         lastPush = now;
         this.deps.push({ ...job, read: p.items }, p);
       };
-      let feedback: unknown;
-      for await (const batch of this.deps.read(files, { signal, onProgress, onOffer: (o) => offers.push(o), onFeedback: (f) => (feedback = f) })) {
+      // Checked as it is read, before anything is committed: a bad block is a warning, never a failed import.
+      let feedback: FeedbackBlock | undefined;
+      const onFeedback = (raw: unknown) => (feedback = readFeedbackBlock(raw));
+      for await (const batch of this.deps.read(files, { signal, onProgress, onOffer: (o) => offers.push(o), onFeedback })) {
         if (signal.aborted) break;
         await this.deps.jobs.stage(job.id, batchNo++, batch.items);
         read += batch.items.length;
@@ -161,17 +167,29 @@ export class ImportRunner {
       if (signal.aborted) throw signal.reason;
       if (!read) throw new Error('nothing to import was found in it.');
       job = await this.patch(job, { state: 'committing', offers });
-      const counts = await this.deps.commit(await this.deps.jobs.staged(job.id), job.id, false);
-      if (feedback !== undefined) await this.deps.feedback?.(feedback);
+      const trusted = false;
+      const counts = await this.deps.commit(await this.deps.jobs.staged(job.id), job.id, trusted);
+      const warnings = [...(feedback?.warnings ?? []), ...(await this.storeFeedback(feedback, trusted))];
       // The files and staged copies are no longer needed (they can be hundreds of megabytes).
       await this.deps.jobs.discard(job.id);
-      job = await this.patch(job, { state: 'indexing', counts });
+      job = await this.patch(job, { state: 'indexing', counts, ...(warnings.length ? { warnings } : {}) });
       this.deps.committed?.(job);
       return job;
     } catch (e) {
       const cancelled = signal.aborted || e instanceof Cancelled;
       await this.finish(job, cancelled ? { state: 'cancelled' } : { state: 'failed', error: failureText(job, e) });
       return undefined;
+    }
+  }
+
+  /** Stores a committed file's feedback; a failure is a warning (the items have landed). */
+  private async storeFeedback(block: FeedbackBlock | undefined, trusted: boolean): Promise<string[]> {
+    if (!block || !this.deps.feedback || (!block.events.length && !block.phrases.length)) return [];
+    try {
+      await this.deps.feedback(block, trusted);
+      return [];
+    } catch (e) {
+      return [`The file's feedback could not be stored (${e instanceof Error ? e.message : String(e)}); its memories were imported.`];
     }
   }
 

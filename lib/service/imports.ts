@@ -5,6 +5,7 @@ import type { MemoryStore } from '../memory/store';
 import type { BackgroundProtocol, IndexingProgress, PanelPush, Res } from '../messaging/protocol';
 import { readImport } from '../import/index';
 import { ImportRunner } from './import-runner';
+import type { FeedbackBlock } from '../learn/feedback-file';
 
 
 /** The worker's side of imports: the job runner wired to the store, the open pages and the message protocol. */
@@ -23,8 +24,8 @@ export class Imports {
       refresh: () => void;
       /** The indexing progress as last reported. */
       indexing: () => IndexingProgress | undefined;
-      /** Stores a memory file's feedback events once its items have landed. */
-      feedback: (feedback: unknown) => Promise<unknown>;
+      /** Stores a memory file's feedback (checked before the commit) once its items have landed. */
+      feedback: (block: FeedbackBlock, trusted: boolean) => Promise<unknown>;
     },
   ) {
     this.jobs = new ImportJobs(db);

@@ -54,7 +54,8 @@ export function outcomeText(job: ImportJob): string {
   if (job.state === 'failed') return `Not imported: ${sentence(job.error ?? `${filesOf(job)} could not be read`)} Nothing was changed.`;
   if (job.state === 'cancelled') return `Import of ${filesOf(job)} cancelled. Nothing was changed.`;
   const c = job.counts ?? { added: 0, updated: 0, unchanged: 0 };
-  return `Imported ${filesOf(job)}: ${count(c.added)} new, ${count(c.updated)} updated, ${count(c.unchanged)} unchanged.`;
+  const warnings = (job.warnings ?? []).map((w) => ` ${sentence(w)}`).join('');
+  return `Imported ${filesOf(job)}: ${count(c.added)} new, ${count(c.updated)} updated, ${count(c.unchanged)} unchanged.${warnings}`;
 }
 
 const sentence = (s: string) => (/[.!?)]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
