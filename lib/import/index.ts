@@ -41,6 +41,7 @@ interface Context {
   folderPick: boolean;
   /** A memory file was read whole: whether this profile signed it (lib/memory/file-signature.ts). */
   memoryFile?: (verdict: { signed: boolean }) => void;
+  signingKey?: () => Promise<CryptoKey | undefined>;
 }
 
 /** A problem inside one file (not yet naming the picked file); `itemIndex` for a memory file's item. */
@@ -147,7 +148,9 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   }
   if (kind === 'memory-file') {
     try {
-      for await (const items of memoryFileItems(bytes, ctx.feedback)) yield { items, format: 'memory-file' };
+      const key = await ctx.signingKey?.();
+      const verdict = (v: { signed: boolean }) => ctx.memoryFile?.(v);
+      for await (const items of memoryFileItems(bytes, ctx.feedback, { key, verdict })) yield { items, format: 'memory-file' };
     } catch (e) {
       if (e instanceof ImportError) throw new EntryProblem(entry.inside ? `${entry.inside}: ${e.message}` : e.message, e.itemIndex);
       throw e;
@@ -201,6 +204,8 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
     threads: new MailThreads(),
     inFolder: files.length > 1 || files.some((f) => f.path?.includes('/')),
     folderPick: files.some((f) => f.path?.includes('/')),
+    memoryFile: opts.onMemoryFile,
+    signingKey: opts.signingKey,
     offer: (o) => {
       const key = `${o.title}\n${o.text}`;
       if (offered.has(key)) return;

@@ -40,6 +40,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'import:status': () => s.imports.status(),
     'import:cancel': ({ jobId }) => s.imports.cancel(jobId),
     'import:dismiss': ({ jobId }) => s.imports.dismiss(jobId),
+    'import:trust': ({ jobId, keep }) => s.imports.trust(jobId, keep === true),
     'import:offer': ({ jobId, index, save }) => s.imports.offer(jobId, index, save),
   };
 }

@@ -1,4 +1,5 @@
 import { ImportFileError, type ImportBatch, type ImportFile, type ImportOffer, type ReadOptions, type ReadProgress } from '../import/types';
+import { trustAsks } from '../memory/import-trust';
 import type { ImportJob, ImportJobs } from '../memory/import-jobs';
 import type { MemoryInput } from '../memory/types';
 import { readFeedbackBlock, type FeedbackBlock } from '../learn/feedback-file';
@@ -36,7 +37,7 @@ export interface ImportRunnerDeps {
 /** States in which the job's work is not finished: a worker start resumes them. */
 const UNFINISHED: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading', 'committing', 'indexing']);
 /** States before the commit: cancelling them leaves memory as it was. */
-const CANCELLABLE: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading']);
+const CANCELLABLE: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading', 'confirm']);
 /** Read progress is pushed at most this often (a big export reports thousands of times). */
 const PUSH_EVERY_MS = 250;
 
@@ -89,6 +90,16 @@ export class ImportRunner {
   async dismiss(jobId: string): Promise<void> {
     const job = await this.deps.jobs.get(jobId);
     if (job) await this.patch(job, { dismissed: true });
+  }
+
+  /**
+   * The user's answer to what a memory file from elsewhere asks for: `keep` commits it as their own, `evidence`
+   * drops its wide instructions, pins and feedback (lib/memory/intake.ts). The job is read again and committed.
+   */
+  async answer(jobId: string, keep: boolean): Promise<void> {
+    const job = await this.deps.jobs.get(jobId);
+    if (!job || job.state !== 'confirm') throw new Error('That import is no longer waiting for an answer.');
+    this.enqueue(await this.patch(job, { state: 'queued', trust: keep ? 'keep' : 'evidence' }));
   }
 
   /** Removes the offer at `index` from the job (saving it as an instruction is the caller's). */
@@ -157,7 +168,11 @@ export class ImportRunner {
       // Checked as it is read, before anything is committed: a bad block is a warning, never a failed import.
       let feedback: FeedbackBlock | undefined;
       const onFeedback = (raw: unknown) => (feedback = readFeedbackBlock(raw));
-      for await (const batch of this.deps.read(files, { signal, onProgress, onOffer: (o) => offers.push(o), onFeedback })) {
+      // Memory files read, and whether this profile signed each.
+      const memoryFiles: boolean[] = [];
+      const onMemoryFile = (v: { signed: boolean }) => memoryFiles.push(v.signed);
+      const opts: ReadOptions = { signal, onProgress, onOffer: (o) => offers.push(o), onFeedback, onMemoryFile };
+      for await (const batch of this.deps.read(files, opts)) {
         if (signal.aborted) break;
         await this.deps.jobs.stage(job.id, batchNo++, batch.items);
         read += batch.items.length;
@@ -166,9 +181,21 @@ export class ImportRunner {
       }
       if (signal.aborted) throw signal.reason;
       if (!read) throw new Error('nothing to import was found in it.');
-      job = await this.patch(job, { state: 'committing', offers });
-      const trusted = false;
+      const own = memoryFiles.length > 0 && memoryFiles.every(Boolean);
+      if (memoryFiles.length && !own && !job.trust) {
+        // A memory file this profile did not sign: what it asks for beyond evidence waits for the user's answer.
+        const asks = trustAsks(await this.deps.jobs.staged(job.id), feedback);
+        if (asks) {
+          await this.deps.jobs.unstage(job.id); // read again once answered: the files stay, and the answer is in the row
+          await this.patch(job, { state: 'confirm', asks, offers });
+          return undefined;
+        }
+      }
+      const trusted = own || job.trust === 'keep';
+      job = await this.patch(job, { state: 'committing', offers, asks: undefined });
       const counts = await this.deps.commit(await this.deps.jobs.staged(job.id), job.id, trusted);
+      // "Import as evidence" drops the file's feedback; so does a file nobody vouched for.
+      if (!trusted && feedback && (feedback.events.length || feedback.phrases.length)) feedback = { ...feedback, events: [], phrases: [] };
       const warnings = [...(feedback?.warnings ?? []), ...(await this.storeFeedback(feedback, trusted))];
       // The files and staged copies are no longer needed (they can be hundreds of megabytes).
       await this.deps.jobs.discard(job.id);

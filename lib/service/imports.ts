@@ -4,6 +4,7 @@ import { ImportJobs } from '../memory/import-jobs';
 import type { MemoryStore } from '../memory/store';
 import type { BackgroundProtocol, IndexingProgress, PanelPush, Res } from '../messaging/protocol';
 import { readImport } from '../import/index';
+import { profileKey } from '../memory/file-signature';
 import { ImportRunner } from './import-runner';
 import type { FeedbackBlock } from '../learn/feedback-file';
 
@@ -31,7 +32,8 @@ export class Imports {
     this.jobs = new ImportJobs(db);
     this.runner = new ImportRunner({
       jobs: this.jobs,
-      read: readImport,
+      // This profile's key tells its own memory files (they round-trip exactly) from everyone else's.
+      read: (files, opts) => readImport(files, { ...opts, signingKey: () => profileKey(false) }),
       commit: (inputs, importId, trusted) => parts.store.commitImport(inputs, { importId, provenance: { from: 'import', trusted } }),
       index: async () => {
         // A run already going when this import landed does not include its items: go again until a run finds
@@ -65,6 +67,12 @@ export class Imports {
 
   async dismiss(jobId: string): Promise<{ ok: true }> {
     await this.runner.dismiss(jobId);
+    return { ok: true };
+  }
+
+  /** The user's answer to what a memory file from elsewhere asks for (the job waits in state `confirm`). */
+  async trust(jobId: string, keep: boolean): Promise<{ ok: true }> {
+    await this.runner.answer(jobId, keep);
     return { ok: true };
   }
 
