@@ -1,4 +1,5 @@
 import { strToU8, zipSync } from 'fflate';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtures } from './fixtures/build';
@@ -105,5 +106,23 @@ describe('the trust boundary in Chromium', () => {
     expect(saved).toMatchObject({ kind: 'evidence', scope: { kind: 'sites', values: ['mail.google.com'], set: 'source' } });
     await page.close();
     expect(await instructionCardsOnCompose()).not.toContain(saved!.id);
+  });
+
+  it('this profile\'s own export is signed and comes back exactly, asking nothing', async () => {
+    const options = await optionsPage();
+    const download = options.waitForEvent('download');
+    await options.locator('[data-testid="export"]').click();
+    const text = readFileSync((await (await download).path())!, 'utf8');
+    expect(JSON.parse(text).signature).toMatch(/^hmac-sha256:/);
+    const count = (await list()).length;
+    await options.locator('[data-testid="import-file"]').setInputFiles([{ name: 'my-export.json', mimeType: 'application/json', buffer: Buffer.from(text) }]);
+    await expect.poll(() => options.locator('[data-testid="import-message"]').innerText(), { timeout: 60_000 }).toBe(`Imported my-export.json: 0 new, 0 updated, ${count} unchanged.`);
+    expect(await options.locator('[data-testid="import-trust"]').count()).toBe(0);
+    // Changed by anyone, it is a file from elsewhere again.
+    const edited = text.replace('"kind":"evidence"', '"kind":"instruction"');
+    await options.locator('[data-testid="import-file"]').setInputFiles([{ name: 'edited.json', mimeType: 'application/json', buffer: Buffer.from(edited) }]);
+    await options.locator('[data-testid="import-trust"]').waitFor({ timeout: 60_000 });
+    await options.locator('[data-testid="import-trust-cancel"]').click();
+    await options.close();
   });
 });
