@@ -46,8 +46,12 @@ function holdSecrets(input: MemoryInput): MemoryInput {
 }
 
 /** A memory file from elsewhere (not signed by this profile, not kept by the user): what its items may claim. */
-function foreignMemoryItem(input: MemoryInput): MemoryInput {
-  const { pinned: _pinned, ...rest } = input;
+function foreignMemoryItem(input: MemoryInput, now: number): MemoryInput {
+  // Pins are asked about first; "last used" is the user's own use, which a file cannot claim; a date in the future
+  // would rank it as newest for years.
+  const { pinned: _pinned, lastUsedAt: _used, ...rest } = input;
+  if (rest.createdAt !== undefined && rest.createdAt > now) rest.createdAt = now;
+  if (rest.updatedAt !== undefined && rest.updatedAt > now) rest.updatedAt = now;
   // An id in another reader's namespace (`mail:<Message-ID>`) is not taken: the item is kept under `file:<id>`, so
   // the file cannot overwrite the mail or note that id belongs to.
   const rekey = (id: string) => (mayWriteId(id, MEMORY_FILE_FORMAT) ? id : `file:${id}`);
@@ -78,7 +82,7 @@ function foreignMemoryItem(input: MemoryInput): MemoryInput {
  * - ids are written only within the source's own namespace (lib/import/id-namespaces.ts);
  * - fields an outside source controls are capped.
  */
-export function intake(input: MemoryInput, provenance: Provenance): MemoryInput {
+export function intake(input: MemoryInput, provenance: Provenance, now = Date.now()): MemoryInput {
   const { fileSource, ...rest } = input;
   switch (provenance.from) {
     case 'restore':
@@ -96,7 +100,7 @@ export function intake(input: MemoryInput, provenance: Provenance): MemoryInput 
       if (format === MEMORY_FILE_FORMAT) {
         // This profile's own file (or one the user kept): exactly as it was exported, its source included.
         if (provenance.trusted) return fileSource ? { ...rest, source: { ...fileSource } } : rest;
-        return holdSecrets(capFields(foreignMemoryItem(rest)));
+        return holdSecrets(capFields(foreignMemoryItem(rest, now)));
       }
       const out: MemoryInput = { ...capFields(rest), kind: 'evidence', pinned: undefined };
       if (out.id && !mayWriteId(out.id, format)) throw new Error(`An item of a ${format ?? 'file'} import may not use the id "${out.id}" (it belongs to another kind of import).`);
