@@ -1,6 +1,7 @@
 import type { FeedbackBlock } from '../learn/feedback-file';
 import { intake, isWideScope, MEMORY_FILE_FORMAT } from './intake';
-import { createItem } from './normalize';
+import { guessKind } from './kind-guess';
+import { guessScope, parseScope } from './scope-guess';
 import type { MemoryInput } from './types';
 
 /**
@@ -22,16 +23,14 @@ export function trustAsks(inputs: MemoryInput[], feedback?: Pick<FeedbackBlock, 
   const asks: TrustAsks = { everywhere: 0, wide: 0, pinned: 0, feedback: (feedback?.events.length ?? 0) + (feedback?.phrases.length ?? 0) };
   for (const input of inputs) {
     if (input.source?.format !== MEMORY_FILE_FORMAT) continue;
-    let kept;
-    try {
-      kept = createItem(intake(input, { from: 'import', trusted: true }));
-    } catch {
-      continue; // the commit refuses it, naming the problem
-    }
+    // What createItem would make of it if kept (without counting its tokens: a file may hold 100,000 items).
+    const kept = intake(input, { from: 'import', trusted: true });
+    if (typeof kept.text !== 'string') continue; // the commit refuses it, naming the problem
     if (kept.pinned) asks.pinned++;
-    if (kept.kind !== 'instruction' || !kept.scope) continue;
-    if (kept.scope.kind === 'everywhere') asks.everywhere++;
-    else if (isWideScope(kept.scope)) asks.wide++;
+    if ((kept.kind ?? guessKind(kept.text)) !== 'instruction') continue;
+    const scope = parseScope(kept.scope) ?? guessScope(kept);
+    if (scope.kind === 'everywhere') asks.everywhere++;
+    else if (isWideScope(scope)) asks.wide++;
   }
   return asks.everywhere + asks.wide + asks.pinned + asks.feedback ? asks : undefined;
 }

@@ -182,3 +182,18 @@ describe('the user\'s own text and their undo', () => {
     expect(back).toEqual(confirmed);
   });
 });
+
+describe('a re-import', () => {
+  it('keeps confirmed what the user confirmed, and holds what changed', async () => {
+    const store = newStore();
+    const note = (text: string) => [{ id: 'note:deploy.md#0', text, source: { format: 'markdown' } }];
+    const token = 'Deploy with ghp_abcdefghijklmnopqrstuvwxyz0123456789ABCD for now.';
+    await store.commitImport(note(token), { importId: 'a', provenance: { from: 'import', trusted: false } });
+    expect(store.get('note:deploy.md#0')!.needsReview).toMatch(/secret/);
+    await store.update('note:deploy.md#0', { needsReview: undefined });
+    expect(await store.commitImport(note(token), { importId: 'b', provenance: { from: 'import', trusted: false } })).toEqual({ added: 0, updated: 0, unchanged: 1 });
+    expect(store.get('note:deploy.md#0')!.needsReview).toBeUndefined();
+    await store.commitImport(note(`${token} Also ghp_zyxwvutsrqponmlkjihgfedcba9876543210ZYXW.`), { importId: 'c', provenance: { from: 'import', trusted: false } });
+    expect(store.get('note:deploy.md#0')!.needsReview).toMatch(/secret/);
+  });
+});
