@@ -1,6 +1,6 @@
 import { mayWriteId } from '../import/id-namespaces';
-import { guessScope, outsideOrigin, parseScope } from './scope-guess';
-import { findSecrets } from './secrets';
+import { guessScope, parseScope } from './scope-guess';
+import { findSecrets, secretHoldReason } from './secrets';
 import type { MemoryInput, MemoryScope, MemorySource } from './types';
 
 /**
@@ -42,7 +42,7 @@ function capFields(input: MemoryInput): MemoryInput {
 function holdSecrets(input: MemoryInput): MemoryInput {
   if (input.needsReview) return input;
   const found = findSecrets(`${input.title ?? ''}\n${input.text}`);
-  return found.length ? { ...input, needsReview: `it looks like it contains a secret (${found.join(', ')})` } : input;
+  return found.length ? { ...input, needsReview: secretHoldReason(found) } : input;
 }
 
 /** A memory file from elsewhere (not signed by this profile, not kept by the user): what its items may claim. */
