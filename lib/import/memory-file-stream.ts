@@ -2,6 +2,22 @@ import { ImportError, MEMORY_FORMAT, MEMORY_VERSION, parseMemoryItem } from '../
 import type { MemoryInput } from '../memory/types';
 import type { Bytes } from './byte-stream';
 import { JsonStreamError, jsonValues } from './json-stream';
+import { IMPORT_LIMITS, sizeInWords } from './limits';
+
+function memoryFileProblem(e: JsonStreamError, index: number): string {
+  switch (e.kind) {
+    case 'truncated':
+      return `The file ends in the middle of item ${index} (it was cut off).`;
+    case 'too-deep':
+      return `The file nests lists more than ${IMPORT_LIMITS.jsonDepth} deep, which no memory file does; Backstory does not read it.`;
+    case 'too-large': {
+      const limit = sizeInWords(IMPORT_LIMITS.jsonValueChars);
+      return `Item ${index} is larger than ${limit}; Backstory reads memory items up to ${limit}.`;
+    }
+    default:
+      return `The file is not valid JSON (${e.message}).`;
+  }
+}
 
 /**
  * A Backstory memory file read as a stream: `format` and `version` checked, each of `items` validated as it
@@ -51,7 +67,7 @@ export async function* memoryFileItems(bytes: Bytes, onFeedback?: (feedback: unk
     }
   } catch (e) {
     if (e instanceof JsonStreamError) {
-      throw new ImportError(e.kind === 'truncated' ? `The file ends in the middle of item ${index} (it was cut off).` : `The file is not valid JSON (${e.message}).`, index);
+      throw new ImportError(memoryFileProblem(e, index), index);
     }
     throw e;
   }
