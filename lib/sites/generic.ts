@@ -21,6 +21,7 @@ export function nearbyHeadings(doc: Document, focused: HTMLElement | null, max =
 const ADDRESS_FIELD = /^(to|cc|bcc)\b|recipients?/i;
 const SUBJECT_FIELD = /^subject\b|^subjectbox$/i;
 const MAX_PEOPLE = 20;
+const MAX_ADDRESS_CHARS = 10_000;
 
 function fieldName(el: HTMLInputElement): string {
   return el.getAttribute('aria-label') || el.name || el.id || '';
@@ -36,10 +37,11 @@ export function composeFields(focused: HTMLElement | null): { people?: string[];
   const inputs = Array.from(scope.querySelectorAll<HTMLInputElement>('input:not([type="password"]):not([type="hidden"])'));
   const people: string[] = [];
   for (const input of inputs.filter((i) => ADDRESS_FIELD.test(fieldName(i)))) {
-    for (const part of input.value.split(/[,;]/)) {
+    // A page sets the field's value: only the length real recipients take is parsed.
+    for (const part of input.value.slice(0, MAX_ADDRESS_CHARS).split(/[,;]/)) {
       const m = part.match(/^\s*"?([^"<]*?)"?\s*<([^>]+@[^>]+)>\s*$/);
       if (m) people.push(...[m[1].trim(), m[2].trim()].filter(Boolean));
-      else if (/\S+@\S+/.test(part)) people.push(part.trim());
+      else if (/\S@\S/.test(part)) people.push(part.trim());
     }
   }
   const subject = inputs.find((i) => SUBJECT_FIELD.test(fieldName(i)))?.value.trim();
