@@ -1,4 +1,5 @@
 import type { SiteAdapter } from './adapter';
+import { nameAndAddress } from './text';
 
 const HEADINGS = 'h1, h2, h3, h4, [role="heading"]';
 const MAX_SCAN = 300;
@@ -39,8 +40,9 @@ export function composeFields(focused: HTMLElement | null): { people?: string[];
   for (const input of inputs.filter((i) => ADDRESS_FIELD.test(fieldName(i)))) {
     // A page sets the field's value: only the length real recipients take is parsed.
     for (const part of input.value.slice(0, MAX_ADDRESS_CHARS).split(/[,;]/)) {
-      const m = part.match(/^\s*"?([^"<]*?)"?\s*<([^>]+@[^>]+)>\s*$/);
-      if (m) people.push(...[m[1].trim(), m[2].trim()].filter(Boolean));
+      const m = nameAndAddress(part);
+      const at = m ? m.bracketed.indexOf('@', 1) : -1;
+      if (m && at > 0 && at < m.bracketed.length - 1) people.push(...[m.name, m.address].filter(Boolean));
       else if (/\S@\S/.test(part)) people.push(part.trim());
     }
   }

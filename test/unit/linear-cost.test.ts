@@ -26,7 +26,7 @@ import { personKey, personKeys } from '../../lib/rank/situation';
 import { askDateTerms, hasTimeExpression, phrases, terms } from '../../lib/rank/tokenize';
 import type { TaskReading } from '../../lib/rank/types';
 import { sectionOfText } from '../../lib/sites/section';
-import { tidy } from '../../lib/sites/text';
+import { firstEmail, nameAndAddress, tidy, withoutTitleSuffix } from '../../lib/sites/text';
 import { GROWTH_LIMIT, costGrowth, repeatTo } from './cost-growth';
 
 /** Characters and fragments that open, close or repeat the constructs the parsers look for. */
@@ -155,5 +155,11 @@ describe('cost grows about linearly with what a page or file controls', () => {
     // A heading a page typed: "# x", spaces, "y".
     await staysLinear((s) => sectionOfText(s, 0), [' '], 0, (f) => `# x${f}y`);
     await staysLinear(tidy, [' '], 0);
+  });
+
+  it('recipients and titles the site adapters read', async () => {
+    await staysLinear(nameAndAddress, [' ', '"a'], 0);
+    await staysLinear(firstEmail, ['a', 'a@', 'a@b.'], 0);
+    await staysLinear((s) => withoutTitleSuffix(s, '-', /Google Docs$/), [' '], 0, (f) => `a${f}b Google Docs`);
   });
 });
