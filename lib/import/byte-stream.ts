@@ -79,9 +79,24 @@ export async function peek(source: Bytes, want = 4096): Promise<{ head: Uint8Arr
   return { head, bytes: again() };
 }
 
-/** Reads a (small) stream whole: one mail message, one note. */
-export async function readAll(source: Bytes): Promise<Uint8Array> {
+/** A stream longer than its reader takes whole (`limit` bytes); `size` is how long it says it is, when it says. */
+export class TooLargeError extends Error {
+  constructor(
+    readonly limit: number,
+    readonly size?: number,
+  ) {
+    super(`more than ${limit} bytes`);
+  }
+}
+
+/** Reads a (small) stream whole: one mail message, one note. Past `limit` bytes it stops with TooLargeError. */
+export async function readAll(source: Bytes, limit = Infinity): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
-  for await (const c of source) parts.push(c);
-  return concatBytes(parts);
+  let total = 0;
+  for await (const c of source) {
+    total += c.length;
+    if (total > limit) throw new TooLargeError(limit);
+    parts.push(c);
+  }
+  return concatBytes(parts, total);
 }

@@ -1,6 +1,7 @@
 import type { MemoryInput } from '../memory/types';
 import { itemDates, plausibleDate } from './dates';
-import { dropBetween, messagePieces } from './note-text';
+import { messagePieces } from './note-text';
+import { withoutSpans } from './scan';
 
 interface ClaudeBlock {
   type?: string;
@@ -66,7 +67,7 @@ function shownText(m: ClaudeMessage): string {
  */
 function withoutMarkers(text: string): string {
   if (!text.includes('<ant')) return text;
-  return dropBetween(text, '<antThinking>', '</antThinking>')
+  return withoutSpans(text, '<antThinking>', '</antThinking>')
     .replace(/<antArtifact\b([^<>]*)>\n?/g, (_m, attrs: string) => {
       const title = /\btitle="([^"]*)"/.exec(attrs)?.[1]?.trim();
       return title ? `${title}:\n` : '';

@@ -3,6 +3,7 @@ import type { Bytes } from './byte-stream';
 import { chatgptItems, isChatGPTConversation } from './chatgpt';
 import { claudeItems, isClaudeConversation } from './claude';
 import { JsonStreamError, jsonValues } from './json-stream';
+import { IMPORT_LIMITS, sizeInWords } from './limits';
 import type { ImportOffer } from './types';
 
 export interface ConversationsPart {
@@ -16,6 +17,23 @@ export class ConversationsError extends Error {}
 const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
 const nth = (n: number) => (n <= ORDINALS.length ? `the ${ORDINALS[n - 1]} conversation` : `conversation ${n}`);
 const SOURCE = { chatgpt: 'ChatGPT', claude: 'Claude' } as const;
+
+function conversationsProblem(e: JsonStreamError, n: number, source: keyof typeof SOURCE | undefined): string {
+  // The parser's own words ("Unexpected … in state …") mean nothing to the person who exported the file.
+  const again = `Export your data from ${source ? SOURCE[source] : 'ChatGPT or Claude'} again.`;
+  switch (e.kind) {
+    case 'truncated':
+      return `ends in the middle of conversation ${n + 1} (the file was cut off: download the export again)`;
+    case 'too-deep':
+      return `nests lists more than ${IMPORT_LIMITS.jsonDepth} deep, which no chat export does; Backstory does not read it`;
+    case 'too-large': {
+      const limit = sizeInWords(IMPORT_LIMITS.jsonValueChars);
+      return `has a conversation larger than ${limit} (conversation ${n + 1}); Backstory reads conversations up to ${limit}`;
+    }
+    default:
+      return n === 0 ? `is damaged in the first conversation (it is not valid JSON there). ${again}` : `is damaged after ${nth(n)} (it is no longer valid JSON there). ${again}`;
+  }
+}
 
 /**
  * A chat export's conversations.json (or one conversation object, `single`) (ChatGPT or Claude, told apart conversation by conversation from their shape)
@@ -58,15 +76,7 @@ export async function* conversationItems(
     }
   } catch (e) {
     if (!(e instanceof JsonStreamError)) throw e;
-    // The parser's own words ("Unexpected … in state …") mean nothing to the person who exported the file.
-    const again = `Export your data from ${source ? SOURCE[source] : 'ChatGPT or Claude'} again.`;
-    throw new ConversationsError(
-      e.kind === 'truncated'
-        ? `ends in the middle of conversation ${n + 1} (the file was cut off: download the export again)`
-        : n === 0
-          ? `is damaged in the first conversation (it is not valid JSON there). ${again}`
-          : `is damaged after ${nth(n)} (it is no longer valid JSON there). ${again}`,
-    );
+    throw new ConversationsError(conversationsProblem(e, n, source));
   }
   if (n === 0 && skipped === 0) return;
   if (skipped === n) throw new ConversationsError('holds no ChatGPT or Claude conversations: it is JSON, but not a chat export.');

@@ -1,8 +1,9 @@
 import { ImportError } from '../memory/memory-file';
 import type { MemoryInput } from '../memory/types';
-import { blobChunks, peek, readAll, throwIfAborted, type Bytes } from './byte-stream';
+import { TooLargeError, blobChunks, peek, readAll, throwIfAborted, type Bytes } from './byte-stream';
 import { ConversationsError, conversationItems } from './conversations';
 import { sniffFormat } from './detect';
+import { IMPORT_LIMITS, sizeInWords } from './limits';
 import { mailItems, mailProblem } from './mail';
 import { MailThreads } from './mail-threads';
 import { mboxMessages } from './mbox';
@@ -31,6 +32,8 @@ interface Entry {
   path: string;
   bytes: Bytes;
   lastModified?: number;
+  /** Its size, when known (a picked file's, or what its zip says it unpacks to). */
+  size?: number;
 }
 
 interface Context {
@@ -47,6 +50,8 @@ interface Context {
   /** A memory file was read whole: whether this profile signed it (lib/memory/file-signature.ts). */
   memoryFile?: (verdict: { signed: boolean }) => void;
   signingKey?: () => Promise<CryptoKey | undefined>;
+  /** How many zips the entry is inside. */
+  zipDepth: number;
 }
 
 /** A problem inside one file (not yet naming the picked file); `itemIndex` for a memory file's item. */
@@ -117,11 +122,34 @@ function within(inside: string, what: string): string {
   return inside ? `${inside} ${what}` : `the file ${what}`;
 }
 
+/** "notes/huge.md is 700 MB unpacked; Backstory reads notes up to 16 MB". */
+function tooLarge(entry: Entry, what: string, e: TooLargeError): EntryProblem {
+  const size = entry.size ?? e.size;
+  const unpacked = entry.inside ? ' unpacked' : '';
+  const is = size !== undefined && size > e.limit ? `is ${sizeInWords(size)}${unpacked}` : `is larger than ${sizeInWords(e.limit)}${unpacked}`;
+  return new EntryProblem(`${entry.inside || 'the file'} ${is}; Backstory reads ${what} up to ${sizeInWords(e.limit)}`);
+}
+
+/** The whole of an entry read at most `limit` bytes; past it, a problem naming the entry and the limit. */
+async function readWhole(entry: Entry, bytes: Bytes, limit: number, what: string): Promise<Uint8Array> {
+  try {
+    return await readAll(bytes, limit);
+  } catch (e) {
+    if (e instanceof TooLargeError) throw tooLarge(entry, what, e);
+    throw e;
+  }
+}
+
 async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   const { head, bytes } = await peek(entry.bytes, 64 * 1024);
   const name = basename(entry.path);
   const kind = sniffFormat(head, name);
   if (kind === 'zip') {
+    // Notion's export is a zip of zips; a zip deeper than that (one that holds itself never ends) is not opened.
+    const zipDepth = ctx.zipDepth + 1;
+    if (zipDepth > IMPORT_LIMITS.zipDepth) {
+      throw new EntryProblem(`${entry.inside} is a zip inside a zip inside a zip; Backstory opens zips only ${IMPORT_LIMITS.zipDepth} deep`);
+    }
     let read = 0;
     let items = 0;
     const want = (n: string) => {
@@ -132,7 +160,10 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
       for await (const z of unzipEntries(bytes, want)) {
         throwIfAborted(ctx.signal);
         read++;
-        for await (const part of readEntry({ inside: entry.inside ? `${entry.inside}/${z.name}` : z.name, path: z.name, bytes: z.bytes }, { ...ctx, inFolder: true })) {
+        for await (const part of readEntry(
+          { inside: entry.inside ? `${entry.inside}/${z.name}` : z.name, path: z.name, bytes: z.bytes, size: z.size },
+          { ...ctx, inFolder: true, zipDepth },
+        )) {
           items += part.items.length;
           yield part;
         }
@@ -193,19 +224,25 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   }
   if (kind === 'mbox') {
     let n = 0;
-    for await (const { raw, envelope } of mboxMessages(bytes)) {
-      n++;
-      const mail = await mailItems(raw, 'mbox', envelope).catch((e: Error) => {
-        throw new EntryProblem(`message ${n}${entry.inside ? ` of ${entry.inside}` : ''} could not be read: ${mailProblem(e)}`);
-      });
-      if (!mail.items.length) continue;
-      ctx.threads.add(mail.links, mail.items);
-      yield { items: mail.items, format: 'mbox', held: true };
+    try {
+      for await (const { raw, envelope } of mboxMessages(bytes)) {
+        n++;
+        const mail = await mailItems(raw, 'mbox', envelope).catch((e: Error) => {
+          throw new EntryProblem(`message ${n}${entry.inside ? ` of ${entry.inside}` : ''} could not be read: ${mailProblem(e)}`);
+        });
+        if (!mail.items.length) continue;
+        ctx.threads.add(mail.links, mail.items);
+        yield { items: mail.items, format: 'mbox', held: true };
+      }
+    } catch (e) {
+      if (!(e instanceof TooLargeError)) throw e;
+      const limit = sizeInWords(e.limit);
+      throw new EntryProblem(`${within(entry.inside, `has a message larger than ${limit} (message ${n + 1})`)}; Backstory reads mail messages up to ${limit}`);
     }
     return;
   }
   if (kind === 'eml') {
-    const raw = await readAll(bytes);
+    const raw = await readWhole(entry, bytes, IMPORT_LIMITS.mailBytes, 'mail messages');
     const mail = await mailItems(raw, 'eml').catch((e: Error) => {
       throw new EntryProblem(`${within(entry.inside, 'is not a mail message that can be read')}: ${mailProblem(e)}`);
     });
@@ -214,7 +251,7 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
     yield { items: mail.items, format: 'eml', held: true };
     return;
   }
-  const raw = await readAll(bytes);
+  const raw = await readWhole(entry, bytes, IMPORT_LIMITS.noteBytes, 'notes');
   if (kind === 'markdown') {
     const format = noteFormat(entry.path);
     yield { items: noteItems(raw, entry.path, { format, lastModified: entry.lastModified }), format };
@@ -246,6 +283,7 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
     folderPick: files.some((f) => f.path?.includes('/')),
     memoryFile: opts.onMemoryFile,
     signingKey: opts.signingKey,
+    zipDepth: 0,
     offer: (o) => {
       const key = `${o.title}\n${o.text}`;
       if (offered.has(key)) return;
@@ -276,6 +314,7 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
         report();
       }),
       lastModified: (file.blob as Partial<File>).lastModified,
+      size: file.blob.size,
     };
     let batch: MemoryInput[] = [];
     let format: ImportFormat | undefined;

@@ -41,7 +41,19 @@ const FORWARD = /^(-{5,}\s*Forwarded message\s*-{5,}|Begin forwarded message:|-{
 
 // "On Tue, 3 Mar 2026 at 10:02, Dana <dana@x.test> wrote:" in the languages mail clients write it in, sometimes
 // wrapped over two or three lines.
-const ATTRIBUTION_END = /\b(wrote|writes|a écrit|schrieb|escribió|ha scritto|escreveu|schreef|skrev|napisał)\b[^:]*:\s*$/i;
+const WROTE = /\b(wrote|writes|a écrit|schrieb|escribió|ha scritto|escreveu|schreef|skrev|napisał)\b/i;
+
+/**
+ * Whether a line ends like an attribution: "wrote" (in one of the languages) and then a colon ending the line, with
+ * no colon between. Read from the end: the pattern /wrote\b[^:]*:\s*$/ retried at each "wrote" of a long line
+ * costs the square of its length.
+ */
+function endsAttribution(line: string): boolean {
+  const t = line.trimEnd();
+  if (!t.endsWith(':')) return false;
+  const before = t.slice(0, -1);
+  return WROTE.test(before.slice(before.lastIndexOf(':') + 1));
+}
 const ATTRIBUTION_START = /^(On|Le|Am|El|Il|Em|Op|Den|W dniu)\s.+/;
 
 /** How many lines the attribution starting at line i takes (0: none). */
@@ -49,12 +61,12 @@ function attributionLines(lines: string[], i: number): number {
   const first = lines[i].trim();
   // Gmail in many locales: "2015-11-15 23:43 GMT+01:00 Jesus M. Gonzalez-Barahona <jgb@example.com>:".
   if (/^\d{4}-\d\d-\d\d \d\d?:\d\d GMT[+-]\d\d?:\d\d .*:$/.test(first)) return 1;
-  if (ATTRIBUTION_END.test(first) && (ATTRIBUTION_START.test(first) || /@|<|\d/.test(first))) return 1;
+  if (endsAttribution(first) && (ATTRIBUTION_START.test(first) || /@|<|\d/.test(first))) return 1;
   if (!ATTRIBUTION_START.test(first)) return 0;
   let joined = first;
   for (let k = 1; k < 3 && i + k < lines.length; k++) {
     joined += ` ${lines[i + k].trim()}`;
-    if (ATTRIBUTION_END.test(joined)) return k + 1;
+    if (endsAttribution(joined)) return k + 1;
   }
   return 0;
 }

@@ -1,11 +1,14 @@
-import { concatBytes, type Bytes } from './byte-stream';
+import { TooLargeError, concatBytes, type Bytes } from './byte-stream';
 import { MBOX_SEPARATOR } from './detect';
+import { IMPORT_LIMITS } from './limits';
 
 const NL = 0x0a;
 const F = 0x46;
 const GT = 0x3e;
 const FROM_ = [0x46, 0x72, 0x6f, 0x6d, 0x20]; // "From "
 const latin1 = new TextDecoder('latin1');
+/** A "From " line longer than this is a line of a message, not a separator: it is not carried to the next chunk. */
+const SEPARATOR_MAX = 4096;
 
 function startsFrom(b: Uint8Array, i: number): boolean {
   for (let k = 0; k < 5; k++) if (b[i + k] !== FROM_[k]) return false;
@@ -42,16 +45,24 @@ function unmangle(msg: Uint8Array): MboxMessage {
 
 /**
  * The messages of an mbox file (Gmail Takeout's "All mail Including Spam and Trash.mbox"), split at "From " lines
- * as the stream goes, one message in memory at a time.
+ * as the stream goes, one message in memory at a time. A message longer than `limit` bytes stops the reading with
+ * TooLargeError.
  */
-export async function* mboxMessages(bytes: Bytes): AsyncGenerator<MboxMessage> {
+export async function* mboxMessages(bytes: Bytes, limit: number = IMPORT_LIMITS.mailBytes): AsyncGenerator<MboxMessage> {
   let parts: Uint8Array[] = [];
+  let held = 0;
   let started = false;
   let prev = NL;
   let carry: Uint8Array | undefined;
+  const keep = (part: Uint8Array) => {
+    held += part.length;
+    if (held > limit) throw new TooLargeError(limit);
+    parts.push(part);
+  };
   const finish = () => {
     const msg = unmangle(concatBytes(parts));
     parts = [];
+    held = 0;
     return msg;
   };
   for await (let chunk of bytes) {
@@ -65,24 +76,26 @@ export async function* mboxMessages(bytes: Bytes): AsyncGenerator<MboxMessage> {
       if (chunk[i] !== F || (i === 0 ? prev : chunk[i - 1]) !== NL) continue;
       const eol = chunk.indexOf(NL, i);
       if (eol < 0) {
-        // The line goes on in the next chunk: decide there.
+        // The line goes on in the next chunk: decide there (a line already too long for a separator is text).
+        if (chunk.length - i > SEPARATOR_MAX) break;
         stop = i;
         break;
       }
       if (!startsFrom(chunk, i) || !MBOX_SEPARATOR.test(latin1.decode(chunk.subarray(i, eol)))) continue;
-      if (i > start) parts.push(chunk.subarray(start, i));
+      if (i > start) keep(chunk.subarray(start, i));
       if (started && parts.length) yield finish();
       parts = [];
+      held = 0;
       started = true;
       start = i;
     }
-    if (stop > start) parts.push(chunk.subarray(start, stop));
+    if (stop > start) keep(chunk.subarray(start, stop));
     if (stop < chunk.length) {
       carry = chunk.slice(stop);
       prev = NL;
     } else prev = chunk[chunk.length - 1] ?? prev;
   }
-  if (carry) parts.push(carry);
+  if (carry) keep(carry);
   if (parts.length) {
     const msg = finish();
     if (msg.raw.length) yield msg;

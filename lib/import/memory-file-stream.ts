@@ -3,6 +3,23 @@ import type { MemoryInput } from '../memory/types';
 import { FileDigest } from '../memory/file-signature';
 import type { Bytes } from './byte-stream';
 import { JsonStreamError, jsonValues } from './json-stream';
+import { IMPORT_LIMITS, sizeInWords } from './limits';
+
+function memoryFileProblem(e: JsonStreamError, index: number): string {
+  switch (e.kind) {
+    case 'truncated':
+      return `The file ends in the middle of item ${index} (it was cut off).`;
+    case 'too-deep':
+      return `The file nests lists more than ${IMPORT_LIMITS.jsonDepth} deep, which no memory file does; Backstory does not read it.`;
+    case 'too-large': {
+      const limit = sizeInWords(IMPORT_LIMITS.jsonValueChars);
+      return `Item ${index} is larger than ${limit}; Backstory reads memory items up to ${limit}.`;
+    }
+    default:
+      // The parser's own words mean nothing to the person who picked the file.
+      return index ? `The file is damaged after item ${index - 1}: it is no longer valid JSON there.` : 'The file is not valid JSON.';
+  }
+}
 
 /**
  * A Backstory memory file read as a stream: `format` and `version` checked, each of `items` validated as it
@@ -63,7 +80,7 @@ export async function* memoryFileItems(
     }
   } catch (e) {
     if (e instanceof JsonStreamError) {
-      throw new ImportError(e.kind === 'truncated' ? `The file ends in the middle of item ${index} (it was cut off).` : index ? `The file is damaged after item ${index - 1}: it is no longer valid JSON there.` : 'The file is not valid JSON.', index);
+      throw new ImportError(memoryFileProblem(e, index), index);
     }
     throw e;
   }

@@ -1,4 +1,5 @@
 import { markupToText } from './html-text';
+import { rewriteAt, withoutSpans, type NextOf, type Rewrite } from './scan';
 
 /** A stretch of Markdown: prose, or code (a fenced block or an inline code span) that is kept byte for byte. */
 export interface MarkdownPiece {
@@ -89,43 +90,71 @@ function inlinePieces(prose: string): MarkdownPiece[] {
   return out;
 }
 
-/** Drops every `open … close` stretch (comments); an opener with no closer is left as it is. Linear. */
-export function dropBetween(s: string, open: string, close: string): string {
-  let out = '';
-  let at = 0;
-  for (;;) {
-    const i = s.indexOf(open, at);
-    if (i < 0) break;
-    const j = s.indexOf(close, i + open.length);
-    if (j < 0) break;
-    out += s.slice(at, i);
-    at = j + close.length;
-  }
-  return out + s.slice(at);
-}
-
 /** Markdown prose (never code) made readable: comments, embeds and HTML tags out, links as their words. */
 function proseToText(md: string): string {
+  // Each step is a left-to-right scan (lib/import/scan.ts): a note of 100,000 "[" costs no more than its length.
+  // Obsidian comments and HTML comments are notes to self about the page, not its content.
+  let s = markupToText(withoutSpans(withoutSpans(md, '%%', '%%'), '<!--', '-->'));
+  // Embedded files (![[diagram.png]], ![alt](img.png)): the alt text if any.
+  s = rewriteAt(s, '![[', (i, next) => {
+    const close = next.find(']', i + 3);
+    return close >= 0 && s[close + 1] === ']' ? { end: close + 2, text: '' } : undefined;
+  });
+  s = rewriteAt(s, '![', (i, next) => bracketThenParens(s, i + 2, next, false, (words) => words));
+  // [[Target|shown words]] → shown words; [[Target#Heading]] → Target › Heading; [[Target]] → Target.
+  s = rewriteAt(s, '[[', (i, next) => {
+    const [bar, which] = next.first([']', '|'], i + 2);
+    if (which !== 1 || bar === i + 2) return undefined;
+    const close = next.find(']', bar + 1);
+    return close > bar + 1 && s[close + 1] === ']' ? { end: close + 2, text: s.slice(bar + 1, close) } : undefined;
+  });
+  s = rewriteAt(s, '[[', (i, next) => {
+    const [hash, which] = next.first([']', '#', '|'], i + 2);
+    if (which !== 1) return undefined;
+    const [close, ends] = next.first([']', '|'], hash + 1);
+    if (ends !== 0 || close === hash + 1 || s[close + 1] !== ']') return undefined;
+    const target = s.slice(i + 2, hash);
+    const heading = s.slice(hash + 1, close);
+    return { end: close + 2, text: target ? `${target} › ${heading.replace(/^\^/, '')}` : heading };
+  });
+  s = rewriteAt(s, '[[', (i, next) => {
+    const close = next.find(']', i + 2);
+    return close > i + 2 && s[close + 1] === ']' ? { end: close + 2, text: s.slice(i + 2, close) } : undefined;
+  });
+  // [words](https://…) keeps the address, which is something one searches for; relative links keep the words.
+  s = rewriteAt(s, '[', (i, next) =>
+    bracketThenParens(s, i + 1, next, true, (words, target) => {
+      const address = /^https?:\/\/[^)\s]+/.exec(target);
+      return address ? `${words} (${address[0]})` : undefined;
+    }),
+  );
+  s = rewriteAt(s, '[', (i, next) => bracketThenParens(s, i + 1, next, true, (words) => words));
   return (
-    markupToText(
-      // Obsidian comments and HTML comments are notes to self about the page, not its content.
-      dropBetween(dropBetween(md, '%%', '%%'), '<!--', '-->'),
-    )
-      // Embedded files (![[diagram.png]], ![alt](img.png)): the alt text if any.
-      .replace(/!\[\[[^\]]*\]\]/g, '')
-      .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-      // [[Target|shown words]] → shown words; [[Target#Heading]] → Target › Heading; [[Target]] → Target.
-      .replace(/\[\[([^\]|]+)\|([^\]]+)\]\]/g, '$2')
-      .replace(/\[\[([^\]#|]*)#([^\]|]+)\]\]/g, (_m, t: string, h: string) => (t ? `${t} › ${h.replace(/^\^/, '')}` : h))
-      .replace(/\[\[([^\]]+)\]\]/g, '$1')
-      // [words](https://…) keeps the address, which is something one searches for; relative links keep the words.
-      .replace(/\[([^\]]+)\]\((https?:\/\/[^)\s]+)[^)]*\)/g, '$1 ($2)')
-      .replace(/\[([^\]]+)\]\([^)]*\)/g, (_m, words: string) => words)
+    s
       // A line that is only a thematic break (---, ***) is layout, not words.
       .replace(/^[ \t]*([-*_])(?:[ \t]*\1){2,}[ \t]*$/gm, '')
       .replace(/[ \t]{2,}/g, ' ')
       .replace(/\n{3,}/g, '\n\n')
   );
+}
+
+/**
+ * "words](target)" from `start` (just after the opening bracket): the words up to the first "]" (`needWords`: at
+ * least one), a "(" right after it and the target up to the first ")"; `make` gives the text that replaces it all.
+ */
+function bracketThenParens(
+  s: string,
+  start: number,
+  next: NextOf,
+  needWords: boolean,
+  make: (words: string, target: string) => string | undefined,
+): Rewrite | undefined {
+  const close = next.find(']', start);
+  if (close < 0 || (needWords && close === start) || s[close + 1] !== '(') return undefined;
+  const end = next.find(')', close + 2);
+  if (end < 0) return undefined;
+  const text = make(s.slice(start, close), s.slice(close + 2, end));
+  return text === undefined ? undefined : { end: end + 1, text };
 }
 
 /**

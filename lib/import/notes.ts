@@ -5,12 +5,34 @@ import { itemDates, plausibleDate, plausibleTime } from './dates';
 import { fencedLines, inlineTags, markdownToText, paragraphs, plainInline } from './note-text';
 
 /** A Notion export names each page "Title <32 hex digits>.md". */
-const NOTION_PAGE = /^(.*?)\s+([0-9a-f]{32})\.(md|markdown)$/i;
+const NOTION_ID = /\s([0-9a-f]{32})\.(md|markdown)$/i;
 
 const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
+/**
+ * The title and page id of a Notion page's file name. The id is looked for in the name's last characters only: a
+ * pattern from the start (/^(.*?)\s+…$/) costs the square of a name a zip may make 65,535 characters long.
+ */
+function notionPage(name: string): { title: string; id: string } | null {
+  const tail = name.slice(-43);
+  const m = NOTION_ID.exec(tail);
+  if (!m) return null;
+  const title = name.slice(0, name.length - tail.length + m.index).trimEnd();
+  return /[\n\r\u2028\u2029]/.test(title) ? null : { title, id: m[1] };
+}
+
 export function noteFormat(path: string): 'markdown' | 'notion' {
-  return NOTION_PAGE.test(basename(path)) ? 'notion' : 'markdown';
+  return notionPage(basename(path)) ? 'notion' : 'markdown';
+}
+
+/** "Title ##" without its closing #'s (as /\s+#+\s*$/ would take them off, read from the end instead). */
+function withoutClosingHashes(s: string): string {
+  const t = s.trimEnd();
+  let hashes = t.length;
+  while (hashes > 0 && t[hashes - 1] === '#') hashes--;
+  let space = hashes;
+  while (space > 0 && /\s/.test(t[space - 1])) space--;
+  return hashes === t.length || space === hashes ? s : s.slice(0, space);
 }
 
 interface FrontMatter {
@@ -83,7 +105,7 @@ function sections(body: string): { lead?: string; parts: Section[] } {
   const top = level.reduce((m, l) => (l > 0 && l <= 3 && l < m ? l : m), 99);
   const parts: Section[] = [{ lines: [] }];
   for (let i = 0; i < lines.length; i++) {
-    if (level[i] === top) parts.push({ heading: plainInline(lines[i].replace(/^#+\s+/, '').replace(/\s+#+\s*$/, '')), lines: [] });
+    if (level[i] === top) parts.push({ heading: plainInline(withoutClosingHashes(lines[i].replace(/^#+\s+/, '')).trim()), lines: [] });
     else parts[parts.length - 1].lines.push(level[i] ? lines[i].replace(/^#+\s+/, '') : lines[i]);
   }
   return { lead, parts };
@@ -158,14 +180,14 @@ export function noteItems(raw: Uint8Array | string, path: string, opts: NoteOpti
   const decoded = typeof raw === 'string' ? raw : decodeFileBytes(raw).text;
   const text = decoded.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
   const { meta, body } = frontMatter(text);
-  const notion = opts.format === 'notion' ? NOTION_PAGE.exec(basename(path)) : null;
-  const fileTitle = notion ? notion[1].trim() : basename(path).replace(/\.(md|markdown|mdown|mkd|txt)$/i, '');
+  const notion = opts.format === 'notion' ? notionPage(basename(path)) : null;
+  const fileTitle = notion ? notion.title.trim() : basename(path).replace(/\.(md|markdown|mdown|mkd|txt)$/i, '');
   const { lead, parts } = sections(body);
   const title = meta.title ?? lead ?? fileTitle;
   const props = notion ? notionProperties(parts[0].lines) : undefined;
   if (props?.dateLines.size) parts[0].lines = parts[0].lines.filter((_l, i) => !props.dateLines.has(i));
   const tags = [...new Set([...meta.tags, ...(props?.tags ?? []), ...(notion ? [] : inlineTags(body))])];
-  const threadId = notion ? `notion:${notion[2].toLowerCase()}` : `note:${path}`;
+  const threadId = notion ? `notion:${notion.id.toLowerCase()}` : `note:${path}`;
   // A daily note is named for its day ("2023-09-12.md"): better evidence than the file's modification time.
   const day = /^(\d{4}-\d{2}-\d{2})\.(md|markdown)$/i.exec(basename(path));
   const dates = itemDates([meta.created, props?.created, props?.edited, props?.date, plausibleDate(day?.[1]), plausibleTime(opts.lastModified)], [meta.updated, props?.edited]);
@@ -181,7 +203,7 @@ export function noteItems(raw: Uint8Array | string, path: string, opts: NoteOpti
         title: n === 0 && meta.aliases.length ? `${partTitle} (${meta.aliases.join(', ')})` : partTitle,
         tags: [...tags],
         ...dates,
-        source: { format: opts.format, title, ...(notion ? { url: `https://www.notion.so/${notion[2].toLowerCase()}` } : {}) },
+        source: { format: opts.format, title, ...(notion ? { url: `https://www.notion.so/${notion.id.toLowerCase()}` } : {}) },
         thread: { id: threadId, seq: n },
       });
     }

@@ -1,11 +1,14 @@
 import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
 import { CHUNK, type Bytes } from './byte-stream';
+import { IMPORT_LIMITS } from './limits';
 
 /** One file inside a zip, its bytes read as the zip is read. */
 export interface ZipEntry {
   /** Path inside the zip ("Export-1a2b/Notes/Plan 0123….md"). */
   name: string;
   bytes: Bytes;
+  /** The unpacked size the zip gives for it, when it gives one (a zip written as a stream does not). */
+  size?: number;
 }
 
 /** The zip stream ended or broke; `entry` is the file it was in the middle of, if any. */
@@ -24,7 +27,19 @@ class PendingEntry {
   chunks: Uint8Array[] = [];
   ended = false;
   error?: Error;
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    readonly size?: number,
+  ) {}
+}
+
+/** Unpacked bytes against packed bytes read so far: a zip bomb is refused before it fills memory or takes minutes. */
+function checkRatio(unpacked: number, packed: number): void {
+  if (unpacked > IMPORT_LIMITS.zipRatioAfter && unpacked > IMPORT_LIMITS.zipRatio * packed) {
+    throw new ZipReadError(
+      `the zip unpacks to more than ${IMPORT_LIMITS.zipRatio} times its size, which real exports never do (it looks like a "zip bomb"); Backstory does not open it`,
+    );
+  }
 }
 
 /**
@@ -38,14 +53,17 @@ export async function* unzipEntries(source: Bytes, want: (name: string) => boole
   let inputEnded = false;
   let entriesSeen = 0;
   let current: PendingEntry | undefined;
+  let packed = 0;
+  let unpacked = 0;
 
   const unzip = new Unzip((file: UnzipFile) => {
     entriesSeen++;
     if (file.name.endsWith('/')) return;
     const wanted = want(file.name);
-    const entry = new PendingEntry(file.name);
+    const entry = new PendingEntry(file.name, file.originalSize);
     // Every entry is started: fflate keeps the compressed bytes of an entry that is not started until the end.
     file.ondata = (err, data, final) => {
+      unpacked += data?.length ?? 0;
       if (!wanted) return;
       if (err) entry.error = err;
       else if (data.length) entry.chunks.push(data);
@@ -74,12 +92,14 @@ export async function* unzipEntries(source: Bytes, want: (name: string) => boole
         return false;
       }
       unzip.push(r.value);
-      return true;
+      packed += r.value.length;
     } catch (e) {
       const where = current && !current.ended ? current.name : found.find((f) => !f.ended)?.name;
       if (r.done) throw new ZipReadError(`the zip ends in the middle of ${where ?? 'a file'} (it was cut off: download it again)`, where);
       throw new ZipReadError(`the zip is damaged (${(e as Error).message})`, where);
     }
+    checkRatio(unpacked, packed);
+    return true;
   }
 
   async function* entryBytes(entry: PendingEntry): Bytes {
@@ -98,7 +118,7 @@ export async function* unzipEntries(source: Bytes, want: (name: string) => boole
     const next = found.shift();
     if (next) {
       current = next;
-      yield { name: next.name, bytes: entryBytes(next) };
+      yield { name: next.name, bytes: entryBytes(next), size: next.size };
       // Whatever the reader left of this entry is read through (and dropped) before the next one.
       while (!next.ended) {
         next.chunks.length = 0;

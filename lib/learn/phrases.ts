@@ -30,7 +30,7 @@ const DEICTIC = new Set(['this', 'that', 'these', 'those', 'above', 'below', 'at
 const OPENERS = new Set(['please', 'and', 'but', 'also', 'just', 'then', 'so', 'pls', 'plz']);
 /** Words that end an instruction inside a clause ("keep it short and use British English" holds two). */
 const JOINS = new Set(['and', 'but', 'or', 'so', 'because', 'please', 'then']);
-const POLITE = [/^(can|could|would|will) you\s+/, /^i (want|need|would like) you to\s+/, /^(i'd|id) like you to\s+/];
+const POLITE = [/^(can|could|would|will) you\s+/i, /^i (want|need|would like) you to\s+/i, /^(i'd|id) like you to\s+/i];
 
 /**
  * A prompt's clauses as words: lower-cased (`ws`, what phrases are matched and counted by) and as written (`as`,
@@ -43,7 +43,7 @@ function clauses(text: string): { ws: string[]; as: string[] }[] {
     .split(/[.!?;:,\n()"“”]+|\s[-–—]\s/)
     .map((c) => {
       let s = c.trim();
-      for (const p of POLITE) s = s.replace(new RegExp(p.source, 'i'), '');
+      for (const p of POLITE) s = s.replace(p, '');
       const as = s.split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
       return { ws: as.map((w) => w.toLowerCase()), as };
     })

@@ -1,5 +1,6 @@
 import type { TaskReading } from './types';
 import { terms, phrases, TIME_TERM, hasTimeExpression, askDateTerms } from './tokenize';
+import { personName } from './situation';
 
 /** Asks with fewer content words than this are "short": the page around them is folded into the query. */
 const SHORT_ASK_TERMS = 6;
@@ -41,7 +42,7 @@ function surroundings(task: TaskReading): string {
     ...(task.turns ?? []).slice(-2).map((t) => tail(clean(t), 300)),
     clean(task.title),
     ...(task.headings ?? []).slice(0, 3).map(clean),
-    ...(task.people ?? []).map((p) => p.replace(/<[^>]*>/g, '').trim()),
+    ...(task.people ?? []).map((p) => personName(p).trim()),
   ];
   return [...new Set(parts.filter(Boolean))].join('\n');
 }

@@ -1,6 +1,7 @@
 import { browser } from 'wxt/browser';
 import type { ContentProtocol, Req, Res } from '../messaging/protocol';
 import { callTab, NoReceiverError } from '../messaging/rpc';
+import { boundReading } from '../rank/reading-bounds';
 import type { ContentRegistration } from './content-registration';
 import type { TabTasks } from './tab-tasks';
 
@@ -44,9 +45,10 @@ export class PageBridge {
    */
   async readNow(tabId: number, invoked = false): Promise<void> {
     try {
-      if (invoked) await this.tasks.set(tabId, await this.callTaskFrame(tabId, 'page:read', {}));
+      // Cut to its limits on arrival, as every reading a page sends (lib/rank/reading-bounds.ts).
+      if (invoked) await this.tasks.set(tabId, boundReading(await this.callTaskFrame(tabId, 'page:read', {})));
       else if (await this.access.allows((await browser.tabs.get(tabId)).url)) {
-        await this.tasks.set(tabId, await callTab(tabId, 'page:read', {}, this.tasks.frameOf(tabId)));
+        await this.tasks.set(tabId, boundReading(await callTab(tabId, 'page:read', {}, this.tasks.frameOf(tabId))));
       }
     } catch {
       // No content script there (browser page, or not yet injected): keep the last reading.

@@ -1,4 +1,5 @@
 import type { Browser } from 'wxt/browser';
+import { boundReading } from '../rank/reading-bounds';
 import type { TaskReading } from '../rank/types';
 import type { ContentRegistration } from './content-registration';
 import type { PanelHub } from './panel-hub';
@@ -15,8 +16,10 @@ export class TabReadings {
   /**
    * A content script read its page. Only the top frame's reading (or a frame with a focused field) describes the
    * tab's task, and only from a site the user allows: a script left in a page after access was taken back is ignored.
+   * The reading is cut to its limits here too: what a page wrote reaches the ranker at a bounded cost.
    */
-  async update(reading: TaskReading, sender: Browser.runtime.MessageSender): Promise<{ ok: true }> {
+  async update(received: TaskReading, sender: Browser.runtime.MessageSender): Promise<{ ok: true }> {
+    const reading = boundReading(received);
     const tabId = sender.tab?.id;
     if (tabId === undefined || !(sender.frameId === 0 || reading.field) || !(await this.access.allows(sender.url ?? sender.tab?.url))) return { ok: true };
     if (reading.field) this.tasks.setFrame(tabId, sender.frameId ?? 0);

@@ -1,7 +1,7 @@
 import type { TaskReading } from '../rank/types';
 import { onHosts, type SiteAdapter } from './adapter';
 import { stripInsertedText } from '../insert/state';
-import { blockText, clip, outermost } from './text';
+import { blockText, clip, outermost, withoutTitleSuffix } from './text';
 import { isSecretField } from './editable';
 
 const MAX_TURNS = 4;
@@ -105,7 +105,8 @@ export function chatAdapter(site: ChatSite): SiteAdapter {
 
 /** The path segment after `/<marker>/` in the page address. */
 const pathId = (loc: Location, marker: string) => new RegExp(`/${marker}/([\\w-]+)`).exec(loc.pathname)?.[1];
-const suffix = (names: string) => (t: string) => (new RegExp(`^(${names}|New chat)$`, 'i').test(t.trim()) ? '' : t.replace(new RegExp(`\\s*[-|–]\\s*(${names})$`, 'i'), ''));
+const suffix = (names: string) => (t: string) =>
+  new RegExp(`^(${names}|New chat)$`, 'i').test(t.trim()) ? '' : withoutTitleSuffix(t, '-|–', new RegExp(`(${names})$`, 'i'));
 
 /**
  * ChatGPT: the prompt box is #prompt-textarea (a ProseMirror editor, a <textarea> in older builds). Turns are

@@ -4,6 +4,7 @@ import { clipboardFallback, verifyInsert, type InsertOutcome } from '../insert/i
 import { rememberInserted, stripInsertedText, whileInserting } from '../insert/state';
 import { DOCS_HOST, DOCS_PATH } from './docs-annotate';
 import { sectionOfBlocks, sectionText } from './section';
+import { withoutTitleSuffix } from './text';
 
 export { DOCS_HOST };
 
@@ -139,7 +140,7 @@ export function docsSelection(doc: Document): string {
 
 function title(doc: Document): string {
   const input = doc.querySelector<HTMLInputElement>('input.docs-title-input');
-  return (input?.value || doc.title.replace(/\s*-\s*Google Docs$/, '')).trim();
+  return (input?.value || withoutTitleSuffix(doc.title, '-', /Google Docs$/)).trim();
 }
 
 /** The contenteditable Docs reads keystrokes and pastes from, inside its event-target iframe. */

@@ -1,5 +1,6 @@
 import { isSecretField } from './editable';
 import type { SiteAdapter } from './adapter';
+import { nameAndAddress } from './text';
 
 const HEADINGS = 'h1, h2, h3, h4, [role="heading"]';
 const MAX_SCAN = 300;
@@ -22,6 +23,7 @@ export function nearbyHeadings(doc: Document, focused: HTMLElement | null, max =
 const ADDRESS_FIELD = /^(to|cc|bcc)\b|recipients?/i;
 const SUBJECT_FIELD = /^subject\b|^subjectbox$/i;
 const MAX_PEOPLE = 20;
+const MAX_ADDRESS_CHARS = 10_000;
 
 function fieldName(el: HTMLInputElement): string {
   return el.getAttribute('aria-label') || el.name || el.id || '';
@@ -37,10 +39,12 @@ export function composeFields(focused: HTMLElement | null): { people?: string[];
   const inputs = Array.from(scope.querySelectorAll<HTMLInputElement>('input:not([type="hidden"])')).filter((i) => !isSecretField(i));
   const people: string[] = [];
   for (const input of inputs.filter((i) => ADDRESS_FIELD.test(fieldName(i)))) {
-    for (const part of input.value.split(/[,;]/)) {
-      const m = part.match(/^\s*"?([^"<]*?)"?\s*<([^>]+@[^>]+)>\s*$/);
-      if (m) people.push(...[m[1].trim(), m[2].trim()].filter(Boolean));
-      else if (/\S+@\S+/.test(part)) people.push(part.trim());
+    // A page sets the field's value: only the length real recipients take is parsed.
+    for (const part of input.value.slice(0, MAX_ADDRESS_CHARS).split(/[,;]/)) {
+      const m = nameAndAddress(part);
+      const at = m ? m.bracketed.indexOf('@', 1) : -1;
+      if (m && at > 0 && at < m.bracketed.length - 1) people.push(...[m.name, m.address].filter(Boolean));
+      else if (/\S@\S/.test(part)) people.push(part.trim());
     }
   }
   const subject = inputs.find((i) => SUBJECT_FIELD.test(fieldName(i)))?.value.trim();

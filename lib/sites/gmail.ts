@@ -1,7 +1,7 @@
 import type { TaskReading } from '../rank/types';
 import { onHosts, type SiteAdapter } from './adapter';
 import { stripInsertedText } from '../insert/state';
-import { blockText, clip, outermost, tidy, uniq } from './text';
+import { blockText, clip, nameAndAddress, outermost, tidy, uniq } from './text';
 
 /**
  * Gmail compose and reply. Found by what Gmail exposes for accessibility and its long-lived form names, never by
@@ -55,10 +55,10 @@ function addressParts(raw: string): string[] {
   // "Ana Lima <ana@x.com>, bo@y.org" -> ["Ana Lima", "ana@x.com", "bo@y.org"]
   const out: string[] = [];
   for (const part of raw.split(/[,;]/)) {
-    const m = part.match(/^\s*"?([^"<]*?)"?\s*<([^>]+)>\s*$/);
+    const m = nameAndAddress(part);
     if (m) {
-      if (m[1].trim()) out.push(m[1].trim());
-      out.push(m[2].trim());
+      if (m.name) out.push(m.name);
+      out.push(m.address);
     } else if (part.trim()) out.push(part.trim());
   }
   return out;

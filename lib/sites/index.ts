@@ -1,4 +1,5 @@
 import type { TaskReading } from '../rank/types';
+import { boundReading } from '../rank/reading-bounds';
 import { INSERTED_ATTR, isInserting, noteUserInput, saveSelection, stripInsertedText } from '../insert/state';
 import { adapterPatterns, type SiteAdapter } from './adapter';
 import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from './chat';
@@ -80,7 +81,7 @@ export function readTask(doc: Document, focused: HTMLElement | null): TaskReadin
     Object.assign(reading, genericAdapter.read(doc, root));
   }
   if (root && reading.field && (!site || adapter.sections)) readSection(reading, root);
-  return reading;
+  return boundReading(reading);
 }
 
 /** In a long document the ask is the section around the caret, and its headings lead the page's. */

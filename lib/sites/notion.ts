@@ -3,6 +3,7 @@ import { onHosts, type SiteAdapter } from './adapter';
 import { clipboardFallback, verifyInsert, type InsertOutcome } from '../insert/index';
 import { rememberInserted, savedSelection, stripInsertedText, whileInserting } from '../insert/state';
 import { sectionOfBlocks, sectionText } from './section';
+import { withoutTitleSuffix } from './text';
 
 /**
  * Notion and its block editor: every block is a [data-block-id] element with its own contenteditable leaf; heading
@@ -34,7 +35,7 @@ function ownText(block: Element): string {
 
 function pageTitle(doc: Document): string {
   const el = doc.querySelector(TITLE);
-  return ((el?.textContent ?? '').trim() || doc.title.replace(/\s*[|–-]\s*Notion$/, '')).trim();
+  return ((el?.textContent ?? '').trim() || withoutTitleSuffix(doc.title, '|–-', /Notion$/)).trim();
 }
 
 function pageBlocks(doc: Document): Element[] {

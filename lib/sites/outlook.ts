@@ -1,7 +1,7 @@
 import type { TaskReading } from '../rank/types';
 import { onHosts, type SiteAdapter } from './adapter';
 import { stripInsertedText } from '../insert/state';
-import { blockText, tidy, uniq } from './text';
+import { blockText, firstEmail, tidy, uniq } from './text';
 
 /**
  * Outlook on the web. The To / Cc fields are contenteditables holding recipient chips (not inputs, so the generic
@@ -13,7 +13,6 @@ const OUTLOOK_HOSTS = ['outlook.live.com', 'outlook.office.com', 'outlook.office
 const BODY = '[contenteditable="true"][aria-label^="Message body" i], [role="textbox"][aria-label^="Message body" i]';
 const ADDRESS = '[contenteditable="true"][aria-label="To" i], [contenteditable="true"][aria-label="Cc" i], [contenteditable="true"][aria-label="Bcc" i], [role="textbox"][aria-label="To" i], [role="textbox"][aria-label="Cc" i]';
 const SUBJECT = 'input[aria-label="Add a subject" i], input[placeholder="Add a subject" i], input[aria-label="Subject" i]';
-const EMAIL = /[\w.+-]+@[\w-]+(\.[\w-]+)+/;
 
 /** The compose form around a field: the nearest ancestor that also holds the subject or an address field. */
 function findCompose(doc: Document, focused: HTMLElement | null): Element | null {
@@ -35,13 +34,13 @@ export function outlookRecipients(compose: Element): string[] {
     for (const chip of chips) {
       const shown = (chip.textContent ?? '').replace(/\s+/g, ' ').trim();
       const attrs = [chip.getAttribute('data-email'), chip.getAttribute('title'), chip.getAttribute('aria-label')].join(' ');
-      const email = EMAIL.exec(attrs)?.[0] ?? EMAIL.exec(shown)?.[0];
-      if (shown && !EMAIL.test(shown) && shown.length < 80) people.push(shown);
+      const email = firstEmail(attrs) ?? firstEmail(shown);
+      if (shown && !firstEmail(shown) && shown.length < 80) people.push(shown);
       if (email) people.push(email);
     }
     // Addresses typed but not yet turned into chips.
     for (const part of (field.innerText ?? field.textContent ?? '').split(/[;,\n]/)) {
-      const email = EMAIL.exec(part)?.[0];
+      const email = firstEmail(part);
       if (email) people.push(email);
     }
   }

@@ -33,7 +33,31 @@ interface Block {
   level: number;
 }
 
-const MD_HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
+const HEADING_MARK = /^(#{1,6})\s+/;
+const LINE_END = /[\n\r\u2028\u2029]/;
+const SPACE = /\s/;
+
+/**
+ * A Markdown heading line ("## Budget ##"): its level and words, closing #'s left out. Read from the ends inward, not
+ * with a pattern like /^#+\s+(.+?)\s*#*\s*$/, whose retries cost the cube of a line of spaces a page can type.
+ */
+export function markdownHeading(line: string): { level: number; text: string } | null {
+  const m = HEADING_MARK.exec(line);
+  if (!m) return null;
+  const start = m[0].length;
+  if (start === line.length) {
+    // Only white space after the #'s: the words are its last character that is not a line end, if one is left.
+    let k = line.length - 1;
+    while (k > m[1].length && LINE_END.test(line[k])) k--;
+    return k > m[1].length ? { level: m[1].length, text: line[k] } : null;
+  }
+  let end = line.length;
+  while (end > start && SPACE.test(line[end - 1])) end--;
+  while (end > start && line[end - 1] === '#') end--;
+  while (end > start && SPACE.test(line[end - 1])) end--;
+  const text = line.slice(start, Math.max(end, start + 1));
+  return LINE_END.test(text) ? null : { level: m[1].length, text };
+}
 
 function trailOf(blocks: Block[], at: number): string[] {
   const trail: string[] = [];
@@ -90,10 +114,10 @@ export function textBlocks(text: string): { blocks: Block[]; starts: number[] } 
     cur = [];
   };
   for (const line of text.split('\n')) {
-    const m = MD_HEADING.exec(line);
+    const m = markdownHeading(line);
     if (m) {
       flush();
-      blocks.push({ text: m[2], level: m[1].length });
+      blocks.push(m);
       starts.push(pos);
     } else if (!line.trim()) flush();
     else {
@@ -121,8 +145,7 @@ function headingLevel(el: Element, text: string): number {
   const tag = /^H([1-6])$/.exec(el.tagName);
   if (tag) return Number(tag[1]);
   if (el.getAttribute('role') === 'heading') return Number(el.getAttribute('aria-level')) || 2;
-  const md = MD_HEADING.exec(text);
-  return md ? md[1].length : 0;
+  return markdownHeading(text)?.level ?? 0;
 }
 
 /**
@@ -194,7 +217,7 @@ export function isLongDocument(text: string, headingCount: number): boolean {
 export function caretSection(root: HTMLElement, text: string): CaretSection | null {
   if (root instanceof HTMLInputElement) return null;
   if (root instanceof HTMLTextAreaElement) {
-    const headings = text.split('\n').filter((l) => MD_HEADING.test(l)).length;
+    const headings = text.split('\n').filter((l) => markdownHeading(l)).length;
     if (!isLongDocument(text, headings)) return null;
     return sectionOfText(root.value, root.selectionStart ?? root.value.length);
   }

@@ -57,4 +57,15 @@ describe('the page bridge', () => {
     await expect(bridge().call(1, 'page:insert', { text: 'x' })).rejects.toThrow('No focused field.');
     expect(tab.injected).toBe(0);
   });
+
+  it('cuts a reading the page answers with to its limits before keeping it', async () => {
+    const reading = { url: 'https://news.example.com/', title: 't'.repeat(50_000), site: 'news.example.com', adapter: 'generic', at: 1, people: ['p'.repeat(80_000)] };
+    Object.assign(tab, { listening: true, refuseInjection: false, answer: { ok: true, value: reading } });
+    const kept: { title: string; people?: string[] }[] = [];
+    const recording = { frameOf: () => 0, set: async (_tab: number, r: { title: string; people?: string[] }) => void kept.push(r) };
+    await new PageBridge(access as never, recording as never).readNow(1, true);
+    expect(kept).toHaveLength(1);
+    expect(kept[0].title).toHaveLength(300);
+    expect(kept[0].people?.[0]).toHaveLength(320);
+  });
 });

@@ -1,0 +1,68 @@
+/**
+ * How a function's cost grows with its input, measured in one run: the median time on a 100 KB input over the median
+ * on a 25 KB one. About 4 for work linear in the length, about 16 for quadratic work. No absolute time is compared,
+ * and the time is processor time, so a slow or busy machine changes both sides alike.
+ */
+
+export const SMALL = 25_000;
+export const LARGE = 100_000;
+/**
+ * Ratios at or above this fail. Linear work measures 4 to 6 here (caches and the garbage collector do a little more
+ * per byte on the larger input); quadratic work measures near 16.
+ */
+export const GROWTH_LIMIT = 7;
+
+const SAMPLES = 5;
+const ATTEMPTS = 5;
+
+/** `unit` repeated to exactly `size` characters. */
+export function repeatTo(unit: string, size: number): string {
+  return unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+}
+
+/** Milliseconds of processor time `run` took: time this process spent waiting for a busy machine does not count. */
+async function timed(run: () => unknown): Promise<number> {
+  const start = process.cpuUsage();
+  const r = run();
+  if (r instanceof Promise) await r;
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+/**
+ * The growth ratio of `run` from a SMALL to a LARGE input made by `input`. Small and large runs alternate so both
+ * meet the same load; a run is repeated until a sample is long enough to time. The lowest of up to five attempts
+ * counts (a burst of load elsewhere inflates one attempt, never the shape of the cost). A large run already far past
+ * the limit after three samples ends the attempt, so quadratic work fails in a few runs instead of many.
+ */
+export async function costGrowth(run: (input: string) => unknown, input: (size: number) => string): Promise<number> {
+  const small = input(SMALL);
+  const large = input(LARGE);
+  // Warm up (the first calls compile, optimise and flatten), then find how many calls make a small sample of a few ms.
+  for (let k = 0; k < 2; k++) await timed(() => run(small));
+  await timed(() => run(large));
+  const one = await timed(() => run(small));
+  const reps = Math.max(1, Math.min(1000, Math.ceil(3 / Math.max(one, 0.005))));
+  const many = (s: string) => async () => {
+    for (let k = 0; k < reps; k++) {
+      const r = run(s);
+      if (r instanceof Promise) await r;
+    }
+  };
+  let best = Infinity;
+  for (let attempt = 0; attempt < ATTEMPTS && best >= GROWTH_LIMIT; attempt++) {
+    const smalls: number[] = [];
+    const larges: number[] = [];
+    let ratio = 0;
+    for (let k = 0; k < SAMPLES; k++) {
+      smalls.push(await timed(many(small)));
+      larges.push(await timed(many(large)));
+      ratio = median(larges) / Math.max(median(smalls), 0.001);
+      if (k >= 2 && ratio > GROWTH_LIMIT * 4) break;
+    }
+    best = Math.min(best, ratio);
+  }
+  return best;
+}
