@@ -58,6 +58,14 @@ export interface ImportStagedRow {
   inputs: MemoryInput[];
 }
 
+/** What Undo of "Delete this import" brings back (lib/memory-browse/import-removal.ts): the items as they were. */
+export interface RemovedImportRow {
+  importId: string;
+  items: MemoryItem[];
+  /** When the import was deleted; Undo is offered for UNDO_IMPORT_MS after. */
+  at: number;
+}
+
 export type BackstoryDB = Dexie & {
   items: EntityTable<MemoryItem, 'id'>;
   vectors: EntityTable<StoredVector, 'id'>;
@@ -66,6 +74,7 @@ export type BackstoryDB = Dexie & {
   importJobs: EntityTable<ImportJob, 'id'>;
   importFiles: Table<ImportFileRow, [string, number]>;
   importStaged: Table<ImportStagedRow, [string, number]>;
+  removedImports: EntityTable<RemovedImportRow, 'importId'>;
 };
 
 export const DB_NAME = 'backstory';
@@ -100,6 +109,9 @@ export function openMemoryDB(name = DB_NAME, deps?: { indexedDB: IDBFactory; IDB
     importFiles: '[job+n], job',
     importStaged: '[job+batch], job',
   });
+  // v5: a deleted import's items, kept while Undo is offered, so Undo works after the browser stops an idle worker.
+  // Nothing else changes.
+  db.version(5).stores({ removedImports: 'importId, at' });
   return db;
 }
 
