@@ -20,6 +20,8 @@ export interface ImportJob {
   finishedAt?: number;
   /** The user has read the outcome (the options page and the panel stop showing it). */
   dismissed?: boolean;
+  /** Runs of the reading and the commit started so far (counted before reading; a run that ends is not run again). */
+  attempts?: number;
 }
 
 /** What `update` may change: everything but the identity and the files. */

@@ -30,6 +30,11 @@ export interface ImportRunnerDeps {
 const UNFINISHED: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading', 'committing', 'indexing']);
 /** States before the commit: cancelling them leaves memory as it was. */
 const CANCELLABLE: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading']);
+/**
+ * Runs of one job's reading that may start: a run that never ended means the worker stopped under it, and a file that
+ * stops it twice (too large for memory, or a reader caught on it) would otherwise be read again at every start.
+ */
+const MAX_ATTEMPTS = 2;
 /** Read progress is pushed at most this often (a big export reports thousands of times). */
 const PUSH_EVERY_MS = 250;
 
@@ -110,7 +115,12 @@ export class ImportRunner {
       let job = await this.deps.jobs.get(jobId);
       if (!job) return;
       if (signal.aborted) return void (await this.finish(job, { state: 'cancelled' }));
-      if (job.state !== 'indexing') job = await this.readAndCommit(job, signal);
+      if (job.state !== 'indexing') {
+        const attempts = job.attempts ?? 0;
+        if (attempts >= MAX_ATTEMPTS) return void (await this.finish(job, { state: 'failed', error: stoppedText(job) }));
+        job = await this.patch(job, { attempts: attempts + 1 }, false);
+        job = await this.readAndCommit(job, signal);
+      }
       if (job) void this.indexThen(job).catch(() => undefined); // unfinished: the next worker start resumes it
     } finally {
       stopKeepAlive();
@@ -191,6 +201,12 @@ export class ImportRunner {
     const timer = setInterval(() => void ping().catch(() => undefined), this.deps.keepAliveMs ?? 20_000);
     return () => clearInterval(timer);
   }
+}
+
+/** A job whose runs never ended, in the user's words. */
+function stoppedText(job: ImportJob): string {
+  const one = job.fileNames.length === 1;
+  return `${job.fileNames.join(', ')}: Backstory stopped twice while importing ${one ? 'it' : 'them'}; ${one ? 'it' : 'they'} may be too large or damaged. Try ${one ? 'it' : 'them'} in smaller parts or export again`;
 }
 
 /** The message a failed job keeps: the importers' errors already name the file; anything else gets the names here. */

@@ -187,4 +187,44 @@ describe('import jobs in the worker', () => {
     finishIndexing();
     expect((await ended(w.jobs, b.id)).state).toBe('done');
   });
+
+  it('a file that stops the worker twice is failed with a message on the next start, not read a third time', async () => {
+    const db = openMemoryDB('runner-8', { indexedDB: new IDBFactory(), IDBKeyRange });
+    // Each worker life starts reading conv.json and never gets further: the browser stopped it (out of memory).
+    const stops = async () => {
+      const gated = gatedReader();
+      const w = worker(db, gated.read);
+      await w.runner.resume();
+      await gated.atGate;
+    };
+    const first = worker(db, gatedReader().read);
+    const job = await first.jobs.create([file('conv.json', memoryFile(3, 'a')), file('b.json', memoryFile(3, 'b'))]);
+    await stops();
+    await stops();
+
+    let read = 0;
+    const third = worker(db, (files, opts) => (read++, readImport(files, opts)));
+    await third.runner.resume();
+    const failed = await ended(third.jobs, job.id);
+    expect(read).toBe(0);
+    expect(failed.state).toBe('failed');
+    expect(failed.error).toMatch(/^conv\.json, b\.json: Backstory stopped twice while importing (it|them); (it|they) may be too large or damaged/);
+    expect(await third.jobs.files(job.id)).toEqual([]);
+    expect(third.store.size).toBe(0);
+    // Later starts leave it failed.
+    await worker(db).runner.resume();
+    expect((await third.jobs.get(job.id))!.state).toBe('failed');
+  });
+
+  it('a worker stopped once mid-read still finishes the import at its next start', async () => {
+    const db = openMemoryDB('runner-9', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const gated = gatedReader();
+    const first = worker(db, gated.read);
+    const job = await first.jobs.create([file('a.json', memoryFile(4, 'a')), file('b.json', memoryFile(4, 'b'))]);
+    await first.runner.start(job.id);
+    await gated.atGate;
+    const second = worker(db);
+    await second.runner.resume();
+    expect(await ended(second.jobs, job.id)).toMatchObject({ state: 'done', counts: { added: 8, updated: 0, unchanged: 0 } });
+  });
 });
