@@ -1,12 +1,12 @@
 import { ImportFileError, type ImportBatch, type ImportFile, type ImportOffer, type ReadOptions, type ReadProgress } from '../import/types';
-import type { ImportJob, ImportJobs } from '../memory/import-jobs';
+import type { HandoverRow, ImportJob, ImportJobs } from '../memory/import-jobs';
 import type { MemoryInput } from '../memory/types';
 
 export type ImportCounts = { added: number; updated: number; unchanged: number };
 
 /** What the runner needs from the rest of the worker; tests hand it the real store and job table on fake-indexeddb. */
 export interface ImportRunnerDeps {
-  jobs: Pick<ImportJobs, 'get' | 'list' | 'update' | 'stage' | 'staged' | 'unstage' | 'files' | 'discard'>;
+  jobs: Pick<ImportJobs, 'get' | 'list' | 'update' | 'stage' | 'staged' | 'unstage' | 'files' | 'discard' | 'expect' | 'takeHandover' | 'handedOver'>;
   read(files: ImportFile[], opts: ReadOptions): AsyncIterable<ImportBatch>;
   /** All or nothing (MemoryStore.commitImport). */
   commit(inputs: MemoryInput[], importId: string): Promise<ImportCounts>;
@@ -50,19 +50,52 @@ class Cancelled extends Error {}
 export class ImportRunner {
   private queue: Promise<void> = Promise.resolve();
   private active = new Map<string, AbortController>();
+  /** Hand-overs announced to this worker whose page has not gone yet. */
+  private handing = new Set<string>();
 
   constructor(private readonly deps: ImportRunnerDeps) {}
 
+  /**
+   * A page is about to store picked files (it tells the worker first): the job is recorded as being handed over, and
+   * the worker stays alive until the page is done (`handedOver`), so the import never depends on the page asking.
+   */
+  async expect(meta: HandoverRow): Promise<() => void> {
+    this.handing.add(meta.job);
+    const job = await this.deps.jobs.expect(meta);
+    if (job.state === 'handing') this.deps.push(job);
+    return this.keepAlive();
+  }
+
+  /**
+   * The page that announced a hand-over is gone (closed, or done): the job runs if its files are all stored, and is
+   * failed with a message if the page closed before they were.
+   */
+  async handedOver(jobId: string): Promise<void> {
+    this.handing.delete(jobId);
+    const taken = await this.deps.jobs.takeHandover(jobId);
+    if (taken) return void (this.active.has(jobId) || this.enqueue(taken));
+    const job = await this.deps.jobs.get(jobId);
+    if (job?.state === 'handing') await this.finish(job, { state: 'failed', error: notHandedText(job) });
+  }
+
   /** Queues a job the page created; resolves once it is queued (the work goes on in the background). */
   async start(jobId: string): Promise<void> {
-    const job = await this.deps.jobs.get(jobId);
+    const job = (await this.deps.jobs.takeHandover(jobId)) ?? (await this.deps.jobs.get(jobId));
     if (!job) throw new Error('That import is no longer there: choose the files again.');
     if (this.active.has(jobId) || !UNFINISHED.has(job.state)) return;
     this.enqueue(job);
   }
 
-  /** At every worker start: picks up the jobs a stopped worker left unfinished. */
+  /**
+   * At every worker start: picks up the jobs a stopped worker left unfinished, and the hand-overs stored meanwhile. A
+   * hand-over still unfinished was cut off (its page would have finished storing by now, or was closed): it is failed
+   * with a message; should its page still finish and ask, `start` runs it after all.
+   */
   async resume(): Promise<void> {
+    for (const id of await this.deps.jobs.handedOver()) await this.deps.jobs.takeHandover(id);
+    for (const job of await this.deps.jobs.list()) {
+      if (job.state === 'handing' && !this.handing.has(job.id)) await this.finish(job, { state: 'failed', error: notHandedText(job) });
+    }
     const jobs = (await this.deps.jobs.list()).filter((j) => UNFINISHED.has(j.state) && !this.active.has(j.id));
     for (const job of jobs.sort((a, b) => a.createdAt - b.createdAt)) this.enqueue(job);
   }
@@ -201,6 +234,12 @@ export class ImportRunner {
     const timer = setInterval(() => void ping().catch(() => undefined), this.deps.keepAliveMs ?? 20_000);
     return () => clearInterval(timer);
   }
+}
+
+/** A hand-over the page did not finish, in the user's words. */
+function notHandedText(job: ImportJob): string {
+  const one = job.fileNames.length === 1;
+  return `${job.fileNames.join(', ')}: the page was closed before Backstory had ${one ? 'the whole file' : 'all of them'}, so ${one ? 'it was' : 'they were'} not imported. Choose ${one ? 'it' : 'them'} again and keep the page open until it says “Waiting to import” or “Reading”`;
 }
 
 /** A job whose runs never ended, in the user's words. */

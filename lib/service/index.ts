@@ -1,7 +1,7 @@
 import { browser } from 'wxt/browser';
 import { openMemoryDB } from '../memory/db';
 import { MemoryStore } from '../memory/store';
-import { PANEL_PORT } from '../messaging/protocol';
+import { HANDOVER_PORT, PANEL_PORT } from '../messaging/protocol';
 import { isExtensionPage, serveBackground } from '../messaging/rpc';
 import { installMenus, installToolbarButton, openPanel } from './browser-ui';
 import { Capture } from './capture';
@@ -81,6 +81,7 @@ export function startService(): Service {
   installToolbarButton();
   browser.runtime.onConnect.addListener((port) => {
     if (port.name === PANEL_PORT && port.sender && isExtensionPage(port.sender)) s.hub.connect(port);
+    else if (port.name.startsWith(HANDOVER_PORT) && port.sender && isExtensionPage(port.sender)) s.imports.handover(port);
   });
   browser.contextMenus.onClicked.addListener((info, tab) => {
     if (info.menuItemId === 'remember-selection') void s.capture.reportFailure(s.capture.rememberSelection(info, tab));

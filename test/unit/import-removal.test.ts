@@ -72,7 +72,7 @@ describe('Undo of "Delete this import" after the worker stopped', () => {
 });
 
 describe('schema v5', () => {
-  it('upgrades a v4 database without losing items, vectors or import jobs, and adds the table Undo keeps its copy in', async () => {
+  it('upgrades a v4 database without losing items, vectors or import jobs, and adds the tables for the copy Undo keeps and for hand-overs', async () => {
     const factory = new IDBFactory();
     const v4 = new Dexie('upgrade', { indexedDB: factory, IDBKeyRange });
     v4.version(4).stores({
@@ -91,7 +91,7 @@ describe('schema v5', () => {
     expect(await db.items.get('x')).toEqual(item);
     expect((await db.vectors.get('x'))!.vector).toEqual(new Float32Array([1, 0]));
     expect(await db.importJobs.get('import-1')).toEqual(job);
-    expect(db.tables.map((t) => t.name)).toContain('removedImports');
+    expect(db.tables.map((t) => t.name)).toEqual(expect.arrayContaining(['removedImports', 'handovers']));
     expect(await db.removedImports.count()).toBe(0);
   });
 });
