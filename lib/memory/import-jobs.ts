@@ -21,6 +21,8 @@ export interface ImportJob {
   finishedAt?: number;
   /** The user has read the outcome (the options page and the panel stop showing it). */
   dismissed?: boolean;
+  /** Failed because its page was closed before the files were all stored (a late hand-over still runs it). */
+  handoverCut?: boolean;
   /** Runs of the reading and the commit started so far (counted before reading; a run that ends is not run again). */
   attempts?: number;
 }
@@ -95,20 +97,23 @@ export class ImportJobs {
   }
 
   /**
-   * A hand-over whose files are all stored becomes a queued job (made here if the worker never heard of it); returns
-   * it, or undefined when the page has not finished (or never started) storing them.
+   * A hand-over whose files are all stored becomes a queued job (made here if the worker never heard of it, or
+   * revived if it was failed as cut off); returns the job as it now is, or undefined when the page has not finished
+   * (or never started) storing them. A job cancelled meanwhile stays cancelled (its files are the caller's to drop).
    */
   async takeHandover(id: string): Promise<ImportJob | undefined> {
     return this.db.transaction('rw', this.db.importJobs, this.db.handovers, async () => {
       const mark = await this.db.handovers.get(id);
       if (!mark) return undefined;
       const known = await this.db.importJobs.get(id);
+      await this.db.handovers.delete(id);
+      if (known && known.state !== 'handing' && !known.handoverCut) return known;
       // The mark's names are the whole list (the page's announcement may carry only the first ones).
       const job: ImportJob = { ...(known ?? { id, createdAt: mark.createdAt, read: 0 }), fileNames: mark.fileNames, bytes: mark.bytes, state: 'queued' };
       delete job.error;
       delete job.finishedAt;
+      delete job.handoverCut;
       await this.db.importJobs.put(job);
-      await this.db.handovers.delete(id);
       return job;
     });
   }

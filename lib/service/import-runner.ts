@@ -29,7 +29,7 @@ export interface ImportRunnerDeps {
 /** States in which the job's work is not finished: a worker start resumes them. */
 const UNFINISHED: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading', 'committing', 'indexing']);
 /** States before the commit: cancelling them leaves memory as it was. */
-const CANCELLABLE: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading']);
+const CANCELLABLE: ReadonlySet<ImportJob['state']> = new Set(['handing', 'queued', 'reading']);
 /**
  * Runs of one job's reading that may start: a run that never ended means the worker stopped under it, and a file that
  * stops it twice (too large for memory, or a reader caught on it) would otherwise be read again at every start.
@@ -72,15 +72,21 @@ export class ImportRunner {
    */
   async handedOver(jobId: string): Promise<void> {
     this.handing.delete(jobId);
-    const taken = await this.deps.jobs.takeHandover(jobId);
-    if (taken) return void (this.active.has(jobId) || this.enqueue(taken));
-    const job = await this.deps.jobs.get(jobId);
-    if (job?.state === 'handing') await this.finish(job, { state: 'failed', error: notHandedText(job) });
+    const job = (await this.take(jobId)) ?? (await this.deps.jobs.get(jobId));
+    if (job?.state === 'queued' && !this.active.has(jobId)) this.enqueue(job);
+    if (job?.state === 'handing') await this.finish(job, { state: 'failed', error: notHandedText(job), handoverCut: true }, false); // nothing stored to drop; files stored late still run
+  }
+
+  /** takeHandover, dropping the files of a job that ended meanwhile (cancelled while its page was storing them). */
+  private async take(jobId: string): Promise<ImportJob | undefined> {
+    const job = await this.deps.jobs.takeHandover(jobId);
+    if (job && !UNFINISHED.has(job.state)) await this.deps.jobs.discard(jobId);
+    return job;
   }
 
   /** Queues a job the page created; resolves once it is queued (the work goes on in the background). */
   async start(jobId: string): Promise<void> {
-    const job = (await this.deps.jobs.takeHandover(jobId)) ?? (await this.deps.jobs.get(jobId));
+    const job = (await this.take(jobId)) ?? (await this.deps.jobs.get(jobId));
     if (!job) throw new Error('That import is no longer there: choose the files again.');
     if (this.active.has(jobId) || !UNFINISHED.has(job.state)) return;
     this.enqueue(job);
@@ -92,9 +98,9 @@ export class ImportRunner {
    * with a message; should its page still finish and ask, `start` runs it after all.
    */
   async resume(): Promise<void> {
-    for (const id of await this.deps.jobs.handedOver()) await this.deps.jobs.takeHandover(id);
+    for (const id of await this.deps.jobs.handedOver()) await this.take(id);
     for (const job of await this.deps.jobs.list()) {
-      if (job.state === 'handing' && !this.handing.has(job.id)) await this.finish(job, { state: 'failed', error: notHandedText(job) });
+      if (job.state === 'handing' && !this.handing.has(job.id)) await this.finish(job, { state: 'failed', error: notHandedText(job), handoverCut: true }, false); // nothing stored to drop; files stored late still run
     }
     const jobs = (await this.deps.jobs.list()).filter((j) => UNFINISHED.has(j.state) && !this.active.has(j.id));
     for (const job of jobs.sort((a, b) => a.createdAt - b.createdAt)) this.enqueue(job);

@@ -289,4 +289,20 @@ describe('a picked file handed over by a page that may close at any moment', () 
     expect(done).toMatchObject({ state: 'done', counts: { added: 3, updated: 0, unchanged: 0 } });
     expect(done.error).toBeUndefined();
   });
+
+  it('cancelled while the page was storing the file: it stays cancelled and the files stored after are dropped', async () => {
+    const db = openMemoryDB('handover-5', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const w = worker(db);
+    const text = memoryFile(3, 'c');
+    const m = mark('import-h6', 'c.json', text);
+    await w.runner.expect(m);
+    expect(await w.runner.cancel(m.job)).toEqual({ ok: true });
+    await w.jobs.handOver(m, [file('c.json', text)]);
+    await w.runner.handedOver(m.job);
+    expect((await w.jobs.get(m.job))!.state).toBe('cancelled');
+    expect(await w.jobs.files(m.job)).toEqual([]);
+    await worker(db).runner.resume();
+    expect((await w.jobs.get(m.job))!.state).toBe('cancelled');
+    expect(w.store.size).toBe(0);
+  });
 });
