@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { makeChatGPTExport } from '../fixtures/import/generate';
@@ -134,6 +137,35 @@ describe('imports through the options page', () => {
     await page.close();
   });
 
+  it('files picked and the options page closed at once: each one is imported with no page open, or reported, never left waiting', { timeout: 300_000 }, async () => {
+    const before = await memorySize();
+    // Files on disk, as a user picks them.
+    const dir = mkdtempSync(join(tmpdir(), 'backstory-at-once-'));
+    const names = ['at-once-1.zip', 'at-once-2.zip', 'at-once-3.zip'];
+    for (const [k, name] of names.entries()) {
+      writeFileSync(join(dir, name), makeChatGPTExport({ conversations: 4, turns: 5, seed: 90 + k }));
+      const options = await optionsPage();
+      await options.locator('[data-testid="import"][data-ready]').waitFor();
+      await options.locator('[data-testid="import-file"]').setInputFiles(join(dir, name));
+      await options.close();
+    }
+    let landed = 0;
+    for (const name of names) {
+      // A write the browser cut off with the page is said so; anything else lands.
+      const job = await until(name, ['done', 'indexing', 'failed'], 60_000);
+      if (job.state === 'failed') expect(job.error).toMatch(new RegExp(`^${name.replace('.', '\\.')}: the page was closed before Backstory had the whole file`));
+      else {
+        expect(job.counts).toEqual({ added: 20, updated: 0, unchanged: 0 });
+        landed++;
+      }
+    }
+    expect(await memorySize()).toBe(before + 20 * landed);
+    const again = await optionsPage();
+    await expect.poll(() => message(again), { timeout: 30_000 }).toMatch(/^(Imported at-once-3\.zip: 20 new, 0 updated, 0 unchanged\.|Not imported: at-once-3\.zip: the page was closed)/);
+    await again.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('the options page closed after storing the file but before it could ask the worker: the import lands with no page open', { timeout: 300_000 }, async () => {
     const before = await memorySize();
     const options = await optionsPage();
@@ -162,6 +194,7 @@ describe('imports through the options page', () => {
     const options = await optionsPage();
     // A write that never finishes (a large file, a slow disk): the page is closed in the middle of it.
     await options.evaluate(() => {
+      IDBTransaction.prototype.commit = function () {}; // the store keeps going until the page goes
       for (const method of ['add', 'put'] as const) {
         const original = IDBObjectStore.prototype[method];
         IDBObjectStore.prototype[method] = function (this: IDBObjectStore, ...args: [unknown, IDBValidKey?]) {

@@ -11,11 +11,11 @@ const ANNOUNCED_NAMES = 50;
 let ready: BackstoryDB | undefined;
 let users = 0;
 
-/** Opens the database ahead of a pick; the returned function closes it (the section unmounts). */
-export function prepareHandover(): () => void {
+/** Opens the database ahead of a pick (`onReady` once open); the returned function closes it (the section unmounts). */
+export function prepareHandover(onReady?: () => void): () => void {
   users++;
   ready ??= openMemoryDB();
-  void ready.open().catch(() => undefined); // a failure shows when a file is picked
+  void ready.open().then(() => onReady?.(), () => undefined); // a failure shows when a file is picked
   return () => {
     if (--users > 0 || !ready) return;
     ready.close();

@@ -94,7 +94,9 @@ export function ImportSection(props: { onChanged?: () => void }) {
     input.value = '';
   };
 
-  useEffect(prepareHandover, []);
+  /** Set once a picked file can be stored the moment it is picked (the page may be closed right after). */
+  const [ready, setReady] = useState(false);
+  useEffect(() => prepareHandover(() => setReady(true)), []);
 
   useEffect(() => {
     if (!handing) return;
@@ -150,7 +152,7 @@ export function ImportSection(props: { onChanged?: () => void }) {
     void callBackground('import:cancel', { jobId }).then((r) => !r.ok && r.reason && setProblem(r.reason), (e: Error) => setProblem(e.message));
 
   return (
-    <div class="import" data-testid="import">
+    <div class="import" data-testid="import" data-ready={ready ? 'true' : undefined}>
       <p class="muted">
         Drop files or folders anywhere on this page, or choose them: a Backstory memory file (.json), a ChatGPT data
         export (the .zip as mailed, or its conversations.json), a Claude data export, mail (.mbox from Google Takeout,
