@@ -58,6 +58,25 @@ export interface ImportStagedRow {
   inputs: MemoryInput[];
 }
 
+/** What Undo of "Delete this import" brings back (lib/memory-browse/import-removal.ts): the items as they were. */
+export interface RemovedImportRow {
+  importId: string;
+  items: MemoryItem[];
+  /** When the import was deleted; Undo is offered for UNDO_IMPORT_MS after. */
+  at: number;
+}
+
+/**
+ * A picked file handed over by a page: written with the job's files in one transaction, so it exists only once they
+ * are all stored (lib/memory/import-jobs.ts). The worker turns it into a queued job.
+ */
+export interface HandoverRow {
+  job: string;
+  createdAt: number;
+  fileNames: string[];
+  bytes: number;
+}
+
 export type BackstoryDB = Dexie & {
   items: EntityTable<MemoryItem, 'id'>;
   vectors: EntityTable<StoredVector, 'id'>;
@@ -66,6 +85,8 @@ export type BackstoryDB = Dexie & {
   importJobs: EntityTable<ImportJob, 'id'>;
   importFiles: Table<ImportFileRow, [string, number]>;
   importStaged: Table<ImportStagedRow, [string, number]>;
+  removedImports: EntityTable<RemovedImportRow, 'importId'>;
+  handovers: EntityTable<HandoverRow, 'job'>;
 };
 
 export const DB_NAME = 'backstory';
@@ -100,6 +121,10 @@ export function openMemoryDB(name = DB_NAME, deps?: { indexedDB: IDBFactory; IDB
     importFiles: '[job+n], job',
     importStaged: '[job+batch], job',
   });
+  // v5: a deleted import's items, kept while Undo is offered, so Undo works after the browser stops an idle worker;
+  // the mark a page leaves once a picked file is wholly stored, in a table of its own so the page's write never waits
+  // on the worker's reads of the job table. Nothing else changes.
+  db.version(5).stores({ removedImports: 'importId, at', handovers: 'job' });
   return db;
 }
 

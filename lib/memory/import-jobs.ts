@@ -1,10 +1,13 @@
 import type { ImportFile, ImportFormat, ImportOffer } from '../import/types';
-import type { BackstoryDB } from './db';
+import type { BackstoryDB, HandoverRow } from './db';
 import type { TrustAsks } from './import-trust';
 import type { MemoryInput } from './types';
 
-/** `confirm`: read, waiting for the user to say what a memory file from elsewhere may bring (`asks`). */
-export type ImportJobState = 'queued' | 'reading' | 'confirm' | 'committing' | 'indexing' | 'done' | 'failed' | 'cancelled';
+/**
+ * `handing`: a page said it is storing the files; the worker queues the job once they are all stored. `confirm`: read,
+ * waiting for the user to say what a memory file from elsewhere may bring (`asks`).
+ */
+export type ImportJobState = 'handing' | 'queued' | 'reading' | 'confirm' | 'committing' | 'indexing' | 'done' | 'failed' | 'cancelled';
 
 /** One import as the extension tracks it, from the files picked to the items indexed; kept in IndexedDB. */
 export interface ImportJob {
@@ -31,13 +34,37 @@ export interface ImportJob {
   trust?: 'keep' | 'evidence';
   /** What the import left out or could not do, though its items landed (e.g. a memory file's feedback that was not valid). */
   warnings?: string[];
+  /** Failed because its page was closed before the files were all stored (a late hand-over still runs it). */
+  handoverCut?: boolean;
+  /** Runs of the reading and the commit started so far (counted before reading; a run that ends is not run again). */
+  attempts?: number;
 }
 
 /** What `update` may change: everything but the identity and the files. */
 export type ImportJobPatch = Partial<Omit<ImportJob, 'id' | 'createdAt' | 'fileNames' | 'bytes'>>;
 
-function newJobId(): string {
+export type { HandoverRow } from './db';
+
+export function newJobId(): string {
   return `import-${globalThis.crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`}`;
+}
+
+/**
+ * The page's side of a hand-over: stores the picked files and, in the same transaction, the mark that they are all
+ * there. Every write is issued before this returns (plain IndexedDB on an open connection, no await first), so a
+ * page closed right after the pick has already sent them. It touches neither the job table nor anything the worker
+ * reads while it works, so a busy worker never holds it up. A page closed before the commit leaves neither.
+ */
+export function storeHandover(idb: IDBDatabase, mark: HandoverRow, files: ImportFile[]): Promise<void> {
+  return new Promise((done, fail) => {
+    const tx = idb.transaction(['importFiles', 'handovers'], 'readwrite');
+    const rows = tx.objectStore('importFiles');
+    files.forEach((f, n) => rows.add({ job: mark.job, n, name: f.name, ...(f.path ? { path: f.path } : {}), blob: f.blob }));
+    tx.objectStore('handovers').add(mark);
+    tx.oncomplete = () => done();
+    tx.onabort = () => fail(tx.error ?? new Error('The files could not be stored.'));
+    tx.commit?.();
+  });
 }
 
 /**
@@ -63,6 +90,50 @@ export class ImportJobs {
       await this.db.importFiles.bulkAdd(files.map((f, n) => ({ job: job.id, n, name: f.name, ...(f.path ? { path: f.path } : {}), blob: f.blob })));
     });
     return job;
+  }
+
+  /** The page's side of a hand-over (storeHandover), on this database. */
+  async handOver(mark: HandoverRow, files: ImportFile[]): Promise<void> {
+    await this.db.open();
+    await storeHandover(this.db.backendDB(), mark, files);
+  }
+
+  /** The worker's record of a hand-over a page announced: a `handing` job (unless it is already known). */
+  async expect(meta: HandoverRow): Promise<ImportJob> {
+    return this.db.transaction('rw', this.db.importJobs, async () => {
+      const known = await this.db.importJobs.get(meta.job);
+      if (known) return known;
+      const job: ImportJob = { id: meta.job, createdAt: meta.createdAt, fileNames: meta.fileNames, bytes: meta.bytes, state: 'handing', read: 0 };
+      await this.db.importJobs.add(job);
+      return job;
+    });
+  }
+
+  /**
+   * A hand-over whose files are all stored becomes a queued job (made here if the worker never heard of it, or
+   * revived if it was failed as cut off); returns the job as it now is, or undefined when the page has not finished
+   * (or never started) storing them. A job cancelled meanwhile stays cancelled (its files are the caller's to drop).
+   */
+  async takeHandover(id: string): Promise<ImportJob | undefined> {
+    return this.db.transaction('rw', this.db.importJobs, this.db.handovers, async () => {
+      const mark = await this.db.handovers.get(id);
+      if (!mark) return undefined;
+      const known = await this.db.importJobs.get(id);
+      await this.db.handovers.delete(id);
+      if (known && known.state !== 'handing' && !known.handoverCut) return known;
+      // The mark's names are the whole list (the page's announcement may carry only the first ones).
+      const job: ImportJob = { ...(known ?? { id, createdAt: mark.createdAt, read: 0 }), fileNames: mark.fileNames, bytes: mark.bytes, state: 'queued' };
+      delete job.error;
+      delete job.finishedAt;
+      delete job.handoverCut;
+      await this.db.importJobs.put(job);
+      return job;
+    });
+  }
+
+  /** Ids of hand-overs whose files are all stored and that no worker has taken yet. */
+  async handedOver(): Promise<string[]> {
+    return (await this.db.handovers.toCollection().primaryKeys()) as string[];
   }
 
   get(id: string): Promise<ImportJob | undefined> {
@@ -109,9 +180,10 @@ export class ImportJobs {
 
   /** Drops the job's files and staged items (after a commit, a failure or a cancel); the job's record stays. */
   async discard(id: string): Promise<void> {
-    await this.db.transaction('rw', this.db.importFiles, this.db.importStaged, async () => {
+    await this.db.transaction('rw', this.db.importFiles, this.db.importStaged, this.db.handovers, async () => {
       await this.db.importFiles.where('job').equals(id).delete();
       await this.db.importStaged.where('job').equals(id).delete();
+      await this.db.handovers.delete(id);
     });
   }
 }

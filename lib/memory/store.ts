@@ -88,6 +88,21 @@ export class MemoryStore {
     this.model = model;
   }
 
+  /** The last mutation queued (see inTurn). */
+  private turns: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Runs a mutation of the stored items once every mutation queued before it is done, so each one reads and changes
+   * what the ones before it left (nothing deleted comes back, the later of two edits stays). Slow work never runs in
+   * a turn: embedding happens outside, and its vectors are stored in a later turn only if the item still has the text
+   * they were made from (storeVectors).
+   */
+  private inTurn<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.turns.then(() => this.load()).then(fn);
+    this.turns = run.catch(() => undefined);
+    return run;
+  }
+
   /** One read-write transaction over items, vectors and context vectors: all of it is written or none. */
   private async write(fn: () => Promise<void>, changed = 1): Promise<void> {
     this.writing++;
@@ -148,54 +163,51 @@ export class MemoryStore {
   }
 
   /**
-   * Adds items in one transaction: all of them or, on failure, none. `provenance` says where they came from, which
-   * decides what they may be (lib/memory/intake.ts). Small additions are embedded before they are
-   * written (context vectors of threaded ones right after); with `deferEmbedding` (imports) the items are written at
-   * once and `embedPending` embeds them later, so a large import is atomic and fast, and its indexing resumes if the
-   * worker is stopped.
+   * Adds items in one transaction: all of them or, on failure, none. Small additions are then embedded (their context
+   * vectors with them) before this resolves; with `deferEmbedding` (imports) `embedPending` embeds them later, so a
+   * large import is atomic and fast, and its indexing resumes if the worker is stopped.
    */
   async add(inputs: MemoryInput[], provenance: Provenance, opts: { deferEmbedding?: boolean; now?: number } = {}): Promise<MemoryItem[]> {
-    await this.load();
     const items = inputs.map((input) => createItem(intake(input, provenance), opts.now ?? Date.now()));
-    // An item replaced by one whose embedded text is the same (a re-import of the same notes) keeps its vector.
-    const keeps = (it: MemoryItem) => {
-      const old = this.mem.get(it.id);
-      return !!old && !it.needsReview && this.mem.hasVector(it.id) && embedText(old) === embedText(it);
-    };
-    const kept = new Set(items.filter(keeps).map((it) => it.id));
-    const embedded = opts.deferEmbedding || kept.size === items.length ? null : await this.tryEmbed(items.map(embedText), items);
-    const vectors = embedded?.vectors;
-    await this.write(async () => {
-      await this.db.items.bulkPut(items);
-      if (vectors) await this.db.vectors.bulkPut(vectors.map((vector, i) => ({ id: items[i].id, model: embedded!.model, vector })));
-      // An item replaced without a new vector must not keep its old one, unless its text is unchanged.
-      else await this.db.vectors.bulkDelete(items.filter((it) => !kept.has(it.id)).map((it) => it.id));
-    }, items.length);
-    items.forEach((item, i) => {
-      this.mem.put(item, vectors?.[i]); // without a vector, put() leaves the one held (kept items)
-      if (!vectors && !kept.has(item.id)) this.mem.setVector(item.id, undefined);
+    const jobs = await this.inTurn(async () => {
+      // An item replaced by one whose embedded text is the same (a re-import of the same notes) keeps its vector.
+      const keeps = (it: MemoryItem) => {
+        const old = this.mem.get(it.id);
+        return !!old && !it.needsReview && this.mem.hasVector(it.id) && embedText(old) === embedText(it);
+      };
+      const kept = new Set(items.filter(keeps).map((it) => it.id));
+      const dropped = items.filter((it) => !kept.has(it.id));
+      await this.write(async () => {
+        await this.db.items.bulkPut(items);
+        await this.db.vectors.bulkDelete(dropped.map((it) => it.id));
+      }, items.length);
+      for (const item of items) this.mem.put(item); // put() leaves the vector held (kept items)
+      for (const item of dropped) this.mem.setVector(item.id, undefined);
+      const contexts = this.contexts.jobs(this.contexts.withSuccessors(items.map((it) => it.id))); // stale ones dropped
+      if (opts.deferEmbedding) return []; // embedPending makes them
+      return [...dropped.filter((it) => !it.needsReview).map((it): EmbedJob => ({ id: it.id, text: embedText(it) })), ...contexts];
     });
-    if (!opts.deferEmbedding) await this.embedContexts(this.contexts.withSuccessors(items.map((it) => it.id)));
-    else this.contexts.jobs(this.contexts.withSuccessors(items.map((it) => it.id))); // stale ones dropped; embedPending makes them
+    await this.embedNow(jobs);
     return items;
   }
 
+  /** Applies `patch` to the item as stored when its turn comes, then embeds it again if its text or title changed. */
   async update(id: string, patch: MemoryPatch, now = Date.now()): Promise<MemoryItem> {
-    await this.load();
-    const current = this.mem.get(id);
-    if (!current) throw new Error(`No memory with id ${id}.`);
-    const { item, textChanged } = patchItem(current, patch, now);
-    const reembed = textChanged || item.title !== current.title;
-    const embedded = reembed ? await this.tryEmbed([embedText(item)], [item]) : null;
-    const vector = embedded?.vectors[0];
-    await this.write(async () => {
-      await this.db.items.put(item);
-      if (vector) await this.db.vectors.put({ id, model: embedded!.model, vector });
-      else if (reembed) await this.db.vectors.delete(id);
+    const { item, jobs } = await this.inTurn(async () => {
+      const current = this.mem.get(id);
+      if (!current) throw new Error(`No memory with id ${id}.`);
+      const { item, textChanged } = patchItem(current, patch, now);
+      const reembed = textChanged || item.title !== current.title;
+      await this.write(async () => {
+        await this.db.items.put(item);
+        if (reembed) await this.db.vectors.delete(id);
+      });
+      this.mem.put(item);
+      if (reembed) this.mem.setVector(id, undefined);
+      const own: EmbedJob[] = reembed && !item.needsReview ? [{ id, text: embedText(item) }] : [];
+      return { item, jobs: [...own, ...this.contexts.jobs(this.contexts.withSuccessors([id]))] };
     });
-    this.mem.put(item);
-    if (reembed) this.mem.setVector(id, vector);
-    await this.embedContexts(this.contexts.withSuccessors([id]));
+    await this.embedNow(jobs);
     return item;
   }
 
@@ -207,37 +219,41 @@ export class MemoryStore {
    * import itself sets it. An added or updated item's `source.importId` is this import; an unchanged one keeps the
    * import that brought it, so removing the later import leaves it.
    */
-  async commitImport(inputs: MemoryInput[], opts: { importId: string; provenance: Provenance; now?: number }): Promise<ImportCounts> {
-    await this.load();
-    const taken = inputs.map((input) => intake(input, opts.provenance));
-    const { counts, changed, reembed } = planImport(taken, (id) => this.mem.get(id), opts.importId, opts.now ?? Date.now());
-    await this.write(async () => {
-      await this.db.items.bulkPut(changed);
-      await this.db.vectors.bulkDelete(reembed);
-    }, changed.length);
-    for (const item of changed) this.mem.put(item);
-    for (const id of reembed) this.mem.setVector(id, undefined);
-    this.contexts.jobs(this.contexts.withSuccessors(changed.map((it) => it.id))); // stale ones dropped; embedPending makes them
-    return counts;
+  commitImport(inputs: MemoryInput[], opts: { importId: string; provenance: Provenance; now?: number }): Promise<ImportCounts> {
+    return this.inTurn(async () => {
+      const taken = inputs.map((input) => intake(input, opts.provenance));
+      const { counts, changed, reembed } = planImport(taken, (id) => this.mem.get(id), opts.importId, opts.now ?? Date.now());
+      await this.write(async () => {
+        await this.db.items.bulkPut(changed);
+        await this.db.vectors.bulkDelete(reembed);
+      }, changed.length);
+      for (const item of changed) this.mem.put(item);
+      for (const id of reembed) this.mem.setVector(id, undefined);
+      this.contexts.jobs(this.contexts.withSuccessors(changed.map((it) => it.id))); // stale ones dropped; embedPending makes them
+      return counts;
+    });
   }
 
   /** Deletes every item the import brought (`source.importId`); returns them. */
-  async removeImport(importId: string): Promise<MemoryItem[]> {
-    await this.load();
-    const ids = [...this.mem.items()].filter((it) => it.source.importId === importId).map((it) => it.id);
-    return this.remove(ids);
+  removeImport(importId: string): Promise<MemoryItem[]> {
+    return this.inTurn(() => this.removeNow([...this.mem.items()].filter((it) => it.source.importId === importId).map((it) => it.id)));
   }
 
   /** Marks items as used now (continuity and recency count it). */
-  async touch(ids: string[], now = Date.now()): Promise<void> {
-    await this.load();
-    const items = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x).map((it) => ({ ...it, lastUsedAt: now }));
-    await this.db.items.bulkPut(items);
-    for (const it of items) this.mem.put(it);
+  touch(ids: string[], now = Date.now()): Promise<void> {
+    return this.inTurn(async () => {
+      const items = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x).map((it) => ({ ...it, lastUsedAt: now }));
+      await this.db.items.bulkPut(items);
+      for (const it of items) this.mem.put(it);
+    });
   }
 
-  async remove(ids: string[]): Promise<MemoryItem[]> {
-    await this.load();
+  remove(ids: string[]): Promise<MemoryItem[]> {
+    return this.inTurn(() => this.removeNow(ids));
+  }
+
+  /** Deletes items; only inside a turn. */
+  private async removeNow(ids: string[]): Promise<MemoryItem[]> {
     const removed = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x);
     // Their successors' context vectors were made with them: they go too.
     const gone = new Set(ids);
@@ -256,30 +272,34 @@ export class MemoryStore {
   }
 
   /** Deletes every memory. */
-  async clear(): Promise<void> {
-    await this.load();
-    await this.write(async () => {
-      await this.db.items.clear();
-      await this.db.vectors.clear();
-      await this.db.contexts.clear();
-    }, Infinity);
-    this.mem = new IndexedMemory();
-    this.contexts.prints.clear();
+  clear(): Promise<void> {
+    return this.inTurn(async () => {
+      await this.write(async () => {
+        await this.db.items.clear();
+        await this.db.vectors.clear();
+        await this.db.contexts.clear();
+      }, Infinity);
+      this.mem = new IndexedMemory();
+      this.contexts.prints.clear();
+    });
   }
 
-  /** Makes the context vectors these items lack now (small adds and edits); left to embedPending if the model fails. */
-  private async embedContexts(ids: string[]): Promise<void> {
-    const jobs = this.contexts.jobs(ids);
+  /** Makes these vectors now (small adds and edits); left to embedPending if the model fails. */
+  private async embedNow(jobs: EmbedJob[]): Promise<void> {
     if (!jobs.length) return;
-    const embedded = await this.tryEmbed(jobs.map((j) => j.text), []);
+    const embedded = await this.tryEmbed(jobs.map((j) => j.text));
     if (embedded) await this.storeVectors(jobs, embedded.vectors, embedded.model);
   }
 
   /**
-   * Writes made vectors in one transaction and then into memory; jobs whose item changed meanwhile (edited, deleted,
-   * its predecessor changed) are skipped.
+   * Writes made vectors in one transaction and then into memory, in a turn of their own; jobs whose item changed
+   * while they were made (edited, deleted, cleared, its predecessor changed) are skipped.
    */
-  private async storeVectors(jobs: EmbedJob[], vectors: Float32Array[], model: string): Promise<void> {
+  private storeVectors(jobs: EmbedJob[], vectors: Float32Array[], model: string): Promise<void> {
+    return this.inTurn(() => this.storeVectorsNow(jobs, vectors, model));
+  }
+
+  private async storeVectorsNow(jobs: EmbedJob[], vectors: Float32Array[], model: string): Promise<void> {
     if (model !== this.model) return; // the model changed while these were made
     const live = jobs.map((job, i) => ({ job, vector: vectors[i] })).filter(({ job }) => {
       const item = this.mem.get(job.id);
@@ -381,10 +401,8 @@ export class MemoryStore {
     return this.pending;
   }
 
-  /** Vectors of `texts` from the worker's model, or null (no model, it failed, or `items` holds a held item). */
-  private async tryEmbed(texts: string[], items: MemoryItem[]): Promise<{ vectors: Float32Array[]; model: string } | null> {
-    // Held-back items are not embedded until confirmed; embedPending() picks them up then.
-    if (items.some((it) => it.needsReview)) return null;
+  /** Vectors of `texts` from the worker's model, or null (no model, or it failed). Held items are never asked for. */
+  private async tryEmbed(texts: string[]): Promise<{ vectors: Float32Array[]; model: string } | null> {
     const embedder = await this.getEmbedder();
     if (!embedder) return null;
     this.useModel(embedder.modelId);

@@ -170,6 +170,11 @@ export interface OffscreenProtocol {
 
 /** Name of the port a side panel opens to the service worker. */
 export const PANEL_PORT = 'backstory-panel';
+/**
+ * Start of the name of the port a page opens before it stores picked files for an import; the rest of the name is
+ * the hand-over as JSON (lib/service/imports.ts). The worker takes the job up when the port closes, whoever closes it.
+ */
+export const HANDOVER_PORT = 'backstory-import-handover:';
 /** What a panel says over its port: which tab it shows and the search box text. */
 export type PanelWatch = { tabId: number; search?: string };
 

@@ -1,6 +1,6 @@
 import { ImportFileError, type ImportBatch, type ImportFile, type ImportOffer, type ReadOptions, type ReadProgress } from '../import/types';
 import { trustAsks } from '../memory/import-trust';
-import type { ImportJob, ImportJobs } from '../memory/import-jobs';
+import type { HandoverRow, ImportJob, ImportJobs } from '../memory/import-jobs';
 import type { MemoryInput } from '../memory/types';
 import { readFeedbackBlock, type FeedbackBlock } from '../learn/feedback-file';
 
@@ -8,7 +8,7 @@ export type ImportCounts = { added: number; updated: number; unchanged: number }
 
 /** What the runner needs from the rest of the worker; tests hand it the real store and job table on fake-indexeddb. */
 export interface ImportRunnerDeps {
-  jobs: Pick<ImportJobs, 'get' | 'list' | 'update' | 'stage' | 'staged' | 'unstage' | 'files' | 'discard'>;
+  jobs: Pick<ImportJobs, 'get' | 'list' | 'update' | 'stage' | 'staged' | 'unstage' | 'files' | 'discard' | 'expect' | 'takeHandover' | 'handedOver'>;
   read(files: ImportFile[], opts: ReadOptions): AsyncIterable<ImportBatch>;
   /**
    * All or nothing (MemoryStore.commitImport). `trusted`: the memory files in it are this profile's own, or the user
@@ -37,7 +37,12 @@ export interface ImportRunnerDeps {
 /** States in which the job's work is not finished: a worker start resumes them. */
 const UNFINISHED: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading', 'committing', 'indexing']);
 /** States before the commit: cancelling them leaves memory as it was. */
-const CANCELLABLE: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading', 'confirm']);
+const CANCELLABLE: ReadonlySet<ImportJob['state']> = new Set(['handing', 'queued', 'reading', 'confirm']);
+/**
+ * Runs of one job's reading that may start: a run that never ended means the worker stopped under it, and a file that
+ * stops it twice (too large for memory, or a reader caught on it) would otherwise be read again at every start.
+ */
+const MAX_ATTEMPTS = 2;
 /** Read progress is pushed at most this often (a big export reports thousands of times). */
 const PUSH_EVERY_MS = 250;
 
@@ -53,19 +58,58 @@ class Cancelled extends Error {}
 export class ImportRunner {
   private queue: Promise<void> = Promise.resolve();
   private active = new Map<string, AbortController>();
+  /** Hand-overs announced to this worker whose page has not gone yet. */
+  private handing = new Set<string>();
 
   constructor(private readonly deps: ImportRunnerDeps) {}
 
+  /**
+   * A page is about to store picked files (it tells the worker first): the job is recorded as being handed over, and
+   * the worker stays alive until the page is done (`handedOver`), so the import never depends on the page asking.
+   */
+  async expect(meta: HandoverRow): Promise<() => void> {
+    this.handing.add(meta.job);
+    const job = await this.deps.jobs.expect(meta);
+    if (job.state === 'handing') this.deps.push(job);
+    return this.keepAlive();
+  }
+
+  /**
+   * The page that announced a hand-over is gone (closed, or done): the job runs if its files are all stored, and is
+   * failed with a message if the page closed before they were.
+   */
+  async handedOver(jobId: string): Promise<void> {
+    this.handing.delete(jobId);
+    const job = (await this.take(jobId)) ?? (await this.deps.jobs.get(jobId));
+    if (job?.state === 'queued' && !this.active.has(jobId)) this.enqueue(job);
+    if (job?.state === 'handing') await this.finish(job, { state: 'failed', error: notHandedText(job), handoverCut: true }, false); // nothing stored to drop; files stored late still run
+  }
+
+  /** takeHandover, dropping the files of a job that ended meanwhile (cancelled while its page was storing them). */
+  private async take(jobId: string): Promise<ImportJob | undefined> {
+    const job = await this.deps.jobs.takeHandover(jobId);
+    if (job && !UNFINISHED.has(job.state)) await this.deps.jobs.discard(jobId);
+    return job;
+  }
+
   /** Queues a job the page created; resolves once it is queued (the work goes on in the background). */
   async start(jobId: string): Promise<void> {
-    const job = await this.deps.jobs.get(jobId);
+    const job = (await this.take(jobId)) ?? (await this.deps.jobs.get(jobId));
     if (!job) throw new Error('That import is no longer there: choose the files again.');
     if (this.active.has(jobId) || !UNFINISHED.has(job.state)) return;
     this.enqueue(job);
   }
 
-  /** At every worker start: picks up the jobs a stopped worker left unfinished. */
+  /**
+   * At every worker start: picks up the jobs a stopped worker left unfinished, and the hand-overs stored meanwhile. A
+   * hand-over still unfinished was cut off (its page would have finished storing by now, or was closed): it is failed
+   * with a message; should its page still finish and ask, `start` runs it after all.
+   */
   async resume(): Promise<void> {
+    for (const id of await this.deps.jobs.handedOver()) await this.take(id);
+    for (const job of await this.deps.jobs.list()) {
+      if (job.state === 'handing' && !this.handing.has(job.id)) await this.finish(job, { state: 'failed', error: notHandedText(job), handoverCut: true }, false); // nothing stored to drop; files stored late still run
+    }
     const jobs = (await this.deps.jobs.list()).filter((j) => UNFINISHED.has(j.state) && !this.active.has(j.id));
     for (const job of jobs.sort((a, b) => a.createdAt - b.createdAt)) this.enqueue(job);
   }
@@ -99,7 +143,8 @@ export class ImportRunner {
   async answer(jobId: string, keep: boolean): Promise<void> {
     const job = await this.deps.jobs.get(jobId);
     if (!job || job.state !== 'confirm') throw new Error('That import is no longer waiting for an answer.');
-    this.enqueue(await this.patch(job, { state: 'queued', trust: keep ? 'keep' : 'evidence' }));
+    // The run that asked ended (it paused for the answer), so it does not count against the attempt limit.
+    this.enqueue(await this.patch(job, { state: 'queued', trust: keep ? 'keep' : 'evidence', attempts: 0 }));
   }
 
   /** Removes the offer at `index` from the job (saving it as an instruction is the caller's). */
@@ -128,7 +173,12 @@ export class ImportRunner {
       let job = await this.deps.jobs.get(jobId);
       if (!job) return;
       if (signal.aborted) return void (await this.finish(job, { state: 'cancelled' }));
-      if (job.state !== 'indexing') job = await this.readAndCommit(job, signal);
+      if (job.state !== 'indexing') {
+        const attempts = job.attempts ?? 0;
+        if (attempts >= MAX_ATTEMPTS) return void (await this.finish(job, { state: 'failed', error: stoppedText(job) }));
+        job = await this.patch(job, { attempts: attempts + 1 }, false);
+        job = await this.readAndCommit(job, signal);
+      }
       if (job) void this.indexThen(job).catch(() => undefined); // unfinished: the next worker start resumes it
     } finally {
       stopKeepAlive();
@@ -239,6 +289,18 @@ export class ImportRunner {
     const timer = setInterval(() => void ping().catch(() => undefined), this.deps.keepAliveMs ?? 20_000);
     return () => clearInterval(timer);
   }
+}
+
+/** A hand-over the page did not finish, in the user's words. */
+function notHandedText(job: ImportJob): string {
+  const one = job.fileNames.length === 1;
+  return `${job.fileNames.join(', ')}: the page was closed before Backstory had ${one ? 'the whole file' : 'all of them'}, so ${one ? 'it was' : 'they were'} not imported. Choose ${one ? 'it' : 'them'} again and keep the page open until it says “Waiting to import” or “Reading”`;
+}
+
+/** A job whose runs never ended, in the user's words. */
+function stoppedText(job: ImportJob): string {
+  const one = job.fileNames.length === 1;
+  return `${job.fileNames.join(', ')}: Backstory stopped twice while importing ${one ? 'it' : 'them'}; ${one ? 'it' : 'they'} may be too large or damaged. Try ${one ? 'it' : 'them'} in smaller parts or export again`;
 }
 
 /** The message a failed job keeps: the importers' errors already name the file; anything else gets the names here. */

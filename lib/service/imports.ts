@@ -1,13 +1,32 @@
-import { browser } from 'wxt/browser';
+import * as v from 'valibot';
+import { browser, type Browser } from 'wxt/browser';
 import type { BackstoryDB } from '../memory/db';
-import { ImportJobs } from '../memory/import-jobs';
+import { ImportJobs, type HandoverRow } from '../memory/import-jobs';
 import type { MemoryStore } from '../memory/store';
-import type { BackgroundProtocol, IndexingProgress, PanelPush, Res } from '../messaging/protocol';
+import { HANDOVER_PORT, type BackgroundProtocol, type IndexingProgress, type PanelPush, type Res } from '../messaging/protocol';
 import { readImport } from '../import/index';
 import { profileKey } from '../memory/file-signature';
 import { ImportRunner } from './import-runner';
 import type { FeedbackBlock } from '../learn/feedback-file';
 
+
+const Handover = v.object({
+  job: v.pipe(v.string(), v.startsWith('import-'), v.maxLength(200)),
+  createdAt: v.number(),
+  fileNames: v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.maxLength(100_000)),
+  bytes: v.number(),
+});
+
+/** The hand-over a page's port announces in its name, or undefined. */
+export function handoverOf(portName: string): HandoverRow | undefined {
+  if (!portName.startsWith(HANDOVER_PORT)) return undefined;
+  try {
+    const parsed = v.safeParse(Handover, JSON.parse(portName.slice(HANDOVER_PORT.length)));
+    return parsed.success ? parsed.output : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The worker's side of imports: the job runner wired to the store, the open pages and the message protocol. */
 export class Imports {
@@ -44,6 +63,25 @@ export class Imports {
       committed: () => parts.refresh(),
       feedback: parts.feedback,
       keepAlive: () => browser.runtime.getPlatformInfo(),
+    });
+  }
+
+  /**
+   * A page opened a hand-over port: it stores picked files next. The job waits for them, and runs (or is reported as
+   * not handed over) once the port closes, whether the page closed it when done or was closed midway.
+   */
+  handover(port: Browser.runtime.Port): void {
+    const meta = handoverOf(port.name);
+    if (!meta) return port.disconnect();
+    let stopKeepAlive = () => {};
+    const expected = this.runner.expect(meta).then((stop) => void (stopKeepAlive = stop), () => undefined);
+    port.onDisconnect.addListener(() => {
+      void expected
+        .then(() => {
+          stopKeepAlive();
+          return this.runner.handedOver(meta.job);
+        })
+        .catch(() => undefined); // storage gone: the next worker start looks again
     });
   }
 

@@ -1,7 +1,7 @@
 import { browser } from 'wxt/browser';
 import { openMemoryDB } from '../memory/db';
 import { MemoryStore } from '../memory/store';
-import { PANEL_PORT } from '../messaging/protocol';
+import { HANDOVER_PORT, PANEL_PORT } from '../messaging/protocol';
 import { isExtensionPage, serveBackground } from '../messaging/rpc';
 import { installMenus, installToolbarButton, openPanel } from './browser-ui';
 import { Capture } from './capture';
@@ -12,6 +12,7 @@ import { Feedback } from './feedback';
 import { Imports } from './imports';
 import { Insertion } from './insertion';
 import { MemoryActions } from './memory-actions';
+import { RemovedImports } from '../memory-browse/import-removal';
 import { ModelHolder } from './model';
 import { PageBridge } from './page-bridge';
 import { PanelHub } from './panel-hub';
@@ -58,7 +59,7 @@ export class Service {
     this.feedback = new Feedback(this.settings, panels);
     this.phrases = new PhraseOffers(this.store, panels);
     this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker, this.feedback, this.phrases);
-    this.memory = new MemoryActions(this.store, this.hub, this.indexing, this.model);
+    this.memory = new MemoryActions(this.store, this.hub, this.indexing, this.model, new RemovedImports(this.db));
     this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access, this.phrases);
     this.imports = new Imports(this.db, {
       store: this.store, index: () => this.indexing.run(), broadcast: (p) => this.hub.broadcast(p), refresh: () => this.hub.refreshAll(),
@@ -80,6 +81,7 @@ export function startService(): Service {
   installToolbarButton();
   browser.runtime.onConnect.addListener((port) => {
     if (port.name === PANEL_PORT && port.sender && isExtensionPage(port.sender)) s.hub.connect(port);
+    else if (port.name.startsWith(HANDOVER_PORT) && port.sender && isExtensionPage(port.sender)) s.imports.handover(port);
   });
   browser.contextMenus.onClicked.addListener((info, tab) => {
     if (info.menuItemId === 'remember-selection') void s.capture.reportFailure(s.capture.rememberSelection(info, tab));
@@ -100,6 +102,7 @@ export function startService(): Service {
   browser.permissions.onRemoved.addListener((p) => void s.sitesChanged({ removed: p.origins ?? [] }));
   void s.access.sync().catch(() => {});
   void s.imports.resume(); // an import a stopped worker left unfinished goes on
+  void s.memory.expireUndo().catch(() => {});
   // Memory first, then the model: panels get cards ranked by words as soon as memory is in, and semantic ones when
   // the model is ready (a second push); the model's set-up on this same thread would hold up the memory load.
   void s.store.load().then(() => s.model.get()).then(() => s.indexing.run());

@@ -1,6 +1,6 @@
 import { parseMemoryFile } from '../memory/memory-file';
 import { learning } from '../learn/learning';
-import { ImportRemoval } from '../memory-browse/import-removal';
+import { ImportRemoval, RemovedImports } from '../memory-browse/import-removal';
 import { MemoryCatalog, type MemoryPage, type MemoryQuery } from '../memory-browse/memory-query';
 import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
@@ -24,8 +24,9 @@ export class MemoryActions {
     private readonly panels: Panels,
     private readonly indexing: BackgroundIndexing,
     private readonly model: ModelHolder,
+    removedImports: RemovedImports,
   ) {
-    this.imports = new ImportRemoval(store, (restored) => {
+    this.imports = new ImportRemoval(store, removedImports, (restored) => {
       if (restored) void indexing.run();
       panels.refreshAll();
     });
@@ -42,6 +43,11 @@ export class MemoryActions {
 
   restoreImport(importId: string): Promise<{ restored: number }> {
     return this.imports.restore(importId);
+  }
+
+  /** At every worker start: a deleted import Undo no longer offers is not kept. */
+  expireUndo(): Promise<unknown> {
+    return this.imports.expire();
   }
 
   /**
@@ -90,6 +96,7 @@ export class MemoryActions {
 
   async clear(): Promise<{ ok: true }> {
     await this.store.clear();
+    await this.imports.forgetAll();
     await learning.clear();
     this.panels.refreshAll();
     return { ok: true };

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { makeChatGPTExport } from '../fixtures/import/generate';
@@ -28,6 +31,24 @@ async function optionsPage(): Promise<Page> {
   await page.locator('[data-testid="import-file"]').waitFor();
   return page;
 }
+
+/** How many files named `name` the page has stored for an import (read from the page's own IndexedDB). */
+const storedFiles = (page: Page, name: string) =>
+  page.evaluate(
+    (n) =>
+      new Promise<number>((ok) => {
+        const open = indexedDB.open('backstory');
+        open.onsuccess = () => {
+          const db = open.result;
+          const all = db.transaction('importFiles').objectStore('importFiles').getAll();
+          all.onsuccess = () => {
+            ok((all.result as { name: string }[]).filter((f) => f.name === n).length);
+            db.close();
+          };
+        };
+      }),
+    name,
+  );
 
 /** Polls until the job for `name` reaches one of `states`; returns it. */
 async function until(name: string, states: string[], timeout = 120_000): Promise<Job> {
@@ -114,6 +135,92 @@ describe('imports through the options page', () => {
     await again.close();
     await panel.close();
     await page.close();
+  });
+
+  it('files picked and the options page closed at once: each one is imported with no page open, or reported, never left waiting', { timeout: 300_000 }, async () => {
+    const before = await memorySize();
+    // Files on disk, as a user picks them.
+    const dir = mkdtempSync(join(tmpdir(), 'backstory-at-once-'));
+    const names = ['at-once-1.zip', 'at-once-2.zip', 'at-once-3.zip'];
+    for (const [k, name] of names.entries()) {
+      writeFileSync(join(dir, name), makeChatGPTExport({ conversations: 4, turns: 5, seed: 90 + k }));
+      const options = await optionsPage();
+      await options.locator('[data-testid="import"][data-ready]').waitFor();
+      await options.locator('[data-testid="import-file"]').setInputFiles(join(dir, name));
+      await options.close();
+    }
+    let landed = 0;
+    for (const name of names) {
+      // A write the browser cut off with the page is said so; anything else lands.
+      const job = await until(name, ['done', 'indexing', 'failed'], 60_000);
+      if (job.state === 'failed') expect(job.error).toMatch(new RegExp(`^${name.replace('.', '\\.')}: the page was closed before Backstory had the whole file`));
+      else {
+        expect(job.counts).toEqual({ added: 20, updated: 0, unchanged: 0 });
+        landed++;
+      }
+    }
+    expect(await memorySize()).toBe(before + 20 * landed);
+    const again = await optionsPage();
+    await expect.poll(() => message(again), { timeout: 30_000 }).toMatch(/^(Imported at-once-3\.zip: 20 new, 0 updated, 0 unchanged\.|Not imported: at-once-3\.zip: the page was closed)/);
+    await again.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the options page closed after storing the file but before it could ask the worker: the import lands with no page open', { timeout: 300_000 }, async () => {
+    const before = await memorySize();
+    const options = await optionsPage();
+    // The page closes between storing the file and asking the worker to run it: its request never goes out.
+    await options.evaluate(() => {
+      for (const api of [globalThis.chrome, (globalThis as { browser?: typeof chrome }).browser]) {
+        const runtime = api?.runtime;
+        if (!runtime) continue;
+        const send = runtime.sendMessage.bind(runtime) as (m: unknown) => Promise<unknown>;
+        (runtime as { sendMessage: unknown }).sendMessage = (m: { type?: string }) => (m?.type === 'import:start' ? new Promise(() => {}) : send(m));
+      }
+    });
+    await options.locator('[data-testid="import-file"]').setInputFiles([zip('unasked.zip', makeChatGPTExport({ conversations: 6, turns: 5, seed: 83 }))]);
+    await expect.poll(() => storedFiles(options, 'unasked.zip'), { timeout: 30_000 }).toBe(1);
+    await options.close();
+    const job = await until('unasked.zip', ['done', 'indexing', 'failed'], 60_000);
+    expect(job).toMatchObject({ read: 30, counts: { added: 30, updated: 0, unchanged: 0 } });
+    expect(await memorySize()).toBe(before + 30);
+    const again = await optionsPage();
+    await expect.poll(() => message(again), { timeout: 30_000 }).toBe('Imported unasked.zip: 30 new, 0 updated, 0 unchanged.');
+    await again.close();
+  });
+
+  it('the options page closed while it was storing the file: the reopened page and the panel say it was not imported', { timeout: 300_000 }, async () => {
+    const before = await memorySize();
+    const options = await optionsPage();
+    // A write that never finishes (a large file, a slow disk): the page is closed in the middle of it.
+    await options.evaluate(() => {
+      IDBTransaction.prototype.commit = function () {}; // the store keeps going until the page goes
+      for (const method of ['add', 'put'] as const) {
+        const original = IDBObjectStore.prototype[method];
+        IDBObjectStore.prototype[method] = function (this: IDBObjectStore, ...args: [unknown, IDBValidKey?]) {
+          if (this.name === 'importFiles') {
+            const busy = () => (this.count().onsuccess = busy); // keeps the transaction open until the page goes
+            busy();
+          }
+          return original.apply(this, args);
+        };
+      }
+    });
+    await options.locator('[data-testid="import-file"]').setInputFiles([{ name: 'cut-off.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ format: 'backstory-memory', version: 1, items: [{ text: 'Never stored.' }] })) }]);
+    await options.locator('[data-testid="import-handing"]').waitFor();
+    await options.close();
+    const job = await until('cut-off.json', ['done', 'indexing', 'failed'], 60_000);
+    expect(job.state).toBe('failed');
+    const said = /^Not imported: cut-off\.json: the page was closed before Backstory had the whole file, so it was not imported\. Choose it again/;
+    const again = await optionsPage();
+    await expect.poll(() => message(again), { timeout: 30_000 }).toMatch(said);
+    await again.close();
+    const { page, tabId } = await h.openPage('/fixtures/textarea.html');
+    const panel = await h.openPanel(tabId);
+    await expect.poll(() => panel.locator('[data-testid="import-outcome"]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(said);
+    await panel.close();
+    await page.close();
+    expect(await memorySize()).toBe(before);
   });
 
   it('an export dropped onto the options page is imported like a picked one', { timeout: 120_000 }, async () => {

@@ -3,14 +3,23 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
 import type { ImportJob } from '../../lib/memory/import-jobs';
 
-// The page stores the picked files as a job (IndexedDB) before it asks the worker to run it: a stored job here.
+// The page stores the picked files (IndexedDB) before it asks the worker to run them: a stored job here.
 const stored: ImportJob = { id: 'job-1', createdAt: 1, fileNames: ['notes.json'], bytes: 2, state: 'queued', read: 0 };
-vi.mock('../../lib/memory/db', () => ({ openMemoryDB: () => ({ close() {} }) }));
-vi.mock('../../lib/memory/import-jobs', () => ({ ImportJobs: class { async create() { return stored; } } }));
+/** What the page did, in order: announced the hand-over (a port), stored the files, closed the port. */
+const steps: string[] = [];
+vi.mock('../../lib/memory/db', () => ({ openMemoryDB: () => ({ close() {}, async open() {}, isOpen: () => true, backendDB: () => ({}) }) }));
+vi.mock('../../lib/memory/import-jobs', () => ({
+  newJobId: () => 'job-1',
+  async storeHandover(_db: unknown, mark: { job: string; fileNames: string[] }) {
+    steps.push(`stored ${mark.job} ${mark.fileNames.join(',')}`);
+  },
+}));
 
 /** The worker as the page sees it: `import:start` fails while `stopped` says so, as a worker stopped before answering. */
 const worker = {
   stopped: 0,
+  /** import:start is never answered (a worker busy loading its model, or committing another import). */
+  busy: false,
   starts: [] as string[],
   jobs: [] as ImportJob[],
   ports: [] as ((m: unknown) => void)[],
@@ -24,6 +33,7 @@ const chromeFake = Object.assign(fakeBrowser, {
       if (msg.type === 'import:status') return { ok: true, value: { jobs: worker.jobs } };
       if (msg.type !== 'import:start') return { ok: true, value: {} };
       worker.starts.push(msg.payload.jobId!);
+      if (worker.busy) return new Promise(() => {});
       if (worker.stopped > 0) {
         worker.stopped--;
         throw new Error('The message port closed before a response was received.');
@@ -31,10 +41,11 @@ const chromeFake = Object.assign(fakeBrowser, {
       worker.jobs = [stored];
       return { ok: true, value: { ok: true } };
     },
-    connect: () => {
+    connect: ({ name }: { name?: string } = {}) => {
       const listeners: ((m: unknown) => void)[] = [];
       worker.ports.push((m) => listeners.forEach((l) => l(m)));
-      return { postMessage() {}, disconnect() {}, onMessage: { addListener: (l: (m: unknown) => void) => listeners.push(l) }, onDisconnect: { addListener() {} } };
+      if (name?.startsWith('backstory-import-handover:')) steps.push(`announced ${JSON.parse(name.slice('backstory-import-handover:'.length)).job}`);
+      return { postMessage() {}, disconnect: () => name?.startsWith('backstory-import-handover:') && steps.push('port closed'), onMessage: { addListener: (l: (m: unknown) => void) => listeners.push(l) }, onDisconnect: { addListener() {} } };
     },
   }),
 });
@@ -63,7 +74,23 @@ const text = () => root.textContent ?? '';
 afterEach(() => {
   unmount();
   root.remove();
-  Object.assign(worker, { stopped: 0, starts: [], jobs: [] });
+  Object.assign(worker, { stopped: 0, busy: false, starts: [], jobs: [] });
+  steps.length = 0;
+});
+
+describe('handing an import to the worker', () => {
+  it('tells the worker before it stores the files, so the worker takes them up even if the page closes before asking', async () => {
+    await pick();
+    expect(steps).toEqual(['announced job-1', 'stored job-1 notes.json', 'port closed']);
+  });
+
+  it('is over once the files are stored: a busy worker does not keep the page saying "Handing…"', async () => {
+    worker.busy = true;
+    await pick();
+    expect(root.querySelector('[data-testid="import-handing"]')).toBeNull();
+    expect(root.querySelector('[data-testid="import-progress"]')?.textContent).toContain('Waiting to import notes.json');
+    expect(text()).not.toMatch(/Not imported/);
+  });
 });
 
 describe('handing an import to a worker that was stopped right after the file was picked', () => {

@@ -187,4 +187,122 @@ describe('import jobs in the worker', () => {
     finishIndexing();
     expect((await ended(w.jobs, b.id)).state).toBe('done');
   });
+
+  it('a file that stops the worker twice is failed with a message on the next start, not read a third time', async () => {
+    const db = openMemoryDB('runner-8', { indexedDB: new IDBFactory(), IDBKeyRange });
+    // Each worker life starts reading conv.json and never gets further: the browser stopped it (out of memory).
+    const stops = async () => {
+      const gated = gatedReader();
+      const w = worker(db, gated.read);
+      await w.runner.resume();
+      await gated.atGate;
+    };
+    const first = worker(db, gatedReader().read);
+    const job = await first.jobs.create([file('conv.json', memoryFile(3, 'a')), file('b.json', memoryFile(3, 'b'))]);
+    await stops();
+    await stops();
+
+    let read = 0;
+    const third = worker(db, (files, opts) => (read++, readImport(files, opts)));
+    await third.runner.resume();
+    const failed = await ended(third.jobs, job.id);
+    expect(read).toBe(0);
+    expect(failed.state).toBe('failed');
+    expect(failed.error).toMatch(/^conv\.json, b\.json: Backstory stopped twice while importing (it|them); (it|they) may be too large or damaged/);
+    expect(await third.jobs.files(job.id)).toEqual([]);
+    expect(third.store.size).toBe(0);
+    // Later starts leave it failed.
+    await worker(db).runner.resume();
+    expect((await third.jobs.get(job.id))!.state).toBe('failed');
+  });
+
+  it('a worker stopped once mid-read still finishes the import at its next start', async () => {
+    const db = openMemoryDB('runner-9', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const gated = gatedReader();
+    const first = worker(db, gated.read);
+    const job = await first.jobs.create([file('a.json', memoryFile(4, 'a')), file('b.json', memoryFile(4, 'b'))]);
+    await first.runner.start(job.id);
+    await gated.atGate;
+    const second = worker(db);
+    await second.runner.resume();
+    expect(await ended(second.jobs, job.id)).toMatchObject({ state: 'done', counts: { added: 8, updated: 0, unchanged: 0 } });
+  });
+});
+
+describe('a picked file handed over by a page that may close at any moment', () => {
+  const mark = (job: string, name: string, text: string) => ({ job, createdAt: Date.now(), fileNames: [name], bytes: text.length });
+
+  it('the page closes after storing the file but before asking: the worker runs the import on its own', async () => {
+    const db = openMemoryDB('handover-1', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const w = worker(db);
+    const text = memoryFile(6, 'h');
+    const m = mark('import-h1', 'conv.json', text);
+    await w.runner.expect(m); // the page's port opens
+    await w.jobs.handOver(m, [file('conv.json', text)]);
+    await w.runner.handedOver(m.job); // the page closed: its port closes
+    expect(await ended(w.jobs, m.job)).toMatchObject({ state: 'done', fileNames: ['conv.json'], counts: { added: 6, updated: 0, unchanged: 0 } });
+    expect(w.store.size).toBe(6);
+  });
+
+  it('the page closes while storing the file: the job is failed with a message saying so, never left waiting', async () => {
+    const db = openMemoryDB('handover-2', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const w = worker(db);
+    const m = mark('import-h2', 'conv.json', memoryFile(6, 'h'));
+    await w.runner.expect(m);
+    expect((await w.jobs.get(m.job))!.state).toBe('handing');
+    await w.runner.handedOver(m.job); // the write never committed
+    const failed = (await w.jobs.get(m.job))!;
+    expect(failed.state).toBe('failed');
+    expect(failed.error).toMatch(/^conv\.json: the page was closed before Backstory had the whole file, so it was not imported\. Choose it again/);
+    expect(w.pushed.at(-1)).toMatchObject({ id: m.job, state: 'failed' });
+    expect(w.store.size).toBe(0);
+  });
+
+  it('a worker that stopped during the hand-over: its next start runs what was stored and reports what was not', async () => {
+    const db = openMemoryDB('handover-3', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const first = worker(db);
+    const text = memoryFile(4, 'k');
+    const whole = mark('import-h3', 'whole.json', text);
+    const cut = mark('import-h4', 'cut.json', text);
+    await first.runner.expect(whole);
+    await first.runner.expect(cut);
+    await first.jobs.handOver(whole, [file('whole.json', text)]);
+    // The worker stops here; cut.json's page was closed mid-write.
+    const next = worker(db);
+    await next.runner.resume();
+    expect(await ended(next.jobs, whole.job)).toMatchObject({ state: 'done', counts: { added: 4, updated: 0, unchanged: 0 } });
+    expect(await next.jobs.get(cut.job)).toMatchObject({ state: 'failed', error: expect.stringMatching(/^cut\.json: the page was closed/) });
+  });
+
+  it('a page still storing when the worker restarted: once it is done and asks, the import runs after all', async () => {
+    const db = openMemoryDB('handover-4', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const first = worker(db);
+    const text = memoryFile(3, 'late');
+    const m = mark('import-h5', 'late.json', text);
+    await first.runner.expect(m);
+    const next = worker(db);
+    await next.runner.resume(); // the page has not finished: reported
+    expect((await next.jobs.get(m.job))!.state).toBe('failed');
+    await next.jobs.handOver(m, [file('late.json', text)]);
+    await next.runner.start(m.job);
+    const done = await ended(next.jobs, m.job);
+    expect(done).toMatchObject({ state: 'done', counts: { added: 3, updated: 0, unchanged: 0 } });
+    expect(done.error).toBeUndefined();
+  });
+
+  it('cancelled while the page was storing the file: it stays cancelled and the files stored after are dropped', async () => {
+    const db = openMemoryDB('handover-5', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const w = worker(db);
+    const text = memoryFile(3, 'c');
+    const m = mark('import-h6', 'c.json', text);
+    await w.runner.expect(m);
+    expect(await w.runner.cancel(m.job)).toEqual({ ok: true });
+    await w.jobs.handOver(m, [file('c.json', text)]);
+    await w.runner.handedOver(m.job);
+    expect((await w.jobs.get(m.job))!.state).toBe('cancelled');
+    expect(await w.jobs.files(m.job)).toEqual([]);
+    await worker(db).runner.resume();
+    expect((await w.jobs.get(m.job))!.state).toBe('cancelled');
+    expect(w.store.size).toBe(0);
+  });
 });

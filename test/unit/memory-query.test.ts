@@ -1,6 +1,6 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { ImportRemoval, UNDO_IMPORT_MS } from '../../lib/memory-browse/import-removal';
+import { ImportRemoval, RemovedImports, UNDO_IMPORT_MS } from '../../lib/memory-browse/import-removal';
 import { MemoryCatalog } from '../../lib/memory-browse/memory-query';
 import { openMemoryDB } from '../../lib/memory/db';
 import { createItem } from '../../lib/memory/normalize';
@@ -11,7 +11,8 @@ import type { MemoryInput } from '../../lib/memory/types';
 const T0 = Date.UTC(2025, 0, 1);
 
 async function storeWith(inputs: MemoryInput[]) {
-  const store = new MemoryStore(openMemoryDB(`q${Math.random()}`, { indexedDB: new IDBFactory(), IDBKeyRange }), async () => null);
+  const db = openMemoryDB(`q${Math.random()}`, { indexedDB: new IDBFactory(), IDBKeyRange });
+  const store = Object.assign(new MemoryStore(db, async () => null), { removedImports: new RemovedImports(db) });
   await store.add(inputs, { from: 'user' }, { deferEmbedding: true });
   return store;
 }
@@ -115,7 +116,7 @@ describe('deleting a whole import', () => {
     const cat = new MemoryCatalog();
     let now = T0;
     const changes: boolean[] = [];
-    const removal = new ImportRemoval(store, (restored) => changes.push(restored), () => now);
+    const removal = new ImportRemoval(store, store.removedImports, (restored) => changes.push(restored), () => now);
     expect(await removal.remove('imp-chat')).toEqual({ removed: 5 });
     expect(store.size).toBe(sample.length - 4);
     expect(cat.query(store.view, { filter: { importId: 'imp-chat' }, offset: 0, limit: 10 }).total).toBe(0);

@@ -21,7 +21,7 @@ describe('schema upgrade', () => {
     const db = openMemoryDB('backstory', { indexedDB, IDBKeyRange });
     const store = new MemoryStore(db, async () => null);
     await store.load();
-    expect(db.verno).toBe(4); // v3 adds the index pack table, v4 contexts and import jobs; the v1 -> v2 migration runs on the way
+    expect(db.verno).toBe(5); // v3 adds the index pack table, v4 contexts and import jobs, v5 the copy Undo keeps of a deleted import; the v1 -> v2 migration runs on the way
     expect(store.size).toBe(2);
     const a = store.get('old-1')!;
     expect(a).toMatchObject({ text: 'Dana prefers numbers first.', kind: 'instruction', sites: ['mail.google.com'], tags: [], createdAt: 1, updatedAt: 2 });

@@ -1,28 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import './import.css';
 import type { ImportFile } from '../../import/types';
-import { ImportJobs, type ImportJob } from '../../memory/import-jobs';
-import { openMemoryDB } from '../../memory/db';
+import type { ImportJob } from '../../memory/import-jobs';
 import { callBackground, NoReceiverError } from '../../messaging/rpc';
 import { filesFromDrop, filesFromInput } from './collect-files';
+import { handOver, prepareHandover } from './handover';
 import { ImportOffers } from './import-offers';
 import { activeJob, lastOutcome } from './import-state';
 import { filesOf, indexingText, outcomeText, trustQuestion, workingText } from './import-text';
 import { useImportJobs } from './use-import-jobs';
-
-/**
- * Picked or dropped files are handed to the worker in two steps: the page writes them into IndexedDB as a job
- * (here), then asks the worker to run it (runImport). The file never travels in a message, and the import goes on if
- * this page closes; its outcome shows whenever the options page or the panel next opens.
- */
-async function storeImport(files: ImportFile[]): Promise<ImportJob> {
-  const db = openMemoryDB();
-  try {
-    return await new ImportJobs(db).create(files);
-  } finally {
-    db.close();
-  }
-}
 
 /**
  * Asks the worker to run a stored job. A worker stopped before it answered is asked once more: the message starts a
@@ -35,6 +21,14 @@ async function runImport(jobId: string): Promise<void> {
     if (!(e instanceof NoReceiverError)) throw e;
     await callBackground('import:start', { jobId });
   }
+}
+
+/** The jobs as the worker reports them, with the one this page stored shown as waiting until the worker has taken it. */
+function withHanded(jobs: ImportJob[], handed: ImportJob | undefined): ImportJob[] {
+  if (!handed) return jobs;
+  const known = jobs.find((j) => j.id === handed.id);
+  if (known && known.state !== 'handing') return jobs;
+  return [handed, ...jobs.filter((j) => j.id !== handed.id)];
 }
 
 /** A stored job the worker has not taken yet: its files are kept, and the worker's next start runs it. */
@@ -53,13 +47,16 @@ export function ImportSection(props: { onChanged?: () => void }) {
   const [dragging, setDragging] = useState(false);
   /** Files being written into IndexedDB for the worker (a large export takes a moment); the page must stay open. */
   const [handing, setHanding] = useState('');
+  /** The job this page has just stored: waiting to import, until the worker reports it (it may be busy a while). */
+  const [handed, setHanded] = useState<ImportJob>();
+  const jobs = withHanded(view.jobs, handed);
   // Once committed, the indexing line below says how far it got.
-  const active = [activeJob(view.jobs)].find((j) => j && j.state !== 'indexing');
+  const active = [activeJob(jobs)].find((j) => j && j.state !== 'indexing');
   const outcome = lastOutcome(view.jobs);
 
   /** A job the worker did not take when asked (stopped, not answering); it goes once the worker reports it. */
   const [unstarted, setUnstarted] = useState<Unstarted>();
-  const taken = unstarted && view.jobs.some((j) => j.id === unstarted.job.id && j.state !== 'queued');
+  const taken = unstarted && jobs.some((j) => j.id === unstarted.job.id && j.state !== 'queued');
   const ask = (job: ImportJob) =>
     runImport(job.id).then(
       () => (setUnstarted(undefined), view.refresh()),
@@ -74,15 +71,32 @@ export function ImportSection(props: { onChanged?: () => void }) {
     if (!files.length) return;
     setProblem('');
     setHanding(files.length === 1 ? files[0].name : `${files.length} files`);
-    storeImport(files)
-      .then(ask, (e: Error) => setProblem(`Not imported: ${e.message} Nothing was changed.`))
-      .finally(() => setHanding(''));
+    const handing = handOver(files);
+    handing.stored
+      .then(
+        () => {
+          // Handed over: the worker has the files, whatever it is busy with; its answer is not waited for here.
+          setHanding('');
+          setHanded(handing.job);
+          view.refresh();
+          return ask(handing.job);
+        },
+        (e: Error) => setProblem(`Not imported: ${e.message} Nothing was changed.`),
+      )
+      .finally(() => {
+        setHanding('');
+        handing.done();
+      });
   };
   const onInput = (e: Event) => {
     const input = e.target as HTMLInputElement;
     run(filesFromInput(input.files));
     input.value = '';
   };
+
+  /** Set once a picked file can be stored the moment it is picked (the page may be closed right after). */
+  const [ready, setReady] = useState(false);
+  useEffect(() => prepareHandover(() => setReady(true)), []);
 
   useEffect(() => {
     if (!handing) return;
@@ -143,7 +157,7 @@ export function ImportSection(props: { onChanged?: () => void }) {
     void callBackground('import:cancel', { jobId }).then((r) => !r.ok && r.reason && setProblem(r.reason), (e: Error) => setProblem(e.message));
 
   return (
-    <div class="import" data-testid="import">
+    <div class="import" data-testid="import" data-ready={ready ? 'true' : undefined}>
       <p class="muted">
         Drop files or folders anywhere on this page, or choose them: a Backstory memory file (.json), a ChatGPT data
         export (the .zip as mailed, or its conversations.json), a Claude data export, mail (.mbox from Google Takeout,
