@@ -1,14 +1,14 @@
 import type { MemoryItem } from '../memory/types';
 import { cosine } from '../embed/embedder';
-import type { RankRequest, RankResult, RankedCard, TraceEntry, TaskReading } from './types';
+import type { RankRequest, RankResult, RankedCard, TraceEntry } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
-import { appliesBecause, scopeKey, scopeOf, supersessions, taskDestination } from './scope';
+import { appliesBecause, scopeKey, scopeOf, supersessions } from './scope';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
-import { buildPackage, type Destination } from './package';
+import { buildPackage } from './package';
 import { explainScore, scoreSummary } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from './tokenize';
@@ -33,13 +33,6 @@ const now = () => (typeof performance !== 'undefined' ? performance.now() : Date
 
 function emptySignal(id: string): Signal {
   return { id, semantic: 0, lexical: 0, matched: [], viaNeighbour: [], expanded: [], fused: 0 };
-}
-
-/** Which package format the page wants. */
-export function destinationOf(task: TaskReading): Destination {
-  // One reading of where the task is (scope.ts); a document is written to like any other page.
-  const d = taskDestination(task);
-  return d === 'documents' ? 'generic' : d;
 }
 
 /**
@@ -274,7 +267,7 @@ export function rankMemory(req: RankRequest): RankResult {
     trace.push({ id: f.item.id, title: f.item.title || f.item.text.slice(0, 60), included: false, reason: f.reason, stage: 'filter' });
 
   const empty = !selected.some((d) => d.s.score >= settings.threshold);
-  const pkg = buildPackage(cards, destinationOf(req.task), settings.budgetTokens);
+  const pkg = buildPackage(cards, req.task.destination, settings.budgetTokens);
   return { cards, trace, empty, query: sm.plan.texts[0] ?? '', tookMs: now() - t0, package: pkg };
 }
 

@@ -1,3 +1,4 @@
+import { DESTINATIONS } from '../core/destinations';
 import type { MemoryItem } from '../memory/types';
 import type { TaskReading } from './types';
 
@@ -94,7 +95,7 @@ export function situationMatch(item: MemoryItem, task: TaskReading): SituationMa
     if (hitPerson) {
       best = Math.max(best, 0.8);
       ties++;
-      reasons.push(`about ${hitPerson}, who is on this ${task.adapter === 'gmail' ? 'email' : 'page'}`);
+      reasons.push(`about ${hitPerson}, who is ${DESTINATIONS[task.destination].onThis}`);
     }
   }
   if (task.site && item.sites.some((s) => siteMatches(s, task.site))) {

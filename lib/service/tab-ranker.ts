@@ -1,7 +1,6 @@
 import type { MemoryStore } from '../memory/store';
 import type { PanelState, PreviewCard } from '../messaging/protocol';
 import { buildPackage } from '../rank/package';
-import { destinationOf } from '../rank/rank';
 import { personKeys } from '../rank/situation';
 import type { RankSettings, TaskReading } from '../rank/types';
 import { normalizeRankSettings, siteListed } from '../settings/settings';
@@ -74,14 +73,15 @@ export class TabRanker implements PanelRanker {
     const state = await this.rankTask(tabId, task, search, settings, await this.embedder(), 0);
     const want = new Set(ids);
     const cards = state.cards.filter((c) => want.has(c.item.id));
-    const dest = search?.trim() || !task ? 'generic' : destinationOf(task);
+    // What a search finds is put in as for any page.
+    const dest = search?.trim() || !task ? 'documents' : task.destination;
     return { ...buildPackage(cards, dest, settings.budgetTokens), budget: settings.budgetTokens };
   }
 
   /** How a sample task ranks under the given (unsaved) or the saved settings. */
   async preview(text: string, settings?: RankSettings, people?: string[], site?: string): Promise<{ cards: PreviewCard[] }> {
     await this.store.load();
-    const task: TaskReading = { url: '', title: '', site: site ?? '', adapter: 'search', field: { text, kind: 'input' }, ...(people?.length ? { people } : {}), at: Date.now() };
+    const task: TaskReading = { url: '', title: '', site: site ?? '', adapter: 'search', destination: 'documents', field: { text, kind: 'input' }, ...(people?.length ? { people } : {}), at: Date.now() };
     const state = await this.rankTask(-1, task, undefined, settings ? normalizeRankSettings(settings) : await this.settings.rank(), await this.embedder(), 0);
     return { cards: state.cards.map((c) => ({ id: c.item.id, title: c.item.title || c.item.text.slice(0, 60), kind: c.kind, score: c.score })) };
   }

@@ -5,6 +5,7 @@ import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/type
 import { rankMemory, scoreMemory } from '../../lib/rank/rank';
 import { arrayMemoryView } from '../../lib/rank/indexed-memory';
 import { buildPackage } from '../../lib/rank/package';
+import { DESTINATION_NAMES } from '../../lib/core/destinations';
 import { LexicalIndex, RANK_LEXICAL } from '../../lib/rank/lexical-index';
 import { contextText } from '../../lib/rank/item-text';
 import { planQuery, taskQueryText, taskQueryTexts } from '../../lib/rank/query';
@@ -57,7 +58,7 @@ const SETTINGS: RankSettings = {
 };
 
 function task(text: string, extra: Partial<TaskReading> = {}): TaskReading {
-  return { url: 'https://example.com/page', title: 'Page', site: 'example.com', adapter: 'generic', field: { text, kind: 'textarea' }, at: NOW, ...extra };
+  return { url: 'https://example.com/page', title: 'Page', site: 'example.com', adapter: 'generic', destination: 'documents', field: { text, kind: 'textarea' }, at: NOW, ...extra };
 }
 
 function request(items: MemoryItem[], t: TaskReading, settings: Partial<RankSettings> = {}, extra: Partial<RankRequest> = {}): RankRequest {
@@ -270,7 +271,7 @@ describe('package', () => {
 
   it('cuts rather than overflows when one card alone is over budget', () => {
     const long = item('word '.repeat(400), { id: 'long' });
-    const p = buildPackage(rankMemory(request([long], task('word'), { budgetTokens: 5000 })).cards, 'generic', 60);
+    const p = buildPackage(rankMemory(request([long], task('word'), { budgetTokens: 5000 })).cards, 'documents', 60);
     expect(p.tokens).toBeLessThanOrEqual(60);
     expect(p.ids).toEqual(['long']);
     expect(p.text).toMatch(/…$/);
@@ -374,7 +375,7 @@ describe('ranking at scale keeps every decision explained', () => {
   it('counts the package exactly when card lines start or end with punctuation and slashes', () => {
     const texts = ['/etc/hosts needs the new IP…', 'Paths: /srv/app/…/', '“Quoted” — and done.', '/'];
     const cards = texts.map((t, i) => ({ item: item(t, { id: `p${i}`, title: i % 2 ? 'Paths' : '' }), kind: 'evidence' as const, score: 1, factors: { semantic: 1, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 }, matched: [], why: [] }));
-    for (const dest of ['chat', 'email', 'generic'] as const) {
+    for (const dest of DESTINATION_NAMES) {
       const pkg = buildPackage(cards, dest, 800);
       expect(pkg.ids).toHaveLength(4);
       expect(pkg.tokens).toBe(countTokens(pkg.text));
