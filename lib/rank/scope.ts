@@ -2,7 +2,8 @@ import { DESTINATIONS, isDestination } from '../core/destinations';
 import type { MemoryItem, MemoryScope } from '../memory/types';
 import { guessScope, isBoundary } from '../memory/scope-guess';
 import type { TaskReading } from './types';
-import { hostOf, personKeys, siteMatches, taskPeopleKeys } from './situation';
+import { hostOf, onHost } from '../core/hosts';
+import { personKeys, taskPeopleKeys } from './situation';
 import { terms } from './tokenize';
 
 const scopes = new WeakMap<MemoryItem, MemoryScope>();
@@ -99,7 +100,7 @@ export function outOfScope(item: MemoryItem, task: TaskReading): string | undefi
     }
     case 'sites': {
       const site = task.site || hostOf(task.url);
-      return scope.values.some((s) => siteMatches(s, site)) ? undefined : `Instruction only on ${scope.values.join(', ')}${from}; this is ${site || 'no site'}`;
+      return scope.values.some((s) => onHost(site, s)) ? undefined : `Instruction only on ${scope.values.join(', ')}${from}; this is ${site || 'no site'}`;
     }
     case 'people': {
       return scope.values.some((p) => writingTo(task, p)) ? undefined : `Instruction only when writing to ${scope.values.join(', ')}${from}`;

@@ -6,7 +6,7 @@ import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem } from '../memory/types';
 import type { BackgroundProtocol, PanelPush, Req } from '../messaging/protocol';
 import { isExtensionPage } from '../messaging/rpc';
-import { siteListed } from '../settings/settings';
+import { hostOf, siteListed } from '../core/hosts';
 import type { ContentRegistration } from './content-registration';
 import type { PageBridge } from './page-bridge';
 import { isChatSite, type PhraseOffers } from './phrase-offers';
@@ -20,14 +20,6 @@ interface Panels {
 
 /** How long the last "Remember this" is offered for a quick edit in a panel opened after it. */
 const RECENT_MS = 5 * 60_000;
-
-const hostOf = (url: string): string => {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return '';
-  }
-};
 
 /** Saving what the user points at: "Remember this" (selection, page, link) and, where allowed, sent messages. */
 export class Capture {

@@ -6,6 +6,7 @@ import type { MemoryStore } from '../memory/store';
 import type { MemoryItem } from '../memory/types';
 import type { PanelPush } from '../messaging/protocol';
 import { ADAPTERS } from '../sites/index';
+import { siteListed } from '../core/hosts';
 
 export interface PhraseOffer {
   /** The phrase as counted (lower case): what the answer names. */
@@ -82,6 +83,5 @@ const CHAT_HOSTS: readonly string[] = ADAPTERS.filter((a) => a.destination === '
 
 /** A chat assistant's site (where a sent message is a prompt). */
 export function isChatSite(site: string): boolean {
-  const s = site.toLowerCase().replace(/^www\./, '');
-  return CHAT_HOSTS.some((h) => s === h || s.endsWith('.' + h));
+  return siteListed(CHAT_HOSTS, site);
 }
