@@ -12,6 +12,7 @@ import type { PageBridge } from './page-bridge';
 import { isChatSite, type PhraseOffers } from './phrase-offers';
 import { SentRate } from './sent-rate';
 import type { SettingsCache } from './settings-cache';
+import { displayTitle } from '../core/items';
 
 interface Panels {
   broadcast(push: PanelPush): void;
@@ -124,7 +125,7 @@ export class Capture {
     await this.store.load();
     const item = this.store.get(id);
     const dup = item && nearDuplicate(item, this.store.view);
-    return dup ? { duplicate: { id: dup.item.id, title: dup.item.title || dup.item.text.slice(0, 60) } } : {};
+    return dup ? { duplicate: { id: dup.item.id, title: displayTitle(dup.item) } } : {};
   }
 
   /** Merges the capture into the item it repeats (the user chose to). */

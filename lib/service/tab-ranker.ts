@@ -14,6 +14,7 @@ import { QueryVectorCache } from './query-vectors';
 import { rankForTab } from './ranking';
 import type { SettingsCache } from './settings-cache';
 import type { TabTasks } from './tab-tasks';
+import { displayTitle } from '../core/items';
 
 /** Ranking for a tab as the panel shows it, the package of chosen cards, and the options page's preview. */
 export class TabRanker implements PanelRanker {
@@ -84,7 +85,7 @@ export class TabRanker implements PanelRanker {
     await this.store.load();
     const task: TaskReading = { url: '', title: '', site: site ?? '', adapter: 'search', destination: 'documents', field: { text, kind: 'input' }, ...(people?.length ? { people } : {}), at: Date.now() };
     const state = await this.rankTask(-1, task, undefined, settings ? normalizeRankSettings(settings) : await this.settings.rank(), await this.embedder(), 0);
-    return { cards: state.cards.map((c) => ({ id: c.item.id, title: c.item.title || c.item.text.slice(0, 60), kind: c.kind, score: c.score })) };
+    return { cards: state.cards.map((c) => ({ id: c.item.id, title: displayTitle(c.item), kind: c.kind, score: c.score })) };
   }
 
   private async embedder() {

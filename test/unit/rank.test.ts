@@ -454,3 +454,17 @@ describe('ranking at scale keeps every decision explained', () => {
     }
   });
 });
+
+describe('how an item is named and which rule is newer', () => {
+  it('an untitled item is named by the start of its text; an instruction edited last is the standing one', () => {
+    const long = 'Quarterly budget review: the contractor line moves to the operations cost centre from July onwards';
+    const r = rankMemory(request([item(long, { id: 'u' })], task('quarterly budget review contractor line')));
+    expect(r.trace.find((t) => t.id === 'u')?.title).toBe('Quarterly budget review: the contractor line moves to the op');
+    // Written first but edited yesterday: the British rule is the newer decision, the American one gives way to it.
+    const edited = item('Always use British spelling in replies', { id: 'british', kind: 'instruction', createdAt: NOW - 20 * DAY, updatedAt: NOW - DAY });
+    const other = item('Always use American spelling in replies', { id: 'american', kind: 'instruction', createdAt: NOW - 5 * DAY, updatedAt: NOW - 5 * DAY });
+    const r2 = rankMemory(request([edited, other], task('which spelling in replies')));
+    expect(r2.cards.map((c) => c.item.id)).toContain('british');
+    expect(r2.trace.find((t) => t.id === 'american')).toMatchObject({ included: false, reason: expect.stringMatching(/^Superseded by “Always use British spelling in replies”/) });
+  });
+});
