@@ -38,7 +38,7 @@ export async function importedMemory(conv: Conversation, embedder: Embedder, ind
   }
   // The extension embeds imports with its indexing engine and queries with the worker's model (lib/service/model.ts).
   const store = new MemoryStore(openMemoryDB(`locomo-${conv.id}`, { indexedDB: new IDBFactory(), IDBKeyRange }), async () => embedder, async () => indexEmbedder);
-  const counts = await store.commitImport(inputs, { importId: `locomo-${conv.id}` });
+  const counts = await store.commitImport(inputs, { importId: `locomo-${conv.id}`, provenance: { from: 'import', trusted: true } });
   if (counts.added !== conv.items.length) throw new Error(`${conv.id}: ${counts.added} of ${conv.items.length} turns imported`);
   await store.embedPending();
   if (store.unembedded().length) throw new Error(`${conv.id}: ${store.unembedded().length} turns left unembedded`);

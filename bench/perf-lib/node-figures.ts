@@ -79,7 +79,7 @@ export async function indexRate(dtype: ModelDtype, n: number, how: { threads?: n
   const db = openMemoryDB(`perf-index-${dtype}-${how.threads ?? 0}-${how.engines ?? 0}`, { indexedDB: new IDBFactory(), IDBKeyRange });
   const store = new MemoryStore(db, async () => embedder);
   const t0 = performance.now();
-  await store.add(inputs, { deferEmbedding: true });
+  await store.add(inputs, { from: 'user' }, { deferEmbedding: true });
   const done = await store.embedPending(undefined, batch);
   const s = (performance.now() - t0) / 1000;
   if (done !== n) throw new Error(`indexed ${done} of ${n}`);

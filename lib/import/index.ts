@@ -42,6 +42,11 @@ interface Context {
   inFolder: boolean;
   /** Notion HTML pages passed over inside zips, so a zip of nothing else is named for what it is. */
   pages: { notion: number };
+  /** Whether the files are a picked folder (their paths name it), not files picked one by one. */
+  folderPick: boolean;
+  /** A memory file was read whole: whether this profile signed it (lib/memory/file-signature.ts). */
+  memoryFile?: (verdict: { signed: boolean }) => void;
+  signingKey?: () => Promise<CryptoKey | undefined>;
 }
 
 /** A problem inside one file (not yet naming the picked file); `itemIndex` for a memory file's item. */
@@ -88,6 +93,24 @@ function firstByte(head: Uint8Array): number | undefined {
     if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09 && b !== 0xef && b !== 0xbb && b !== 0xbf) return b;
   }
   return undefined;
+}
+
+/**
+ * Backstory's own format carries instructions, pins and scopes, so it is read only from a .json file the user picked
+ * as such: never from inside a zip or a picked folder, never under another app's export name (`conversations.json`),
+ * never from a Markdown or text file. Anything can claim the format in its first bytes.
+ */
+function pickedAsMemoryFile(entry: Entry, name: string, ctx: Context): boolean {
+  return !entry.inside && !ctx.folderPick && /\.json$/i.test(name) && !isConversationsName(name);
+}
+
+function notPickedAsMemoryFile(entry: Entry): string {
+  const what = entry.inside ? `${entry.inside} (inside the zip)` : entry.path.includes('/') ? `${entry.path} (in the folder)` : 'the file';
+  return (
+    `${what} says it is a Backstory memory file, but Backstory reads a memory file only when you pick the .json file ` +
+    'itself (not inside a zip or a folder, and not named like another app\'s export), so nothing was imported. ' +
+    'If you exported it from Backstory, import that .json file on its own.'
+  );
 }
 
 function within(inside: string, what: string): string {
@@ -147,6 +170,7 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   }
   // In a folder or zip, JSON is read only when it is a chat export or a memory file (not settings, not data).
   if (ctx.inFolder && (kind === 'memory-file' || kind === 'conversations') && !isConversationsName(name) && !hasMemoryFormat(head)) return;
+  if (kind === 'memory-file' && !pickedAsMemoryFile(entry, name, ctx)) throw new EntryProblem(notPickedAsMemoryFile(entry));
   if (kind === 'chatgpt' || kind === 'claude' || kind === 'conversations') {
     try {
       yield* conversationItems(bytes, ctx.offer, firstByte(head) === 0x7b, kind === 'conversations' ? undefined : kind);
@@ -158,7 +182,9 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   }
   if (kind === 'memory-file') {
     try {
-      for await (const items of memoryFileItems(bytes, ctx.feedback)) yield { items, format: 'memory-file' };
+      const key = await ctx.signingKey?.();
+      const verdict = (v: { signed: boolean }) => ctx.memoryFile?.(v);
+      for await (const items of memoryFileItems(bytes, ctx.feedback, { key, verdict })) yield { items, format: 'memory-file' };
     } catch (e) {
       if (e instanceof ImportError) throw new EntryProblem(entry.inside ? `${entry.inside}: ${e.message}` : e.message, e.itemIndex);
       throw e;
@@ -217,6 +243,9 @@ export async function* readImport(files: ImportFile[], opts: ReadOptions = {}): 
     threads: new MailThreads(),
     inFolder: files.length > 1 || files.some((f) => f.path?.includes('/')),
     pages: { notion: 0 },
+    folderPick: files.some((f) => f.path?.includes('/')),
+    memoryFile: opts.onMemoryFile,
+    signingKey: opts.signingKey,
     offer: (o) => {
       const key = `${o.title}\n${o.text}`;
       if (offered.has(key)) return;

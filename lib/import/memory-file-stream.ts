@@ -1,5 +1,6 @@
 import { ImportError, MEMORY_FORMAT, MEMORY_VERSION, parseMemoryItem } from '../memory/memory-file';
 import type { MemoryInput } from '../memory/types';
+import { FileDigest } from '../memory/file-signature';
 import type { Bytes } from './byte-stream';
 import { JsonStreamError, jsonValues } from './json-stream';
 
@@ -8,7 +9,14 @@ import { JsonStreamError, jsonValues } from './json-stream';
  * arrives, so a file of hundreds of megabytes is never whole in memory. Throws ImportError naming the problem and
  * the item index.
  */
-export async function* memoryFileItems(bytes: Bytes, onFeedback?: (feedback: unknown) => void): AsyncGenerator<MemoryInput[]> {
+export async function* memoryFileItems(
+  bytes: Bytes,
+  onFeedback?: (feedback: unknown) => void,
+  /** Checks the file's signature against this profile's key; `verdict` is told once the whole file is read. */
+  signature?: { key?: CryptoKey; verdict: (v: { signed: boolean }) => void },
+): AsyncGenerator<MemoryInput[]> {
+  const digest = signature?.key ? new FileDigest() : undefined;
+  let signed: unknown;
   let format: unknown;
   let version: unknown;
   let index = 0;
@@ -24,17 +32,21 @@ export async function* memoryFileItems(bytes: Bytes, onFeedback?: (feedback: unk
   };
   let sawItems = false;
   try {
-    for await (const values of jsonValues(bytes, ['$.format', '$.version', '$.items', '$.items.*', '$.feedback'])) {
+    for await (const values of jsonValues(bytes, ['$.format', '$.version', '$.items', '$.items.*', '$.feedback', '$.signature'])) {
       const out: MemoryInput[] = [];
       for (const v of values) {
         if (v.depth === 1 && v.key === 'format') format = v.value;
         else if (v.depth === 1 && v.key === 'version') version = v.value;
-        else if (v.depth === 1 && v.key === 'feedback') onFeedback?.(v.value);
+        else if (v.depth === 1 && v.key === 'feedback') {
+          onFeedback?.(v.value);
+          digest?.setFeedback(v.value);
+        } else if (v.depth === 1 && v.key === 'signature') signed = v.value;
         else if (v.depth === 1 && v.key === 'items') {
           if (!Array.isArray(v.value)) throw new ImportError('The file has no "items" list.');
           sawItems = true;
         } else if (v.depth === 2) {
           const item = parseMemoryItem(v.value, index);
+          await digest?.item(JSON.stringify(v.value));
           if (item.id !== undefined) {
             if (ids.has(item.id)) throw new ImportError(`Item ${index}: duplicate id "${item.id}".`, index);
             ids.add(item.id);
@@ -58,4 +70,5 @@ export async function* memoryFileItems(bytes: Bytes, onFeedback?: (feedback: unk
   checkHeader();
   if (!sawItems) throw new ImportError('The file has no "items" list.');
   if (waiting.length) yield waiting;
+  signature?.verdict({ signed: !!digest && (await digest.verify(signature.key, signed)) });
 }

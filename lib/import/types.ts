@@ -48,6 +48,10 @@ export interface ReadOptions {
   onOffer?: (offer: ImportOffer) => void;
   /** A memory file's top-level `feedback` (what the user did with cards; lib/learn), handed over as it was read. */
   onFeedback?: (feedback: unknown) => void;
+  /** This profile's signing key (lib/memory/file-signature.ts), to tell its own memory files from others. */
+  signingKey?: () => Promise<CryptoKey | undefined>;
+  /** A memory file was read to its end: whether this profile signed it. */
+  onMemoryFile?: (verdict: { signed: boolean }) => void;
 }
 
 /** A file that could not be read: the message names the file and the problem ("chat.zip: conversations.json is cut off …"). */

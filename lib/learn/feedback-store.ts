@@ -4,7 +4,8 @@ import type { Weights } from '../rank/types';
 import { WEIGHT_NAMES } from '../rank/types';
 import { fitWeights, LEARNING, preferencePairs } from './learner';
 import type { FeedbackAction, FeedbackEvent, LearnedWeights } from './types';
-import { PhraseTally, validPhraseRow, type PhraseRow } from './phrase-tally';
+import type { FeedbackBlock } from './feedback-file';
+import { PhraseTally, type PhraseRow } from './phrase-tally';
 
 interface StateRow {
   key: 'state';
@@ -34,7 +35,7 @@ export function openLearningDB(name = LEARNING_DB_NAME, deps?: { indexedDB: IDBF
 /** The most recent events the fit reads: old habits fade, and the fit stays a few tens of ms. */
 const FIT_EVENTS = 1000;
 /** Events kept at most; older ones are dropped as new ones arrive. */
-const KEEP_EVENTS = 5000;
+export const KEEP_EVENTS = 5000;
 
 export interface LearningStatus {
   enabled: boolean;
@@ -104,13 +105,18 @@ export class FeedbackStore {
   /** Stores the events of one action (Insert all gives one per card) and refits once. */
   async recordAll(events: FeedbackEvent[], base: Weights): Promise<void> {
     if (!events.length) return;
+    await this.addEvents(events);
+    if ((await this.state()).enabled) await this.refit(base);
+  }
+
+  /** Stores events, dropping the oldest beyond the cap. */
+  private async addEvents(events: FeedbackEvent[]): Promise<void> {
     await this.db.events.bulkAdd(events);
     const n = await this.db.events.count();
     if (n > KEEP_EVENTS) {
       const old = await this.db.events.orderBy('at').limit(n - KEEP_EVENTS).primaryKeys();
       await this.db.events.bulkDelete(old);
     }
-    if ((await this.state()).enabled) await this.refit(base);
   }
 
   async refit(base: Weights): Promise<void> {
@@ -143,16 +149,16 @@ export class FeedbackStore {
     return { enabled: (await this.state()).enabled, events, phrases: await this.db.phrases.toArray() };
   }
 
-  /** Adds the events of an imported memory file (all or nothing) and refits. Returns how many were added. */
-  async importAll(raw: unknown, base: Weights): Promise<number> {
-    const r = raw && typeof raw === 'object' ? (raw as { events?: unknown; enabled?: unknown; phrases?: unknown }) : {};
-    const events = Array.isArray(r.events) ? r.events.map(validEvent).filter((e): e is FeedbackEvent => !!e) : [];
-    const phrases = Array.isArray(r.phrases) ? r.phrases.map(validPhraseRow).filter((p): p is PhraseRow => !!p) : [];
-    if (events.length) await this.db.events.bulkAdd(events);
-    if (phrases.length) await this.phrases.merge(phrases);
-    if (typeof r.enabled === 'boolean') await this.save({ ...(await this.state()), enabled: r.enabled });
+  /**
+   * Adds the feedback of an imported memory file, as checked by readFeedbackBlock (lib/learn/feedback-file.ts), and
+   * refits. Phrase counts seed phrase offers only from a trusted file (`withPhrases`). Whether learning is on stays as
+   * the user set it. Returns how many events were added.
+   */
+  async importAll(block: Pick<FeedbackBlock, 'events' | 'phrases'>, base: Weights, opts: { withPhrases: boolean }): Promise<number> {
+    if (block.events.length) await this.addEvents(block.events);
+    if (opts.withPhrases && block.phrases.length) await this.phrases.merge(block.phrases);
     if ((await this.state()).enabled) await this.refit(base);
-    return events.length;
+    return block.events.length;
   }
 
   /** Clear all: the feedback goes with the memory. */

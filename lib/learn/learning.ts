@@ -1,4 +1,5 @@
 import type { RankedCard, TaskReading, Weights } from '../rank/types';
+import type { FeedbackBlock } from './feedback-file';
 import { FeedbackStore, openLearningDB, type LearningStatus } from './feedback-store';
 import { describeLearned } from './learner';
 import type { FeedbackAction, FeedbackEvent, LearnedWeights, ShownCard } from './types';
@@ -92,24 +93,9 @@ export class Learning {
     return this.db().phrases;
   }
 
-  /** Feedback events as a memory file holds them (its top-level `feedback`), read by the streaming import. */
-  importFeedback(feedback: unknown, base: Weights): Promise<number> {
-    return this.db().importAll(feedback, base);
-  }
-
-  /**
-   * The feedback in an imported memory file (the export writes it before the items, so a file without it is not
-   * parsed a second time). Returns how many events were added.
-   */
-  async importFile(content: string, base: Weights): Promise<number> {
-    if (!/^\s*\{[^[]*"feedback"\s*:/.test(content.slice(0, 400))) return 0;
-    let doc: { feedback?: unknown };
-    try {
-      doc = JSON.parse(content) as { feedback?: unknown };
-    } catch {
-      return 0; // the memory file's own parser has said what is wrong with it
-    }
-    return this.importFeedback(doc.feedback, base);
+  /** A memory file's feedback as checked before its import committed (readFeedbackBlock). */
+  importFeedback(block: FeedbackBlock, base: Weights, opts: { withPhrases: boolean }): Promise<number> {
+    return this.db().importAll(block, base, opts);
   }
 
   clear() {

@@ -1,3 +1,4 @@
+import type { Provenance } from '../memory/intake';
 import type { MemoryInput, MemoryItem } from '../memory/types';
 
 /** How long a deleted import can be brought back with Undo. */
@@ -7,7 +8,7 @@ export const UNDO_IMPORT_MS = 2 * 60_000;
 export interface ImportStore {
   /** Deletes every item the import brought; resolves to them. */
   removeImport(importId: string): Promise<MemoryItem[]>;
-  add(inputs: MemoryInput[], opts?: { deferEmbedding?: boolean }): Promise<MemoryItem[]>;
+  add(inputs: MemoryInput[], provenance: Provenance, opts?: { deferEmbedding?: boolean }): Promise<MemoryItem[]>;
 }
 
 /**
@@ -42,7 +43,7 @@ export class ImportRemoval {
     }
     this.removed.delete(importId);
     // The stored items themselves are the input: every field the user or the import set comes back.
-    await this.store.add(r.items, { deferEmbedding: true });
+    await this.store.add(r.items, { from: 'restore' }, { deferEmbedding: true });
     this.changed(true);
     return { restored: r.items.length };
   }

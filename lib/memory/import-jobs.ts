@@ -1,8 +1,10 @@
 import type { ImportFile, ImportFormat, ImportOffer } from '../import/types';
 import type { BackstoryDB } from './db';
+import type { TrustAsks } from './import-trust';
 import type { MemoryInput } from './types';
 
-export type ImportJobState = 'queued' | 'reading' | 'committing' | 'indexing' | 'done' | 'failed' | 'cancelled';
+/** `confirm`: read, waiting for the user to say what a memory file from elsewhere may bring (`asks`). */
+export type ImportJobState = 'queued' | 'reading' | 'confirm' | 'committing' | 'indexing' | 'done' | 'failed' | 'cancelled';
 
 /** One import as the extension tracks it, from the files picked to the items indexed; kept in IndexedDB. */
 export interface ImportJob {
@@ -20,6 +22,15 @@ export interface ImportJob {
   finishedAt?: number;
   /** The user has read the outcome (the options page and the panel stop showing it). */
   dismissed?: boolean;
+  /** What a memory file from elsewhere asks for, while the job waits for the user's answer (state `confirm`). */
+  asks?: TrustAsks;
+  /**
+   * The user's answer: `keep` (the file counts as their own) or `evidence` (its wide instructions, pins and feedback
+   * are dropped). Kept in the row, so a run after a worker stop commits as the user said.
+   */
+  trust?: 'keep' | 'evidence';
+  /** What the import left out or could not do, though its items landed (e.g. a memory file's feedback that was not valid). */
+  warnings?: string[];
 }
 
 /** What `update` may change: everything but the identity and the files. */

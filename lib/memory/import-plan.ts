@@ -15,6 +15,8 @@ function keepDecisions(fresh: MemoryItem, old: MemoryItem, input: MemoryInput): 
   for (const k of ['excluded', 'archived', 'needsReview', 'lastUsedAt'] as const) {
     if (input[k] === undefined && old[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = old[k];
   }
+  // Held for a secret again on a re-import, though the user already confirmed this very text: it stays confirmed.
+  if (out.needsReview && !old.needsReview && old.text === out.text) delete out.needsReview;
   // A file that gives no date (a plain memory file, notes) does not make the item new again on every import.
   if (input.createdAt === undefined) out.createdAt = old.createdAt;
   // A scope the user chose stays unless the import itself says where the item applies.

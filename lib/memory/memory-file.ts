@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MEMORY_FILE_FORMAT } from './intake';
 import { inputFromItem } from './item-input';
 import { parseScope } from './scope-guess';
 import type { MemoryInput, MemoryItem } from './types';
@@ -83,7 +84,10 @@ export function parseMemoryItem(raw: unknown, index: number): MemoryInput {
     throw new ImportError(`Item ${index}: "${path.join('.')}" ${issue.message}.`, index);
   }
   const it = r.output;
-  const input: MemoryInput = { text: it.text, source: it.source ? { ...it.source } : {} };
+  // Its format is this reader's whatever the file says (a file may not pass for a mail export); what it said is kept
+  // aside for a trusted file (lib/memory/intake.ts).
+  const fileSource = it.source ? { ...it.source } : {};
+  const input: MemoryInput = { text: it.text, source: { ...fileSource, format: MEMORY_FILE_FORMAT }, fileSource };
   let extra: Record<string, unknown> | undefined;
   for (const k in it) {
     const val = (it as Record<string, unknown>)[k];
@@ -156,15 +160,25 @@ export function exportItem(item: MemoryItem): Record<string, unknown> {
  * large memory is written out without one giant string.
  */
 export function* memoryFileChunks(items: Iterable<MemoryItem>, more: Record<string, unknown> = {}): Generator<string> {
-  let head = `{"format":${JSON.stringify(MEMORY_FORMAT)},"version":${MEMORY_VERSION},`;
-  for (const [k, v] of Object.entries(more)) head += `${JSON.stringify(k)}:${JSON.stringify(v)},`;
-  yield head + '"items":[';
+  yield memoryFileHead(more);
   let first = true;
   for (const item of items) {
     yield (first ? '\n' : ',\n') + JSON.stringify(exportItem(item));
     first = false;
   }
-  yield '\n]}\n';
+  yield memoryFileEnd();
+}
+
+/** The file up to its items: format, version and the fields given (the feedback), then the opening of `items`. */
+export function memoryFileHead(more: Record<string, unknown> = {}): string {
+  let head = `{"format":${JSON.stringify(MEMORY_FORMAT)},"version":${MEMORY_VERSION},`;
+  for (const [k, v] of Object.entries(more)) head += `${JSON.stringify(k)}:${JSON.stringify(v)},`;
+  return head + '"items":[';
+}
+
+/** The end of the file, with the signature after the items when there is one (lib/memory/file-signature.ts). */
+export function memoryFileEnd(signature?: string): string {
+  return signature ? `\n],"signature":${JSON.stringify(signature)}}\n` : '\n]}\n';
 }
 
 /** The memory file for export, as one string (memoryFileChunks for large memories). */

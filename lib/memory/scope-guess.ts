@@ -1,22 +1,39 @@
 import type { Destination } from '../core/destinations';
+import { siteKey } from '../core/hosts';
 import type { MemoryInput, MemoryScope, MemorySource } from './types';
 
 /** Import formats whose text is the user's own memory (Backstory's file), as opposed to text from elsewhere. */
 const OWN_FORMATS = new Set(['memory-file']);
 
-/** Where captured or imported text came from, when it was not typed into Backstory: a page's host or a format. */
-export function outsideOrigin(source: MemorySource | undefined): { host?: string; format?: string } | undefined {
+/**
+ * Where captured or imported text came from, when it was not typed into Backstory: a page's host, a page without one
+ * (`file:`, `data:`, `about:srcdoc`: still a page, never the user's own text), or a format.
+ */
+export function outsideOrigin(source: MemorySource | undefined): { host?: string; page?: true; format?: string } | undefined {
   if (!source) return undefined;
   if (source.url) {
-    try {
-      const u = new URL(source.url);
-      if (u.protocol === 'http:' || u.protocol === 'https:') return { host: u.hostname.toLowerCase().replace(/^www\./, '') };
-    } catch {
-      // not a URL: fall through to the format
-    }
+    const host = pageHost(source.url);
+    if (host) return { host };
+    if (host === '') return { page: true };
   }
   if (source.format && !OWN_FORMATS.has(source.format)) return { format: source.format };
   return undefined;
+}
+
+/**
+ * The host of a page's address (a `blob:` address names the page that made it); '' for a page with none (`file:`,
+ * `data:`, `about:srcdoc`); undefined when the text is not an address.
+ */
+export function pageHost(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol === 'blob:') return u.origin !== 'null' ? pageHost(u.origin) ?? '' : '';
+  if (u.protocol === 'http:' || u.protocol === 'https:') return siteKey(u.hostname);
+  return '';
 }
 
 const FORMAT_DESTINATION: Record<string, Destination> = { chatgpt: 'chat', claude: 'chat', mbox: 'email', eml: 'email' };
@@ -78,6 +95,7 @@ export function guessScope(input: Pick<MemoryInput, 'text' | 'title' | 'people' 
   if (origin) {
     // Captured from a page: that site. Imported: the subject it names, else the kind of app it came from.
     if (origin.host) return { kind: 'sites', values: [origin.host], set: 'source' };
+    // A page with no site to tie it to: its subject, else documents (what such pages are), never everywhere.
     if (subject) return { kind: 'subject', values: [subject], set: 'source' };
     return { kind: 'destination', values: [FORMAT_DESTINATION[origin.format ?? ''] ?? 'documents'], set: 'source' };
   }
@@ -101,6 +119,7 @@ export function parseScope(v: unknown): MemoryScope | undefined {
   const kind = s.kind as MemoryScope['kind'];
   if (kind === 'destination' && !values.every((x) => DEST_KINDS.has(x))) return undefined;
   if (kind !== 'everywhere' && !values.length) return undefined;
-  const set = s.set === 'guess' || s.set === 'source' ? s.set : 'user';
+  // Only a scope that says the user set it is the user's; one with no `set` (a hand-made file) is a guess.
+  const set = s.set === 'user' || s.set === 'source' ? s.set : 'guess';
   return { kind, values: kind === 'everywhere' ? [] : values, set };
 }

@@ -3,6 +3,7 @@ import { embedText } from '../rank/item-text';
 import { IndexedMemory } from '../rank/indexed-memory';
 import type { BackstoryDB } from './db';
 import { planImport, type ImportCounts } from './import-plan';
+import { intake, type Provenance } from './intake';
 import { createItem, patchItem } from './normalize';
 import { ContextVectors, embedOnce, sameTextIndex, type EmbedJob } from './indexing';
 import { buildPack, PackSchedule, textHash } from './pack';
@@ -147,14 +148,15 @@ export class MemoryStore {
   }
 
   /**
-   * Adds items in one transaction: all of them or, on failure, none. Small additions are embedded before they are
+   * Adds items in one transaction: all of them or, on failure, none. `provenance` says where they came from, which
+   * decides what they may be (lib/memory/intake.ts). Small additions are embedded before they are
    * written (context vectors of threaded ones right after); with `deferEmbedding` (imports) the items are written at
    * once and `embedPending` embeds them later, so a large import is atomic and fast, and its indexing resumes if the
    * worker is stopped.
    */
-  async add(inputs: MemoryInput[], opts: { deferEmbedding?: boolean; now?: number } = {}): Promise<MemoryItem[]> {
+  async add(inputs: MemoryInput[], provenance: Provenance, opts: { deferEmbedding?: boolean; now?: number } = {}): Promise<MemoryItem[]> {
     await this.load();
-    const items = inputs.map((input) => createItem(input, opts.now ?? Date.now()));
+    const items = inputs.map((input) => createItem(intake(input, provenance), opts.now ?? Date.now()));
     // An item replaced by one whose embedded text is the same (a re-import of the same notes) keeps its vector.
     const keeps = (it: MemoryItem) => {
       const old = this.mem.get(it.id);
@@ -205,9 +207,10 @@ export class MemoryStore {
    * import itself sets it. An added or updated item's `source.importId` is this import; an unchanged one keeps the
    * import that brought it, so removing the later import leaves it.
    */
-  async commitImport(inputs: MemoryInput[], opts: { importId: string; now?: number }): Promise<ImportCounts> {
+  async commitImport(inputs: MemoryInput[], opts: { importId: string; provenance: Provenance; now?: number }): Promise<ImportCounts> {
     await this.load();
-    const { counts, changed, reembed } = planImport(inputs, (id) => this.mem.get(id), opts.importId, opts.now ?? Date.now());
+    const taken = inputs.map((input) => intake(input, opts.provenance));
+    const { counts, changed, reembed } = planImport(taken, (id) => this.mem.get(id), opts.importId, opts.now ?? Date.now());
     await this.write(async () => {
       await this.db.items.bulkPut(changed);
       await this.db.vectors.bulkDelete(reembed);

@@ -94,6 +94,11 @@ export interface MemoryInput {
   aux?: string;
   scope?: MemoryScope;
   extra?: Record<string, unknown>;
+  /**
+   * The source a memory file gave the item. Its reader sets `source.format` to 'memory-file' whatever the file says;
+   * this is used instead only when the file is trusted (lib/memory/intake.ts). Never stored.
+   */
+  fileSource?: MemorySource;
 }
 
 export type MemoryPatch = Partial<Omit<MemoryInput, 'id' | 'text'>> & { text?: string };

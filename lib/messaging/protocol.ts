@@ -83,7 +83,8 @@ export interface BackgroundProtocol {
   /** Pages: insert a card's text into the tab's focused field. */
   'card:insert': { req: { tabId: number; id: string }; res: InsertOutcome };
   'card:dismiss': { req: { tabId: number; id: string }; res: { ok: true } };
-  'memory:add': { req: { items: MemoryInput[] }; res: { items: MemoryItem[] } };
+  /** Pages: what the user typed or chose; `restore`: the Undo of the user's own delete (items back as they were). */
+  'memory:add': { req: { items: MemoryInput[]; restore?: boolean }; res: { items: MemoryItem[] } };
   'memory:update': { req: { id: string; patch: MemoryPatch }; res: { item: MemoryItem } };
   'memory:delete': { req: { ids: string[] }; res: { removed: MemoryItem[] } };
   'memory:list': { req: Record<string, never>; res: { items: MemoryItem[] } };
@@ -122,6 +123,11 @@ export interface BackgroundProtocol {
   'import:cancel': { req: { jobId: string }; res: { ok: boolean; reason?: string } };
   /** The user has read the outcome: it is not shown again. */
   'import:dismiss': { req: { jobId: string }; res: { ok: true } };
+  /**
+   * Options page: the answer to a memory file from elsewhere that asks for wide instructions, pins or feedback (the
+   * job waits in state `confirm`): `keep` counts them as the user's own; otherwise they come in as evidence.
+   */
+  'import:trust': { req: { jobId: string; keep: boolean }; res: { ok: true } };
   /** An offer of the import (e.g. ChatGPT custom instructions): saved as an instruction, or dismissed. */
   'import:offer': { req: { jobId: string; index: number; save: boolean }; res: { ok: true } };
   /** Panel: the user copied or dragged a card (inserts and "not useful" are recorded where they happen). */

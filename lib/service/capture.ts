@@ -1,7 +1,5 @@
 import { browser, type Browser } from 'wxt/browser';
 import { mergePatch, nearDuplicate } from '../learn/near-duplicate';
-import { guessKind } from '../memory/kind-guess';
-import { findSecrets } from '../memory/secrets';
 import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem } from '../memory/types';
 import type { BackgroundProtocol, PanelPush, Req } from '../messaging/protocol';
@@ -73,7 +71,7 @@ export class Capture {
     const label = ((info as { linkText?: string }).linkText ?? info.selectionText ?? '').trim();
     const text = [label, url, tab?.title ? `(linked from ${tab.title})` : ''].filter(Boolean).join('\n');
     const site = hostOf(url);
-    await this.save({ text, title: label || `Link: ${site || url}`, kind: 'evidence', source: { url, title: label || site }, tags: ['link', ...(site ? [site] : [])] });
+    await this.save({ text, title: label || `Link: ${site || url}`, source: { url, title: label || site }, tags: ['link', ...(site ? [site] : [])] }, info.pageUrl ?? tab?.url ?? url);
   }
 
   /** A message the user sent on a page: saved only from an allowed site with capture on for it. */
@@ -84,7 +82,7 @@ export class Capture {
     if (!capture.sent || !siteListed(capture.sites, site) || siteListed(ui.excludedSites, site) || !text.trim()) return { saved: false };
     // A page's sends are capped per tab (Backstory's own pages have no tab and are not).
     if (sender.tab?.id !== undefined && !this.sentRate.take(sender.tab.id)) return { saved: false };
-    await this.store.add([{ text, kind: 'evidence', title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [], ...(thread ? { thread: await this.nextTurn(thread.id) } : {}) }]);
+    await this.store.add([{ text, title: `Sent on ${site}: ${text.trim().split('\n')[0].slice(0, 60)}`, source: { url, title }, tags: ['sent', site], people: people ?? [], ...(thread ? { thread: await this.nextTurn(thread.id) } : {}) }], { from: 'page', url });
     this.panels.refreshAll();
     // A prompt sent to a chat assistant also counts toward offering its recurring phrases as an instruction.
     if (isChatSite(site)) await this.phrases?.prompt(sender.tab?.id, text, true).catch(() => {});
@@ -143,16 +141,17 @@ export class Capture {
   private async remember(text: string, tab: Browser.tabs.Tab | undefined, url?: string, title?: string, thread?: { id: string }): Promise<void> {
     const pageUrl = url ?? tab?.url ?? '';
     const site = hostOf(pageUrl);
-    // Something that looks like a credential is kept but held out of every index until the user confirms it.
-    const secrets = findSecrets(text);
-    await this.save({
-      text,
-      kind: guessKind(text),
-      source: { url: pageUrl, title: title ?? tab?.title ?? site },
-      tags: site ? [site] : [],
-      ...(thread ? { thread: await this.nextTurn(thread.id) } : {}),
-      ...(secrets.length ? { needsReview: `it looks like it contains a secret (${secrets.join(', ')})` } : {}),
-    });
+    // Someone else's words on a page are evidence, tied to the page, and held when they look like a credential
+    // (lib/memory/intake.ts); the quick edit lets the user say otherwise.
+    await this.save(
+      {
+        text,
+        source: { url: pageUrl, title: title ?? tab?.title ?? site },
+        tags: site ? [site] : [],
+        ...(thread ? { thread: await this.nextTurn(thread.id) } : {}),
+      },
+      pageUrl,
+    );
   }
 
   /**
@@ -165,8 +164,8 @@ export class Capture {
   }
 
   /** Saves a capture, then offers the quick edit popover in every open panel. */
-  private async save(input: MemoryInput): Promise<MemoryItem> {
-    const [item] = await this.store.add([input]);
+  private async save(input: MemoryInput, pageUrl: string): Promise<MemoryItem> {
+    const [item] = await this.store.add([input], { from: 'page', url: pageUrl });
     this.last = { item, at: Date.now() };
     this.panels.broadcast({ type: 'captured', item });
     this.panels.refreshAll();

@@ -1,3 +1,4 @@
+import type { FeedbackBlock } from '../learn/feedback-file';
 import { learning, type LearningReport } from '../learn/learning';
 import type { FeedbackAction } from '../learn/types';
 import type { SettingsCache } from './settings-cache';
@@ -35,9 +36,9 @@ export class Feedback {
     return report;
   }
 
-  /** The feedback of an imported memory file (export, import and clear all include it). */
-  async importFeedback(feedback: unknown): Promise<number> {
-    return learning.importFeedback(feedback, await this.weights());
+  /** The feedback of an imported memory file, checked before the commit; its phrases count only from a trusted file. */
+  async importFeedback(block: FeedbackBlock, trusted: boolean): Promise<number> {
+    return learning.importFeedback(block, await this.weights(), { withPhrases: trusted });
   }
 
   forgetTab(tabId: number): void {

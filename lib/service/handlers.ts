@@ -9,7 +9,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'panel:get': ({ tabId, search }) => s.hub.rank(tabId, search),
     'card:insert': ({ tabId, id }) => s.insertion.card(tabId, id),
     'card:dismiss': ({ tabId, id }) => s.feedback.record(tabId, id, 'dismiss').then(() => s.readings.dismiss(tabId, id)),
-    'memory:add': ({ items }) => s.memory.add(items),
+    'memory:add': ({ items, restore }) => s.memory.add(items, restore === true),
     'memory:update': ({ id, patch }) => s.memory.update(id, patch),
     'memory:delete': ({ ids }) => s.memory.remove(ids),
     'memory:list': () => s.memory.list(),
@@ -40,6 +40,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'import:status': () => s.imports.status(),
     'import:cancel': ({ jobId }) => s.imports.cancel(jobId),
     'import:dismiss': ({ jobId }) => s.imports.dismiss(jobId),
+    'import:trust': ({ jobId, keep }) => s.imports.trust(jobId, keep === true),
     'import:offer': ({ jobId, index, save }) => s.imports.offer(jobId, index, save),
   };
 }

@@ -1,6 +1,8 @@
 import { ImportFileError, type ImportBatch, type ImportFile, type ImportOffer, type ReadOptions, type ReadProgress } from '../import/types';
+import { trustAsks } from '../memory/import-trust';
 import type { ImportJob, ImportJobs } from '../memory/import-jobs';
 import type { MemoryInput } from '../memory/types';
+import { readFeedbackBlock, type FeedbackBlock } from '../learn/feedback-file';
 
 export type ImportCounts = { added: number; updated: number; unchanged: number };
 
@@ -8,8 +10,11 @@ export type ImportCounts = { added: number; updated: number; unchanged: number }
 export interface ImportRunnerDeps {
   jobs: Pick<ImportJobs, 'get' | 'list' | 'update' | 'stage' | 'staged' | 'unstage' | 'files' | 'discard'>;
   read(files: ImportFile[], opts: ReadOptions): AsyncIterable<ImportBatch>;
-  /** All or nothing (MemoryStore.commitImport). */
-  commit(inputs: MemoryInput[], importId: string): Promise<ImportCounts>;
+  /**
+   * All or nothing (MemoryStore.commitImport). `trusted`: the memory files in it are this profile's own, or the user
+   * kept what they ask for (lib/memory/intake.ts).
+   */
+  commit(inputs: MemoryInput[], importId: string, trusted: boolean): Promise<ImportCounts>;
   /**
    * Background embedding of what the commit stored (the service's indexing, which reports its own progress);
    * resolves once nothing the model can embed is left waiting.
@@ -19,8 +24,11 @@ export interface ImportRunnerDeps {
   push(job: ImportJob, progress?: ReadProgress): void;
   /** The commit landed: memory changed, panels re-rank (lexical search works on it at once). */
   committed?(job: ImportJob): void;
-  /** A memory file's feedback events (lib/learn), stored once its items have landed. */
-  feedback?(feedback: unknown): Promise<unknown>;
+  /**
+   * A memory file's feedback (lib/learn), checked and capped while the file was read and stored once its items have
+   * landed; its phrase counts only from a trusted file.
+   */
+  feedback?(block: FeedbackBlock, trusted: boolean): Promise<unknown>;
   /** An extension API call that resets the browser's idle timer (MV3 stops a worker after 30 s without one). */
   keepAlive?(): Promise<unknown>;
   keepAliveMs?: number;
@@ -29,7 +37,7 @@ export interface ImportRunnerDeps {
 /** States in which the job's work is not finished: a worker start resumes them. */
 const UNFINISHED: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading', 'committing', 'indexing']);
 /** States before the commit: cancelling them leaves memory as it was. */
-const CANCELLABLE: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading']);
+const CANCELLABLE: ReadonlySet<ImportJob['state']> = new Set(['queued', 'reading', 'confirm']);
 /** Read progress is pushed at most this often (a big export reports thousands of times). */
 const PUSH_EVERY_MS = 250;
 
@@ -82,6 +90,16 @@ export class ImportRunner {
   async dismiss(jobId: string): Promise<void> {
     const job = await this.deps.jobs.get(jobId);
     if (job) await this.patch(job, { dismissed: true });
+  }
+
+  /**
+   * The user's answer to what a memory file from elsewhere asks for: `keep` commits it as their own, `evidence`
+   * drops its wide instructions, pins and feedback (lib/memory/intake.ts). The job is read again and committed.
+   */
+  async answer(jobId: string, keep: boolean): Promise<void> {
+    const job = await this.deps.jobs.get(jobId);
+    if (!job || job.state !== 'confirm') throw new Error('That import is no longer waiting for an answer.');
+    this.enqueue(await this.patch(job, { state: 'queued', trust: keep ? 'keep' : 'evidence' }));
   }
 
   /** Removes the offer at `index` from the job (saving it as an instruction is the caller's). */
@@ -147,8 +165,14 @@ export class ImportRunner {
         lastPush = now;
         this.deps.push({ ...job, read: p.items }, p);
       };
-      let feedback: unknown;
-      for await (const batch of this.deps.read(files, { signal, onProgress, onOffer: (o) => offers.push(o), onFeedback: (f) => (feedback = f) })) {
+      // Checked as it is read, before anything is committed: a bad block is a warning, never a failed import.
+      let feedback: FeedbackBlock | undefined;
+      const onFeedback = (raw: unknown) => (feedback = readFeedbackBlock(raw));
+      // Memory files read, and whether this profile signed each.
+      const memoryFiles: boolean[] = [];
+      const onMemoryFile = (v: { signed: boolean }) => memoryFiles.push(v.signed);
+      const opts: ReadOptions = { signal, onProgress, onOffer: (o) => offers.push(o), onFeedback, onMemoryFile };
+      for await (const batch of this.deps.read(files, opts)) {
         if (signal.aborted) break;
         await this.deps.jobs.stage(job.id, batchNo++, batch.items);
         read += batch.items.length;
@@ -157,18 +181,42 @@ export class ImportRunner {
       }
       if (signal.aborted) throw signal.reason;
       if (!read) throw new Error('nothing to import was found in it.');
-      job = await this.patch(job, { state: 'committing', offers });
-      const counts = await this.deps.commit(await this.deps.jobs.staged(job.id), job.id);
-      if (feedback !== undefined) await this.deps.feedback?.(feedback);
+      const own = memoryFiles.length > 0 && memoryFiles.every(Boolean);
+      if (memoryFiles.length && !own && !job.trust) {
+        // A memory file this profile did not sign: what it asks for beyond evidence waits for the user's answer.
+        const asks = trustAsks(await this.deps.jobs.staged(job.id), feedback);
+        if (asks) {
+          await this.deps.jobs.unstage(job.id); // read again once answered: the files stay, and the answer is in the row
+          await this.patch(job, { state: 'confirm', asks, offers });
+          return undefined;
+        }
+      }
+      const trusted = own || job.trust === 'keep';
+      job = await this.patch(job, { state: 'committing', offers, asks: undefined });
+      const counts = await this.deps.commit(await this.deps.jobs.staged(job.id), job.id, trusted);
+      // "Import as evidence" drops the file's feedback; so does a file nobody vouched for.
+      if (!trusted && feedback && (feedback.events.length || feedback.phrases.length)) feedback = { ...feedback, events: [], phrases: [] };
+      const warnings = [...(feedback?.warnings ?? []), ...(await this.storeFeedback(feedback, trusted))];
       // The files and staged copies are no longer needed (they can be hundreds of megabytes).
       await this.deps.jobs.discard(job.id);
-      job = await this.patch(job, { state: 'indexing', counts });
+      job = await this.patch(job, { state: 'indexing', counts, ...(warnings.length ? { warnings } : {}) });
       this.deps.committed?.(job);
       return job;
     } catch (e) {
       const cancelled = signal.aborted || e instanceof Cancelled;
       await this.finish(job, cancelled ? { state: 'cancelled' } : { state: 'failed', error: failureText(job, e) });
       return undefined;
+    }
+  }
+
+  /** Stores a committed file's feedback; a failure is a warning (the items have landed). */
+  private async storeFeedback(block: FeedbackBlock | undefined, trusted: boolean): Promise<string[]> {
+    if (!block || !this.deps.feedback || (!block.events.length && !block.phrases.length)) return [];
+    try {
+      await this.deps.feedback(block, trusted);
+      return [];
+    } catch (e) {
+      return [`The file's feedback could not be stored (${e instanceof Error ? e.message : String(e)}); its memories were imported.`];
     }
   }
 

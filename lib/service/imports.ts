@@ -4,7 +4,9 @@ import { ImportJobs } from '../memory/import-jobs';
 import type { MemoryStore } from '../memory/store';
 import type { BackgroundProtocol, IndexingProgress, PanelPush, Res } from '../messaging/protocol';
 import { readImport } from '../import/index';
+import { profileKey } from '../memory/file-signature';
 import { ImportRunner } from './import-runner';
+import type { FeedbackBlock } from '../learn/feedback-file';
 
 
 /** The worker's side of imports: the job runner wired to the store, the open pages and the message protocol. */
@@ -23,15 +25,16 @@ export class Imports {
       refresh: () => void;
       /** The indexing progress as last reported. */
       indexing: () => IndexingProgress | undefined;
-      /** Stores a memory file's feedback events once its items have landed. */
-      feedback: (feedback: unknown) => Promise<unknown>;
+      /** Stores a memory file's feedback (checked before the commit) once its items have landed. */
+      feedback: (block: FeedbackBlock, trusted: boolean) => Promise<unknown>;
     },
   ) {
     this.jobs = new ImportJobs(db);
     this.runner = new ImportRunner({
       jobs: this.jobs,
-      read: readImport,
-      commit: (inputs, importId) => parts.store.commitImport(inputs, { importId }),
+      // This profile's key tells its own memory files (they round-trip exactly) from everyone else's.
+      read: (files, opts) => readImport(files, { ...opts, signingKey: () => profileKey(false) }),
+      commit: (inputs, importId, trusted) => parts.store.commitImport(inputs, { importId, provenance: { from: 'import', trusted } }),
       index: async () => {
         // A run already going when this import landed does not include its items: go again until a run finds
         // nothing (or cannot embed: no model).
@@ -67,11 +70,18 @@ export class Imports {
     return { ok: true };
   }
 
+  /** The user's answer to what a memory file from elsewhere asks for (the job waits in state `confirm`). */
+  async trust(jobId: string, keep: boolean): Promise<{ ok: true }> {
+    await this.runner.answer(jobId, keep);
+    return { ok: true };
+  }
+
   /** An offer found in an export (ChatGPT custom instructions): saved as an instruction only when the user says so. */
   async offer(jobId: string, index: number, save: boolean): Promise<{ ok: true }> {
     const offer = await this.runner.takeOffer(jobId, index);
     if (offer && save) {
-      await this.parts.store.add([{ text: offer.text, title: offer.title, kind: 'instruction', tags: ['imported'], source: { title: offer.from, importId: jobId } }]);
+      // The user chose to keep it: their own instruction from here on.
+      await this.parts.store.add([{ text: offer.text, title: offer.title, kind: 'instruction', tags: ['imported'], source: { title: offer.from, importId: jobId } }], { from: 'user' });
       this.parts.refresh();
     }
     return { ok: true };

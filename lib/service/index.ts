@@ -62,7 +62,7 @@ export class Service {
     this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access, this.phrases);
     this.imports = new Imports(this.db, {
       store: this.store, index: () => this.indexing.run(), broadcast: (p) => this.hub.broadcast(p), refresh: () => this.hub.refreshAll(),
-      indexing: () => this.indexing.progress, feedback: (f) => this.feedback.importFeedback(f),
+      indexing: () => this.indexing.progress, feedback: (block, trusted) => this.feedback.importFeedback(block, trusted),
     });
   }
 

@@ -51,11 +51,12 @@ export class BackgroundIndexing {
   }
 
   /**
-   * An import (`memory:import`): every item is written in one transaction (all or nothing), then embedded in the
+   * A memory file Backstory itself hands over (`memory:import`: the welcome's demo memory, a seeded profile), so it is
+   * trusted as the user's own: every item is written in one transaction (all or nothing), then embedded in the
    * background; if MV3 stops the worker, its next start finds the unembedded items and carries on.
    */
   async importInputs(inputs: MemoryInput[]): Promise<MemoryItem[]> {
-    const added = await this.store.add(inputs, { deferEmbedding: inputs.length > 8 });
+    const added = await this.store.add(inputs, { from: 'import', trusted: true }, { deferEmbedding: inputs.length > 8 });
     void this.run();
     return added;
   }

@@ -44,8 +44,12 @@ export class MemoryActions {
     return this.imports.restore(importId);
   }
 
-  async add(items: MemoryInput[]): Promise<{ items: MemoryItem[] }> {
-    const added = await this.store.add(items);
+  /**
+   * What the user typed or chose in Backstory's own pages, or (`restore`) the Undo of their own delete, which brings
+   * the items back exactly as they were. Only extension pages may send this (lib/messaging/rpc.ts).
+   */
+  async add(items: MemoryInput[], restore = false): Promise<{ items: MemoryItem[] }> {
+    const added = await this.store.add(items, restore ? { from: 'restore' } : { from: 'user' });
     this.panels.refreshAll();
     return { items: added };
   }

@@ -74,7 +74,7 @@ export class PhraseOffers {
         text: asInstruction(row.text), kind: 'instruction', title: asInstruction(row.text).slice(0, -1), tags: ['from your prompts'],
         scope: { kind: 'destination', values: ['chat'], set: 'user' },
       },
-    ]);
+    ], { from: 'user' });
     return { item };
   }
 }

@@ -16,7 +16,7 @@ describe('a capture joins the thread on screen', () => {
     const store = new MemoryStore(openMemoryDB('capture-thread', { indexedDB: new IDBFactory(), IDBKeyRange }), async () => null);
     await store.commitImport(
       [0, 1, 2].map((i) => ({ id: `chatgpt:c1:m${i}`, text: `Turn ${i} about the Lisbon offsite budget`, thread: { id: 'chatgpt:c1', seq: i }, source: { format: 'chatgpt' as const } })),
-      { importId: 'export-1' },
+      { importId: 'export-1', provenance: { from: 'import', trusted: false } },
     );
     const settings = { get: async () => ({ capture: { sent: true, sites: ['chatgpt.com'] }, ui: { excludedSites: [] } }) };
     const capture = new Capture(

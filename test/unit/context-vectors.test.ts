@@ -40,7 +40,7 @@ describe('context vectors in the store', () => {
     const factory = new IDBFactory();
     const m = fakeModel('m');
     const store = new MemoryStore(fresh(factory), async () => m.embedder);
-    await store.commitImport(session(), { importId: 'i' });
+    await store.commitImport(session(), { importId: 'i', provenance: { from: 'import', trusted: false } });
     await store.embedPending();
     const [a, b, c] = session().map((x) => store.get(x.id!)!);
     expect(store.view.contextVector(a.id)).toBeUndefined(); // first of its thread: no context
@@ -63,7 +63,7 @@ describe('context vectors in the store', () => {
   it('remakes a context vector when the turn before it is edited, and drops it when that turn is deleted', async () => {
     const m = fakeModel('m');
     const store = new MemoryStore(fresh(), async () => m.embedder);
-    await store.add(session()); // a small add embeds at once, context vectors included
+    await store.add(session(), { from: 'user' }); // a small add embeds at once, context vectors included
     const b0 = store.get('s1:1')!;
     expect(close(store.view.contextVector('s1:1'), m.vec(contextText(b0, store.get('s1:0')!)!))).toBe(true);
     const a = await store.update('s1:0', { text: 'Are you coming to the sculpture class?' });
@@ -76,11 +76,11 @@ describe('context vectors in the store', () => {
   it('an import defers context vectors to embedPending and drops stale ones at once', async () => {
     const m = fakeModel('m');
     const store = new MemoryStore(fresh(), async () => m.embedder);
-    await store.commitImport(session(), { importId: 'i' });
+    await store.commitImport(session(), { importId: 'i', provenance: { from: 'import', trusted: false } });
     await store.embedPending();
     const later = session();
     later[0] = { ...later[0], text: 'Are you coming to the painting class?' };
-    await store.commitImport(later, { importId: 'j' });
+    await store.commitImport(later, { importId: 'j', provenance: { from: 'import', trusted: false } });
     expect(store.view.contextVector('s1:1')).toBeUndefined(); // made from the old first turn: not used any more
     expect(store.view.contextVector('s1:2')).toBeDefined(); // its predecessor did not change
     await store.embedPending();
@@ -107,7 +107,7 @@ describe('model tag', () => {
     const factory = new IDBFactory();
     const old = fakeModel('old');
     const first = new MemoryStore(fresh(factory), async () => old.embedder);
-    await first.add(session());
+    await first.add(session(), { from: 'user' });
     await first.savePack();
 
     const now = fakeModel('new');

@@ -42,14 +42,14 @@ describe('MemoryStore.commitImport', () => {
   it('adds new items, leaves unchanged ones alone and replaces changed ones, keyed by id', async () => {
     const { embedder, seen } = countingEmbedder();
     const store = new MemoryStore(fresh(), async () => embedder);
-    expect(await store.commitImport(chat(3), { importId: 'import-a' })).toEqual({ added: 3, updated: 0, unchanged: 0 });
+    expect(await store.commitImport(chat(3), { importId: 'import-a', provenance: { from: 'import', trusted: false } })).toEqual({ added: 3, updated: 0, unchanged: 0 });
     await store.embedPending();
     const embeddedFirst = seen.length;
 
     // A later export: the same three (one edited at the source) and two more.
     const later = chat(5);
     later[1] = { ...later[1], text: 'Message 1, edited: the offsite moved to Porto' };
-    expect(await store.commitImport(later, { importId: 'import-b' })).toEqual({ added: 2, updated: 1, unchanged: 2 });
+    expect(await store.commitImport(later, { importId: 'import-b', provenance: { from: 'import', trusted: false } })).toEqual({ added: 2, updated: 1, unchanged: 2 });
     expect(store.size).toBe(5);
     expect(store.get('chatgpt:c1:m0')!.source.importId).toBe('import-a'); // unchanged: keeps the first import
     expect(store.get('chatgpt:c1:m1')!.source.importId).toBe('import-b');
@@ -63,31 +63,31 @@ describe('MemoryStore.commitImport', () => {
     expect(embeddedFirst).toBeGreaterThan(0);
 
     // The same export a third time: nothing changes.
-    expect(await store.commitImport(later, { importId: 'import-c' })).toEqual({ added: 0, updated: 0, unchanged: 5 });
+    expect(await store.commitImport(later, { importId: 'import-c', provenance: { from: 'import', trusted: false } })).toEqual({ added: 0, updated: 0, unchanged: 5 });
   });
 
   it('keeps what the user decided about an item when it is imported again', async () => {
     const store = new MemoryStore(fresh(), async () => null);
-    await store.commitImport(chat(2), { importId: 'a' });
+    await store.commitImport(chat(2), { importId: 'a', provenance: { from: 'import', trusted: false } });
     await store.update('chatgpt:c1:m0', { pinned: true, excluded: true });
-    expect(await store.commitImport(chat(2), { importId: 'b' })).toEqual({ added: 0, updated: 0, unchanged: 2 });
+    expect(await store.commitImport(chat(2), { importId: 'b', provenance: { from: 'import', trusted: false } })).toEqual({ added: 0, updated: 0, unchanged: 2 });
     expect(store.get('chatgpt:c1:m0')).toMatchObject({ pinned: true, excluded: true });
   });
 
   it('a file that gives no dates (notes, a hand-made memory file) imported again later is unchanged, not updated', async () => {
     const store = new MemoryStore(fresh(), async () => null);
-    const notes: MemoryInput[] = [{ id: 'note:plan.md#0', text: 'Ship the beta in March' }, { id: 'note:plan.md#1', text: 'Dana owns the budget' }];
-    await store.commitImport(notes, { importId: 'a', now: Date.UTC(2026, 0, 1) });
-    expect(await store.commitImport(notes, { importId: 'b', now: Date.UTC(2026, 5, 1) })).toEqual({ added: 0, updated: 0, unchanged: 2 });
+    const notes: MemoryInput[] = [{ id: 'note:plan.md#0', text: 'Ship the beta in March', source: { format: 'markdown' } }, { id: 'note:plan.md#1', text: 'Dana owns the budget', source: { format: 'markdown' } }];
+    await store.commitImport(notes, { importId: 'a', now: Date.UTC(2026, 0, 1), provenance: { from: 'import', trusted: false } });
+    expect(await store.commitImport(notes, { importId: 'b', now: Date.UTC(2026, 5, 1), provenance: { from: 'import', trusted: false } })).toEqual({ added: 0, updated: 0, unchanged: 2 });
     expect(store.get('note:plan.md#0')!.createdAt).toBe(Date.UTC(2026, 0, 1));
   });
 
   it('lands whole or not at all: one bad item leaves memory as it was, in memory and in IndexedDB', async () => {
     const db = fresh();
     const store = new MemoryStore(db, async () => null);
-    await store.commitImport(chat(2), { importId: 'a' });
+    await store.commitImport(chat(2), { importId: 'a', provenance: { from: 'import', trusted: false } });
     const bad = [...chat(4), { id: 'broken', text: '   ' }];
-    await expect(store.commitImport(bad, { importId: 'b' })).rejects.toThrow(/no text/i);
+    await expect(store.commitImport(bad, { importId: 'b', provenance: { from: 'import', trusted: false } })).rejects.toThrow(/no text/i);
     expect(store.size).toBe(2);
     const reopened = new MemoryStore(db, async () => null);
     await reopened.load();
@@ -96,7 +96,7 @@ describe('MemoryStore.commitImport', () => {
 
   it('keeps the thread of each item, across a reopen', async () => {
     const db = fresh();
-    await new MemoryStore(db, async () => null).commitImport(chat(2), { importId: 'a' });
+    await new MemoryStore(db, async () => null).commitImport(chat(2), { importId: 'a', provenance: { from: 'import', trusted: false } });
     const reopened = new MemoryStore(db, async () => null);
     await reopened.load();
     expect(reopened.get('chatgpt:c1:m1')!.thread).toEqual({ id: 'chatgpt:c1', seq: 1 });
@@ -105,9 +105,9 @@ describe('MemoryStore.commitImport', () => {
 
   it('removeImport deletes every item of that import and nothing else', async () => {
     const store = new MemoryStore(fresh(), async () => null);
-    await store.add([{ id: 'mine', text: 'A note I wrote myself about Lisbon' }]);
-    await store.commitImport(chat(3), { importId: 'a' });
-    await store.commitImport(chat(2, 3), { importId: 'b' });
+    await store.add([{ id: 'mine', text: 'A note I wrote myself about Lisbon' }], { from: 'user' });
+    await store.commitImport(chat(3), { importId: 'a', provenance: { from: 'import', trusted: false } });
+    await store.commitImport(chat(2, 3), { importId: 'b', provenance: { from: 'import', trusted: false } });
     const removed = await store.removeImport('a');
     expect(removed.map((r) => r.id).sort()).toEqual(['chatgpt:c1:m0', 'chatgpt:c1:m1', 'chatgpt:c1:m2']);
     expect([...store.items()].map((i) => i.id).sort()).toEqual(['chatgpt:c1:m3', 'chatgpt:c1:m4', 'mine']);

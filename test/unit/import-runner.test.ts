@@ -20,7 +20,7 @@ function worker(db: BackstoryDB, read: ImportRunnerDeps['read'] = readImport, ex
   const jobs = new ImportJobs(db);
   const pushed: ImportJob[] = [];
   const runner = new ImportRunner({
-    jobs, read, commit: (inputs, importId) => store.commitImport(inputs, { importId }), index: () => store.embedPending(),
+    jobs, read, commit: (inputs, importId) => store.commitImport(inputs, { importId, provenance: { from: 'import', trusted: false } }), index: () => store.embedPending(),
     push: (job) => pushed.push(job), ...extra,
   });
   return { store, jobs, runner, pushed };
@@ -79,7 +79,7 @@ describe('import jobs in the worker', () => {
   it('a broken file fails with a message naming it, and memory is as it was', async () => {
     const db = openMemoryDB('runner-2', { indexedDB: new IDBFactory(), IDBKeyRange });
     const w = worker(db);
-    await w.store.add([{ id: 'kept', text: 'Already here.' }]);
+    await w.store.add([{ id: 'kept', text: 'Already here.' }], { from: 'user' });
     const good = memoryFile(5);
     const job = await w.jobs.create([file('fine.json', good), file('cut.json', memoryFile(20).slice(0, 300))]);
     await w.runner.start(job.id);

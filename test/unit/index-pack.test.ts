@@ -39,8 +39,8 @@ async function seeded() {
     { id: 'a', text: 'Did Alice approve the painted houses on 3 March?', people: ['Alice'], tags: ['house'] },
     { id: 'b', text: 'Budget review moved to Thursday at 10:30.', title: 'Budget' },
     { id: 'c', text: 'Plumber: call back after the weekend.', tags: ['home'] },
-  ]);
-  await store.add([{ id: 'd', text: 'Imported note, embedded later.' }], { deferEmbedding: true });
+  ], { from: 'user' });
+  await store.add([{ id: 'd', text: 'Imported note, embedded later.' }], { from: 'user' }, { deferEmbedding: true });
   return { db, store };
 }
 

@@ -54,7 +54,7 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     const engine = recordingEmbedder('offscreen');
     const store = new MemoryStore(freshDb(), async () => own.embedder, async () => engine.embedder);
     const lengths = [90, 12, 300, 45, 7, 150, 60, 33, 240, 18, 75, 120];
-    await store.add(lengths.map((n, i) => ({ id: `n${i}`, text: 'x'.repeat(n) })), { deferEmbedding: true });
+    await store.add(lengths.map((n, i) => ({ id: `n${i}`, text: 'x'.repeat(n) })), { from: 'user' }, { deferEmbedding: true });
     expect(await store.embedPending(undefined, 4)).toBe(12);
     expect(own.batches).toEqual([]);
     expect(store.indexBackend).toBe('offscreen');
@@ -73,7 +73,7 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     const engine = recordingEmbedder('offscreen', { failAfter: 2, parallel });
     const db = freshDb();
     const store = new MemoryStore(db, async () => own.embedder, async () => engine.embedder);
-    await store.add(Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { deferEmbedding: true });
+    await store.add(Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { from: 'user' }, { deferEmbedding: true });
     const progress: number[] = [];
     expect(await store.embedPending((done) => progress.push(done), 4)).toBe(20);
     expect(engine.batches.flat()).toHaveLength(8);
@@ -88,7 +88,7 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     const own = recordingEmbedder('worker');
     const store = new MemoryStore(freshDb(), async () => own.embedder);
     const turns = Array.from({ length: 10 }, (_, i) => ({ id: `t${i}`, text: `turn ${i} of the offsite chat`, thread: { id: 'chat', seq: i } }));
-    await store.commitImport(turns, { importId: 'a' });
+    await store.commitImport(turns, { importId: 'a', provenance: { from: 'import', trusted: false } });
     const progress: [number, number][] = [];
     await store.embedPending((done, total) => progress.push([done, total]), 4);
     expect(own.batches.flat().length).toBeGreaterThan(10); // context vectors too
@@ -103,7 +103,7 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     const db = freshDb();
     const store = new MemoryStore(db, async () => engine.embedder);
     const texts = Array.from({ length: 10 }, (_, i) => `note number ${'x'.repeat(i)}${i}`);
-    await store.add(texts.map((text, i) => ({ id: `n${i}`, text })), { deferEmbedding: true });
+    await store.add(texts.map((text, i) => ({ id: `n${i}`, text })), { from: 'user' }, { deferEmbedding: true });
     const run = store.embedPending(undefined, 4);
     // The second batch is asked for before the first one came back (the engines never wait for a store)...
     await vi.waitFor(() => expect(gates).toHaveLength(2));
@@ -122,19 +122,19 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     const db = freshDb();
     const store = new MemoryStore(db, async () => engine.embedder);
     const notes = Array.from({ length: 6 }, (_, i) => ({ id: `n${i}`, text: `note about topic ${'z'.repeat(i)}${i}` }));
-    await store.add(notes, { deferEmbedding: true });
+    await store.add(notes, { from: 'user' }, { deferEmbedding: true });
     expect(await store.embedPending(undefined, 4)).toBe(6);
     expect(engine.batches.flat()).toHaveLength(6);
     const before = await db.vectors.toArray();
 
     // The same export imported again: nothing to embed, every vector kept as it was.
-    await store.add(notes, { deferEmbedding: true });
+    await store.add(notes, { from: 'user' }, { deferEmbedding: true });
     expect(store.unembedded()).toEqual([]);
     expect(await db.vectors.toArray()).toEqual(before);
 
     // One note edited, two copies of an existing note under new ids, and one new text twice in the same import.
     await store.add([{ id: 'n1', text: 'rewritten note' }, { id: 'copy-a', text: notes[3].text }, { id: 'copy-b', text: notes[3].text },
-      { id: 'twin-a', text: 'brand new text' }, { id: 'twin-b', text: 'brand new text' }], { deferEmbedding: true });
+      { id: 'twin-a', text: 'brand new text' }, { id: 'twin-b', text: 'brand new text' }], { from: 'user' }, { deferEmbedding: true });
     engine.batches.length = 0;
     expect(await store.embedPending(undefined, 4)).toBe(5);
     expect(engine.batches.flat().sort()).toEqual(['brand new text', 'rewritten note']);
@@ -154,7 +154,7 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     const engine = recordingEmbedder('offscreen', { gate: () => held });
     const db = freshDb();
     const store = new MemoryStore(db, async () => engine.embedder);
-    await store.add(Array.from({ length: 100 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { deferEmbedding: true });
+    await store.add(Array.from({ length: 100 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { from: 'user' }, { deferEmbedding: true });
     const run = store.embedPending(undefined, 50);
     await vi.advanceTimersByTimeAsync(6000); // the rewrite the import scheduled comes due while the first batch runs
     expect(await db.packs.count()).toBe(0);

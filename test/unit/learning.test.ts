@@ -10,6 +10,7 @@ import { arrayMemoryView } from '../../lib/rank/indexed-memory';
 import { rankMemory } from '../../lib/rank/rank';
 import { WEIGHT_NAMES, type FactorScores, type TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
+import { readFeedbackBlock } from '../../lib/learn/feedback-file';
 
 const BASE = DEFAULT_SETTINGS.weights;
 const NOW = Date.UTC(2026, 10, 1);
@@ -147,7 +148,7 @@ describe('feedback on the device', () => {
     for (const e of recencyUser(30, 'mail.google.com')) await a.record(e, BASE);
     const file = JSON.parse(JSON.stringify(await a.exportAll()));
     const b = fresh('b');
-    expect(await b.importAll(file, BASE)).toBe(30);
+    expect(await b.importAll(readFeedbackBlock(file), BASE, { withPhrases: true })).toBe(30);
     expect((await b.active())?.global).toEqual((await a.active())?.global);
     await b.clear();
     expect(await b.active()).toBeUndefined();

@@ -7,6 +7,7 @@ import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import type { MemoryItem } from '../../lib/memory/types';
 import { guessKind } from '../../lib/memory/kind-guess';
+import { intake } from '../../lib/memory/intake';
 
 const file = (items: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({ format: 'backstory-memory', version: 1, items, ...extra });
 
@@ -47,12 +48,12 @@ describe('memory file', () => {
       createItem({ id: 'held', text: 'token: sk-live-abc', needsReview: 'looks like an API key', kind: 'instruction', createdAt: now }),
       createItem({ id: 'note:old.md#0', text: 'A note whose file gave no date', undated: true, createdAt: now }),
     ];
-    const back = parseMemoryFile(serializeMemoryFile(items)).map((i) => createItem(i, now + 99));
+    const back = parseMemoryFile(serializeMemoryFile(items)).map((i) => createItem(intake(i, { from: 'import', trusted: true }), now + 99));
     expect(back).toEqual(items);
 
     // Through the store of a new profile: the same items again, the held one still held and unindexed.
     const store = new MemoryStore(openMemoryDB('profile', { indexedDB: new IDBFactory(), IDBKeyRange }), async () => null);
-    await store.add(parseMemoryFile(serializeMemoryFile(items)), { now: now + 99 });
+    await store.add(parseMemoryFile(serializeMemoryFile(items)), { from: 'import', trusted: true }, { now: now + 99 });
     expect([...store.items()]).toEqual(items);
     expect(store.view.lexicalIndex.has('held')).toBe(false);
     expect(store.view.lexicalIndex.neighbour('chatgpt:c1:m2', 0)).toBe('chatgpt:c1:m2');
@@ -67,7 +68,9 @@ describe('memory file', () => {
   });
 
   it('checks one streamed item and the header on their own, naming the item index', () => {
-    expect(parseMemoryItem({ text: 'hi', thread: { id: 't', seq: 0 } }, 7)).toEqual({ text: 'hi', source: {}, thread: { id: 't', seq: 0 } });
+    // Its format is the reader's whatever the file says; what the file said is kept aside for a trusted file.
+    expect(parseMemoryItem({ text: 'hi', thread: { id: 't', seq: 0 } }, 7)).toEqual({ text: 'hi', source: { format: 'memory-file' }, fileSource: {}, thread: { id: 't', seq: 0 } });
+    expect(parseMemoryItem({ text: 'hi', source: { format: 'mbox', url: 'u' } }, 7).source).toEqual({ format: 'memory-file', url: 'u' });
     expect(() => parseMemoryItem({ text: '' }, 7)).toThrow('Item 7 has no "text".');
     try {
       parseMemoryItem({ text: 'x', pinned: 'yes' }, 12);
@@ -108,7 +111,7 @@ describe('large imports', () => {
     const { MemoryStore } = await import('../../lib/memory/store');
     const db = openMemoryDB('big', { indexedDB: new IDBFactory(), IDBKeyRange });
     const store = new MemoryStore(db, async () => null);
-    await store.add(parseMemoryFile(file(many(100_000))));
+    await store.add(parseMemoryFile(file(many(100_000))), { from: 'import', trusted: true });
     expect(await db.items.count()).toBe(100_000);
     expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('project 42 offsite'), 5).map((h) => h.id).length).toBeGreaterThan(0);
   });

@@ -12,7 +12,7 @@ const T0 = Date.UTC(2025, 0, 1);
 
 async function storeWith(inputs: MemoryInput[]) {
   const store = new MemoryStore(openMemoryDB(`q${Math.random()}`, { indexedDB: new IDBFactory(), IDBKeyRange }), async () => null);
-  await store.add(inputs, { deferEmbedding: true });
+  await store.add(inputs, { from: 'user' }, { deferEmbedding: true });
   return store;
 }
 
@@ -90,7 +90,7 @@ describe('memory browser queries (MemoryCatalog on the real store)', () => {
     await store.update('budget', { tags: ['budget', 'finance'] }, T0 + 1000);
     expect(top().items[0].id).toBe('budget');
     expect(cat.query(store.view, { filter: { tag: 'finance' }, offset: 0, limit: 5 }).total).toBe(1);
-    await store.add([{ id: 'new', text: 'A fresh note about invoices', createdAt: T0 + 2000 }]);
+    await store.add([{ id: 'new', text: 'A fresh note about invoices', createdAt: T0 + 2000 }], { from: 'user' });
     await store.remove(['tone']);
     expect(top().total).toBe(sample.length);
     expect(top().items[0].id).toBe('new');

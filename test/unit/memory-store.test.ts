@@ -18,8 +18,8 @@ describe('MemoryStore with the real model', () => {
     const db = freshDb();
     const embedder = await nodeEmbedder();
     const store = new MemoryStore(db, async () => embedder);
-    const [a] = await store.add([{ text: 'Our sync worker must use exponential backoff with jitter after an outage.' }]);
-    await store.add([{ text: 'Tomato seedlings need a week of hardening off.' }]);
+    const [a] = await store.add([{ text: 'Our sync worker must use exponential backoff with jitter after an outage.' }], { from: 'user' });
+    await store.add([{ text: 'Tomato seedlings need a week of hardening off.' }], { from: 'user' });
     expect(a.tokens).toBeGreaterThan(5);
 
     const reopened = new MemoryStore(db, async () => embedder);
@@ -37,7 +37,7 @@ describe('MemoryStore with the real model', () => {
     const db = freshDb();
     let embedder: Embedder | null = null;
     const store = new MemoryStore(db, async () => embedder);
-    const [item] = await store.add([{ text: 'The Lisbon offsite hotel is near Cais do Sodré.' }]);
+    const [item] = await store.add([{ text: 'The Lisbon offsite hotel is near Cais do Sodré.' }], { from: 'user' });
     expect(store.unembedded()).toEqual([item.id]);
     const lexicalOnly = rankMemory({ task: task('which hotel for the Lisbon offsite?'), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() });
     expect(lexicalOnly.cards.map((c) => c.item.id)).toContain(item.id);
@@ -48,14 +48,14 @@ describe('MemoryStore with the real model', () => {
 
   it('adds a batch all or nothing: one bad item rejects the batch and nothing is stored', async () => {
     const store = new MemoryStore(freshDb(), async () => null);
-    await store.add([{ text: 'kept' }]);
-    await expect(store.add([{ text: 'fine' }, { text: '   ' }])).rejects.toThrow(/no text/i);
+    await store.add([{ text: 'kept' }], { from: 'user' });
+    await expect(store.add([{ text: 'fine' }, { text: '   ' }], { from: 'user' })).rejects.toThrow(/no text/i);
     expect([...store.items()].map((i) => i.text)).toEqual(['kept']);
   });
 
   it('edits re-index the text, and deletes remove the item from ranking', async () => {
     const store = new MemoryStore(freshDb(), async () => null);
-    const [item] = await store.add([{ text: 'Invoices from Acme are paid net 30.' }]);
+    const [item] = await store.add([{ text: 'Invoices from Acme are paid net 30.' }], { from: 'user' });
     await store.update(item.id, { text: 'Invoices from Globex are paid net 45.' });
     const found = (q: string) => rankMemory({ task: task(q), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() }).cards.map((c) => c.item.id);
     expect(found('Globex invoices')).toContain(item.id);
@@ -89,7 +89,7 @@ describe('background indexing of an import', () => {
     const store = new MemoryStore(freshDb(), async () => embedder);
     const long = 'After the outage the sync worker retried failed calls immediately, in a tight loop. We agreed on exponential backoff.';
     const heading = '# Lisbon offsite\nThe hotel is near Cais do Sodré.';
-    const [a, b, c] = await store.add([{ text: long }, { text: heading }, { title: 'Priya', text: 'Invoices from Acme are paid net 30.' }]);
+    const [a, b, c] = await store.add([{ text: long }, { text: heading }, { title: 'Priya', text: 'Invoices from Acme are paid net 30.' }], { from: 'user' });
     expect(a.title.endsWith('…')).toBe(true);
     expect(b.title).toBe('Lisbon offsite');
     expect(seen).toEqual([long, heading, 'Priya: Invoices from Acme are paid net 30.']);
@@ -101,7 +101,7 @@ describe('background indexing of an import', () => {
     const first = countingEmbedder(2);
     const store = new MemoryStore(db, async () => first.embedder);
     const inputs = Array.from({ length: 100 }, (_, i) => ({ id: `n${i}`, text: `note number ${i}` }));
-    await store.add(inputs, { deferEmbedding: true });
+    await store.add(inputs, { from: 'user' }, { deferEmbedding: true });
     expect(await db.items.count()).toBe(100);
     expect(store.unembedded()).toHaveLength(100);
     await expect(store.embedPending(undefined, 16)).rejects.toThrow('worker stopped');

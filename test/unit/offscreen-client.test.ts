@@ -129,7 +129,7 @@ describe('the service worker side of the offscreen engine', () => {
     };
     const db = openMemoryDB('hang', { indexedDB: new IDBFactory(), IDBKeyRange });
     const store = new MemoryStore(db, async () => own, async () => new OffscreenEmbedder(30_000, () => 50));
-    await store.add(Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, text: `note number ${i}` })), { deferEmbedding: true });
+    await store.add(Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, text: `note number ${i}` })), { from: 'user' }, { deferEmbedding: true });
     fake.open = true;
     fake.hang = true;
     expect(await store.embedPending(undefined, 4)).toBe(10);

@@ -10,6 +10,7 @@ import { rankMemory } from '../../lib/rank/rank';
 import type { TaskReading } from '../../lib/rank/types';
 import { Insertion } from '../../lib/service/insertion';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
+import { readFeedbackBlock } from '../../lib/learn/feedback-file';
 
 const NOW = Date.UTC(2026, 10, 1);
 const task: TaskReading = { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', destination: 'email', field: { text: 'the hotel for the offsite', kind: 'textarea' }, at: NOW };
@@ -64,7 +65,7 @@ describe('Insert all as feedback', () => {
     await a.feedbackTogether(1, [cards[0].item.id, cards[1].item.id], 'insert', DEFAULT_SETTINGS.weights);
     const file = JSON.parse(JSON.stringify(await a.exportAll()));
     const b = new Learning(() => new FeedbackStore(openLearningDB('pb', { indexedDB: new IDBFactory(), IDBKeyRange })));
-    await b.importFeedback(file, DEFAULT_SETTINGS.weights);
+    await b.importFeedback(readFeedbackBlock(file), DEFAULT_SETTINGS.weights, { withPhrases: true });
     expect(preferencePairs((await b.exportAll()).events)).toHaveLength(4);
   });
 });

@@ -6,6 +6,7 @@ import { MemoryStore } from '../../lib/memory/store';
 import { openMemoryDB } from '../../lib/memory/db';
 import { isChatSite, PhraseOffers } from '../../lib/service/phrase-offers';
 import { Insertion } from '../../lib/service/insertion';
+import { readFeedbackBlock } from '../../lib/learn/feedback-file';
 
 describe('instruction-like phrases in a prompt', () => {
   it('finds the standing instructions people type into real prompts', () => {
@@ -78,7 +79,7 @@ describe('offering a phrase the user keeps typing', () => {
 
   it('never offers a phrase an instruction already says, or one declined; Not now asks again three prompts later', async () => {
     const { offers, store } = fresh('p3');
-    await store.add([{ text: 'Answer in British English, always.', kind: 'instruction' }]);
+    await store.add([{ text: 'Answer in British English, always.', kind: 'instruction' }], { from: 'user' });
     for (const p of ['Answer in British English: what is a monad?', 'what is a lemma? Answer in British English', 'Answer in British English. Who was Ada Lovelace?']) await offers.prompt(1, p, true);
     expect((await offers.offer()).offer).toBeUndefined();
 
@@ -113,7 +114,7 @@ describe('offering a phrase the user keeps typing', () => {
     expect(file.phrases.map((r: { key: string; state: string }) => [r.key, r.state])).toEqual([['keep it short', 'never']]);
     expect(JSON.stringify(file)).not.toContain('landlord'); // phrases only, never the prompts
     const b = fresh('p6');
-    await b.feedback.importAll(file, { semantic: 0.45, lexical: 0.35, recency: 0.03, priority: 0.06, continuity: 0.03, situation: 0.03 });
+    await b.feedback.importAll(readFeedbackBlock(file), { semantic: 0.45, lexical: 0.35, recency: 0.03, priority: 0.06, continuity: 0.03, situation: 0.03 }, { withPhrases: true });
     for (const p of ['x, keep it short', 'y, keep it short', 'z, keep it short']) await b.offers.prompt(1, p, true);
     expect((await b.offers.offer()).offer).toBeUndefined(); // declined in the other profile
     await b.feedback.clear();

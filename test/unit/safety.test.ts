@@ -29,7 +29,7 @@ describe('secrets on capture', () => {
 
   it('holds a flagged item out of ranking and indexes until confirmed', async () => {
     const store = new MemoryStore(openMemoryDB('s', { indexedDB: new IDBFactory(), IDBKeyRange }), async () => null);
-    const [held] = await store.add([{ text: 'staging deploy token ghp_abcdefghijklmnopqrstuvwxyz0123456789ABCD', needsReview: 'secret' }]);
+    const [held] = await store.add([{ text: 'staging deploy token ghp_abcdefghijklmnopqrstuvwxyz0123456789ABCD', needsReview: 'secret' }], { from: 'user' });
     const rank = () => rankMemory({ task: task('staging deploy token'), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() });
     expect(rank().cards).toEqual([]);
     expect(rank().trace.find((t) => t.id === held.id)?.reason ?? 'not a candidate').not.toMatch(/^Score/);
@@ -46,7 +46,7 @@ describe('odd text', () => {
 
   it('refuses an oversized item with a message that gives the size', async () => {
     const store = new MemoryStore(openMemoryDB('o', { indexedDB: new IDBFactory(), IDBKeyRange }), async () => null);
-    await expect(store.add([{ text: 'x'.repeat(MAX_ITEM_CHARS + 1) }])).rejects.toThrow(/characters; one memory holds at most/);
+    await expect(store.add([{ text: 'x'.repeat(MAX_ITEM_CHARS + 1) }], { from: 'user' })).rejects.toThrow(/characters; one memory holds at most/);
     expect(store.size).toBe(0);
   });
 

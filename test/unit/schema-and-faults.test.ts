@@ -38,13 +38,13 @@ describe('storage faults', () => {
   it('tells the user when storage is full, writes nothing, and keeps reading', async () => {
     const db = openMemoryDB('full', { indexedDB: new IDBFactory(), IDBKeyRange });
     const store = new MemoryStore(db, async () => null);
-    const [kept] = await store.add([{ text: 'Invoices from Acme are paid net 30.' }]);
+    const [kept] = await store.add([{ text: 'Invoices from Acme are paid net 30.' }], { from: 'user' });
     const realBulkPut = db.items.bulkPut.bind(db.items);
     db.items.bulkPut = (async () => {
       throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
     }) as unknown as typeof db.items.bulkPut;
-    await expect(store.add([{ text: 'one more' }, { text: 'and another' }])).rejects.toThrow(StorageFullError);
-    await expect(store.add([{ text: 'one more' }])).rejects.toThrow(/storage is full/i);
+    await expect(store.add([{ text: 'one more' }, { text: 'and another' }], { from: 'user' })).rejects.toThrow(StorageFullError);
+    await expect(store.add([{ text: 'one more' }], { from: 'user' })).rejects.toThrow(/storage is full/i);
     db.items.bulkPut = realBulkPut;
     expect(await db.items.count()).toBe(1);
     expect([...store.items()].map((i) => i.id)).toEqual([kept.id]);

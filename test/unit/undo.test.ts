@@ -9,9 +9,9 @@ describe('undo of a delete', () => {
     let embedded = 0;
     const embedder = { modelId: 'test', dim: 2, backend: 'test', async embed(texts: string[]) { embedded += texts.length; return texts.map(() => new Float32Array([1, 0])); } };
     const store = new MemoryStore(openMemoryDB('undo', { indexedDB: new IDBFactory(), IDBKeyRange }), async () => embedder);
-    const [held] = await store.add([{ text: 'staging password hunter2', needsReview: 'looks like a password', thread: { id: 't', seq: 1 }, lastUsedAt: 5 }]);
+    const [held] = await store.add([{ text: 'staging password hunter2', needsReview: 'looks like a password', thread: { id: 't', seq: 1 }, lastUsedAt: 5 }], { from: 'user' });
     const removed = await store.remove([held.id]);
-    const [back] = await store.add(removed.map(inputFromItem)); // what the panel's Undo sends
+    const [back] = await store.add(removed.map(inputFromItem), { from: 'user' }); // what the panel's Undo sends
     expect(back).toEqual(held);
     expect(store.view.lexicalIndex.has(held.id)).toBe(false);
     expect(store.view.hasVector(held.id)).toBe(false);

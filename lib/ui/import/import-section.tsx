@@ -7,7 +7,7 @@ import { callBackground, NoReceiverError } from '../../messaging/rpc';
 import { filesFromDrop, filesFromInput } from './collect-files';
 import { ImportOffers } from './import-offers';
 import { activeJob, lastOutcome } from './import-state';
-import { filesOf, indexingText, outcomeText, workingText } from './import-text';
+import { filesOf, indexingText, outcomeText, trustQuestion, workingText } from './import-text';
 import { useImportJobs } from './use-import-jobs';
 
 /**
@@ -134,6 +134,11 @@ export function ImportSection(props: { onChanged?: () => void }) {
     if (committed) props.onChanged?.();
   }, [committed]);
 
+  /** Memory files from elsewhere waiting for the user's answer (lib/memory/import-trust.ts). */
+  const asking = view.jobs.filter((j) => j.state === 'confirm');
+  const answer = (jobId: string, keep: boolean) =>
+    void callBackground('import:trust', { jobId, keep }).then(view.refresh, (e: Error) => setProblem(e.message));
+
   const cancel = (jobId: string) =>
     void callBackground('import:cancel', { jobId }).then((r) => !r.ok && r.reason && setProblem(r.reason), (e: Error) => setProblem(e.message));
 
@@ -181,6 +186,20 @@ export function ImportSection(props: { onChanged?: () => void }) {
           ) : null}
         </div>
       ) : null}
+      {asking.map((job) => (
+        <div class="progress-note" role="alert" data-testid="import-trust" data-job={job.id} key={job.id}>
+          <span data-testid="import-trust-text">{trustQuestion(job)}</span>{' '}
+          <button data-testid="import-trust-keep" onClick={() => answer(job.id, true)}>
+            Keep them
+          </button>{' '}
+          <button class="primary" data-testid="import-trust-evidence" onClick={() => answer(job.id, false)}>
+            Import as evidence
+          </button>{' '}
+          <button data-testid="import-trust-cancel" onClick={() => cancel(job.id)}>
+            Cancel
+          </button>
+        </div>
+      ))}
       {unstarted && !taken ? (
         <p class="error" role="alert" data-testid="import-unstarted">
           Backstory did not take {filesOf(unstarted.job)} yet: {unstarted.reason} The files are kept, and the import

@@ -1,7 +1,8 @@
 import type { IndexingProgress } from '../../messaging/protocol';
 import { callBackground } from '../../messaging/rpc';
 import { activeJob, lastOutcome } from './import-state';
-import { indexingText, outcomeText, workingText } from './import-text';
+import { indexingText, outcomeText, trustQuestion, workingText } from './import-text';
+import { browser } from 'wxt/browser';
 import { useImportJobs } from './use-import-jobs';
 
 /**
@@ -14,11 +15,20 @@ export function ImportStatusLine(props: { indexing?: IndexingProgress }) {
   const indexing = view.indexing ?? props.indexing;
   const active = activeJob(view.jobs);
   const outcome = lastOutcome(view.jobs);
+  const asking = view.jobs.find((j) => j.state === 'confirm');
   return (
     <>
       {active && active.state !== 'indexing' ? (
         <div class="progress-note" role="status" data-testid="import-progress" data-state={active.state}>
           <span>{workingText(active, view.reading[active.id])}</span>
+        </div>
+      ) : null}
+      {asking ? (
+        <div class="progress-note" role="status" data-testid="import-progress" data-state="confirm">
+          <span>{trustQuestion(asking)} Answer on the options page.</span>{' '}
+          <button class="link" data-testid="import-trust-open" onClick={() => void browser.runtime.openOptionsPage()}>
+            Open options
+          </button>
         </div>
       ) : null}
       {indexing && indexing.done < indexing.total ? (

@@ -40,6 +40,8 @@ export function workingText(job: ImportJob, read?: ReadProgress, indexing?: Inde
       const items = read?.items ?? job.read;
       return `Reading ${filesOf(job)}${pct !== undefined ? ` — ${pct}%` : '…'}${items ? ` (${count(items)} found)` : ''}`;
     }
+    case 'confirm':
+      return trustQuestion(job);
     case 'committing':
       return `Saving ${count(job.read)} ${job.read === 1 ? 'memory' : 'memories'} from ${filesOf(job)}…`;
     case 'indexing':
@@ -49,12 +51,35 @@ export function workingText(job: ImportJob, read?: ReadProgress, indexing?: Inde
   }
 }
 
+const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
+
+/**
+ * The question a memory file from elsewhere raises: "This file asks for 3 instructions that apply everywhere and 1
+ * pinned card. It was not exported from this browser profile: keep them, or import them as evidence?"
+ */
+export function trustQuestion(job: ImportJob): string {
+  const a = job.asks ?? { everywhere: 0, wide: 0, pinned: 0, feedback: 0 };
+  const parts = [
+    a.everywhere ? `${plural(a.everywhere, 'instruction', 'instructions')} that ${a.everywhere === 1 ? 'applies' : 'apply'} everywhere` : '',
+    a.wide ? `${plural(a.wide, 'instruction', 'instructions')} for all your email, chats, documents or a whole site` : '',
+    a.pinned ? plural(a.pinned, 'pinned card', 'pinned cards') : '',
+    a.feedback ? `${plural(a.feedback, 'piece', 'pieces')} of feedback to learn from` : '',
+  ].filter(Boolean);
+  const list = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts[0] ?? 'nothing beyond evidence';
+  return (
+    `${filesOf(job)} asks for ${list}. It was not exported from this browser profile (or was changed since), so ` +
+    'none of that counts until you say so. Keep them if you trust where the file came from; otherwise its memories ' +
+    'come in as evidence only: no rules, no pins, no feedback.'
+  );
+}
+
 /** What an ended job did: "Imported chatgpt.zip: 12,034 new, 0 updated, 0 unchanged." / the error, naming the file. */
 export function outcomeText(job: ImportJob): string {
   if (job.state === 'failed') return `Not imported: ${sentence(job.error ?? `${filesOf(job)} could not be read`)} Nothing was changed.`;
   if (job.state === 'cancelled') return `Import of ${filesOf(job)} cancelled. Nothing was changed.`;
   const c = job.counts ?? { added: 0, updated: 0, unchanged: 0 };
-  return `Imported ${filesOf(job)}: ${count(c.added)} new, ${count(c.updated)} updated, ${count(c.unchanged)} unchanged.`;
+  const warnings = (job.warnings ?? []).map((w) => ` ${sentence(w)}`).join('');
+  return `Imported ${filesOf(job)}: ${count(c.added)} new, ${count(c.updated)} updated, ${count(c.unchanged)} unchanged.${warnings}`;
 }
 
 const sentence = (s: string) => (/[.!?)]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);

@@ -1,5 +1,5 @@
 import { openMemoryDB } from '../../memory/db';
-import { memoryFileChunks } from '../../memory/memory-file';
+import { profileKey, signedMemoryFileChunks } from '../../memory/file-signature';
 import { callBackground } from '../../messaging/rpc';
 
 /**
@@ -9,8 +9,9 @@ import { callBackground } from '../../messaging/rpc';
 export async function exportMemoryFile(): Promise<Blob> {
   const db = openMemoryDB();
   try {
-    const [items, { feedback }] = await Promise.all([db.items.toArray(), callBackground('memory:export-feedback', {})]);
-    return new Blob([...memoryFileChunks(items, { feedback })], { type: 'application/json' });
+    const [items, { feedback }, key] = await Promise.all([db.items.toArray(), callBackground('memory:export-feedback', {}), profileKey(true)]);
+    // Signed with this profile's key: importing it here again is the user's own memory, exactly as it was.
+    return new Blob(await signedMemoryFileChunks(items, { feedback }, key!), { type: 'application/json' });
   } finally {
     db.close();
   }

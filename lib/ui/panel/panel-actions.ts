@@ -35,7 +35,7 @@ export function panelActions(opts: { tabId: number | undefined; search: string; 
         show({
           text: `Deleted “${displayTitle(item, 40)}”.`,
           undo: async () => {
-            await callBackground('memory:add', { items: removed.map(inputFromItem) });
+            await callBackground('memory:add', { items: removed.map(inputFromItem), restore: true });
             changed();
             show({ text: 'Restored.' });
           },

@@ -1,0 +1,36 @@
+import type { FeedbackBlock } from '../learn/feedback-file';
+import { intake, isWideScope, MEMORY_FILE_FORMAT } from './intake';
+import { guessKind } from './kind-guess';
+import { guessScope, parseScope } from './scope-guess';
+import type { MemoryInput } from './types';
+
+/**
+ * What a memory file this profile did not sign asks for beyond evidence: instructions that would apply everywhere
+ * or to a whole kind of destination or site (a guessed everywhere included), pinned cards, and feedback. None of it
+ * counts until the user answers: keep them, or import the file as evidence.
+ */
+export interface TrustAsks {
+  everywhere: number;
+  /** Instructions for a whole kind of destination (all email, all chats) or a whole site. */
+  wide: number;
+  pinned: number;
+  /** Feedback events and phrase counts. */
+  feedback: number;
+}
+
+/** The asks of a memory file's items and feedback, as they would land if kept; undefined when there are none. */
+export function trustAsks(inputs: MemoryInput[], feedback?: Pick<FeedbackBlock, 'events' | 'phrases'>): TrustAsks | undefined {
+  const asks: TrustAsks = { everywhere: 0, wide: 0, pinned: 0, feedback: (feedback?.events.length ?? 0) + (feedback?.phrases.length ?? 0) };
+  for (const input of inputs) {
+    if (input.source?.format !== MEMORY_FILE_FORMAT) continue;
+    // What createItem would make of it if kept (without counting its tokens: a file may hold 100,000 items).
+    const kept = intake(input, { from: 'import', trusted: true });
+    if (typeof kept.text !== 'string') continue; // the commit refuses it, naming the problem
+    if (kept.pinned) asks.pinned++;
+    if ((kept.kind ?? guessKind(kept.text)) !== 'instruction') continue;
+    const scope = parseScope(kept.scope) ?? guessScope(kept);
+    if (scope.kind === 'everywhere') asks.everywhere++;
+    else if (isWideScope(scope)) asks.wide++;
+  }
+  return asks.everywhere + asks.wide + asks.pinned + asks.feedback ? asks : undefined;
+}
