@@ -17,7 +17,7 @@ import { createItem } from '../lib/memory/normalize';
 import type { MemoryItem } from '../lib/memory/types';
 import { arrayMemoryView } from '../lib/rank/indexed-memory';
 import { rankMemory, scoreMemory } from '../lib/rank/rank';
-import { taskDestination } from '../lib/rank/scope';
+import type { Destination } from '../lib/core/destinations';
 import { terms } from '../lib/rank/tokenize';
 import type { MemoryView, RankRequest, TaskReading, Weights } from '../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../lib/settings/defaults';
@@ -49,10 +49,10 @@ interface Situation {
   now: number;
 }
 
-const SITES: [string, string][] = [
-  ['mail.google.com', 'gmail'],
-  ['chatgpt.com', 'chatgpt'],
-  ['docs.example', 'generic'],
+const SITES: [string, string, Destination][] = [
+  ['mail.google.com', 'gmail', 'email'],
+  ['chatgpt.com', 'chatgpt', 'chat'],
+  ['docs.example', 'generic', 'documents'],
 ];
 
 function request(s: Situation, learned?: LearnedWeights): RankRequest {
@@ -122,7 +122,7 @@ function act(s: Situation, user: SimUser, learned: LearnedWeights | undefined, r
   if (!wanted.size) return [];
   const cards = rankMemory(request(s, learned)).cards;
   const shown = cards.map((c) => ({ id: c.item.id, factors: c.factors, ...(c.item.pinned ? { pinned: true } : {}) }));
-  const base = { at: s.now, site: s.task.site, destination: taskDestination(s.task), shown };
+  const base = { at: s.now, site: s.task.site, destination: s.task.destination, shown };
   const out: FeedbackEvent[] = [];
   const pick = cards.find((c) => wanted.has(c.item.id));
   if (pick) out.push({ ...base, action: 'insert', itemId: pick.item.id });
@@ -158,8 +158,8 @@ async function demoSituations(): Promise<Situation[]> {
   const byId = new Map(items.map((i) => [i.id, i] as const));
   const out: Situation[] = [];
   asks.forEach(([ask, extra], i) => {
-    for (const [site, adapter] of SITES) {
-      const task: TaskReading = { url: `https://${site}/`, title: '', site, adapter, field: { text: ask, kind: 'textarea' }, at: now, ...extra };
+    for (const [site, adapter, destination] of SITES) {
+      const task: TaskReading = { url: `https://${site}/`, title: '', site, adapter, destination, field: { text: ask, kind: 'textarea' }, at: now, ...extra };
       out.push({ task, queryVector: vs[items.length + i], memory, items: byId, evidence: new Set(), now });
     }
   });
@@ -175,11 +175,11 @@ async function main() {
     const items = new Map(p.conv.items.map((i) => [i.id, i] as const));
     const speakers = [...new Set(p.conv.items.flatMap((i) => i.people))];
     p.questions.forEach((q, i) => {
-      const [site, adapter] = SITES[i % SITES.length];
+      const [site, adapter, destination] = SITES[i % SITES.length];
       // Written to the other one of the two: a question about Caroline in a message to Melanie.
       const named = speakers.filter((sp) => new RegExp(`\\b${sp.split(' ')[0]}\\b`, 'i').test(q.question));
       const to = named.length === 1 ? speakers.filter((sp) => sp !== named[0]) : [];
-      const task: TaskReading = { ...q.task, url: `https://${site}/`, site, adapter, ...(to.length ? { people: to } : {}) };
+      const task: TaskReading = { ...q.task, url: `https://${site}/`, site, adapter, destination, ...(to.length ? { people: to } : {}) };
       situations.push({ task, queryVector: q.vectors[0], memory: p.view, items, evidence: q.relevant, now: p.conv.now });
     });
   }

@@ -26,7 +26,7 @@ export interface PreparedConversation {
 
 export function benchTask(question: string, at: number): TaskReading {
   // A question typed into a plain page's text box: no site, no people, no page text to lean on.
-  return { url: '', title: '', site: '', adapter: 'generic', field: { text: question, kind: 'textarea' }, at };
+  return { url: '', title: '', site: '', adapter: 'generic', destination: 'documents', field: { text: question, kind: 'textarea' }, at };
 }
 
 /** The bench's vectors on disk, by text, for the exact model file (`dtype`). */

@@ -160,6 +160,7 @@ export function rankTimes(view: MemoryView, corpus: SyntheticCorpus, now: number
       title: 'Inbox',
       site: 'mail.google.com',
       adapter: 'gmail',
+      destination: 'email',
       field: { text: corpus.text(topic, 14, r), kind: 'contenteditable' },
       subject: corpus.text(topic, 4, r),
       people: ['Alice'],

@@ -1,4 +1,5 @@
 import Dexie, { type EntityTable } from 'dexie';
+import { isDestination } from '../core/destinations';
 import type { Weights } from '../rank/types';
 import { WEIGHT_NAMES } from '../rank/types';
 import { fitWeights, LEARNING, preferencePairs } from './learner';
@@ -64,7 +65,7 @@ export function validEvent(v: unknown): FeedbackEvent | undefined {
       }
       return { id: c.id, factors, ...(c.pinned ? { pinned: true } : {}) };
     });
-  const destination = e.destination === 'chat' || e.destination === 'email' ? e.destination : 'documents';
+  const destination = isDestination(e.destination) ? e.destination : 'documents';
   const together = Array.isArray(e.together) ? e.together.filter((id): id is string => typeof id === 'string').slice(0, 50) : [];
   return {
     at: Number.isFinite(e.at) ? Number(e.at) : Date.now(), action: e.action!, itemId: e.itemId, site: typeof e.site === 'string' ? e.site : '', destination, shown,

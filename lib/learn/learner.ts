@@ -1,3 +1,4 @@
+import { siteKey } from '../core/hosts';
 import { WEIGHT_NAMES, type FactorScores, type WeightName, type Weights } from '../rank/types';
 import type { Adjustment, FeedbackEvent, LearnedWeights } from './types';
 
@@ -160,10 +161,6 @@ function keepWithinBudget(b: readonly number[], theta: { [j: number]: number; le
 
 function clampTheta(x: number): number {
   return Math.max(-LEARNING.bound, Math.min(LEARNING.bound, Number.isFinite(x) ? x : 0));
-}
-
-export function siteKey(site: string): string {
-  return site.toLowerCase().replace(/^www\./, '');
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { RankedCard, TaskReading, Weights } from '../rank/types';
-import { taskDestination } from '../rank/scope';
 import type { FeedbackBlock } from './feedback-file';
 import { FeedbackStore, openLearningDB, type LearningStatus } from './feedback-store';
 import { describeLearned } from './learner';
@@ -35,7 +34,7 @@ export class Learning {
     if (tabId < 0) return; // the options page's preview
     this.shown.set(tabId, {
       site: task.site,
-      destination: taskDestination(task),
+      destination: task.destination,
       cards: cards.map((c) => ({ id: c.item.id, factors: c.factors, ...(c.item.pinned ? { pinned: true } : {}) })),
     });
   }

@@ -1,4 +1,4 @@
-import type { DestinationKind } from '../memory/types';
+import type { Destination } from '../core/destinations';
 import type { FactorScores, WeightName } from '../rank/types';
 
 /** What the user did with a card: a use (insert, copy, drag) is a positive signal, "not useful" a negative one. */
@@ -20,7 +20,7 @@ export interface FeedbackEvent {
   itemId: string;
   /** Where: the page's host and the kind of destination. */
   site: string;
-  destination: DestinationKind;
+  destination: Destination;
   /** The cards on screen at that moment, in panel order (the card acted on among them). */
   shown: ShownCard[];
   /** The other cards used in the same action (Insert all): no preference between them. */

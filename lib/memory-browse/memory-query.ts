@@ -1,3 +1,4 @@
+import { hostOf, siteKey } from '../core/hosts';
 import type { MemoryItem, MemoryKind } from '../memory/types';
 import type { LexicalIndex } from '../rank/lexical-index';
 import { itemsWithWords, textHasWords } from './word-filter';
@@ -142,11 +143,7 @@ export class MemoryCatalog {
     if (!url) return '';
     let h = this.hosts.get(url);
     if (h === undefined) {
-      try {
-        h = new URL(url).hostname.replace(/^www\./, '');
-      } catch {
-        h = '';
-      }
+      h = siteKey(hostOf(url));
       if (this.hosts.size > 50_000) this.hosts.clear();
       this.hosts.set(url, h);
     }

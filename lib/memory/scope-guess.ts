@@ -1,4 +1,6 @@
-import type { DestinationKind, MemoryInput, MemoryScope, MemorySource } from './types';
+import type { Destination } from '../core/destinations';
+import { siteKey } from '../core/hosts';
+import type { MemoryInput, MemoryScope, MemorySource } from './types';
 
 /** Import formats whose text is the user's own memory (Backstory's file), as opposed to text from elsewhere. */
 const OWN_FORMATS = new Set(['memory-file']);
@@ -30,11 +32,11 @@ export function pageHost(url: string): string | undefined {
     return undefined;
   }
   if (u.protocol === 'blob:') return u.origin !== 'null' ? pageHost(u.origin) ?? '' : '';
-  if (u.protocol === 'http:' || u.protocol === 'https:') return u.hostname.toLowerCase().replace(/^www\./, '');
+  if (u.protocol === 'http:' || u.protocol === 'https:') return siteKey(u.hostname);
   return '';
 }
 
-const FORMAT_DESTINATION: Record<string, DestinationKind> = { chatgpt: 'chat', claude: 'chat', mbox: 'email', eml: 'email' };
+const FORMAT_DESTINATION: Record<string, Destination> = { chatgpt: 'chat', claude: 'chat', mbox: 'email', eml: 'email' };
 
 // Words that say how to write, not what about: a "subject" made only of these is no subject.
 const STYLE_WORDS = new Set(
@@ -64,7 +66,7 @@ const NAMED_SUBJECT =
 const CODE_WORDS = /\b(code|coding|programming|source code|pull requests?|code reviews?|typescript|javascript|python|sql)\b/i;
 const PERSON =
   /\b(?:when |while )?(?:writing|write|emailing|email|replying|reply|talking|speaking|messaging|sending)\s+(?:to|with)\s+((?:[A-Z][\p{L}'-]+)(?:\s+[A-Z][\p{L}'-]+)?)/u;
-const DESTINATIONS: [DestinationKind, RegExp][] = [
+const DESTINATIONS: [Destination, RegExp][] = [
   ['email', /\b(?:in|for|when writing|when sending|when replying to)\s+(?:an? |my |all |work |every )?(?:e-?mails?|mail)\b/i],
   ['chat', /\b(?:in|for|with|to|when talking to|when asking)\s+(?:the |an? |my )?(?:chats?|chat assistants?|ai assistants?|assistants?|chatgpt|claude|prompts?)\b/i],
   ['documents', /\b(?:in|for)\s+(?:my |the |all |every )?(?:docs|documents|reports|write-?ups)\b/i],

@@ -18,11 +18,9 @@ export interface ThreadRef {
 
 /** What an instruction's scope is tied to; see `MemoryScope`. */
 export type ScopeKind = 'everywhere' | 'destination' | 'sites' | 'people' | 'subject';
-/** Kinds of destination an instruction may be scoped to. */
-export type DestinationKind = 'chat' | 'email' | 'documents';
 
 /**
- * Where an instruction applies: everywhere, in a kind of destination (`values`: chat / email / documents), on
+ * Where an instruction applies: everywhere, in a kind of destination (`values`: `Destination` names, lib/core), on
  * sites (hostnames), when writing to people (names or emails), or when the task mentions a subject (words).
  */
 export interface MemoryScope {

@@ -1,6 +1,6 @@
 import type { MemoryItem } from '../memory/types';
 import type { TaskReading } from './types';
-import { siteMatches, hostOf } from './situation';
+import { hostOf, onHost } from '../core/hosts';
 import { outOfScope } from './scope';
 
 /** Why an item may not appear at all, in plain words; undefined when it may. Runs before any scoring. */
@@ -9,7 +9,7 @@ export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set
   if (item.needsReview) return `Held back until you confirm it: ${item.needsReview}`;
   if (item.excluded) return 'You marked it "never include"';
   if (dismissed.has(item.id)) return 'You dismissed it on this page';
-  if (item.sites.length > 0 && !item.sites.some((s) => siteMatches(s, task.site || hostOf(task.url))))
+  if (item.sites.length > 0 && !item.sites.some((s) => onHost(task.site || hostOf(task.url), s)))
     return `Only for ${item.sites.join(', ')}`;
   // An instruction applies only within its scope (an instruction that names people is a rule for writing to them).
   // Evidence that names people is about them and stays available everywhere.

@@ -1,7 +1,8 @@
 import type { MemoryItem } from '../memory/types';
 import type { MemoryView } from './types';
 import { LexicalIndex, RANK_LEXICAL } from './lexical-index';
-import { personKey, hostOf } from './situation';
+import { hostOf } from '../core/hosts';
+import { personKey } from './situation';
 import { VectorIndex } from '../embed/vector-index';
 
 /**

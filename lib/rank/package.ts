@@ -1,7 +1,6 @@
+import type { Destination } from '../core/destinations';
 import type { RankedCard } from './types';
 import { countTokens } from '../memory/tokens';
-
-export type Destination = 'chat' | 'email' | 'generic';
 
 function oneLine(s: string): string {
   return s.replace(/\s+/g, ' ').trim();

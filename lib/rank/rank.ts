@@ -1,20 +1,21 @@
 import type { MemoryItem } from '../memory/types';
 import { cosine } from '../embed/embedder';
-import type { RankRequest, RankResult, RankedCard, TraceEntry, TaskReading } from './types';
+import type { RankRequest, RankResult, RankedCard, TraceEntry } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
-import { appliesBecause, scopeKey, scopeOf, supersessions, taskDestination } from './scope';
+import { appliesBecause, scopeKey, scopeOf, supersessions } from './scope';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
-import { buildPackage, type Destination } from './package';
+import { buildPackage } from './package';
 import { explainScore, scoreSummary } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from './tokenize';
 import { TUNING, type Tuning } from './tuning';
 import { learnedReason, learnedWeightsFor } from '../learn/learner';
 import { WEIGHT_NAMES, type FactorScores, type Weights } from './types';
+import { displayTitle, lastTouched } from '../core/items';
 
 export interface ScoredMemory {
   plan: QueryPlan;
@@ -33,13 +34,6 @@ const now = () => (typeof performance !== 'undefined' ? performance.now() : Date
 
 function emptySignal(id: string): Signal {
   return { id, semantic: 0, lexical: 0, matched: [], viaNeighbour: [], expanded: [], fused: 0 };
-}
-
-/** Which package format the page wants. */
-export function destinationOf(task: TaskReading): Destination {
-  // One reading of where the task is (scope.ts); a document is written to like any other page.
-  const d = taskDestination(task);
-  return d === 'documents' ? 'generic' : d;
 }
 
 /**
@@ -100,7 +94,7 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   for (const item of passing) {
     const by = superseded.get(item);
     if (by) {
-      filtered.push({ item, reason: `Superseded by “${by.title || by.text.slice(0, 60)}” (newer, for the same scope)` });
+      filtered.push({ item, reason: `Superseded by “${displayTitle(by)}” (newer, for the same scope)` });
       continue;
     }
     if (!item.pinned && isListedInstruction(item) && !retrieval.signals.has(item.id)) laterInstructions.push(item);
@@ -111,12 +105,11 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
 
   const pinned = ranked.filter((s) => s.item.pinned);
-  const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
   // In-scope instructions newest first; each entry holds its item and, once scored, its score (no type test per look).
   const instr: { item: MemoryItem; s?: Scored }[] = [];
   for (const s of ranked) if (!s.item.pinned && isListedInstruction(s.item)) instr.push({ item: s.item, s });
   for (const item of laterInstructions) instr.push({ item });
-  instr.sort((a, b) => touched(b.item) - touched(a.item));
+  instr.sort((a, b) => lastTouched(b.item) - lastTouched(a.item));
   const leftOut = new Map<number, Omit<Decision, 's' | 'included'>>();
   const instructions: LazyScoredList = {
     length: instr.length,
@@ -143,7 +136,6 @@ const sameItems = (a: MemoryItem[], b: MemoryItem[]) => a.length === b.length &&
 
 /** Instructions that apply here but contradict a newer one for the same scope: the older, and what superseded it. */
 function supersededHere(items: MemoryItem[]): Map<MemoryItem, MemoryItem> {
-  const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
   const groups = new Map<string, MemoryItem[]>();
   for (const i of items) {
     if (i.kind !== 'instruction') continue;
@@ -155,7 +147,7 @@ function supersededHere(items: MemoryItem[]): Map<MemoryItem, MemoryItem> {
   const out = new Map<MemoryItem, MemoryItem>();
   for (const [key, g] of groups) {
     if (g.length < 2) continue;
-    g.sort((a, b) => touched(b) - touched(a));
+    g.sort((a, b) => lastTouched(b) - lastTouched(a));
     // Bounded for very large memories: the newest 200 of one scope.
     const newest = g.slice(0, 200);
     const last = lastSupersessions.get(key);
@@ -241,7 +233,7 @@ export function rankMemory(req: RankRequest): RankResult {
   const trace: TraceEntry[] = [];
   const entry = (d: Decision): TraceEntry => ({
     id: d.s.item.id,
-    title: d.s.item.title || d.s.item.text.slice(0, 60),
+    title: displayTitle(d.s.item),
     included: d.included,
     reason: (d.stage === 'selected' ? scoreSummary(d.s) : `${d.reason}. ${scoreSummary(d.s)}`) + learnedNote(d.s.item.id),
     score: d.s.score,
@@ -268,13 +260,13 @@ export function rankMemory(req: RankRequest): RankResult {
     }
     const item = sm.instructions.item(i);
     const why = sm.instructions.leftOut(i) ?? unreached;
-    if (why) trace.push({ id: item.id, title: item.title || item.text.slice(0, 60), included: false, reason: why.reason, stage: why.stage });
+    if (why) trace.push({ id: item.id, title: displayTitle(item), included: false, reason: why.reason, stage: why.stage });
   }
   for (const f of sm.filtered)
-    trace.push({ id: f.item.id, title: f.item.title || f.item.text.slice(0, 60), included: false, reason: f.reason, stage: 'filter' });
+    trace.push({ id: f.item.id, title: displayTitle(f.item), included: false, reason: f.reason, stage: 'filter' });
 
   const empty = !selected.some((d) => d.s.score >= settings.threshold);
-  const pkg = buildPackage(cards, destinationOf(req.task), settings.budgetTokens);
+  const pkg = buildPackage(cards, req.task.destination, settings.budgetTokens);
   return { cards, trace, empty, query: sm.plan.texts[0] ?? '', tookMs: now() - t0, package: pkg };
 }
 
@@ -335,7 +327,7 @@ function markLearnedOrder(cards: RankedCard[], req: RankRequest): void {
     }
     const why = best && learnedReason(req.learned, base, req.task.site, best);
     if (!why) continue;
-    a.learned = `Learned from your feedback: ${why}, so it is above “${(b.item.title || b.item.text).slice(0, 40)}”`;
+    a.learned = `Learned from your feedback: ${why}, so it is above “${displayTitle(b.item, 40)}”`;
     a.why.push(a.learned);
   }
 }

@@ -1,3 +1,4 @@
+import { isDestination } from '../core/destinations';
 import type { TaskReading } from './types';
 
 /**
@@ -47,6 +48,8 @@ export function boundReading(r: TaskReading): TaskReading {
     title: str(r.title, L.title),
     site: str(r.site, L.site),
     adapter: str(r.adapter, L.adapter),
+    // Only the three known destinations; anything else a page sends counts as a document.
+    destination: isDestination(r.destination) ? r.destination : 'documents',
     at: typeof r.at === 'number' && Number.isFinite(r.at) ? r.at : Date.now(),
   };
   const f = r.field;

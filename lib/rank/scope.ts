@@ -1,7 +1,9 @@
-import type { DestinationKind, MemoryItem, MemoryScope } from '../memory/types';
+import { DESTINATIONS, isDestination } from '../core/destinations';
+import type { MemoryItem, MemoryScope } from '../memory/types';
 import { guessScope, isBoundary } from '../memory/scope-guess';
 import type { TaskReading } from './types';
-import { hostOf, personKeys, siteMatches, taskPeopleKeys } from './situation';
+import { hostOf, onHost } from '../core/hosts';
+import { personKeys, taskPeopleKeys } from './situation';
 import { terms } from './tokenize';
 
 const scopes = new WeakMap<MemoryItem, MemoryScope>();
@@ -13,16 +15,6 @@ export function scopeOf(item: MemoryItem): MemoryScope {
   if (!s) scopes.set(item, (s = guessScope(item)));
   return s;
 }
-
-/** The kind of destination the task writes into. */
-export function taskDestination(task: TaskReading): DestinationKind {
-  const a = (task.adapter || '').toLowerCase();
-  if (/gmail|outlook|mail/.test(a) || /^mail\./.test(task.site)) return 'email';
-  if (/chatgpt|claude|gemini|chat|copilot|perplexity|deepseek|mistral/.test(a)) return 'chat';
-  return 'documents';
-}
-
-const DEST_LABEL: Record<DestinationKind, string> = { chat: 'chat assistants', email: 'email', documents: 'documents' };
 
 // A subject also counts as named when the task uses a word of its field: "code" is at stake in a question about a bug.
 const SUBJECT_FAMILIES: Record<string, string[]> = {
@@ -81,7 +73,7 @@ export function describeScope(scope: MemoryScope): string {
     case 'everywhere':
       return 'Everywhere';
     case 'destination':
-      return `In ${v.map((d) => DEST_LABEL[d as DestinationKind] ?? d).join(' and ')}`;
+      return `In ${v.map((d) => (isDestination(d) ? DESTINATIONS[d].plural : d)).join(' and ')}`;
     case 'sites':
       return `On ${v.join(', ')}`;
     case 'people':
@@ -103,12 +95,12 @@ export function outOfScope(item: MemoryItem, task: TaskReading): string | undefi
     case 'everywhere':
       return undefined;
     case 'destination': {
-      const here = taskDestination(task);
-      return scope.values.includes(here) ? undefined : `Instruction only ${describeScope(scope).toLowerCase()}${from}; this is ${here === 'documents' ? 'a document or page' : DEST_LABEL[here]}`;
+      const here = task.destination;
+      return scope.values.includes(here) ? undefined : `Instruction only ${describeScope(scope).toLowerCase()}${from}; this is ${DESTINATIONS[here].thisIs}`;
     }
     case 'sites': {
       const site = task.site || hostOf(task.url);
-      return scope.values.some((s) => siteMatches(s, site)) ? undefined : `Instruction only on ${scope.values.join(', ')}${from}; this is ${site || 'no site'}`;
+      return scope.values.some((s) => onHost(site, s)) ? undefined : `Instruction only on ${scope.values.join(', ')}${from}; this is ${site || 'no site'}`;
     }
     case 'people': {
       return scope.values.some((p) => writingTo(task, p)) ? undefined : `Instruction only when writing to ${scope.values.join(', ')}${from}`;
@@ -129,7 +121,7 @@ export function appliesBecause(item: MemoryItem, task: TaskReading): string {
     case 'everywhere':
       return 'Instruction: applies everywhere (newest first)';
     case 'destination':
-      return `Instruction for ${DEST_LABEL[taskDestination(task)]}`;
+      return `Instruction for ${DESTINATIONS[task.destination].plural}`;
     case 'sites':
       return `Instruction for ${task.site || hostOf(task.url)}`;
     case 'people':

@@ -3,6 +3,7 @@ import type { Scored } from './score';
 import type { Tuning } from './tuning';
 import type { MemoryItem } from '../memory/types';
 import { countTokens } from '../memory/tokens';
+import { displayTitle } from '../core/items';
 
 export type Guarantee = 'pinned' | 'instruction' | 'situation' | 'child';
 
@@ -62,7 +63,7 @@ function itemCardTokens(item: MemoryItem): number {
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
-const quote = (s: Scored) => `"${(s.item.title || s.item.text).slice(0, 40)}"`;
+const quote = (s: Scored) => `"${displayTitle(s.item, 40)}"`;
 
 /**
  * Guarantees first (pinned, global instructions, this situation), then the rest by score with a redundancy

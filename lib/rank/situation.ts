@@ -1,15 +1,8 @@
+import { DESTINATIONS } from '../core/destinations';
+import { hostOf, onHost } from '../core/hosts';
 import type { MemoryItem } from '../memory/types';
 import { READING_LIMITS } from './reading-bounds';
 import type { TaskReading } from './types';
-
-/** Lower-case host of a URL, or '' when it is not one. */
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
-}
 
 /** Characters that end an address in "Name <bob@x.com>" or '"Bob" bob@x.com'. */
 const ADDRESS_END = /[\s<>"']+/;
@@ -82,24 +75,6 @@ export function taskPeopleKeys(task: TaskReading): Set<string> {
   return set;
 }
 
-const hostCache = new Map<string, string>();
-
-/** A site as compared: lower case, without "www.". Memoised: every site-scoped candidate asks for the same few. */
-function siteKey(s: string): string {
-  let got = hostCache.get(s);
-  if (got === undefined) {
-    if (hostCache.size > 10_000) hostCache.clear();
-    hostCache.set(s, (got = s.toLowerCase().replace(/^www\./, '')));
-  }
-  return got;
-}
-
-export function siteMatches(itemSite: string, site: string): boolean {
-  const a = siteKey(itemSite);
-  const b = siteKey(site);
-  return !!a && !!b && (a === b || b.endsWith('.' + a));
-}
-
 /** Keys of the task's situation, in the form `MemoryView.situated` takes. */
 export function taskSituationKeys(task: TaskReading): string[] {
   const keys: string[] = [];
@@ -133,14 +108,14 @@ export function situationMatch(item: MemoryItem, task: TaskReading): SituationMa
     if (hitPerson) {
       best = Math.max(best, 0.8);
       ties++;
-      reasons.push(`about ${hitPerson}, who is on this ${task.adapter === 'gmail' ? 'email' : 'page'}`);
+      reasons.push(`about ${hitPerson}, who is ${DESTINATIONS[task.destination].onThis}`);
     }
   }
-  if (task.site && item.sites.some((s) => siteMatches(s, task.site))) {
+  if (task.site && item.sites.some((s) => onHost(task.site, s))) {
     best = Math.max(best, 0.5);
     ties++;
     reasons.push(`kept for ${task.site}`);
-  } else if (task.site && item.source?.url && siteMatches(hostOf(item.source.url), task.site)) {
+  } else if (task.site && item.source?.url && onHost(task.site, hostOf(item.source.url))) {
     best = Math.max(best, 0.25);
     ties++;
     reasons.push(`saved on ${task.site}`);
@@ -155,7 +130,7 @@ export function situationMatch(item: MemoryItem, task: TaskReading): SituationMa
  */
 export function explicitlyTied(item: MemoryItem, task: TaskReading): boolean {
   if (task.url && item.source?.url && sameUrl(item.source.url, task.url)) return true;
-  if (task.site && item.sites.some((s) => siteMatches(s, task.site))) return true;
+  if (task.site && item.sites.some((s) => onHost(task.site, s))) return true;
   const taskPeople = taskPeopleKeys(task);
   return taskPeople.size > 0 && item.people.some((p) => personKeys(p).some((k) => taskPeople.has(k)));
 }

@@ -3,6 +3,7 @@ import type { MemoryItem } from '../memory/types';
 import type { Scored } from './score';
 import { terms } from './tokenize';
 import type { MemoryView } from './types';
+import { lastTouched } from '../core/items';
 
 // A record of something settled: the newer of two on one subject replaces the older.
 const DECISION = /\b(decided|decision|agreed|settled on|going with|we(?:'ll| will) go with|chose|approved|signed off on|final (?:call|answer|numbers?))\b/i;
@@ -21,8 +22,6 @@ export function isDecision(item: MemoryItem): boolean {
   if (v === undefined) decisionOf.set(item, (v = DECISION.test(item.text.slice(0, 1000))));
   return v;
 }
-
-const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
 
 /**
  * Marks each decision that a newer decision on the same subject supersedes, and ranks it just below that one: the
@@ -49,12 +48,12 @@ export function markSuperseded(ranked: Scored[], memory: MemoryView): void {
     return union > 0 && inter / union >= SAME_SUBJECT_WORDS;
   };
   // Newest first, so each older decision is marked by the newest one that covers it.
-  const byAge = [...decisions].sort((a, b) => touched(b.item) - touched(a.item));
+  const byAge = [...decisions].sort((a, b) => lastTouched(b.item) - lastTouched(a.item));
   for (let i = 0; i < byAge.length; i++) {
     const newer = byAge[i];
     for (let j = i + 1; j < byAge.length; j++) {
       const older = byAge[j];
-      if (older.supersededBy || touched(older.item) >= touched(newer.item) || !same(newer, older)) continue;
+      if (older.supersededBy || lastTouched(older.item) >= lastTouched(newer.item) || !same(newer, older)) continue;
       older.supersededBy = newer.item;
       if (older.score >= newer.score) older.score = Math.max(0, newer.score - 0.001);
     }

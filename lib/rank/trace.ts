@@ -1,6 +1,7 @@
 import type { WeightName } from './types';
 import { WEIGHT_NAMES } from './types';
 import type { Scored } from './score';
+import { displayTitle } from '../core/items';
 
 const LABEL: Record<WeightName, string> = {
   semantic: 'similar in meaning',
@@ -40,7 +41,7 @@ export function explainScore(s: Scored): string[] {
     out.push(line);
   }
   if (s.signal.viaNeighbour.length && s.signal.matched.length) out.push(`its thread neighbour matched ${quoted(s.signal.viaNeighbour, 4)}`);
-  if (s.supersededBy) out.push(`superseded by “${(s.supersededBy.title || s.supersededBy.text).slice(0, 60)}” (a newer decision on the same subject)`);
+  if (s.supersededBy) out.push(`superseded by “${displayTitle(s.supersededBy)}” (a newer decision on the same subject)`);
   return out;
 }
 

@@ -1,5 +1,6 @@
 import type { MemoryItem, MemoryKind } from '../memory/types';
 import type { LearnedWeights } from '../learn/types';
+import type { Destination } from '../core/destinations';
 
 /** The names of the scoring factors; each factor is in [0, 1] and the options page weights it. */
 export const WEIGHT_NAMES = ['semantic', 'lexical', 'recency', 'priority', 'continuity', 'situation'] as const;
@@ -14,6 +15,8 @@ export interface TaskReading {
   site: string;
   /** Which site adapter produced the reading: 'gmail' | 'chatgpt' | 'claude' | 'generic' | ... */
   adapter: string;
+  /** Where the user is writing, as the site's adapter declares it (lib/sites/adapter.ts). */
+  destination: Destination;
   /** The focused editable's text (the current ask). */
   field?: { text: string; kind: 'textarea' | 'input' | 'contenteditable'; label?: string };
   selection?: string;

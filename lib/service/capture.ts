@@ -4,12 +4,13 @@ import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem } from '../memory/types';
 import type { BackgroundProtocol, PanelPush, Req } from '../messaging/protocol';
 import { isExtensionPage } from '../messaging/rpc';
-import { siteListed } from '../settings/settings';
+import { hostOf, siteListed } from '../core/hosts';
 import type { ContentRegistration } from './content-registration';
 import type { PageBridge } from './page-bridge';
 import { isChatSite, type PhraseOffers } from './phrase-offers';
 import { SentRate } from './sent-rate';
 import type { SettingsCache } from './settings-cache';
+import { displayTitle } from '../core/items';
 
 interface Panels {
   broadcast(push: PanelPush): void;
@@ -18,14 +19,6 @@ interface Panels {
 
 /** How long the last "Remember this" is offered for a quick edit in a panel opened after it. */
 const RECENT_MS = 5 * 60_000;
-
-const hostOf = (url: string): string => {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return '';
-  }
-};
 
 /** Saving what the user points at: "Remember this" (selection, page, link) and, where allowed, sent messages. */
 export class Capture {
@@ -130,7 +123,7 @@ export class Capture {
     await this.store.load();
     const item = this.store.get(id);
     const dup = item && nearDuplicate(item, this.store.view);
-    return dup ? { duplicate: { id: dup.item.id, title: dup.item.title || dup.item.text.slice(0, 60) } } : {};
+    return dup ? { duplicate: { id: dup.item.id, title: displayTitle(dup.item) } } : {};
   }
 
   /** Merges the capture into the item it repeats (the user chose to). */

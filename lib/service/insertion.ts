@@ -3,7 +3,6 @@ import type { InsertOutcome } from '../insert/index';
 import type { MemoryStore } from '../memory/store';
 import type { Feedback } from './feedback';
 import type { PhraseOffers } from './phrase-offers';
-import { taskDestination } from '../rank/scope';
 import type { PageBridge } from './page-bridge';
 import type { PanelHub } from './panel-hub';
 import type { TabRanker } from './tab-ranker';
@@ -55,7 +54,7 @@ export class Insertion {
   private async insert(tabId: number, text: string, ids: string[]): Promise<InsertOutcome> {
     const task = await this.tasks.get(tabId);
     const outcome = await this.bridge.callTaskFrame(tabId, 'page:insert', { text });
-    if (outcome.ok && task?.field?.text && taskDestination(task) === 'chat') void this.phrases?.prompt(tabId, task.field.text, false).catch(() => {});
+    if (outcome.ok && task?.field?.text && task.destination === 'chat') void this.phrases?.prompt(tabId, task.field.text, false).catch(() => {});
     if (outcome.ok) {
       for (const id of ids) this.tasks.markUsed(tabId, id);
       await this.store.touch(ids);

@@ -5,7 +5,8 @@ import { asInstruction, findPhrases, saysPhrase } from '../learn/phrases';
 import type { MemoryStore } from '../memory/store';
 import type { MemoryItem } from '../memory/types';
 import type { PanelPush } from '../messaging/protocol';
-import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from '../sites/chat';
+import { ADAPTERS } from '../sites/index';
+import { siteListed } from '../core/hosts';
 
 export interface PhraseOffer {
   /** The phrase as counted (lower case): what the answer names. */
@@ -78,10 +79,9 @@ export class PhraseOffers {
   }
 }
 
-const CHAT_HOSTS: readonly string[] = [chatgptAdapter, claudeAdapter, geminiAdapter, copilotAdapter, perplexityAdapter, deepseekAdapter, mistralAdapter].flatMap((a) => a.hosts);
+const CHAT_HOSTS: readonly string[] = ADAPTERS.filter((a) => a.destination === 'chat').flatMap((a) => a.hosts);
 
 /** A chat assistant's site (where a sent message is a prompt). */
 export function isChatSite(site: string): boolean {
-  const s = site.toLowerCase().replace(/^www\./, '');
-  return CHAT_HOSTS.some((h) => s === h || s.endsWith('.' + h));
+  return siteListed(CHAT_HOSTS, site);
 }

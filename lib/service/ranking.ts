@@ -26,7 +26,7 @@ export interface RankInputs {
 /** The text the user is asking about: the search box wins over the page. */
 function effectiveTask(task: TaskReading | undefined, search: string | undefined): TaskReading | undefined {
   if (search?.trim()) {
-    return { url: task?.url ?? '', title: '', site: task?.site ?? '', adapter: 'search', field: { text: search.trim(), kind: 'input' }, at: Date.now() };
+    return { url: task?.url ?? '', title: '', site: task?.site ?? '', adapter: 'search', destination: task?.destination ?? 'documents', field: { text: search.trim(), kind: 'input' }, at: Date.now() };
   }
   return task;
 }

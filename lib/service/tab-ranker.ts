@@ -1,10 +1,10 @@
 import type { MemoryStore } from '../memory/store';
 import type { PanelState, PreviewCard } from '../messaging/protocol';
 import { buildPackage } from '../rank/package';
-import { destinationOf } from '../rank/rank';
 import { personKeys } from '../rank/situation';
 import type { RankSettings, TaskReading } from '../rank/types';
-import { normalizeRankSettings, siteListed } from '../settings/settings';
+import { siteListed } from '../core/hosts';
+import { normalizeRankSettings } from '../settings/settings';
 import type { ContentRegistration } from './content-registration';
 import type { BackgroundIndexing } from './indexing';
 import type { ModelHolder } from './model';
@@ -14,6 +14,7 @@ import { QueryVectorCache } from './query-vectors';
 import { rankForTab } from './ranking';
 import type { SettingsCache } from './settings-cache';
 import type { TabTasks } from './tab-tasks';
+import { displayTitle } from '../core/items';
 
 /** Ranking for a tab as the panel shows it, the package of chosen cards, and the options page's preview. */
 export class TabRanker implements PanelRanker {
@@ -74,16 +75,17 @@ export class TabRanker implements PanelRanker {
     const state = await this.rankTask(tabId, task, search, settings, await this.embedder(), 0);
     const want = new Set(ids);
     const cards = state.cards.filter((c) => want.has(c.item.id));
-    const dest = search?.trim() || !task ? 'generic' : destinationOf(task);
+    // What a search finds is put in as for any page.
+    const dest = search?.trim() || !task ? 'documents' : task.destination;
     return { ...buildPackage(cards, dest, settings.budgetTokens), budget: settings.budgetTokens };
   }
 
   /** How a sample task ranks under the given (unsaved) or the saved settings. */
   async preview(text: string, settings?: RankSettings, people?: string[], site?: string): Promise<{ cards: PreviewCard[] }> {
     await this.store.load();
-    const task: TaskReading = { url: '', title: '', site: site ?? '', adapter: 'search', field: { text, kind: 'input' }, ...(people?.length ? { people } : {}), at: Date.now() };
+    const task: TaskReading = { url: '', title: '', site: site ?? '', adapter: 'search', destination: 'documents', field: { text, kind: 'input' }, ...(people?.length ? { people } : {}), at: Date.now() };
     const state = await this.rankTask(-1, task, undefined, settings ? normalizeRankSettings(settings) : await this.settings.rank(), await this.embedder(), 0);
-    return { cards: state.cards.map((c) => ({ id: c.item.id, title: c.item.title || c.item.text.slice(0, 60), kind: c.kind, score: c.score })) };
+    return { cards: state.cards.map((c) => ({ id: c.item.id, title: displayTitle(c.item), kind: c.kind, score: c.score })) };
   }
 
   private async embedder() {

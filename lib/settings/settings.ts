@@ -1,3 +1,4 @@
+import { siteKey, siteListed } from '../core/hosts';
 import { WEIGHT_NAMES, type RankSettings } from '../rank/types';
 import { DEFAULT_CAPTURE, DEFAULT_EMBED, DEFAULT_SETTINGS, DEFAULT_UI } from './defaults';
 import { EMBED_BACKEND_CHOICES, type EmbedBackendChoice } from '../embed/gpu-adapter';
@@ -17,7 +18,7 @@ export function normalizeHost(raw: string): string {
   } catch {
     return '';
   }
-  s = s.replace(/\/.*$/, '').replace(/:\d+$/, '').replace(/^www\./, '').replace(/\.$/, '');
+  s = siteKey(s.replace(/\/.*$/, '').replace(/:\d+$/, '')).replace(/\.$/, '');
   return /^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(s) && s.length <= 253 ? s : '';
 }
 
@@ -32,12 +33,6 @@ export function hostList(v: unknown): string[] {
     if (out.size >= 500) break;
   }
   return [...out];
-}
-
-/** True when `site` is `host` or one of its subdomains. */
-export function siteListed(list: readonly string[] | undefined, site: string | undefined): boolean {
-  const s = (site ?? '').toLowerCase().replace(/^www\./, '');
-  return !!s && !!list?.some((h) => s === h || s.endsWith('.' + h));
 }
 
 /** Fills gaps and clamps every value, so a stored or previewed ranker setting can never break ranking. */

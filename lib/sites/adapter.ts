@@ -1,3 +1,4 @@
+import type { Destination } from '../core/destinations';
 import type { TaskReading } from '../rank/types';
 import type { InsertOutcome } from '../insert/index';
 
@@ -14,6 +15,12 @@ export interface SiteAdapter {
    * (lib/service/site-access.ts, wxt.config.ts) are made from them. Empty for the generic adapter.
    */
   hosts: readonly string[];
+  /**
+   * Where the user writes on its pages, declared once here: every reading on them carries it (even one that fell
+   * back to the generic reading), and an instruction's destination scope, the package's format, a card's reasons
+   * and the phrase offers read it from the reading.
+   */
+  destination: Destination;
   /**
    * The path its pages live under, where the host also serves pages it must not read: Google Docs documents are
    * under /document/, while docs.google.com also serves Google Forms, which anyone can author. The host permission

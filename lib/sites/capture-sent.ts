@@ -15,6 +15,7 @@
  * posts `{ type: 'capture:sent', payload }` to the service worker.
  */
 
+import { siteListed } from '../core/hosts';
 import { readSettings, watchSettings } from '../settings/settings-item';
 import type { Settings } from '../settings/types';
 import { isInserting } from '../insert/state';
@@ -59,11 +60,6 @@ const SEND_BUTTON = [
   'button[data-testid*="send" i]',
 ].join(',');
 
-function listed(list: readonly string[] | undefined, site: string): boolean {
-  const s = site.toLowerCase().replace(/^www\./, '');
-  return !!s && !!list?.some((h) => s === h || s.endsWith('.' + h));
-}
-
 /** The settings item's fields capture reads. */
 function sentCaptureSettings(s: Settings): SentCaptureSettings {
   return { captureSent: s.capture.sent, captureSites: s.capture.sites, excludedSites: s.ui.excludedSites };
@@ -71,7 +67,7 @@ function sentCaptureSettings(s: Settings): SentCaptureSettings {
 
 /** Whether the settings allow capture on this site. */
 export function captureAllowed(s: SentCaptureSettings | undefined, site: string): boolean {
-  return !!s?.captureSent && listed(s.captureSites, site) && !listed(s.excludedSites, site);
+  return !!s?.captureSent && siteListed(s.captureSites, site) && !siteListed(s.excludedSites, site);
 }
 
 /** Starts watching for sent messages; returns a function that stops it. */

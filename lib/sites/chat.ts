@@ -69,6 +69,7 @@ export function chatAdapter(site: ChatSite): SiteAdapter {
   return {
     name: site.name,
     hosts: site.hosts,
+    destination: 'chat',
     seen: site.seen,
     matches: onHosts(site.hosts),
     read(doc, focused) {

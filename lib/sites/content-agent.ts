@@ -1,6 +1,6 @@
 import { stripInsertedText } from '../insert/state';
 import { callBackground } from '../messaging/rpc';
-import { siteListed } from '../settings/settings';
+import { siteListed } from '../core/hosts';
 import { readSettings, watchSettings } from '../settings/settings-item';
 import type { Settings } from '../settings/types';
 import { startSentCapture } from './capture-sent';

@@ -208,6 +208,7 @@ export async function insertIntoDocs(doc: Document, text: string): Promise<Inser
 export const gdocsAdapter: SiteAdapter = {
   name: 'gdocs',
   hosts: [DOCS_HOST],
+  destination: 'documents',
   path: DOCS_PATH,
   seen: '2026-11-20',
   matches: (loc) => loc.hostname === DOCS_HOST && loc.pathname.startsWith(DOCS_PATH),

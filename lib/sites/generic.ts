@@ -58,9 +58,12 @@ export function composeFields(focused: HTMLElement | null): { people?: string[];
 export const genericAdapter: SiteAdapter = {
   name: 'generic',
   hosts: [],
+  destination: 'documents',
   matches: () => true,
   read(doc, focused) {
     const headings = nearbyHeadings(doc, focused);
-    return { ...(headings.length ? { headings } : {}), ...composeFields(focused) };
+    // Other webmail (a mail.* host: Yahoo, Proton, Zoho...) is written to as email.
+    const mail = /^mail\./i.test(doc.location?.hostname ?? '');
+    return { ...(headings.length ? { headings } : {}), ...composeFields(focused), ...(mail ? { destination: 'email' as const } : {}) };
   },
 };

@@ -128,6 +128,7 @@ const GMAIL_HOSTS = ['mail.google.com'];
 export const gmailAdapter: SiteAdapter = {
   name: 'gmail',
   hosts: GMAIL_HOSTS,
+  destination: 'email',
   seen: '2026-11-20',
   matches: onHosts(GMAIL_HOSTS),
   read(doc, focused) {

@@ -51,6 +51,7 @@ export function readTask(doc: Document, focused: HTMLElement | null): TaskReadin
     title: doc.title,
     site: loc.hostname,
     adapter: adapter.name,
+    destination: adapter.destination,
     at: Date.now(),
   };
   const root = focused && focused.isConnected ? editableRoot(focused) : null;

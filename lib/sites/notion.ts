@@ -87,6 +87,7 @@ async function insertIntoBlocks(doc: Document, target: HTMLElement | null, text:
 export const notionAdapter: SiteAdapter = {
   name: 'notion',
   hosts: NOTION_HOSTS,
+  destination: 'documents',
   seen: '2026-11-20',
   matches: onHosts(NOTION_HOSTS),
   read(doc, focused) {

@@ -50,6 +50,7 @@ export function outlookRecipients(compose: Element): string[] {
 export const outlookAdapter: SiteAdapter = {
   name: 'outlook',
   hosts: OUTLOOK_HOSTS,
+  destination: 'email',
   seen: '2026-11-20',
   matches: onHosts(OUTLOOK_HOSTS),
   read(doc, focused) {

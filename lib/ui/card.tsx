@@ -6,6 +6,7 @@ import { WEIGHT_NAMES, type WeightName } from '../rank/types';
 import { age, plainWhy, safeUrl, sourceLine } from './format';
 import { ItemEditor } from './item-editor';
 import { ScopeChip } from './scope-field';
+import { displayTitle } from '../core/items';
 
 const FACTOR_LABEL: Record<WeightName, string> = {
   semantic: 'meaning',
@@ -108,7 +109,7 @@ export function Card(props: {
   const { item } = card;
   const source = sourceLine(item);
   const url = safeUrl(item.source.url);
-  const title = item.title || item.text.slice(0, 60);
+  const title = displayTitle(item);
   const whyId = `why-${item.id}`;
 
   const onKeyDown = (e: KeyboardEvent) => {

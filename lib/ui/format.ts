@@ -1,3 +1,4 @@
+import { hostOf, siteKey } from '../core/hosts';
 import type { MemoryItem } from '../memory/types';
 import type { RankedCard, TraceEntry, TraceStage } from '../rank/types';
 
@@ -13,14 +14,6 @@ export function age(ms: number, now = Date.now()): string {
   return `${Math.floor(d / 365)} years ago`;
 }
 
-export function hostOf(url: string | undefined): string {
-  if (!url) return '';
-  try {
-    return new URL(url).hostname.replace(/^www\./, '');
-  } catch {
-    return '';
-  }
-}
 
 /** Only web pages may be opened from a card (never javascript:, data: or file: URLs taken from memory). */
 export function safeUrl(url: string | undefined): string | undefined {
@@ -85,7 +78,7 @@ export function stageText(e: TraceEntry): string {
 
 /** Where an item came from, for a card's meta line: site, page title. */
 export function sourceLine(it: MemoryItem): string {
-  const host = hostOf(it.source.url) || it.sites[0] || '';
+  const host = siteKey(hostOf(it.source.url)) || it.sites[0] || '';
   const title = it.source.title && it.source.title !== host ? it.source.title : '';
   return [host, title].filter(Boolean).join(' — ');
 }

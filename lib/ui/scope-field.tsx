@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { DestinationKind, MemoryItem, MemoryScope, ScopeKind } from '../memory/types';
+import { DESTINATION_NAMES, DESTINATIONS } from '../core/destinations';
+import type { MemoryItem, MemoryScope, ScopeKind } from '../memory/types';
 import { describeScope, scopeOf } from '../rank/scope';
 import { splitList } from './format';
 
@@ -28,7 +29,6 @@ const KINDS: [ScopeKind, string][] = [
   ['people', 'When writing to people'],
   ['subject', 'When the task mentions a subject'],
 ];
-const DESTINATIONS: [DestinationKind, string][] = [['chat', 'Chat assistants'], ['email', 'Email'], ['documents', 'Documents']];
 const HINT: Partial<Record<ScopeKind, string>> = {
   sites: 'hostnames, e.g. mail.google.com',
   people: 'names or emails, comma separated',
@@ -59,14 +59,14 @@ export function ScopeField(props: { id: string; initial: MemoryScope; onChange: 
         {KINDS.map(([k, label]) => <option key={k} value={k}>{label}</option>)}
       </select>
       {scope.kind === 'destination' ? (
-        DESTINATIONS.map(([d, label]) => (
+        DESTINATION_NAMES.map((d) => (
           <label key={d} class="radio">
             <input type="checkbox" data-testid={`edit-scope-${d}`} checked={scope.values.includes(d)}
               onChange={(e) => {
                 const on = (e.target as HTMLInputElement).checked;
                 change({ kind: 'destination', values: on ? [...scope.values, d] : scope.values.filter((x) => x !== d) });
               }} />
-            {label}
+            {DESTINATIONS[d].label}
           </label>
         ))
       ) : scope.kind !== 'everywhere' ? (

@@ -26,11 +26,11 @@ let n = 0;
 const newStore = () => new MemoryStore(openMemoryDB(`intake-${n++}`, { indexedDB: new IDBFactory(), IDBKeyRange }), async () => null);
 
 const gmailCompose = (body: string): TaskReading => ({
-  url: 'https://mail.google.com/mail/u/0/#inbox?compose=new', title: 'Compose', site: 'mail.google.com', adapter: 'gmail',
+  url: 'https://mail.google.com/mail/u/0/#inbox?compose=new', title: 'Compose', site: 'mail.google.com', adapter: 'gmail', destination: 'email',
   field: { text: body, kind: 'contenteditable' }, at: NOW,
 });
 const docTask = (body: string): TaskReading => ({
-  url: 'https://docs.google.com/document/d/1/edit', title: 'Weekend baking', site: 'docs.google.com', adapter: 'gdocs',
+  url: 'https://docs.google.com/document/d/1/edit', title: 'Weekend baking', site: 'docs.google.com', adapter: 'gdocs', destination: 'documents',
   field: { text: body, kind: 'contenteditable' }, at: NOW,
 });
 const instructionCards = (store: Store, task: TaskReading) =>

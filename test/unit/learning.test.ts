@@ -104,7 +104,7 @@ describe('the learner', () => {
 });
 
 describe('the ranker with learned weights', () => {
-  const task: TaskReading = { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', field: { text: 'the offsite hotel booking', kind: 'textarea' }, at: NOW };
+  const task: TaskReading = { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', destination: 'email', field: { text: 'the offsite hotel booking', kind: 'textarea' }, at: NOW };
   const items: MemoryItem[] = [
     // Alike in words; the older is tagged important (priority), the newer is recent.
     createItem({ id: 'old', text: 'Offsite hotel booking: the Lisbon hotel.', tags: ['important'], createdAt: NOW - 200 * DAY }, NOW),
@@ -158,11 +158,11 @@ describe('feedback on the device', () => {
   it('records a use against the cards the tab was shown, and nothing for a card it did not show', async () => {
     const learning = new Learning(() => fresh('tabs'));
     const cards = rankMemory({
-      task: { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', field: { text: 'hotel', kind: 'textarea' }, at: NOW },
+      task: { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', destination: 'email', field: { text: 'hotel', kind: 'textarea' }, at: NOW },
       memory: arrayMemoryView([createItem({ id: 'h', text: 'The hotel is booked.' }, NOW), createItem({ id: 'k', text: 'Hotel keys at the desk.' }, NOW)], new Map()),
       settings: DEFAULT_SETTINGS, now: NOW,
     }).cards;
-    learning.noteShown(7, { url: '', title: '', site: 'mail.google.com', adapter: 'gmail', at: NOW }, cards);
+    learning.noteShown(7, { url: '', title: '', site: 'mail.google.com', adapter: 'gmail', destination: 'email', at: NOW }, cards);
     await learning.feedback(7, cards[1].item.id, 'copy', BASE);
     await learning.feedback(7, 'not-shown', 'insert', BASE);
     await learning.feedback(8, cards[0].item.id, 'insert', BASE);

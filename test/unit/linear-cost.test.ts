@@ -55,6 +55,7 @@ async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Ar
 }
 const reading = (s: string): TaskReading => ({
   url: 'https://mail.example.test/',
+  destination: 'email',
   title: s,
   site: 'mail.example.test',
   adapter: 'generic',

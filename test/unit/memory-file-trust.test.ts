@@ -69,7 +69,7 @@ const wide = [
 ];
 const foreign = JSON.stringify({ format: 'backstory-memory', version: 1, items: wide });
 const sourdough: TaskReading = {
-  url: 'https://docs.google.com/document/d/1/edit', title: 'Weekend baking', site: 'docs.google.com', adapter: 'gdocs',
+  url: 'https://docs.google.com/document/d/1/edit', title: 'Weekend baking', site: 'docs.google.com', adapter: 'gdocs', destination: 'documents',
   field: { text: 'Plan for baking sourdough this weekend: starter, levain, bake at 250 °C', kind: 'contenteditable' }, at: NOW,
 };
 const instructionCards = (store: MemoryStore, task: TaskReading) =>

@@ -10,7 +10,7 @@ import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 const freshDb = () => openMemoryDB('test', { indexedDB: new IDBFactory(), IDBKeyRange });
 
 function task(text: string) {
-  return { url: 'https://example.com/', title: 'Example', site: 'example.com', adapter: 'generic', field: { text, kind: 'textarea' as const }, at: Date.now() };
+  return { url: 'https://example.com/', title: 'Example', site: 'example.com', adapter: 'generic', destination: 'documents' as const, field: { text, kind: 'textarea' as const }, at: Date.now() };
 }
 
 describe('MemoryStore with the real model', () => {

@@ -13,7 +13,7 @@ import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 import { readFeedbackBlock } from '../../lib/learn/feedback-file';
 
 const NOW = Date.UTC(2026, 10, 1);
-const task: TaskReading = { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', field: { text: 'the hotel for the offsite', kind: 'textarea' }, at: NOW };
+const task: TaskReading = { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', destination: 'email', field: { text: 'the hotel for the offsite', kind: 'textarea' }, at: NOW };
 const items = ['The offsite hotel is booked in Porto.', 'Offsite hotel keys are at the front desk.', 'The offsite hotel has a late checkout.', 'Offsite dinner at the hotel on Friday.'].map(
   (text, i) => createItem({ id: `h${i}`, text }, NOW),
 );

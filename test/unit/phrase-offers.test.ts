@@ -123,11 +123,11 @@ describe('offering a phrase the user keeps typing', () => {
 });
 
 describe('where prompts are read from', () => {
-  const insertion = (adapter: string, site: string, calls: [number | undefined, string, boolean][]) =>
+  const insertion = (adapter: string, destination: string, site: string, calls: [number | undefined, string, boolean][]) =>
     new Insertion(
       { load: async () => {}, get: (id: string) => ({ id, text: 'card text' }), touch: async () => {} } as never,
       { callTaskFrame: async () => ({ ok: true, technique: 'execCommand' }) } as never,
-      { markUsed: () => {}, get: async () => ({ url: `https://${site}/`, title: '', site, adapter, field: { text: 'Which sort is stable? keep it short', kind: 'contenteditable' }, at: 0 }) } as never,
+      { markUsed: () => {}, get: async () => ({ url: `https://${site}/`, title: '', site, adapter, destination, field: { text: 'Which sort is stable? keep it short', kind: 'contenteditable' }, at: 0 }) } as never,
       {} as never,
       {} as never,
       { record: async () => ({ ok: true }), recordTogether: async () => ({ ok: true }) } as never,
@@ -136,10 +136,10 @@ describe('where prompts are read from', () => {
 
   it('an insert into a chat assistant prompt reads the prompt as written so far; into an email, nothing', async () => {
     const calls: [number | undefined, string, boolean][] = [];
-    await insertion('chatgpt', 'chatgpt.com', calls).card(4, 'c1');
+    await insertion('chatgpt', 'chat', 'chatgpt.com', calls).card(4, 'c1');
     expect(calls).toEqual([[4, 'Which sort is stable? keep it short', false]]);
     const none: [number | undefined, string, boolean][] = [];
-    await insertion('gmail', 'mail.google.com', none).card(4, 'c1');
+    await insertion('gmail', 'email', 'mail.google.com', none).card(4, 'c1');
     expect(none).toEqual([]);
   });
 

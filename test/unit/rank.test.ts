@@ -5,6 +5,7 @@ import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/type
 import { rankMemory, scoreMemory } from '../../lib/rank/rank';
 import { arrayMemoryView } from '../../lib/rank/indexed-memory';
 import { buildPackage } from '../../lib/rank/package';
+import { DESTINATION_NAMES } from '../../lib/core/destinations';
 import { LexicalIndex, RANK_LEXICAL } from '../../lib/rank/lexical-index';
 import { contextText } from '../../lib/rank/item-text';
 import { planQuery, taskQueryText, taskQueryTexts } from '../../lib/rank/query';
@@ -57,7 +58,7 @@ const SETTINGS: RankSettings = {
 };
 
 function task(text: string, extra: Partial<TaskReading> = {}): TaskReading {
-  return { url: 'https://example.com/page', title: 'Page', site: 'example.com', adapter: 'generic', field: { text, kind: 'textarea' }, at: NOW, ...extra };
+  return { url: 'https://example.com/page', title: 'Page', site: 'example.com', adapter: 'generic', destination: 'documents', field: { text, kind: 'textarea' }, at: NOW, ...extra };
 }
 
 function request(items: MemoryItem[], t: TaskReading, settings: Partial<RankSettings> = {}, extra: Partial<RankRequest> = {}): RankRequest {
@@ -270,7 +271,7 @@ describe('package', () => {
 
   it('cuts rather than overflows when one card alone is over budget', () => {
     const long = item('word '.repeat(400), { id: 'long' });
-    const p = buildPackage(rankMemory(request([long], task('word'), { budgetTokens: 5000 })).cards, 'generic', 60);
+    const p = buildPackage(rankMemory(request([long], task('word'), { budgetTokens: 5000 })).cards, 'documents', 60);
     expect(p.tokens).toBeLessThanOrEqual(60);
     expect(p.ids).toEqual(['long']);
     expect(p.text).toMatch(/…$/);
@@ -374,7 +375,7 @@ describe('ranking at scale keeps every decision explained', () => {
   it('counts the package exactly when card lines start or end with punctuation and slashes', () => {
     const texts = ['/etc/hosts needs the new IP…', 'Paths: /srv/app/…/', '“Quoted” — and done.', '/'];
     const cards = texts.map((t, i) => ({ item: item(t, { id: `p${i}`, title: i % 2 ? 'Paths' : '' }), kind: 'evidence' as const, score: 1, factors: { semantic: 1, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 }, matched: [], why: [] }));
-    for (const dest of ['chat', 'email', 'generic'] as const) {
+    for (const dest of DESTINATION_NAMES) {
       const pkg = buildPackage(cards, dest, 800);
       expect(pkg.ids).toHaveLength(4);
       expect(pkg.tokens).toBe(countTokens(pkg.text));
@@ -451,5 +452,19 @@ describe('ranking at scale keeps every decision explained', () => {
       expect(new Set(b)).toEqual(new Set(a));
       for (const t of terms.keys()) expect(churned.idf(t)).toBeCloseTo(fresh.idf(t), 12);
     }
+  });
+});
+
+describe('how an item is named and which rule is newer', () => {
+  it('an untitled item is named by the start of its text; an instruction edited last is the standing one', () => {
+    const long = 'Quarterly budget review: the contractor line moves to the operations cost centre from July onwards';
+    const r = rankMemory(request([item(long, { id: 'u' })], task('quarterly budget review contractor line')));
+    expect(r.trace.find((t) => t.id === 'u')?.title).toBe('Quarterly budget review: the contractor line moves to the op');
+    // Written first but edited yesterday: the British rule is the newer decision, the American one gives way to it.
+    const edited = item('Always use British spelling in replies', { id: 'british', kind: 'instruction', createdAt: NOW - 20 * DAY, updatedAt: NOW - DAY });
+    const other = item('Always use American spelling in replies', { id: 'american', kind: 'instruction', createdAt: NOW - 5 * DAY, updatedAt: NOW - 5 * DAY });
+    const r2 = rankMemory(request([edited, other], task('which spelling in replies')));
+    expect(r2.cards.map((c) => c.item.id)).toContain('british');
+    expect(r2.trace.find((t) => t.id === 'american')).toMatchObject({ included: false, reason: expect.stringMatching(/^Superseded by “Always use British spelling in replies”/) });
   });
 });

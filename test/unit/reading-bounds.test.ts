@@ -17,6 +17,7 @@ const long = (n: number, c = 'a') => c.repeat(n);
 function hostileReading(): TaskReading {
   return {
     url: `https://mail.example.test/${long(10_000)}`,
+  destination: 'email',
     title: long(50_000),
     site: 'mail.example.test',
     adapter: 'generic',
@@ -62,6 +63,7 @@ describe('a reading is cut to sensible lengths', () => {
   it('keeps an ordinary reading as it is, and drops fields of the wrong type', () => {
     const ordinary: TaskReading = {
       url: 'https://mail.example.test/compose',
+      destination: 'email',
       title: 'Compose',
       site: 'mail.example.test',
       adapter: 'gmail',

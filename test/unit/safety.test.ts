@@ -10,7 +10,7 @@ import { rankMemory } from '../../lib/rank/rank';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 import { normalizeRankSettings } from '../../lib/settings/settings';
 
-const task = (text: string) => ({ url: 'https://x.test/', title: '', site: 'x.test', adapter: 'generic', field: { text, kind: 'textarea' as const }, at: 0 });
+const task = (text: string) => ({ url: 'https://x.test/', title: '', site: 'x.test', adapter: 'generic', destination: 'documents' as const, field: { text, kind: 'textarea' as const }, at: 0 });
 
 describe('secrets on capture', () => {
   it.each([

@@ -24,11 +24,11 @@ function rank(items: MemoryItem[], task: TaskReading) {
 }
 
 const email = (body: string, extra: Partial<TaskReading> = {}): TaskReading => ({
-  url: 'https://mail.google.com/mail/u/0/#inbox?compose=new', title: 'Compose', site: 'mail.google.com', adapter: 'gmail',
+  url: 'https://mail.google.com/mail/u/0/#inbox?compose=new', title: 'Compose', site: 'mail.google.com', adapter: 'gmail', destination: 'email',
   field: { text: body, kind: 'contenteditable' }, at: NOW, ...extra,
 });
 const chat = (ask: string): TaskReading => ({
-  url: 'https://chatgpt.com/c/1', title: 'ChatGPT', site: 'chatgpt.com', adapter: 'chatgpt', field: { text: ask, kind: 'contenteditable' }, at: NOW,
+  url: 'https://chatgpt.com/c/1', title: 'ChatGPT', site: 'chatgpt.com', adapter: 'chatgpt', destination: 'chat', field: { text: ask, kind: 'contenteditable' }, at: NOW,
 });
 
 /** The demo memory as a user gets it: the memory file imported through the same parser and item builder. */

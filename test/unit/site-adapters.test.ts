@@ -9,7 +9,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { readTask } from '../../lib/sites/index';
 import type { TaskReading } from '../../lib/rank/types';
 import { ADAPTERS } from '../../lib/sites/index';
-import { destinationOf } from '../../lib/rank/rank';
+import { situationMatch } from '../../lib/rank/situation';
+import { createItem } from '../../lib/memory/normalize';
 
 const FIXTURES = join(import.meta.dirname, '..', 'e2e', 'fixtures');
 
@@ -87,7 +88,10 @@ describe('Outlook on the web', () => {
     expect(r.people).toEqual(['Ana Lima', 'ana@example.com', 'Raj Patel', 'raj@example.org', 'dee@example.com']);
     expect(r.subject).toBe('Vendor contract renewal');
     expect(r.field).toMatchObject({ text: 'Hi Ana,', kind: 'contenteditable' });
-    expect(destinationOf(r)).toBe('email');
+    // A card about someone on the message says it is on this email, as in Gmail, not "on this page".
+    const about = createItem({ text: 'Ana prefers a short summary first', people: ['ana@example.com'] });
+    expect(situationMatch(about, r).reasons).toEqual(['about ana@example.com, who is on this email']);
+    expect(r.destination).toBe('email');
   });
   it('work and school mail at outlook.cloud.microsoft (where outlook.office.com now leads) is read the same', () => {
     load('sites/outlook-compose.html', 'https://outlook.cloud.microsoft/mail/deeplink/compose');
@@ -154,10 +158,27 @@ describe('more assistants: the prompt and the recent turns, packaged for a chat'
       expect(r.thread).toEqual({ id: c.thread });
       expect(r.subject).toBe(c.subject);
       // Cards are packaged for a chat, not as a generic page's.
-      expect(destinationOf(r)).toBe('chat');
+      expect(r.destination).toBe('chat');
       expect(JSON.stringify(r)).not.toMatch(/THINKING-TEXT|\[1\]|Copy|You said/);
     });
   }
+  it('every adapter declares where the user writes, and every reading on its pages carries it', () => {
+    const declared = Object.fromEntries(ADAPTERS.map((a) => [a.name, a.destination]));
+    expect(declared).toEqual({
+      gmail: 'email', outlook: 'email', gdocs: 'documents', notion: 'documents', chatgpt: 'chat', claude: 'chat', gemini: 'chat',
+      copilot: 'chat', perplexity: 'chat', deepseek: 'chat', mistral: 'chat', generic: 'documents',
+    });
+    // A site whose page no longer has the structure its adapter knows is still that site: Gmail stays email.
+    load('sites/chatgpt.html', 'https://mail.google.com/mail/u/0/');
+    expect(read(null)).toMatchObject({ adapter: 'generic', destination: 'email' });
+    load('sites/gmail-compose.html', 'https://chatgpt.com/c/1');
+    expect(read(null)).toMatchObject({ adapter: 'generic', destination: 'chat' });
+    // Any other page is a page; any other webmail (a mail.* host) is email.
+    load('sites/gmail-compose.html', 'https://example.com/compose');
+    expect(read(null)).toMatchObject({ adapter: 'generic', destination: 'documents' });
+    load('sites/gmail-compose.html', 'https://mail.yahoo.com/d/compose/1');
+    expect(read(null)).toMatchObject({ adapter: 'generic', destination: 'email' });
+  });
   it('every adapter but the generic one declares its hosts and when its selectors were last seen working', () => {
     for (const a of ADAPTERS) {
       if (a.name === 'generic') continue;

@@ -10,7 +10,7 @@ import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 
 const NOW = Date.UTC(2026, 10, 1);
 const DAY = 86_400_000;
-const task: TaskReading = { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', field: { text: 'What is the Q3 budget review cadence and the contractor line?', kind: 'contenteditable' }, at: NOW };
+const task: TaskReading = { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', destination: 'email', field: { text: 'What is the Q3 budget review cadence and the contractor line?', kind: 'contenteditable' }, at: NOW };
 
 describe('a decision superseded by a newer one on the same subject', () => {
   const older = createItem({ id: 'older', text: 'Decided: the Q3 budget review is monthly; the contractor line stays; budget review cadence monthly.', createdAt: NOW - 60 * DAY }, NOW);

@@ -2,6 +2,7 @@ import type { MemoryItem, MemoryPatch } from '../../memory/types';
 import { Snippet } from '../card';
 import { age, safeUrl, sourceLine } from '../format';
 import { ItemEditor } from '../item-editor';
+import { displayTitle } from '../../core/items';
 
 /** One memory in the browser: kind, title, a two-line snippet, where it came from, and what can be done with it. */
 export function MemoryRow(props: {
@@ -19,7 +20,7 @@ export function MemoryRow(props: {
     <article class="memory-item" data-testid="memory-item" data-id={it.id} data-kind={it.kind}>
       <div class="card-top">
         <span class={`badge badge-${it.kind}`}>{it.kind}</span>
-        <strong class="card-title">{it.title || it.text.slice(0, 60)}</strong>
+        <strong class="card-title">{displayTitle(it)}</strong>
         {it.pinned ? <span class="pin" title="Always included">●</span> : null}
         {it.excluded ? <span class="tag" title="Never included">never</span> : null}
       </div>

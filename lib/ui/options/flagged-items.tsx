@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { MemoryItem } from '../../memory/types';
 import { callBackground } from '../../messaging/rpc';
+import { displayTitle } from '../../core/items';
 
 /** How many of the newest memories the picker offers. */
 const PICKER_SIZE = 500;
@@ -28,7 +29,7 @@ export function FlaggedItems(props: { id: string; items: MemoryItem[]; all: Memo
       <ul class="item-flags">
         {props.items.map((it) => (
           <li key={it.id} data-id={it.id}>
-            <span class={`badge badge-${it.kind}`}>{it.kind}</span> {it.title || it.text.slice(0, 60)}
+            <span class={`badge badge-${it.kind}`}>{it.kind}</span> {displayTitle(it)}
             <button aria-label={`Remove ${it.title}`} onClick={() => void set(it.id, false)}>Remove</button>
           </li>
         ))}
@@ -40,7 +41,7 @@ export function FlaggedItems(props: { id: string; items: MemoryItem[]; all: Memo
       }}>
         <select data-testid={`${props.id}-pick`} value={pick} aria-label="Choose a memory" onChange={(e) => setPick((e.target as HTMLSelectElement).value)}>
           <option value="">Choose a memory…</option>
-          {candidates.map((it) => <option key={it.id} value={it.id}>{(it.title || it.text).slice(0, 80)}</option>)}
+          {candidates.map((it) => <option key={it.id} value={it.id}>{displayTitle(it, 80)}</option>)}
         </select>
         <button type="submit" data-testid={`${props.id}-add`} disabled={!pick}>Add</button>
       </form>

@@ -2,6 +2,7 @@ import type { MemoryItem, MemoryPatch } from '../../memory/types';
 import { callBackground } from '../../messaging/rpc';
 import { inputFromItem } from '../../memory/item-input';
 import type { Toast } from './toast';
+import { displayTitle } from '../../core/items';
 
 /** What the panel does to memory and the page, reporting in a toast; `changed` tells the panel memory changed. */
 export function panelActions(opts: { tabId: number | undefined; search: string; show: (t: Toast) => void; fail: (e: unknown) => void; changed: () => void }) {
@@ -32,7 +33,7 @@ export function panelActions(opts: { tabId: number | undefined; search: string; 
         const { removed } = await callBackground('memory:delete', { ids: [item.id] });
         changed();
         show({
-          text: `Deleted “${item.title || item.text.slice(0, 40)}”.`,
+          text: `Deleted “${displayTitle(item, 40)}”.`,
           undo: async () => {
             await callBackground('memory:add', { items: removed.map(inputFromItem), restore: true });
             changed();
