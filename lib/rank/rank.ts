@@ -14,7 +14,7 @@ import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from './tokenize';
 import { TUNING, type Tuning } from './tuning';
 import { learnedReason, learnedWeightsFor } from '../learn/learner';
-import { WEIGHT_NAMES, type FactorScores, type Weights } from './types';
+import { FACTOR_NAMES, weighFactors, type FactorName, type FactorScores, type Weights } from '../core/factors';
 
 export interface ScoredMemory {
   plan: QueryPlan;
@@ -301,15 +301,7 @@ function panelOrder(selected: Decision[]): Decision[] {
   return out;
 }
 
-function weightedScore(w: Weights, x: FactorScores): number {
-  let t = 0;
-  let s = 0;
-  for (const n of WEIGHT_NAMES) {
-    t += Math.max(0, w[n]) * x[n];
-    s += Math.max(0, w[n]);
-  }
-  return s > 0 ? t / s : 0;
-}
+const weightedScore = (w: Weights, x: FactorScores): number => weighFactors(w, x).score;
 
 /**
  * Says where a learned weight decided the order: a card above the next one that the sliders alone would have put
@@ -324,9 +316,9 @@ function markLearnedOrder(cards: RankedCard[], req: RankRequest): void {
     if (a.item.pinned || b.item.pinned || weightedScore(base, a.factors) >= weightedScore(base, b.factors)) continue;
     if (weightedScore(learned, a.factors) < weightedScore(learned, b.factors)) continue;
     // The factor whose learned change favoured this card most.
-    let best: (typeof WEIGHT_NAMES)[number] | undefined;
+    let best: FactorName | undefined;
     let gain = 0;
-    for (const n of WEIGHT_NAMES) {
+    for (const n of FACTOR_NAMES) {
       const g = (learned[n] - base[n]) * (a.factors[n] - b.factors[n]);
       if (g > gain) {
         gain = g;

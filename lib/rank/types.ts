@@ -1,10 +1,10 @@
 import type { MemoryItem, MemoryKind } from '../memory/types';
 import type { LearnedWeights } from '../learn/types';
 
-/** The names of the scoring factors; each factor is in [0, 1] and the options page weights it. */
-export const WEIGHT_NAMES = ['semantic', 'lexical', 'recency', 'priority', 'continuity', 'situation'] as const;
-export type WeightName = (typeof WEIGHT_NAMES)[number];
-export type Weights = Record<WeightName, number>;
+import type { FactorScores, Weights } from '../core/factors';
+
+/** The factors and their weights are declared in lib/core/factors.ts; the ranker takes and gives them as these. */
+export type { FactorScores, Weights };
 
 /** What the content script read of the task at hand. Everything but url/title/site is optional. */
 export interface TaskReading {
@@ -107,15 +107,6 @@ export interface LexicalHit {
   score: number;
   /** Query terms (normalised) the item matched. */
   matched: string[];
-}
-
-export interface FactorScores {
-  semantic: number;
-  lexical: number;
-  recency: number;
-  priority: number;
-  continuity: number;
-  situation: number;
 }
 
 export interface RankedCard {

@@ -8,7 +8,8 @@ import { createItem } from '../../lib/memory/normalize';
 import type { MemoryItem } from '../../lib/memory/types';
 import { arrayMemoryView } from '../../lib/rank/indexed-memory';
 import { rankMemory } from '../../lib/rank/rank';
-import { WEIGHT_NAMES, type FactorScores, type TaskReading } from '../../lib/rank/types';
+import { FACTOR_NAMES as WEIGHT_NAMES, type FactorScores } from '../../lib/core/factors';
+import type { TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 
 const BASE = DEFAULT_SETTINGS.weights;
