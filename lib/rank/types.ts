@@ -1,5 +1,4 @@
 import type { MemoryItem, MemoryKind } from '../memory/types';
-import type { LearnedWeights } from '../learn/types';
 
 import type { FactorScores, Weights } from '../core/factors';
 
@@ -31,6 +30,7 @@ export interface TaskReading {
 }
 
 export interface RankSettings {
+  /** The sliders' weights, with what learning from feedback taught already applied when it is on (lib/learn). */
   weights: Weights;
   /** Recency half-life in days. */
   halfLifeDays: number;
@@ -120,7 +120,7 @@ export interface RankedCard {
   why: string[];
   /** Set when the card is here because of a guarantee rather than its score. */
   guaranteed?: 'pinned' | 'instruction' | 'situation' | 'child';
-  /** Set when a learned weight put this card above the next one (the default weights would not have). */
+  /** Set by learning (lib/learn/learned-ranking.ts) when a learned weight put this card above the next one. */
   learned?: string;
 }
 
@@ -165,7 +165,5 @@ export interface RankRequest {
   recentlyUsed?: string[];
   /** Ids the user dismissed for this page. */
   dismissed?: string[];
-  /** What learning from the user's feedback changed in the weights (lib/learn); absent when off or not yet learned. */
-  learned?: LearnedWeights;
   now: number;
 }
