@@ -11,6 +11,7 @@ import { locomoDataFile } from './lib/locomo-data';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeLearned, fitWeights, learnedWeightsFor, preferencePairs } from '../lib/learn/learner';
+import { learnedSettings } from '../lib/learn/learned-ranking';
 import type { FeedbackEvent, LearnedWeights } from '../lib/learn/types';
 import { parseMemoryFile } from '../lib/memory/memory-file';
 import { createItem } from '../lib/memory/normalize';
@@ -56,7 +57,8 @@ const SITES: [string, string, Destination][] = [
 ];
 
 function request(s: Situation, learned?: LearnedWeights): RankRequest {
-  return { task: s.task, memory: s.memory, settings: DEFAULT_SETTINGS, ...(s.queryVector ? { queryVector: s.queryVector } : {}), now: s.now, ...(learned ? { learned } : {}) };
+  const settings = learnedSettings(DEFAULT_SETTINGS, learned, s.task.site);
+  return { task: s.task, memory: s.memory, settings, ...(s.queryVector ? { queryVector: s.queryVector } : {}), now: s.now };
 }
 
 /** The full scored order the ranker gives (what nDCG is computed on), ids best first. */

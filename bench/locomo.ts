@@ -36,6 +36,9 @@ import { openBenchCache, prepare, type PreparedConversation } from './lib/prepar
 import { cachedEmbedder, importedMemory } from './lib/product';
 import { panelCards, type PanelRun } from './lib/panel-cards';
 
+/** The bench ranks as a profile without feedback does: nothing learned, nothing noted. */
+const NO_LEARNING = { active: async () => undefined, noteShown: () => {} };
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 function args(argv: string[]) {
@@ -141,7 +144,7 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
       t0 = performance.now();
       const state = await rankForTab({
         tabId: 1, task: q.task, store, settings: DEFAULT_SETTINGS, embedder, queries: queryCache, model: { state: 'ready', backend: embedder.backend },
-        recentlyUsed: [], dismissed: [], seq: 0, now: p.conv.now,
+        recentlyUsed: [], dismissed: [], learning: NO_LEARNING, seq: 0, now: p.conv.now,
       });
       tallies['backstory-cards'].add(state.cards.map((c) => c.item.id), q.relevant, ms(t0));
 
@@ -151,7 +154,7 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
         t0 = performance.now();
         const today = await rankForTab({
           tabId: 1, task: undefined, search: q.question, store, settings: DEFAULT_SETTINGS, embedder, queries: queryCache, model: { state: 'ready', backend: embedder.backend },
-          recentlyUsed: [], dismissed: [], seq: 0, now: Date.now(),
+          recentlyUsed: [], dismissed: [], learning: NO_LEARNING, seq: 0, now: Date.now(),
         });
         tallies['backstory-cards-today'].add(today.cards.map((c) => c.item.id), q.relevant, ms(t0));
         if (today.cards.map((c) => c.item.id).join('\n') === shown[qi].join('\n')) panelRuns[p.conv.id].sameAsNode++;

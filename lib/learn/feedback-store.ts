@@ -1,7 +1,6 @@
 import Dexie, { type EntityTable } from 'dexie';
 import { isDestination } from '../core/destinations';
-import type { Weights } from '../rank/types';
-import { WEIGHT_NAMES } from '../rank/types';
+import { perFactor, type Weights } from '../core/factors';
 import { fitWeights, LEARNING, preferencePairs } from './learner';
 import type { FeedbackAction, FeedbackEvent, LearnedWeights } from './types';
 import type { FeedbackBlock } from './feedback-file';
@@ -58,11 +57,10 @@ export function validEvent(v: unknown): FeedbackEvent | undefined {
     .filter((c) => c && typeof c.id === 'string' && c.factors && typeof c.factors === 'object')
     .slice(0, 50)
     .map((c) => {
-      const factors = { semantic: 0, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 };
-      for (const n of WEIGHT_NAMES) {
+      const factors = perFactor((n) => {
         const x = Number(c.factors[n]);
-        factors[n] = Number.isFinite(x) ? Math.max(0, Math.min(1, x)) : 0;
-      }
+        return Number.isFinite(x) ? Math.max(0, Math.min(1, x)) : 0;
+      });
       return { id: c.id, factors, ...(c.pinned ? { pinned: true } : {}) };
     });
   const destination = isDestination(e.destination) ? e.destination : 'documents';

@@ -1,5 +1,5 @@
 import { siteKey } from '../core/hosts';
-import { WEIGHT_NAMES, type FactorScores, type WeightName, type Weights } from '../rank/types';
+import { FACTORS, FACTOR_NAMES, perFactor, type FactorName, type FactorScores, type Weights } from '../core/factors';
 import type { Adjustment, FeedbackEvent, LearnedWeights } from './types';
 
 /**
@@ -46,7 +46,7 @@ export interface PreferencePair {
   weight: number;
 }
 
-const zero = (): Adjustment => ({ semantic: 0, lexical: 0, recency: 0, priority: 0, continuity: 0, situation: 0 });
+const zero = (): Adjustment => perFactor(() => 0);
 
 /**
  * Preferences read from what the user did. The panel shows its cards together, so a card used beat every other card
@@ -77,7 +77,7 @@ export function learnedWeightsFor(base: Weights, learned: LearnedWeights | undef
   if (!learned) return base;
   const m = multipliers(base, learned, site);
   const out = { ...base };
-  for (const n of WEIGHT_NAMES) out[n] = base[n] * m[n];
+  for (const n of FACTOR_NAMES) out[n] = base[n] * m[n];
   return out;
 }
 
@@ -91,7 +91,7 @@ function multipliers(base: Weights, learned: LearnedWeights, site: string): Adju
   const m = zero();
   let want = 0;
   let have = 0;
-  for (const n of WEIGHT_NAMES) {
+  for (const n of FACTOR_NAMES) {
     m[n] = 1;
     // A factor learning never moved (it told no pair apart) is exactly 0 globally and on every site.
     if (learned.global[n] === 0 && !loc?.[n]) continue;
@@ -102,19 +102,19 @@ function multipliers(base: Weights, learned: LearnedWeights, site: string): Adju
   const scale = have > 0 && want > 0 ? want / have : 1;
   const lo = Math.exp(-LEARNING.bound);
   const hi = Math.exp(LEARNING.bound);
-  for (const n of WEIGHT_NAMES) if (learned.global[n] !== 0 || loc?.[n]) m[n] = Math.min(hi, Math.max(lo, m[n] * scale));
+  for (const n of FACTOR_NAMES) if (learned.global[n] !== 0 || loc?.[n]) m[n] = Math.min(hi, Math.max(lo, m[n] * scale));
   // However it was stored (an older fit, an imported file), the change used never moves more than the budget.
-  const logm = WEIGHT_NAMES.map((n) => Math.log(m[n]));
-  keepWithinBudget(WEIGHT_NAMES.map((n) => Math.max(0, base[n])), logm);
-  WEIGHT_NAMES.forEach((n, j) => (m[n] = Math.exp(logm[j])));
+  const logm = FACTOR_NAMES.map((n) => Math.log(m[n]));
+  keepWithinBudget(FACTOR_NAMES.map((n) => Math.max(0, base[n])), logm);
+  FACTOR_NAMES.forEach((n, j) => (m[n] = Math.exp(logm[j])));
   return m;
 }
 
 /**
  * The factors every item has a value for, whose balance decides what counts as relevant to any task; the others
- * (priority, continuity, situation) only lift items tied to the user's situation.
+ * only lift items tied to the user's situation.
  */
-const CORE: readonly boolean[] = WEIGHT_NAMES.map((n) => n === 'semantic' || n === 'lexical' || n === 'recency');
+const CORE: readonly boolean[] = FACTOR_NAMES.map((n) => FACTORS[n].relevance);
 
 /**
  * How much of the core factors' weight the change offset + α·θ (log-multipliers on the weights `b`) moves between
@@ -169,7 +169,7 @@ function clampTheta(x: number): number {
  */
 export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.now()): LearnedWeights | undefined {
   if (pairs.length < LEARNING.minPairs) return undefined;
-  const F = WEIGHT_NAMES.length;
+  const F = FACTOR_NAMES.length;
   const siteCount = new Map<string, number>();
   for (const p of pairs) siteCount.set(siteKey(p.site), (siteCount.get(siteKey(p.site)) ?? 0) + 1);
   const sites = [...siteCount].filter(([s, n]) => s && n >= LEARNING.minPairs).map(([s]) => s);
@@ -181,14 +181,14 @@ export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.no
   const pw = new Float64Array(n);
   const ps = new Int32Array(n);
   pairs.forEach((p, i) => {
-    WEIGHT_NAMES.forEach((f, j) => ((xa[i * F + j] = p.better[f]), (xb[i * F + j] = p.worse[f])));
+    FACTOR_NAMES.forEach((f, j) => ((xa[i * F + j] = p.better[f]), (xb[i * F + j] = p.worse[f])));
     pw[i] = p.weight;
     ps[i] = slot.get(siteKey(p.site)) ?? 0;
   });
-  const b = WEIGHT_NAMES.map((f) => Math.max(0, base[f]));
+  const b = FACTOR_NAMES.map((f) => Math.max(0, base[f]));
   const W0 = b.reduce((a, x) => a + x, 0) || 1;
   // Only factors that told some pair apart can be learned; the others keep their slider weight exactly.
-  const active = WEIGHT_NAMES.map((_, j) => {
+  const active = FACTOR_NAMES.map((_, j) => {
     for (let i = 0; i < n; i++) if (Math.abs(xa[i * F + j] - xb[i * F + j]) > 1e-6) return true;
     return false;
   });
@@ -296,7 +296,7 @@ export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.no
     // d moved / dθ_j = ½ s_j (sign_j − Σ_i sign_i s_i), s being the core shares.
     for (let j = 0; j < F; j++) if (CORE[j]) out[j] = 2 * LEARNING.budgetStiffness * over * 0.5 * (w[j] / W) * (sign[j] - mean);
   }
-  const toAdj = (v: Float64Array): Adjustment => Object.fromEntries(WEIGHT_NAMES.map((f, j) => [f, v[j]])) as Adjustment;
+  const toAdj = (v: Float64Array): Adjustment => Object.fromEntries(FACTOR_NAMES.map((f, j) => [f, v[j]])) as Adjustment;
   const learned: LearnedWeights = { global: toAdj(g), sites: {}, pairs: n, fittedAt: now };
   sites.forEach((s, i) => {
     if (loc[i].some((x) => Math.abs(x) >= LEARNING.noticeable)) learned.sites[s] = toAdj(loc[i]);
@@ -304,26 +304,17 @@ export function fitWeights(pairs: PreferencePair[], base: Weights, now = Date.no
   return learned;
 }
 
-const LABEL: Record<WeightName, string> = {
-  semantic: 'meaning',
-  lexical: 'shared words',
-  recency: 'recency',
-  priority: 'priority',
-  continuity: 'what you already used in this tab',
-  situation: 'ties to the page or person',
-};
-
 /** What was learned, in plain words: "recency counts more on mail.google.com (×2.1)". Empty when nothing was. */
 export function describeLearned(learned: LearnedWeights | undefined, base: Weights): string[] {
   if (!learned) return [];
   const out: string[] = [];
   const global = multipliers(base, learned, '');
   const say = (m: Adjustment, where: string, against?: Adjustment) => {
-    for (const n of WEIGHT_NAMES) {
+    for (const n of FACTOR_NAMES) {
       const x = against ? m[n] / against[n] : m[n];
       if (Math.abs(Math.log(x)) < LEARNING.noticeable) continue;
       const times = against ? `×${m[n].toFixed(1)} there, ×${against[n].toFixed(1)} elsewhere` : `×${m[n].toFixed(1)}`;
-      out.push(`${LABEL[n]} counts ${x > 1 ? 'more' : 'less'} ${where} (${times})`);
+      out.push(`${FACTORS[n].learned} counts ${x > 1 ? 'more' : 'less'} ${where} (${times})`);
     }
   };
   say(global, 'everywhere');
@@ -333,11 +324,11 @@ export function describeLearned(learned: LearnedWeights | undefined, base: Weigh
 }
 
 /** How a learned change to one factor reads in the trace, where it applies on this site. */
-export function learnedReason(learned: LearnedWeights | undefined, base: Weights, site: string, factor: WeightName): string | undefined {
+export function learnedReason(learned: LearnedWeights | undefined, base: Weights, site: string, factor: FactorName): string | undefined {
   if (!learned) return undefined;
   const here = multipliers(base, learned, site)[factor];
   if (Math.abs(Math.log(here)) < LEARNING.noticeable) return undefined;
   const everywhere = multipliers(base, learned, '')[factor];
   const local = !!learned.sites[siteKey(site)] && Math.abs(Math.log(here / everywhere)) >= LEARNING.noticeable;
-  return `${LABEL[factor]} counts ${here > 1 ? 'more' : 'less'} ${local ? `on ${siteKey(site)}` : 'everywhere'}`;
+  return `${FACTORS[factor].learned} counts ${here > 1 ? 'more' : 'less'} ${local ? `on ${siteKey(site)}` : 'everywhere'}`;
 }

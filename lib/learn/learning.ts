@@ -1,4 +1,5 @@
-import type { RankedCard, TaskReading, Weights } from '../rank/types';
+import type { Weights } from '../core/factors';
+import type { RankedCard, TaskReading } from '../rank/types';
 import type { FeedbackBlock } from './feedback-file';
 import { FeedbackStore, openLearningDB, type LearningStatus } from './feedback-store';
 import { describeLearned } from './learner';
@@ -103,6 +104,3 @@ export class Learning {
     return this.db().clear();
   }
 }
-
-/** The extension's one instance (the service worker's). */
-export const learning = new Learning();

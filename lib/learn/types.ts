@@ -1,5 +1,5 @@
 import type { Destination } from '../core/destinations';
-import type { FactorScores, WeightName } from '../rank/types';
+import type { FactorName, FactorScores } from '../core/factors';
 
 /** What the user did with a card: a use (insert, copy, drag) is a positive signal, "not useful" a negative one. */
 export type FeedbackAction = 'insert' | 'copy' | 'drag' | 'dismiss';
@@ -28,7 +28,7 @@ export interface FeedbackEvent {
 }
 
 /** Log-multipliers of the factor weights: the weight used is the slider's times e^θ. */
-export type Adjustment = Record<WeightName, number>;
+export type Adjustment = Record<FactorName, number>;
 
 /** What learning found: a change for everywhere and, where the user's feedback there says more, per site. */
 export interface LearnedWeights {

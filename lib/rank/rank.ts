@@ -13,8 +13,6 @@ import { explainScore, scoreSummary } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from './tokenize';
 import { TUNING, type Tuning } from './tuning';
-import { learnedReason, learnedWeightsFor } from '../learn/learner';
-import { WEIGHT_NAMES, type FactorScores, type Weights } from './types';
 import { displayTitle, lastTouched } from '../core/items';
 
 export interface ScoredMemory {
@@ -42,9 +40,7 @@ function emptySignal(id: string): Signal {
  * `rankMemory`.
  */
 export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMemory {
-  const { task, memory } = req;
-  // Learned weights (the sliders times what feedback taught, lib/learn) score everything the sliders would.
-  const settings = req.learned ? { ...req.settings, weights: learnedWeightsFor(req.settings.weights, req.learned, task.site) } : req.settings;
+  const { task, memory, settings } = req;
   const plan = planQuery(task);
   let qvs: Float32Array[] = [];
   let qw: number[] = [];
@@ -228,21 +224,17 @@ export function rankMemory(req: RankRequest): RankResult {
     ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
   }));
 
-  if (req.learned) markLearnedOrder(cards, req);
-
   const trace: TraceEntry[] = [];
   const entry = (d: Decision): TraceEntry => ({
     id: d.s.item.id,
     title: displayTitle(d.s.item),
     included: d.included,
-    reason: (d.stage === 'selected' ? scoreSummary(d.s) : `${d.reason}. ${scoreSummary(d.s)}`) + learnedNote(d.s.item.id),
+    reason: d.stage === 'selected' ? scoreSummary(d.s) : `${d.reason}. ${scoreSummary(d.s)}`,
     score: d.s.score,
     factors: d.s.factors,
     contributions: d.s.contributions,
     stage: d.stage,
   });
-  const learnedBy = new Map(cards.filter((c) => c.learned).map((c) => [c.item.id, c.learned!]));
-  const learnedNote = (id: string) => (learnedBy.has(id) ? `. ${learnedBy.get(id)}` : '');
   for (const d of selected) trace.push(entry(d));
   for (const s of sm.ranked) {
     const d = decisions.get(s.item.id);
@@ -291,43 +283,4 @@ function panelOrder(selected: Decision[]): Decision[] {
   }
   for (const d of selected) if (!out.includes(d)) out.push(d);
   return out;
-}
-
-function weightedScore(w: Weights, x: FactorScores): number {
-  let t = 0;
-  let s = 0;
-  for (const n of WEIGHT_NAMES) {
-    t += Math.max(0, w[n]) * x[n];
-    s += Math.max(0, w[n]);
-  }
-  return s > 0 ? t / s : 0;
-}
-
-/**
- * Says where a learned weight decided the order: a card above the next one that the sliders alone would have put
- * below it, and the learned change that made the difference.
- */
-function markLearnedOrder(cards: RankedCard[], req: RankRequest): void {
-  const base = req.settings.weights;
-  const learned = learnedWeightsFor(base, req.learned, req.task.site);
-  for (let i = 0; i + 1 < cards.length; i++) {
-    const a = cards[i];
-    const b = cards[i + 1];
-    if (a.item.pinned || b.item.pinned || weightedScore(base, a.factors) >= weightedScore(base, b.factors)) continue;
-    if (weightedScore(learned, a.factors) < weightedScore(learned, b.factors)) continue;
-    // The factor whose learned change favoured this card most.
-    let best: (typeof WEIGHT_NAMES)[number] | undefined;
-    let gain = 0;
-    for (const n of WEIGHT_NAMES) {
-      const g = (learned[n] - base[n]) * (a.factors[n] - b.factors[n]);
-      if (g > gain) {
-        gain = g;
-        best = n;
-      }
-    }
-    const why = best && learnedReason(req.learned, base, req.task.site, best);
-    if (!why) continue;
-    a.learned = `Learned from your feedback: ${why}, so it is above “${displayTitle(b.item, 40)}”`;
-    a.why.push(a.learned);
-  }
 }

@@ -1,5 +1,6 @@
 import type { MemoryItem } from '../memory/types';
-import type { FactorScores, RankSettings, TaskReading } from './types';
+import { perFactor, weighFactors, type FactorName, type FactorScores } from '../core/factors';
+import type { RankSettings, TaskReading } from './types';
 import type { Signal } from './retrieve';
 import { situationMatch } from './situation';
 
@@ -48,6 +49,26 @@ export function continuityFactor(
   return { value: 0 };
 }
 
+/** What the factors of one item are computed from. */
+interface FactorInputs {
+  item: MemoryItem;
+  signal: Signal;
+  settings: RankSettings;
+  now: number;
+  situation: { score: number };
+  continuity: { value: number };
+}
+
+/** How each factor is computed (lib/core/factors.ts declares them): a factor missing here does not compile. */
+const FACTOR_VALUE: Record<FactorName, (x: FactorInputs) => number> = {
+  semantic: (x) => x.signal.semantic,
+  lexical: (x) => x.signal.lexical,
+  recency: (x) => recencyFactor(x.item, x.now, x.settings.halfLifeDays),
+  priority: (x) => priorityFactor(x.item),
+  continuity: (x) => x.continuity.value,
+  situation: (x) => x.situation.score,
+};
+
 export function scoreItem(
   item: MemoryItem,
   signal: Signal,
@@ -57,51 +78,18 @@ export function scoreItem(
   usedThreads: Set<string>,
   now: number,
 ): Scored {
-  const sit = situationMatch(item, task);
-  const cont = continuityFactor(item, used, usedThreads, now);
-  const factors: FactorScores = {
-    semantic: signal.semantic,
-    lexical: signal.lexical,
-    recency: recencyFactor(item, now, settings.halfLifeDays),
-    priority: priorityFactor(item),
-    continuity: cont.value,
-    situation: sit.score,
-  };
-  // Written out in WEIGHT_NAMES order (the sums below add up in that order): this runs for every candidate.
-  const w = settings.weights;
-  const wSem = Math.max(0, w.semantic ?? 0);
-  const wLex = Math.max(0, w.lexical ?? 0);
-  const wRec = Math.max(0, w.recency ?? 0);
-  const wPri = Math.max(0, w.priority ?? 0);
-  const wCon = Math.max(0, w.continuity ?? 0);
-  const wSit = Math.max(0, w.situation ?? 0);
-  const contributions: FactorScores = {
-    semantic: wSem * factors.semantic,
-    lexical: wLex * factors.lexical,
-    recency: wRec * factors.recency,
-    priority: wPri * factors.priority,
-    continuity: wCon * factors.continuity,
-    situation: wSit * factors.situation,
-  };
-  const total =
-    0 + contributions.semantic + contributions.lexical + contributions.recency + contributions.priority + contributions.continuity + contributions.situation;
-  const wsum = 0 + wSem + wLex + wRec + wPri + wCon + wSit;
-  // Normalise by the weight sum so the threshold means the same whatever the sliders' scale.
-  if (wsum > 0) {
-    contributions.semantic /= wsum;
-    contributions.lexical /= wsum;
-    contributions.recency /= wsum;
-    contributions.priority /= wsum;
-    contributions.continuity /= wsum;
-    contributions.situation /= wsum;
-  }
+  const situation = situationMatch(item, task);
+  const continuity = continuityFactor(item, used, usedThreads, now);
+  const inputs: FactorInputs = { item, signal, settings, now, situation, continuity };
+  const factors = perFactor((n) => FACTOR_VALUE[n](inputs));
+  const { score, contributions } = weighFactors(settings.weights, factors);
   return {
     item,
     signal,
     factors,
     contributions,
-    score: wsum > 0 ? total / wsum : 0,
-    situationReasons: sit.reasons,
-    continuityReason: cont.reason,
+    score,
+    situationReasons: situation.reasons,
+    continuityReason: continuity.reason,
   };
 }

@@ -1,16 +1,6 @@
-import type { WeightName } from './types';
-import { WEIGHT_NAMES } from './types';
+import { FACTORS, FACTOR_NAMES, type FactorName } from '../core/factors';
 import type { Scored } from './score';
 import { displayTitle } from '../core/items';
-
-const LABEL: Record<WeightName, string> = {
-  semantic: 'similar in meaning',
-  lexical: 'shares words',
-  recency: 'recent',
-  priority: 'pinned or marked important',
-  continuity: 'used in this tab',
-  situation: 'tied to this page or person',
-};
 
 const quoted = (words: string[], n: number): string => {
   let out = '';
@@ -23,15 +13,15 @@ export function explainScore(s: Scored): string[] {
   const out: string[] = [];
   // Called for every traced candidate: the factors that count, in an insertion sort (stable, as few as six).
   const c = s.contributions;
-  const names: WeightName[] = [];
-  for (const n of WEIGHT_NAMES) {
+  const names: FactorName[] = [];
+  for (const n of FACTOR_NAMES) {
     if (!(c[n] >= 0.005)) continue;
     let i = names.length;
     for (; i > 0 && c[names[i - 1]] < c[n]; i--) names[i] = names[i - 1];
     names[i] = n;
   }
   for (const name of names) {
-    let line = `${LABEL[name]} (+${c[name].toFixed(2)})`;
+    let line = `${FACTORS[name].reason} (+${c[name].toFixed(2)})`;
     if (name === 'lexical') {
       if (s.signal.matched.length) line += `: ${quoted(s.signal.matched, 6)}`;
       else if (s.signal.viaNeighbour.length) line += `: its thread neighbour matched ${quoted(s.signal.viaNeighbour, 4)}`;

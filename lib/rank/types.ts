@@ -1,11 +1,10 @@
 import type { MemoryItem, MemoryKind } from '../memory/types';
-import type { LearnedWeights } from '../learn/types';
 import type { Destination } from '../core/destinations';
 
-/** The names of the scoring factors; each factor is in [0, 1] and the options page weights it. */
-export const WEIGHT_NAMES = ['semantic', 'lexical', 'recency', 'priority', 'continuity', 'situation'] as const;
-export type WeightName = (typeof WEIGHT_NAMES)[number];
-export type Weights = Record<WeightName, number>;
+import type { FactorScores, Weights } from '../core/factors';
+
+/** The factors and their weights are declared in lib/core/factors.ts; the ranker takes and gives them as these. */
+export type { FactorScores, Weights };
 
 /** What the content script read of the task at hand. Everything but url/title/site is optional. */
 export interface TaskReading {
@@ -34,6 +33,7 @@ export interface TaskReading {
 }
 
 export interface RankSettings {
+  /** The sliders' weights, with what learning from feedback taught already applied when it is on (lib/learn). */
   weights: Weights;
   /** Recency half-life in days. */
   halfLifeDays: number;
@@ -112,15 +112,6 @@ export interface LexicalHit {
   matched: string[];
 }
 
-export interface FactorScores {
-  semantic: number;
-  lexical: number;
-  recency: number;
-  priority: number;
-  continuity: number;
-  situation: number;
-}
-
 export interface RankedCard {
   item: MemoryItem;
   kind: MemoryKind;
@@ -132,7 +123,7 @@ export interface RankedCard {
   why: string[];
   /** Set when the card is here because of a guarantee rather than its score. */
   guaranteed?: 'pinned' | 'instruction' | 'situation' | 'child';
-  /** Set when a learned weight put this card above the next one (the default weights would not have). */
+  /** Set by learning (lib/learn/learned-ranking.ts) when a learned weight put this card above the next one. */
   learned?: string;
 }
 
@@ -177,7 +168,5 @@ export interface RankRequest {
   recentlyUsed?: string[];
   /** Ids the user dismissed for this page. */
   dismissed?: string[];
-  /** What learning from the user's feedback changed in the weights (lib/learn); absent when off or not yet learned. */
-  learned?: LearnedWeights;
   now: number;
 }

@@ -8,12 +8,14 @@ import { Capture } from './capture';
 import { ContentRegistration } from './content-registration';
 import { backgroundHandlers } from './handlers';
 import { BackgroundIndexing } from './indexing';
-import { Feedback } from './feedback';
 import { Imports } from './imports';
 import { Insertion } from './insertion';
+import { LearningActions } from './learning-actions';
+import { Learning } from '../learn/learning';
 import { MemoryActions } from './memory-actions';
 import { RemovedImports } from '../memory-browse/import-removal';
 import { ModelHolder } from './model';
+import { ModelStatusReport } from './model-status';
 import { PageBridge } from './page-bridge';
 import { PanelHub } from './panel-hub';
 import { PhraseOffers } from './phrase-offers';
@@ -46,24 +48,28 @@ export class Service {
   readonly memory: MemoryActions;
   readonly capture: Capture;
   readonly imports: Imports;
-  readonly feedback: Feedback;
+  readonly learning: LearningActions;
+  readonly modelStatus: ModelStatusReport;
   readonly phrases: PhraseOffers;
 
   constructor() {
     // The hub and the ranker need each other: the ranker reports through the hub, the hub asks it for rankings.
     const panels = { broadcast: (p: Parameters<PanelHub['broadcast']>[0]) => this.hub.broadcast(p), refreshAll: () => this.hub.refreshAll() };
+    // What learning keeps (the feedback on the device, the cards each tab was shown), handed to whoever needs it.
+    const learning = new Learning();
     this.indexing = new BackgroundIndexing(this.store, panels);
-    this.ranker = new TabRanker(this.store, this.model, this.tasks, this.settings, this.access, this.bridge, this.indexing);
+    this.ranker = new TabRanker(this.store, this.model, this.tasks, this.settings, this.access, this.bridge, this.indexing, learning);
     this.hub = new PanelHub(this.ranker);
     this.readings = new TabReadings(this.tasks, this.access, this.hub);
-    this.feedback = new Feedback(this.settings, panels);
-    this.phrases = new PhraseOffers(this.store, panels);
-    this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker, this.feedback, this.phrases);
-    this.memory = new MemoryActions(this.store, this.hub, this.indexing, this.model, new RemovedImports(this.db));
+    this.learning = new LearningActions(learning, this.settings, panels);
+    this.phrases = new PhraseOffers(this.store, panels, () => learning.phrases());
+    this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker, this.learning, this.phrases);
+    this.memory = new MemoryActions(this.store, this.hub, this.indexing, learning, new RemovedImports(this.db));
+    this.modelStatus = new ModelStatusReport(this.store, this.model, this.indexing);
     this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access, this.phrases);
     this.imports = new Imports(this.db, {
       store: this.store, index: () => this.indexing.run(), broadcast: (p) => this.hub.broadcast(p), refresh: () => this.hub.refreshAll(),
-      indexing: () => this.indexing.progress, feedback: (block, trusted) => this.feedback.importFeedback(block, trusted),
+      indexing: () => this.indexing.progress, feedback: (block, trusted) => this.learning.importFeedback(block, trusted),
     });
   }
 
@@ -94,7 +100,7 @@ export function startService(): Service {
   });
   browser.tabs.onRemoved.addListener((tabId) => {
     s.readings.closed(tabId);
-    s.feedback.forgetTab(tabId);
+    s.learning.forgetTab(tabId);
     s.phrases.forgetTab(tabId);
   });
   // Site access: the content script follows the sites the user allows (and takes back), across restarts too.

@@ -1,7 +1,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import type { InsertOutcome } from '../insert/index';
 import type { MemoryStore } from '../memory/store';
-import type { Feedback } from './feedback';
+import type { LearningActions } from './learning-actions';
 import type { PhraseOffers } from './phrase-offers';
 import type { PageBridge } from './page-bridge';
 import type { PanelHub } from './panel-hub';
@@ -16,7 +16,7 @@ export class Insertion {
     private readonly tasks: TabTasks,
     private readonly hub: PanelHub,
     private readonly ranker: TabRanker,
-    private readonly feedback: Pick<Feedback, 'record' | 'recordTogether'>,
+    private readonly feedback: Pick<LearningActions, 'record' | 'recordTogether'>,
     private readonly phrases?: Pick<PhraseOffers, 'prompt'>,
   ) {}
 

@@ -1,12 +1,10 @@
 import { parseMemoryFile } from '../memory/memory-file';
-import { learning } from '../learn/learning';
+import type { Learning } from '../learn/learning';
 import { ImportRemoval, RemovedImports } from '../memory-browse/import-removal';
 import { MemoryCatalog, type MemoryPage, type MemoryQuery } from '../memory-browse/memory-query';
 import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
-import type { ServiceStatus } from '../messaging/protocol';
 import type { BackgroundIndexing } from './indexing';
-import type { ModelHolder } from './model';
 
 interface Panels {
   refreshAll(): void;
@@ -23,7 +21,7 @@ export class MemoryActions {
     private readonly store: MemoryStore,
     private readonly panels: Panels,
     private readonly indexing: BackgroundIndexing,
-    private readonly model: ModelHolder,
+    private readonly learning: Learning,
     removedImports: RemovedImports,
   ) {
     this.imports = new ImportRemoval(store, removedImports, (restored) => {
@@ -91,25 +89,14 @@ export class MemoryActions {
 
   /** What the export writes beside the items: the feedback the learner keeps (the page reads the items itself). */
   async exportFeedback(): Promise<{ feedback: unknown }> {
-    return { feedback: await learning.exportAll() };
+    return { feedback: await this.learning.exportAll() };
   }
 
   async clear(): Promise<{ ok: true }> {
     await this.store.clear();
     await this.imports.forgetAll();
-    await learning.clear();
+    await this.learning.clear();
     this.panels.refreshAll();
     return { ok: true };
-  }
-
-  /** Asked for when a `model` or `indexing` push says something changed (not polled): it reads every item. */
-  async status(): Promise<ServiceStatus> {
-    await this.store.load();
-    const unembedded = this.indexing.progress ? this.indexing.progress.total - this.indexing.progress.done : this.store.unembedded().length;
-    return {
-      ...this.model.status, memorySize: this.store.size, unembedded, indexBackend: this.store.indexBackend,
-      ...(this.model.indexerReason ? { indexReason: this.model.indexerReason } : {}),
-      ...((this.indexing.problem ?? this.model.indexerFailure) ? { indexProblem: this.indexing.problem ?? `The fast indexing engine failed (${this.model.indexerFailure}); indexing went on with the slower built-in one.` } : {}),
-    };
   }
 }

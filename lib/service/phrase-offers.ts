@@ -1,4 +1,3 @@
-import { learning } from '../learn/learning';
 import type { PhraseTally } from '../learn/phrase-tally';
 import { promptPrint } from '../learn/phrase-tally';
 import { asInstruction, findPhrases, saysPhrase } from '../learn/phrases';
@@ -30,7 +29,7 @@ export class PhraseOffers {
   constructor(
     private readonly store: MemoryStore,
     private readonly panels: { broadcast(p: PanelPush): void },
-    private readonly tally: () => PhraseTally = () => learning.phrases(),
+    private readonly tally: () => PhraseTally,
   ) {}
 
   /** A prompt the user wrote on a chat assistant: `sent` when it went off, otherwise a draft being written. */

@@ -1,11 +1,11 @@
 import type { Embedder } from '../embed/embedder';
 import type { MemoryStore } from '../memory/store';
 import type { ModelStatus, PanelState } from '../messaging/protocol';
-import { rankMemory } from '../rank/rank';
 import { taskQueryTexts } from '../rank/query';
 import type { RankSettings, TaskReading } from '../rank/types';
 import type { QueryVectorCache } from './query-vectors';
-import { learning } from '../learn/learning';
+import type { Learning } from '../learn/learning';
+import { rankLearned } from '../learn/learned-ranking';
 
 export interface RankInputs {
   tabId: number;
@@ -18,6 +18,8 @@ export interface RankInputs {
   model: ModelStatus;
   recentlyUsed: string[];
   dismissed: string[];
+  /** What learning applies now, and where the cards a tab shows are noted (feedback is read against them). */
+  learning: Pick<Learning, 'active' | 'noteShown'>;
   seq: number;
   /** The time ranked at (recency); the bench ranks as of its data set's own date. */
   now?: number;
@@ -63,17 +65,17 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
   // Each query variant (the ask, the ask with its page around it...) is embedded once and cached.
   const texts = taskQueryTexts(task).filter((t) => t.trim());
   const queryVectors = inp.embedder && texts.length ? await Promise.all(texts.map((t) => inp.queries.get(inp.embedder!, t))) : undefined;
-  const result = rankMemory({
+  const result = rankLearned({
     task,
     memory: inp.store.view,
     settings: inp.settings,
     queryVectors,
     recentlyUsed: inp.recentlyUsed,
     dismissed: inp.dismissed,
-    learned: await learning.active(),
+    learned: await inp.learning.active(),
     now: inp.now ?? Date.now(),
   });
-  learning.noteShown(inp.tabId, task, result.cards);
+  inp.learning.noteShown(inp.tabId, task, result.cards);
   return {
     ...base,
     status: result.empty ? 'empty' : 'found',

@@ -5,6 +5,7 @@ import { personKeys } from '../rank/situation';
 import type { RankSettings, TaskReading } from '../rank/types';
 import { siteListed } from '../core/hosts';
 import { normalizeRankSettings } from '../settings/settings';
+import type { Learning } from '../learn/learning';
 import type { ContentRegistration } from './content-registration';
 import type { BackgroundIndexing } from './indexing';
 import type { ModelHolder } from './model';
@@ -28,6 +29,7 @@ export class TabRanker implements PanelRanker {
     private readonly access: ContentRegistration,
     private readonly bridge: PageBridge,
     private readonly indexing: BackgroundIndexing,
+    private readonly learning: Learning,
   ) {}
 
   firstWatch(tabId: number): Promise<void> {
@@ -95,7 +97,8 @@ export class TabRanker implements PanelRanker {
   private rankTask(tabId: number, task: TaskReading | undefined, search: string | undefined, settings: RankSettings, embedder: Awaited<ReturnType<ModelHolder['get']>>, seq: number) {
     return rankForTab({
       tabId, task, search, store: this.store, settings, embedder, queries: this.queries, model: this.model.status,
-      recentlyUsed: tabId < 0 ? [] : this.tasks.usedIn(tabId), dismissed: tabId < 0 ? [] : this.tasks.dismissedIn(tabId), seq,
+      recentlyUsed: tabId < 0 ? [] : this.tasks.usedIn(tabId), dismissed: tabId < 0 ? [] : this.tasks.dismissedIn(tabId),
+      learning: this.learning, seq,
     });
   }
 

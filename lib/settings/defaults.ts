@@ -1,9 +1,10 @@
+import { DEFAULT_WEIGHTS } from '../core/factors';
 import type { RankSettings } from '../rank/types';
 import type { CaptureSettings, EmbedSettings, UiSettings } from './types';
 
 /** The ranker's defaults (also what benchmarks and Node tools rank with). */
 export const DEFAULT_SETTINGS: RankSettings = {
-  weights: { semantic: 0.45, lexical: 0.35, recency: 0.03, priority: 0.06, continuity: 0.03, situation: 0.03 },
+  weights: { ...DEFAULT_WEIGHTS },
   halfLifeDays: 30,
   budgetTokens: 800,
   maxCards: 8,

@@ -1,5 +1,6 @@
 import { siteKey, siteListed } from '../core/hosts';
-import { WEIGHT_NAMES, type RankSettings } from '../rank/types';
+import { FACTOR_NAMES } from '../core/factors';
+import type { RankSettings } from '../rank/types';
 import { DEFAULT_CAPTURE, DEFAULT_EMBED, DEFAULT_SETTINGS, DEFAULT_UI } from './defaults';
 import { EMBED_BACKEND_CHOICES, type EmbedBackendChoice } from '../embed/gpu-adapter';
 import type { CaptureSettings, EmbedSettings, Settings, SettingsPatch, UiSettings } from './types';
@@ -40,7 +41,7 @@ export function normalizeRankSettings(raw: unknown): RankSettings {
   const s = record(raw);
   const w = record(s.weights);
   const weights = { ...DEFAULT_SETTINGS.weights };
-  for (const name of WEIGHT_NAMES) weights[name] = clamp(w[name], 0, 1, DEFAULT_SETTINGS.weights[name]);
+  for (const name of FACTOR_NAMES) weights[name] = clamp(w[name], 0, 1, DEFAULT_SETTINGS.weights[name]);
   return {
     ...s, // fields this version does not know are carried along
     weights,

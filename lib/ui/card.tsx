@@ -2,20 +2,11 @@ import type { ComponentChildren } from 'preact';
 import { useId, useRef, useState } from 'preact/hooks';
 import type { MemoryPatch } from '../memory/types';
 import type { RankedCard, TraceEntry } from '../rank/types';
-import { WEIGHT_NAMES, type WeightName } from '../rank/types';
+import { FACTORS, FACTOR_NAMES, type FactorScores } from '../core/factors';
 import { age, plainWhy, safeUrl, sourceLine } from './format';
 import { ItemEditor } from './item-editor';
 import { ScopeChip } from './scope-field';
 import { displayTitle } from '../core/items';
-
-const FACTOR_LABEL: Record<WeightName, string> = {
-  semantic: 'meaning',
-  lexical: 'words',
-  recency: 'recency',
-  priority: 'priority',
-  continuity: 'continuity',
-  situation: 'situation',
-};
 
 /** The card's text with the matched words marked; built from text nodes, never HTML. */
 export function Snippet({ text, matched, max = 280, clamp = false }: { text: string; matched: string[]; max?: number; clamp?: boolean }) {
@@ -31,15 +22,15 @@ export function Snippet({ text, matched, max = 280, clamp = false }: { text: str
 }
 
 /** Factor contributions as small bars (the ranker's weighted contributions when the trace has them). */
-export function FactorBars({ values, label }: { values: Record<WeightName, number>; label: string }) {
-  const shown = WEIGHT_NAMES.filter((n) => values[n] >= 0.005);
+export function FactorBars({ values, label }: { values: FactorScores; label: string }) {
+  const shown = FACTOR_NAMES.filter((n) => values[n] >= 0.005);
   const max = Math.max(...shown.map((n) => values[n]), 0.0001);
   if (!shown.length) return <p class="muted">No factor contributed.</p>;
   return (
     <div class="bars" role="list" aria-label={label}>
       {shown.map((n) => (
-        <div class="bar-row" role="listitem" key={n} aria-label={`${FACTOR_LABEL[n]} ${values[n].toFixed(2)}`}>
-          <span>{FACTOR_LABEL[n]}</span>
+        <div class="bar-row" role="listitem" key={n} aria-label={`${FACTORS[n].label} ${values[n].toFixed(2)}`}>
+          <span>{FACTORS[n].label}</span>
           <span class="bar" aria-hidden="true"><span style={{ width: `${Math.max(3, Math.round((values[n] / max) * 100))}%` }} /></span>
           <span class="num">{values[n].toFixed(2)}</span>
         </div>

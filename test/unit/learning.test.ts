@@ -7,8 +7,9 @@ import type { FeedbackEvent, ShownCard } from '../../lib/learn/types';
 import { createItem } from '../../lib/memory/normalize';
 import type { MemoryItem } from '../../lib/memory/types';
 import { arrayMemoryView } from '../../lib/rank/indexed-memory';
-import { rankMemory } from '../../lib/rank/rank';
-import { WEIGHT_NAMES, type FactorScores, type TaskReading } from '../../lib/rank/types';
+import { rankLearned as rankMemory } from '../../lib/learn/learned-ranking';
+import { FACTOR_NAMES as WEIGHT_NAMES, type FactorScores } from '../../lib/core/factors';
+import type { TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 import { readFeedbackBlock } from '../../lib/learn/feedback-file';
 

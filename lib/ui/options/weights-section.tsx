@@ -1,16 +1,7 @@
-import { WEIGHT_NAMES, type WeightName } from '../../rank/types';
+import { FACTORS, FACTOR_NAMES } from '../../core/factors';
 import { DEFAULT_SETTINGS } from '../../settings/defaults';
 import type { Settings, SettingsPatch } from '../../settings/types';
 import { RankPreview } from './rank-preview';
-
-const WEIGHT_HELP: Record<WeightName, string> = {
-  semantic: 'Meaning matches (on-device model)',
-  lexical: 'Same words',
-  recency: 'Newer or recently used',
-  priority: 'Pinned and emphasised',
-  continuity: 'Used with what is on screen',
-  situation: 'This site, person or page',
-};
 
 /** One slider per ranking weight, a reset, and the live preview beside them. */
 export function WeightsSection(props: { settings: Settings | undefined; save: (patch: SettingsPatch, delay?: number) => void }) {
@@ -21,13 +12,13 @@ export function WeightsSection(props: { settings: Settings | undefined; save: (p
       <div class="rank-grid">
         <div>
           {settings
-            ? WEIGHT_NAMES.map((name) => (
+            ? FACTOR_NAMES.map((name) => (
                 <label class="weight-row" key={name}>
-                  <span title={WEIGHT_HELP[name]}>{name}</span>
+                  <span title={FACTORS[name].help}>{name}</span>
                   <input
                     type="range" min="0" max="1" step="0.01"
                     data-weight={name}
-                    aria-label={`${name} weight: ${WEIGHT_HELP[name]}`}
+                    aria-label={`${name} weight: ${FACTORS[name].help}`}
                     value={settings.rank.weights[name]}
                     onInput={(e) => save({ rank: { weights: { ...settings.rank.weights, [name]: Number((e.target as HTMLInputElement).value) } } }, 250)}
                   />

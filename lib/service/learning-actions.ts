@@ -1,11 +1,15 @@
 import type { FeedbackBlock } from '../learn/feedback-file';
-import { learning, type LearningReport } from '../learn/learning';
+import type { Learning, LearningReport } from '../learn/learning';
 import type { FeedbackAction } from '../learn/types';
 import type { SettingsCache } from './settings-cache';
 
-/** What the user does with cards, handed to the on-device learner with the weights it learns from. */
-export class Feedback {
+/**
+ * Learning from feedback, as the pages ask for it: what the user does with cards goes to the on-device learner with
+ * the weights it learns from, and the options page reads and switches what was learned.
+ */
+export class LearningActions {
   constructor(
+    private readonly learning: Learning,
     private readonly settings: SettingsCache,
     private readonly panels: { refreshAll(): void },
   ) {}
@@ -16,32 +20,32 @@ export class Feedback {
 
   /** Never fails the user's action: a feedback event that cannot be stored is dropped. */
   async record(tabId: number, id: string, action: FeedbackAction): Promise<{ ok: true }> {
-    await learning.feedback(tabId, id, action, await this.weights()).catch(() => {});
+    await this.learning.feedback(tabId, id, action, await this.weights()).catch(() => {});
     return { ok: true };
   }
 
   /** Insert all: every card in the package is a use in this situation. */
   async recordTogether(tabId: number, ids: string[], action: FeedbackAction): Promise<{ ok: true }> {
-    await learning.feedbackTogether(tabId, ids, action, await this.weights()).catch(() => {});
+    await this.learning.feedbackTogether(tabId, ids, action, await this.weights()).catch(() => {});
     return { ok: true };
   }
 
   async status(): Promise<LearningReport> {
-    return learning.status(await this.weights());
+    return this.learning.status(await this.weights());
   }
 
   async set(change: { enabled?: boolean; reset?: boolean }): Promise<LearningReport> {
-    const report = await learning.set(change, await this.weights());
+    const report = await this.learning.set(change, await this.weights());
     this.panels.refreshAll();
     return report;
   }
 
   /** The feedback of an imported memory file, checked before the commit; its phrases count only from a trusted file. */
   async importFeedback(block: FeedbackBlock, trusted: boolean): Promise<number> {
-    return learning.importFeedback(block, await this.weights(), { withPhrases: trusted });
+    return this.learning.importFeedback(block, await this.weights(), { withPhrases: trusted });
   }
 
   forgetTab(tabId: number): void {
-    learning.forgetTab(tabId);
+    this.learning.forgetTab(tabId);
   }
 }
