@@ -9,6 +9,7 @@ import { NodeWorkerEngine } from './node-engines';
 import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
 import { useLocalModels } from '../../lib/embed/local-models';
 import { VectorIndex } from '../../lib/embed/vector-index';
+import { floatDenseScores } from './float-vectors';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import { IndexedMemory } from '../../lib/rank/indexed-memory';
@@ -134,14 +135,12 @@ export function vectorHeap(n: number, corpus: SyntheticCorpus) {
   return { quant, float };
 }
 
-/** A view over the same memory with the former float path: float32 vectors in a Map, no `denseScores`. */
+/** A view over the same memory with the former float path: float32 vectors in a Map, every one scored. */
 export function floatView(mem: IndexedMemory, floats: Map<string, Float32Array>): MemoryView {
   return new Proxy(mem, {
     get(target, prop) {
-      if (prop === 'denseScores') return undefined;
+      if (prop === 'denseScores') return (queries: Float32Array[], weights: number[]) => floatDenseScores(floats.entries(), queries, weights);
       if (prop === 'vector') return (id: string) => floats.get(id);
-      if (prop === 'vectorEntries') return () => floats.entries();
-      if (prop === 'contextVector') return () => undefined;
       const v = Reflect.get(target, prop, target);
       return typeof v === 'function' ? v.bind(target) : v;
     },

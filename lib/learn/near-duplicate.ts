@@ -18,7 +18,7 @@ function overlap(a: string, b: string): number {
 /** An item already in memory that a new capture nearly repeats (the best such), so the user can merge them. */
 export function nearDuplicate(item: MemoryItem, memory: MemoryView): { item: MemoryItem; overlap: number } | undefined {
   let best: { item: MemoryItem; overlap: number } | undefined;
-  const hits = memory.lexicalIndex?.search(LexicalIndex.queryTerms(item.text.slice(0, 2000)), 8) ?? [];
+  const hits = memory.lexicalIndex.search(LexicalIndex.queryTerms(item.text.slice(0, 2000)), 8) ?? [];
   for (const { id } of hits) {
     if (id === item.id) continue;
     const other = memory.get(id);

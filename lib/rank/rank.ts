@@ -69,13 +69,9 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
     const it = memory.get(id);
     if (it) hydrated.set(id, it);
   }
-  const flagged = memory.flagged ? memory.flagged() : [...memory.items()].filter((i) => i.pinned || i.kind === 'instruction' || i.sites.length > 0);
-  for (const it of flagged) hydrated.set(it.id, it);
+  for (const it of memory.flagged()) hydrated.set(it.id, it);
   const keys = taskSituationKeys(task);
-  if (keys.length) {
-    const tied = memory.situated ? memory.situated(keys) : memory.items();
-    for (const it of tied) hydrated.set(it.id, it);
-  }
+  if (keys.length) for (const it of memory.situated(keys)) hydrated.set(it.id, it);
 
   const dismissed = new Set(req.dismissed ?? []);
   const used = new Set(req.recentlyUsed ?? []);
@@ -204,7 +200,6 @@ export function rankMemory(req: RankRequest): RankResult {
   const childrenOf = (p: Scored): Scored[] => {
     const out: Scored[] = [];
     const idx = memory.lexicalIndex;
-    if (!idx) return out;
     // The parent is the item whose id names the thread; its children are that thread's next items.
     for (let k = 1; k <= 8; k++) {
       const id = idx.neighbour(p.item.id, k);

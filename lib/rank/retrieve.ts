@@ -1,4 +1,3 @@
-import { cosine } from '../embed/embedder';
 import type { LexicalHit, LexicalSearcher, MemoryView, Weights } from './types';
 import type { QueryPlan } from './query';
 import type { Tuning } from './tuning';
@@ -34,25 +33,10 @@ function clamp01(x: number): number {
 
 /** Cosine of every stored vector with the (weighted) query vectors. */
 function densePass(memory: MemoryView, qvs: Float32Array[], qw: number[], t: Tuning): Map<string, number> {
-  const out = new Map<string, number>();
-  if (!qvs.length) return out;
-  // A store with a quantised vector index scores everything in one typed-array pass and hands back the best few
-  // thousand (items further down sit below cosLow and score 0 anyway). See MemoryView.denseScores.
-  if (memory.denseScores) return memory.denseScores(qvs, qw, Math.max(2000, 10 * t.pool));
-  const wsum = qw.reduce((a, b) => a + b, 0) || 1;
-  const entries: Iterable<[string, Float32Array]> = memory.vectorEntries
-    ? memory.vectorEntries()
-    : [...memory.items()].flatMap((it): [string, Float32Array][] => {
-        const v = memory.vector(it.id);
-        return v ? [[it.id, v]] : [];
-      });
-  for (const [id, v] of entries) {
-    if (v.length !== qvs[0].length) continue;
-    let s = 0;
-    for (let i = 0; i < qvs.length; i++) s += qw[i] * cosine(qvs[i], v);
-    out.set(id, s / wsum);
-  }
-  return out;
+  if (!qvs.length) return new Map();
+  // The store scores everything in one typed-array pass and hands back the best few thousand (items further down
+  // sit below cosLow and score 0 anyway). See MemoryView.denseScores.
+  return memory.denseScores(qvs, qw, Math.max(2000, 10 * t.pool));
 }
 
 /**
@@ -62,19 +46,7 @@ function densePass(memory: MemoryView, qvs: Float32Array[], qw: number[], t: Tun
  */
 function mixContext(memory: MemoryView, dense: Map<string, number>, qvs: Float32Array[], qw: number[], share: number): void {
   if (!qvs.length) return;
-  if (memory.contextScores) {
-    for (const [id, c] of memory.contextScores(dense.keys(), qvs, qw)) dense.set(id, (1 - share) * dense.get(id)! + share * c);
-    return;
-  }
-  if (!memory.contextVector) return;
-  const wsum = qw.reduce((a, b) => a + b, 0) || 1;
-  for (const [id, own] of dense) {
-    const v = memory.contextVector(id);
-    if (!v || v.length !== qvs[0].length) continue;
-    let s = 0;
-    for (let i = 0; i < qvs.length; i++) s += qw[i] * cosine(qvs[i], v);
-    dense.set(id, (1 - share) * own + (share * s) / wsum);
-  }
+  for (const [id, c] of memory.contextScores(dense.keys(), qvs, qw)) dense.set(id, (1 - share) * dense.get(id)! + share * c);
 }
 
 /** Terms of the top documents that the query lacks, weighted by how typical they are of those documents. */
@@ -105,10 +77,10 @@ function feedbackTerms(index: LexicalSearcher, top: string[], query: Map<string,
  * a share of it); any other item scores 0 on both signals. If that leaves fewer than a pool, the best-scored dense
  * items fill it, as before.
  */
-function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: LexicalSearcher | undefined, t: Tuning): Set<string> {
+function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: LexicalSearcher, t: Tuning): Set<string> {
   const ids = new Set<string>();
   const around = (id: string, reach: number) => {
-    if (!index || !index.neighbour(id, 0)) return; // not in a thread
+    if (!index.neighbour(id, 0)) return; // not in a thread
     for (let k = 1; k <= reach; k++) {
       const p = index.neighbour(id, -k);
       const n = index.neighbour(id, k);
@@ -170,29 +142,27 @@ export function retrieve(
   let lexHits: LexicalHit[] = [];
   let ideal = 1;
   let expansion: string[] = [];
-  if (index) {
-    const q = new Map(plan.terms);
-    // Words of the ask that name someone in memory also look for items by or about that person.
-    if (t.personWeight > 0)
-      for (const [term, w] of plan.terms)
-        if (index.hasTerm(PERSON_PREFIX + term)) q.set(PERSON_PREFIX + term, w * t.personWeight);
-    // Two words of the ask side by side in an item: the same thing named, not just the same words.
-    if (t.phraseWeight > 0) for (const ph of plan.phrases) if (index.hasTerm(ph)) q.set(ph, t.phraseWeight);
-    // Dates the ask names look for items dated then.
-    if (t.dateWeight > 0) for (const d of plan.dates) if (index.hasTerm(d)) q.set(d, t.dateWeight);
-    lexHits = index.search(q, t.lexicalLimit);
-    if (t.prfDocs > 0 && t.prfTerms > 0 && lexHits.length >= 2) {
-      // Feedback documents are chosen by both signals, so one noisy channel cannot steer the expansion alone.
-      const topLex = lexHits.slice(0, t.prfDocs).map((h) => h.id);
-      const fb = feedbackTerms(index, topLex, q, t);
-      if (fb.length) {
-        for (const [term, w] of fb) q.set(term, w);
-        expansion = fb.map(([term]) => term);
-        lexHits = index.search(q, t.lexicalLimit);
-      }
+  const q = new Map(plan.terms);
+  // Words of the ask that name someone in memory also look for items by or about that person.
+  if (t.personWeight > 0)
+    for (const [term, w] of plan.terms)
+      if (index.hasTerm(PERSON_PREFIX + term)) q.set(PERSON_PREFIX + term, w * t.personWeight);
+  // Two words of the ask side by side in an item: the same thing named, not just the same words.
+  if (t.phraseWeight > 0) for (const ph of plan.phrases) if (index.hasTerm(ph)) q.set(ph, t.phraseWeight);
+  // Dates the ask names look for items dated then.
+  if (t.dateWeight > 0) for (const d of plan.dates) if (index.hasTerm(d)) q.set(d, t.dateWeight);
+  lexHits = index.search(q, t.lexicalLimit);
+  if (t.prfDocs > 0 && t.prfTerms > 0 && lexHits.length >= 2) {
+    // Feedback documents are chosen by both signals, so one noisy channel cannot steer the expansion alone.
+    const topLex = lexHits.slice(0, t.prfDocs).map((h) => h.id);
+    const fb = feedbackTerms(index, topLex, q, t);
+    if (fb.length) {
+      for (const [term, w] of fb) q.set(term, w);
+      expansion = fb.map(([term]) => term);
+      lexHits = index.search(q, t.lexicalLimit);
     }
-    ideal = index.idealScore(plan.terms) || 1;
   }
+  ideal = index.idealScore(plan.terms) || 1;
   const lex = new Map<string, LexicalHit>();
   for (const h of lexHits) lex.set(h.id, h);
   const expSet = new Set(expansion);
@@ -202,7 +172,7 @@ export function retrieve(
   const lexOf = (id: string | undefined) => (id ? (lex.get(id)?.score ?? 0) : 0);
   const denOf = (id: string | undefined) => (id ? (dense.get(id) ?? 0) : 0);
   // Most items are in no thread: they have no neighbours, and every neighbour term below is 0 for them.
-  const threaded = (id: string) => !!index && (index.inThread ? index.inThread(id) : true);
+  const threaded = (id: string) => index.inThread(id);
   const ws = weights.semantic || 0;
   const wl = weights.lexical || 0;
   // Each candidate's lexical evidence with its thread's, in candidate order (both loops walk `ids` alike).
@@ -212,15 +182,15 @@ export function retrieve(
   for (const id of ids) {
     let v = lexOf(id);
     if (threaded(id)) {
-      const prev = index!.neighbour(id, -1);
-      const next = index!.neighbour(id, 1);
+      const prev = index.neighbour(id, -1);
+      const next = index.neighbour(id, 1);
       // A reply inherits more from a question it answers.
-      const fromPrev = lexOf(prev) * (prev && index!.asks?.(prev) ? 1 + t.replyBoost : 1);
+      const fromPrev = lexOf(prev) * (prev && index.asks(prev) ? 1 + t.replyBoost : 1);
       v += t.neighbourLexical * Math.max(fromPrev, 0.5 * lexOf(next));
       // Further along the thread, the same topic with a decaying share.
       if (t.window2 > 0)
         for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-          v += w * t.neighbourLexical * Math.max(lexOf(index!.neighbour(id, -k)), lexOf(index!.neighbour(id, k)));
+          v += w * t.neighbourLexical * Math.max(lexOf(index.neighbour(id, -k)), lexOf(index.neighbour(id, k)));
     }
     ctxLex[at++] = v;
     if (v > maxLex) maxLex = v;
@@ -230,22 +200,22 @@ export function retrieve(
   const lexScale = Math.max(maxLex, ideal) || 1;
   // An ask that names someone in memory is about them: items neither by nor about them are discounted.
   const named: string[] = [];
-  if (index && t.personFocus > 0)
+  if (t.personFocus > 0)
     for (const term of plan.terms.keys()) if (index.hasTerm(PERSON_PREFIX + term)) named.push(PERSON_PREFIX + term);
   const plainTerm = (m: string) => !expSet.has(m) && !m.startsWith(DATE_PREFIX) && !m.startsWith(PERSON_PREFIX) && !m.includes(' ');
   at = 0;
   for (const id of ids) {
     const inThread = threaded(id);
-    const prev = inThread ? index!.neighbour(id, -1) : undefined;
-    const next = inThread ? index!.neighbour(id, 1) : undefined;
+    const prev = inThread ? index.neighbour(id, -1) : undefined;
+    const next = inThread ? index.neighbour(id, 1) : undefined;
     let lexical = clamp01(ctxLex[at++] / lexScale);
     let nbCos = 0;
     if (inThread) {
-      const prevAsks = !!prev && !!index!.asks?.(prev);
+      const prevAsks = !!prev && !!index.asks(prev);
       nbCos = Math.max(denOf(prev) * (prevAsks ? 1 + t.replyBoostSemantic : 1), denOf(next));
       if (t.window2 > 0 && t.semanticWindow)
         for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-          nbCos = Math.max(nbCos, w * Math.max(denOf(index!.neighbour(id, -k)), denOf(index!.neighbour(id, k))));
+          nbCos = Math.max(nbCos, w * Math.max(denOf(index.neighbour(id, -k)), denOf(index.neighbour(id, k))));
     }
     const cos = (denOf(id) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
     let semantic = dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
@@ -260,7 +230,7 @@ export function retrieve(
     }
     let focus = 1;
     if (named.length) {
-      const has = index!.docHas ? named.some((n) => index!.docHas!(id, n)) : named.some((n) => index!.termsOf(id)?.has(n));
+      const has = named.some((n) => index.docHas(id, n));
       if (!has) focus = 1 - t.personFocus;
     }
     semantic *= focus;
