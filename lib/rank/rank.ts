@@ -5,7 +5,8 @@ import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
-import { appliesBecause, scopeKey, scopeOf, supersessions, taskDestination } from './scope';
+import { appliesBecause, taskDestination } from './scope';
+import { supersededInstructions } from './superseded-instructions';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage, type Destination } from './package';
@@ -92,7 +93,7 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
     if (why) filtered.push({ item, reason: why });
     else passing.push(item);
   }
-  const superseded = supersededHere(passing);
+  const superseded = supersededInstructions(passing, req.supersessions);
   for (const item of passing) {
     const by = superseded.get(item);
     if (by) {
@@ -131,38 +132,9 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
 }
 
 /**
- * The last supersessions found per scope: one memory's rankings meet the same instructions of a scope again and
- * again, and items never change in place (an edit makes a new item), so the same items give the same answer.
+ * The ranker: cards for the panel, the context package, and a trace of every candidate. Pure and synchronous: the
+ * same request gives the same result (a `supersessions` memo in it only saves repeating work).
  */
-const lastSupersessions = new Map<string, { group: MemoryItem[]; found: Map<MemoryItem, MemoryItem> }>();
-const sameItems = (a: MemoryItem[], b: MemoryItem[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-
-/** Instructions that apply here but contradict a newer one for the same scope: the older, and what superseded it. */
-function supersededHere(items: MemoryItem[]): Map<MemoryItem, MemoryItem> {
-  const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
-  const groups = new Map<string, MemoryItem[]>();
-  for (const i of items) {
-    if (i.kind !== 'instruction') continue;
-    const key = scopeKey(scopeOf(i));
-    const g = groups.get(key);
-    if (g) g.push(i);
-    else groups.set(key, [i]);
-  }
-  const out = new Map<MemoryItem, MemoryItem>();
-  for (const [key, g] of groups) {
-    if (g.length < 2) continue;
-    g.sort((a, b) => touched(b) - touched(a));
-    // Bounded for very large memories: the newest 200 of one scope.
-    const newest = g.slice(0, 200);
-    const last = lastSupersessions.get(key);
-    const found = last && sameItems(last.group, newest) ? last.found : supersessions(newest);
-    lastSupersessions.set(key, { group: newest, found });
-    for (const [older, newer] of found) out.set(older, newer);
-  }
-  return out;
-}
-
-/** The ranker: cards for the panel, the context package, and a trace of every candidate. Pure and synchronous. */
 export function rankMemory(req: RankRequest): RankResult {
   const t0 = now();
   const { settings, memory } = req;

@@ -5,6 +5,7 @@ import { rankMemory } from '../rank/rank';
 import { taskQueryTexts } from '../rank/query';
 import type { RankSettings, TaskReading } from '../rank/types';
 import type { QueryVectorCache } from './query-vectors';
+import type { SupersessionMemo } from '../rank/superseded-instructions';
 import { learning } from '../learn/learning';
 
 export interface RankInputs {
@@ -15,6 +16,7 @@ export interface RankInputs {
   settings: RankSettings;
   embedder: Embedder | null;
   queries: QueryVectorCache;
+  supersessions: SupersessionMemo;
   model: ModelStatus;
   recentlyUsed: string[];
   dismissed: string[];
@@ -70,6 +72,7 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
     queryVectors,
     recentlyUsed: inp.recentlyUsed,
     dismissed: inp.dismissed,
+    supersessions: inp.supersessions,
     learned: await learning.active(),
     now: inp.now ?? Date.now(),
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createItem } from '../../lib/memory/normalize';
 import { arrayMemoryView } from '../../lib/rank/indexed-memory';
 import { rankMemory } from '../../lib/rank/rank';
-import { supersessions } from '../../lib/rank/scope';
+import { SupersessionMemo, supersessions } from '../../lib/rank/superseded-instructions';
 import type { MemoryItem } from '../../lib/memory/types';
 import { rng } from '../../bench/perf-lib/synthetic';
 import type { TaskReading } from '../../lib/rank/types';
@@ -80,5 +80,34 @@ describe('finding superseded instructions through shared terms', () => {
       expect(pairs(supersessions(g))).toEqual(pairs(want));
     }
     expect(found).toBeGreaterThan(100); // the vocabulary is small enough that many pairs contradict
+  });
+});
+
+describe('rankings that keep the supersessions they found', () => {
+  const spelling = { ...task, field: { text: 'Spelling for the client reports', kind: 'contenteditable' as const } };
+  const british = createItem({ id: 'british', text: 'Use British spelling in client reports', kind: 'instruction', createdAt: NOW - 100 * DAY }, NOW);
+  const american = createItem({ id: 'american', text: 'Use American spelling in client reports', kind: 'instruction', createdAt: NOW - 2 * DAY }, NOW);
+  const canadian = createItem({ id: 'canadian', text: 'Use Canadian spelling in client reports', kind: 'instruction', createdAt: NOW - DAY }, NOW);
+  const supersededIds = (r: ReturnType<typeof rankMemory>) => r.trace.filter((e) => /^Superseded by/.test(e.reason)).map((e) => e.id).sort();
+
+  it('see a newer contradicting instruction saved between two rankings', () => {
+    const supersessions = new SupersessionMemo();
+    const rank = (items: MemoryItem[]) => rankMemory({ task: spelling, memory: arrayMemoryView(items, new Map()), settings: DEFAULT_SETTINGS, supersessions, now: NOW });
+    expect(supersededIds(rank([british, american]))).toEqual(['british']);
+    expect(supersededIds(rank([british, american]))).toEqual(['british']);
+    const after = rank([british, american, canadian]);
+    expect(supersededIds(after)).toEqual(['american', 'british']);
+    expect(after.cards.map((c) => c.item.id)).toEqual(['canadian']);
+    expect(supersededIds(rank([british, american]))).toEqual(['british']);
+  });
+
+  it('rank exactly as rankings without them', () => {
+    const supersessions = new SupersessionMemo();
+    for (const items of [[british, american], [british, american, canadian], [american, canadian], [british, american, canadian]]) {
+      const memory = arrayMemoryView(items, new Map());
+      const kept = rankMemory({ task: spelling, memory, settings: DEFAULT_SETTINGS, supersessions, now: NOW });
+      const fresh = rankMemory({ task: spelling, memory, settings: DEFAULT_SETTINGS, now: NOW });
+      expect({ cards: kept.cards, trace: kept.trace }).toEqual({ cards: fresh.cards, trace: fresh.trace });
+    }
   });
 });
