@@ -14,7 +14,7 @@ import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import { IndexedMemory } from '../../lib/rank/indexed-memory';
 import { rankMemory } from '../../lib/rank/rank';
-import { SupersessionMemo } from '../../lib/rank/superseded-instructions';
+import { OverrideMemo } from '../../lib/rank/overridden-instructions';
 import { taskQueryTexts } from '../../lib/rank/query';
 import type { MemoryView, TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
@@ -154,7 +154,7 @@ export function rankTimes(view: MemoryView, corpus: SyntheticCorpus, now: number
   const times: number[] = [];
   let cards = 0;
   // Held across the rankings as the service's tab ranker holds it.
-  const supersessions = new SupersessionMemo();
+  const overrides = new OverrideMemo();
   for (let q = 0; q < queries + 3; q++) {
     const topic = Math.floor(r() * corpus.topics.length);
     const task: TaskReading = {
@@ -169,7 +169,7 @@ export function rankTimes(view: MemoryView, corpus: SyntheticCorpus, now: number
     };
     const queryVectors = taskQueryTexts(task).map(() => corpus.vector(topic, r, 0.8));
     const t0 = performance.now();
-    const res = rankMemory({ task, memory: view, settings: DEFAULT_SETTINGS, queryVectors, supersessions, now });
+    const res = rankMemory({ task, memory: view, settings: DEFAULT_SETTINGS, queryVectors, overrides, now });
     const dt = performance.now() - t0;
     if (q >= 3) times.push(dt); // the first few warm the JIT
     cards += res.cards.length;

@@ -1,18 +1,18 @@
 import type { MemoryItem } from '../memory/types';
-import { cosine } from '../embed/embedder';
 import type { RankRequest, RankResult, RankedCard, TraceEntry, TaskReading } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
 import { appliesBecause, taskDestination } from './scope';
-import { supersededInstructions } from './superseded-instructions';
+import { overriddenInstructions } from './overridden-instructions';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage, type Destination } from './package';
 import { explainScore, scoreSummary } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from './tokenize';
+import { likeness } from './likeness';
 import { TUNING, type Tuning } from './tuning';
 import { learnedReason, learnedWeightsFor } from '../learn/learner';
 import { WEIGHT_NAMES, type FactorScores, type Weights } from './types';
@@ -93,9 +93,9 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
     if (why) filtered.push({ item, reason: why });
     else passing.push(item);
   }
-  const superseded = supersededInstructions(passing, req.supersessions);
+  const overridden = overriddenInstructions(passing, req.overrides);
   for (const item of passing) {
-    const by = superseded.get(item);
+    const by = overridden.get(item);
     if (by) {
       filtered.push({ item, reason: `Superseded by “${by.title || by.text.slice(0, 60)}” (newer, for the same scope)` });
       continue;
@@ -133,7 +133,7 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
 
 /**
  * The ranker: cards for the panel, the context package, and a trace of every candidate. Pure and synchronous: the
- * same request gives the same result (a `supersessions` memo in it only saves repeating work).
+ * same request gives the same result (an `overrides` memo in it only saves repeating work).
  */
 export function rankMemory(req: RankRequest): RankResult {
   const t0 = now();
@@ -148,11 +148,6 @@ export function rankMemory(req: RankRequest): RankResult {
     if (!vectors.has(id)) vectors.set(id, memory.vector(id));
     return vectors.get(id);
   };
-  const vecSim = (a: Scored, b: Scored): number | undefined => {
-    const va = vectorOf(a.item.id);
-    const vb = vectorOf(b.item.id);
-    return va && vb && va.length === vb.length ? Math.max(0, cosine(va, vb)) : undefined;
-  };
   const termSets = new Map<string, Set<string>>();
   const termSet = (s: Scored) => {
     let set = termSets.get(s.item.id);
@@ -160,14 +155,8 @@ export function rankMemory(req: RankRequest): RankResult {
     return set;
   };
   const sim = (a: Scored, b: Scored): number => {
-    const v = vecSim(a, b);
-    if (v !== undefined) return v;
-    const A = termSet(a);
-    const B = termSet(b);
-    let inter = 0;
-    for (const x of A) if (B.has(x)) inter++;
-    const union = A.size + B.size - inter;
-    return union ? inter / union : 0;
+    const l = likeness(vectorOf(a.item.id), vectorOf(b.item.id), () => [termSet(a), termSet(b)]);
+    return l.by === 'meaning' ? Math.max(0, l.value) : l.value;
   };
   const childrenOf = (p: Scored): Scored[] => {
     const out: Scored[] = [];

@@ -1,6 +1,6 @@
 import type { MemoryItem, MemoryKind } from '../memory/types';
 import type { LearnedWeights } from '../learn/types';
-import type { SupersessionMemo } from './superseded-instructions';
+import type { OverrideMemo } from './overridden-instructions';
 
 /** The names of the scoring factors; each factor is in [0, 1] and the options page weights it. */
 export const WEIGHT_NAMES = ['semantic', 'lexical', 'recency', 'priority', 'continuity', 'situation'] as const;
@@ -170,7 +170,7 @@ export interface RankRequest {
   dismissed?: string[];
   /** What learning from the user's feedback changed in the weights (lib/learn); absent when off or not yet learned. */
   learned?: LearnedWeights;
-  /** Supersessions found in earlier rankings of this memory, kept by a caller that ranks it again and again. */
-  supersessions?: SupersessionMemo;
+  /** Overrides found in earlier rankings of this memory, kept by a caller that ranks it again and again. */
+  overrides?: OverrideMemo;
   now: number;
 }

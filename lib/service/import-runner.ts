@@ -1,8 +1,7 @@
 import { ImportFileError, type ImportBatch, type ImportFile, type ImportOffer, type ReadOptions, type ReadProgress } from '../import/types';
 import type { ImportJob, ImportJobs } from '../memory/import-jobs';
+import type { ImportCounts } from '../memory/import-plan';
 import type { MemoryInput } from '../memory/types';
-
-export type ImportCounts = { added: number; updated: number; unchanged: number };
 
 /** What the runner needs from the rest of the worker; tests hand it the real store and job table on fake-indexeddb. */
 export interface ImportRunnerDeps {

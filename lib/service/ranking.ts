@@ -5,7 +5,7 @@ import { rankMemory } from '../rank/rank';
 import { taskQueryTexts } from '../rank/query';
 import type { RankSettings, TaskReading } from '../rank/types';
 import type { QueryVectorCache } from './query-vectors';
-import type { SupersessionMemo } from '../rank/superseded-instructions';
+import type { OverrideMemo } from '../rank/overridden-instructions';
 import { learning } from '../learn/learning';
 
 export interface RankInputs {
@@ -16,7 +16,7 @@ export interface RankInputs {
   settings: RankSettings;
   embedder: Embedder | null;
   queries: QueryVectorCache;
-  supersessions: SupersessionMemo;
+  overrides: OverrideMemo;
   model: ModelStatus;
   recentlyUsed: string[];
   dismissed: string[];
@@ -72,7 +72,7 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
     queryVectors,
     recentlyUsed: inp.recentlyUsed,
     dismissed: inp.dismissed,
-    supersessions: inp.supersessions,
+    overrides: inp.overrides,
     learned: await learning.active(),
     now: inp.now ?? Date.now(),
   });

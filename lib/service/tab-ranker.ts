@@ -3,7 +3,7 @@ import type { PanelState, PreviewCard } from '../messaging/protocol';
 import { buildPackage } from '../rank/package';
 import { destinationOf } from '../rank/rank';
 import { personKeys } from '../rank/situation';
-import { SupersessionMemo } from '../rank/superseded-instructions';
+import { OverrideMemo } from '../rank/overridden-instructions';
 import type { RankSettings, TaskReading } from '../rank/types';
 import { normalizeRankSettings, siteListed } from '../settings/settings';
 import type { ContentRegistration } from './content-registration';
@@ -19,7 +19,7 @@ import type { TabTasks } from './tab-tasks';
 /** Ranking for a tab as the panel shows it, the package of chosen cards, and the options page's preview. */
 export class TabRanker implements PanelRanker {
   private queries = new QueryVectorCache();
-  private supersessions = new SupersessionMemo();
+  private overrides = new OverrideMemo();
 
   constructor(
     private readonly store: MemoryStore,
@@ -94,7 +94,7 @@ export class TabRanker implements PanelRanker {
 
   private rankTask(tabId: number, task: TaskReading | undefined, search: string | undefined, settings: RankSettings, embedder: Awaited<ReturnType<ModelHolder['get']>>, seq: number) {
     return rankForTab({
-      tabId, task, search, store: this.store, settings, embedder, queries: this.queries, supersessions: this.supersessions, model: this.model.status,
+      tabId, task, search, store: this.store, settings, embedder, queries: this.queries, overrides: this.overrides, model: this.model.status,
       recentlyUsed: tabId < 0 ? [] : this.tasks.usedIn(tabId), dismissed: tabId < 0 ? [] : this.tasks.dismissedIn(tabId), seq,
     });
   }

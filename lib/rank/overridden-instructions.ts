@@ -3,8 +3,9 @@ import { scopeKey, scopeOf } from './scope';
 import { terms } from './tokenize';
 
 /**
- * Superseded instructions: of two instructions for the same scope that contradict each other, the newer is used and
- * the older is filtered out, with what superseded it.
+ * Overridden instructions: of two instructions for the same scope that contradict each other, the newer is used and
+ * the older is filtered out, with what overrode it (the trace says "Superseded by"). Not to be confused with a
+ * decision superseded by a newer one on the same subject (supersede.ts), which is still shown, just lower.
  */
 
 const POLARITY = /\b(never|don't|dont|do not|avoid|no longer|stop|not)\b/i;
@@ -43,7 +44,7 @@ function negative(item: MemoryItem): boolean {
  * that newer one. Pairs are found through the directive terms they share (two at least), so a ranking over many
  * instructions of one scope does not compare every pair.
  */
-export function supersessions(newestFirst: MemoryItem[]): Map<MemoryItem, MemoryItem> {
+export function overrides(newestFirst: MemoryItem[]): Map<MemoryItem, MemoryItem> {
   const g = newestFirst.filter((i) => i.kind === 'instruction');
   const postings = new Map<string, number[]>();
   g.forEach((item, k) => {
@@ -71,17 +72,17 @@ export function supersessions(newestFirst: MemoryItem[]): Map<MemoryItem, Memory
 }
 
 /**
- * The supersessions last found per scope, for a caller that ranks one memory again and again (the service's tab
+ * The overrides last found per scope, for a caller that ranks one memory again and again (the service's tab
  * ranker): its rankings meet the same instructions of a scope each time, and items never change in place (an edit
  * makes a new item), so the same items give the same answer.
  */
-export class SupersessionMemo {
+export class OverrideMemo {
   private readonly last = new Map<string, { group: MemoryItem[]; found: Map<MemoryItem, MemoryItem> }>();
 
-  /** `supersessions(newestFirst)`, remembered for the scope `key`. */
+  /** `overrides(newestFirst)`, remembered for the scope `key`. */
   find(key: string, newestFirst: MemoryItem[]): Map<MemoryItem, MemoryItem> {
     const last = this.last.get(key);
-    const found = last && sameItems(last.group, newestFirst) ? last.found : supersessions(newestFirst);
+    const found = last && sameItems(last.group, newestFirst) ? last.found : overrides(newestFirst);
     this.last.set(key, { group: newestFirst, found });
     return found;
   }
@@ -90,10 +91,10 @@ export class SupersessionMemo {
 const sameItems = (a: MemoryItem[], b: MemoryItem[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
- * Instructions among `items` that contradict a newer one for the same scope: the older, and what superseded it.
+ * Instructions among `items` that contradict a newer one for the same scope: the older, and what overrode it.
  * With a memo, scopes whose instructions are unchanged since its last call are not compared again.
  */
-export function supersededInstructions(items: MemoryItem[], memo?: SupersessionMemo): Map<MemoryItem, MemoryItem> {
+export function overriddenInstructions(items: MemoryItem[], memo?: OverrideMemo): Map<MemoryItem, MemoryItem> {
   const groups = new Map<string, MemoryItem[]>();
   for (const i of items) {
     if (i.kind !== 'instruction') continue;
@@ -108,7 +109,7 @@ export function supersededInstructions(items: MemoryItem[], memo?: SupersessionM
     g.sort((a, b) => touched(b) - touched(a));
     // Bounded for very large memories: the newest 200 of one scope.
     const newest = g.slice(0, 200);
-    const found = memo ? memo.find(key, newest) : supersessions(newest);
+    const found = memo ? memo.find(key, newest) : overrides(newest);
     for (const [older, newer] of found) out.set(older, newer);
   }
   return out;
