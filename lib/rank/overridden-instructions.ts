@@ -1,4 +1,5 @@
 import type { MemoryItem } from '../memory/types';
+import { lastChanged } from '../memory/last-changed';
 import { scopeKey, scopeOf } from './scope';
 import { terms } from './tokenize';
 
@@ -106,7 +107,7 @@ export function overriddenInstructions(items: MemoryItem[], memo?: OverrideMemo)
   const out = new Map<MemoryItem, MemoryItem>();
   for (const [key, g] of groups) {
     if (g.length < 2) continue;
-    g.sort((a, b) => touched(b) - touched(a));
+    g.sort((a, b) => lastChanged(b) - lastChanged(a));
     // Bounded for very large memories: the newest 200 of one scope.
     const newest = g.slice(0, 200);
     const found = memo ? memo.find(key, newest) : overrides(newest);
@@ -115,4 +116,3 @@ export function overriddenInstructions(items: MemoryItem[], memo?: OverrideMemo)
   return out;
 }
 
-const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);

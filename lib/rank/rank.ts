@@ -1,4 +1,5 @@
 import type { MemoryItem } from '../memory/types';
+import { lastChanged } from '../memory/last-changed';
 import type { RankRequest, RankResult, RankedCard, TraceEntry, TaskReading } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
@@ -108,12 +109,11 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
 
   const pinned = ranked.filter((s) => s.item.pinned);
-  const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
   // In-scope instructions newest first; each entry holds its item and, once scored, its score (no type test per look).
   const instr: { item: MemoryItem; s?: Scored }[] = [];
   for (const s of ranked) if (!s.item.pinned && isListedInstruction(s.item)) instr.push({ item: s.item, s });
   for (const item of laterInstructions) instr.push({ item });
-  instr.sort((a, b) => touched(b.item) - touched(a.item));
+  instr.sort((a, b) => lastChanged(b.item) - lastChanged(a.item));
   const leftOut = new Map<number, Omit<Decision, 's' | 'included'>>();
   const instructions: LazyScoredList = {
     length: instr.length,

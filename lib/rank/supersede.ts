@@ -1,4 +1,5 @@
 import type { MemoryItem } from '../memory/types';
+import { lastChanged } from '../memory/last-changed';
 import type { Scored } from './score';
 import { terms } from './tokenize';
 import { likeness } from './likeness';
@@ -22,7 +23,6 @@ export function isDecision(item: MemoryItem): boolean {
   return v;
 }
 
-const touched = (i: MemoryItem) => Math.max(i.createdAt || 0, i.updatedAt || 0);
 
 /**
  * Marks each decision that a newer decision on the same subject supersedes, and ranks it just below that one: the
@@ -42,12 +42,12 @@ export function markSuperseded(ranked: Scored[], memory: MemoryView): void {
     return l.value >= (l.by === 'meaning' ? SAME_SUBJECT_COS : SAME_SUBJECT_WORDS);
   };
   // Newest first, so each older decision is marked by the newest one that covers it.
-  const byAge = [...decisions].sort((a, b) => touched(b.item) - touched(a.item));
+  const byAge = [...decisions].sort((a, b) => lastChanged(b.item) - lastChanged(a.item));
   for (let i = 0; i < byAge.length; i++) {
     const newer = byAge[i];
     for (let j = i + 1; j < byAge.length; j++) {
       const older = byAge[j];
-      if (older.supersededBy || touched(older.item) >= touched(newer.item) || !same(newer, older)) continue;
+      if (older.supersededBy || lastChanged(older.item) >= lastChanged(newer.item) || !same(newer, older)) continue;
       older.supersededBy = newer.item;
       if (older.score >= newer.score) older.score = Math.max(0, newer.score - 0.001);
     }
