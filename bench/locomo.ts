@@ -31,6 +31,7 @@ import { taskQueryTexts } from '../lib/rank/query';
 import type { RankRequest } from '../lib/rank/types';
 import { rankForTab } from '../lib/service/ranking';
 import { QueryVectorCache } from '../lib/service/query-vectors';
+import { OverrideMemo } from '../lib/rank/overridden-instructions';
 import { Tally, type MethodStats } from './lib/metrics';
 import { openBenchCache, prepare, type PreparedConversation } from './lib/prepare';
 import { cachedEmbedder, importedMemory } from './lib/product';
@@ -92,6 +93,7 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
     process.stderr.write(`\r  importing ${p.conv.id} through the store   `);
     const store = await importedMemory(p.conv, embedder, indexEmbedder);
     const queryCache = new QueryVectorCache();
+    const overrides = new OverrideMemo();
     // Baselines index "[date] Speaker: text" (plus the caption) in a plain BM25 index, as the reference figures do.
     const plain = new LexicalIndex();
     for (const it of p.conv.items) plain.add(it.id, `${it.title} ${it.people.join(' ')}: ${it.text} ${it.aux ?? ''}`);
@@ -143,7 +145,7 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
       // backstory-cards: the panel's cards, from the function the service calls.
       t0 = performance.now();
       const state = await rankForTab({
-        tabId: 1, task: q.task, store, settings: DEFAULT_SETTINGS, embedder, queries: queryCache, model: { state: 'ready', backend: embedder.backend },
+        tabId: 1, task: q.task, store, settings: DEFAULT_SETTINGS, embedder, queries: queryCache, overrides, model: { state: 'ready', backend: embedder.backend },
         recentlyUsed: [], dismissed: [], learning: NO_LEARNING, seq: 0, now: p.conv.now,
       });
       tallies['backstory-cards'].add(state.cards.map((c) => c.item.id), q.relevant, ms(t0));
@@ -153,7 +155,7 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
         // The panel's search at the browser's clock, ranked by the same function in Node.
         t0 = performance.now();
         const today = await rankForTab({
-          tabId: 1, task: undefined, search: q.question, store, settings: DEFAULT_SETTINGS, embedder, queries: queryCache, model: { state: 'ready', backend: embedder.backend },
+          tabId: 1, task: undefined, search: q.question, store, settings: DEFAULT_SETTINGS, embedder, queries: queryCache, overrides, model: { state: 'ready', backend: embedder.backend },
           recentlyUsed: [], dismissed: [], learning: NO_LEARNING, seq: 0, now: Date.now(),
         });
         tallies['backstory-cards-today'].add(today.cards.map((c) => c.item.id), q.relevant, ms(t0));

@@ -9,10 +9,12 @@ import { NodeWorkerEngine } from './node-engines';
 import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
 import { useLocalModels } from '../../lib/embed/local-models';
 import { VectorIndex } from '../../lib/embed/vector-index';
+import { floatDenseScores } from './float-vectors';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import { IndexedMemory } from '../../lib/rank/indexed-memory';
 import { rankMemory } from '../../lib/rank/rank';
+import { OverrideMemo } from '../../lib/rank/overridden-instructions';
 import { taskQueryTexts } from '../../lib/rank/query';
 import type { MemoryView, TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
@@ -134,14 +136,12 @@ export function vectorHeap(n: number, corpus: SyntheticCorpus) {
   return { quant, float };
 }
 
-/** A view over the same memory with the former float path: float32 vectors in a Map, no `denseScores`. */
+/** A view over the same memory with the former float path: float32 vectors in a Map, every one scored. */
 export function floatView(mem: IndexedMemory, floats: Map<string, Float32Array>): MemoryView {
   return new Proxy(mem, {
     get(target, prop) {
-      if (prop === 'denseScores') return undefined;
+      if (prop === 'denseScores') return (queries: Float32Array[], weights: number[]) => floatDenseScores(floats.entries(), queries, weights);
       if (prop === 'vector') return (id: string) => floats.get(id);
-      if (prop === 'vectorEntries') return () => floats.entries();
-      if (prop === 'contextVector') return () => undefined;
       const v = Reflect.get(target, prop, target);
       return typeof v === 'function' ? v.bind(target) : v;
     },
@@ -153,6 +153,8 @@ export function rankTimes(view: MemoryView, corpus: SyntheticCorpus, now: number
   const r = rng(seed);
   const times: number[] = [];
   let cards = 0;
+  // Held across the rankings as the service's tab ranker holds it.
+  const overrides = new OverrideMemo();
   for (let q = 0; q < queries + 3; q++) {
     const topic = Math.floor(r() * corpus.topics.length);
     const task: TaskReading = {
@@ -168,7 +170,7 @@ export function rankTimes(view: MemoryView, corpus: SyntheticCorpus, now: number
     };
     const queryVectors = taskQueryTexts(task).map(() => corpus.vector(topic, r, 0.8));
     const t0 = performance.now();
-    const res = rankMemory({ task, memory: view, settings: DEFAULT_SETTINGS, queryVectors, now });
+    const res = rankMemory({ task, memory: view, settings: DEFAULT_SETTINGS, queryVectors, overrides, now });
     const dt = performance.now() - t0;
     if (q >= 3) times.push(dt); // the first few warm the JIT
     cards += res.cards.length;

@@ -1,24 +1,20 @@
 import type { MemoryItem, MemoryPatch } from '../memory/types';
 import { LexicalIndex } from '../rank/lexical-index';
 import { terms } from '../rank/tokenize';
+import { wordOverlap } from '../rank/likeness';
 import type { MemoryView } from '../rank/types';
 
 /** Share of words two texts have in common (of all the words either has) above which they say the same thing. */
 const SAME = 0.7;
 
 function overlap(a: string, b: string): number {
-  const A = new Set(terms(a));
-  const B = new Set(terms(b));
-  let inter = 0;
-  for (const x of A) if (B.has(x)) inter++;
-  const union = A.size + B.size - inter;
-  return union ? inter / union : 0;
+  return wordOverlap(new Set(terms(a)), new Set(terms(b)));
 }
 
 /** An item already in memory that a new capture nearly repeats (the best such), so the user can merge them. */
 export function nearDuplicate(item: MemoryItem, memory: MemoryView): { item: MemoryItem; overlap: number } | undefined {
   let best: { item: MemoryItem; overlap: number } | undefined;
-  const hits = memory.lexicalIndex?.search(LexicalIndex.queryTerms(item.text.slice(0, 2000)), 8) ?? [];
+  const hits = memory.lexicalIndex.search(LexicalIndex.queryTerms(item.text.slice(0, 2000)), 8) ?? [];
   for (const { id } of hits) {
     if (id === item.id) continue;
     const other = memory.get(id);

@@ -15,10 +15,17 @@ export function itemsWithWords(index: LexicalIndex, text: string): Set<string> |
     const exact = terms(w);
     const prefix = typing && i === ws.length - 1 && w.length >= 2 ? w : '';
     if (!exact.length && !prefix) continue; // a stop word: the index does not keep it
-    const ids = index.idsWithTerms(exact, prefix);
+    const ids = itemsHoldingAny(index, prefix ? new Set([...exact, ...index.termsStartingWith(prefix)]) : exact);
     out = out ? intersect(out, ids) : ids;
     if (!out.size) break;
   }
+  return out;
+}
+
+/** Ids of the items holding any of `terms`, from the index's postings alone. */
+function itemsHoldingAny(index: LexicalIndex, terms: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const t of terms) for (const id of index.holders(t)) out.add(id);
   return out;
 }
 

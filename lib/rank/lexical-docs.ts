@@ -1,36 +1,19 @@
 import type { MemoryItem } from '../memory/types';
 import { searchText } from './item-text';
-import type { PackedLexicon } from './lexical-pack';
+import { grown, MAX_TF, type Posting } from './posting';
 import { terms as toTerms, hasTimeExpression, itemDateTerms, TIME_TERM, PERSON_PREFIX } from './tokenize';
-
-/** Doc slots holding a term, in slot order, with the term's count in each; grows by doubling. */
-export interface Posting {
-  doc: Int32Array;
-  tf: Uint16Array;
-  n: number;
-}
-
-export const MAX_TF = 65535;
-
-export function grown<T extends Uint32Array | Uint16Array | Uint8Array | Int32Array | Float64Array>(a: T, need: number): T {
-  if (need <= a.length) return a;
-  let cap = Math.max(16, a.length * 2);
-  while (cap < need) cap *= 2;
-  const b = new (a.constructor as new (n: number) => T)(cap);
-  b.set(a);
-  return b;
-}
 
 /**
  * The documents of a BM25 index, held in typed arrays: what each item contributes (its terms and counts, its length,
- * its thread, its body's term sequence) and the postings of each term, kept up to date on every change, and written
- * out or loaded back in one piece for the store's pack. LexicalIndex scores queries over them.
+ * its thread, its body's term sequence) and the postings of each term, kept up to date on every change. LexicalIndex
+ * scores queries over them.
  *
  * Layout (what keeps 100k items in tens of MB rather than GB): each item gets a slot; its distinct term ids and
  * counts sit in one shared pool (the forward index), its body's term sequence in another, and each term's postings
  * are a pair of typed arrays of slots and counts. Phrases have no postings at all: a query's phrase is counted from
  * the sequences of the items holding its rarer word. A removed or re-indexed item leaves a dead slot behind, skipped
- * by queries and reclaimed when dead slots pile up.
+ * by queries and reclaimed when dead slots pile up. Writing them out for the store's pack and loading them back is
+ * `PackableLexicalDocs` (lexical-docs-pack.ts).
  */
 export class LexicalDocs {
   protected totalLen = 0;
@@ -231,140 +214,20 @@ export class LexicalDocs {
     this.phraseCache.clear();
   }
 
-  /**
-   * The documents of `ids` (in that order) as flat arrays, for persisting the index: the tokenising, stemming and
-   * phrase work is done once and a later start only re-inserts the counts (IndexedDB stays the truth; the store
-   * checks each item against a fingerprint before it uses its entry). Ids not indexed get an empty entry.
-   */
-  exportDocs(ids: string[]): PackedLexicon {
-    // Terms sorted (code-unit order, the native sort's), so the pack reads the same whatever order items came in.
-    const used = new Uint8Array(this.termStr.length);
-    let total = 0;
-    let seqTotal = 0;
-    for (const id of ids) {
-      const s = this.slotOf.get(id);
-      if (s === undefined) continue;
-      total += this.fCount[s];
-      seqTotal += this.sCount[s];
-      for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) used[this.fTerm[k]] = 1;
-      for (let k = this.sStart[s], e = k + this.sCount[s]; k < e; k++) used[this.seqPool[k]] = 1;
+  /** Ids of the items holding `term`. Walks its postings only, no item is read. */
+  *holders(term: string): Iterable<string> {
+    const k = this.termId.get(term);
+    const p = k !== undefined && this.df[k] > 0 ? this.postings[k] : undefined;
+    for (let j = 0; p && j < p.n; j++) {
+      const id = this.ids[p.doc[j]];
+      if (id !== undefined) yield id;
     }
-    const terms: string[] = [];
-    for (let t = 0; t < used.length; t++) if (used[t]) terms.push(this.termStr[t]);
-    terms.sort();
-    const remap = new Uint32Array(this.termStr.length);
-    terms.forEach((t, i) => (remap[this.termId.get(t)!] = i));
-    const start = new Uint32Array(ids.length + 1);
-    const term = new Uint32Array(total);
-    const tf = new Uint16Array(total);
-    const len = new Uint32Array(ids.length);
-    const asks = new Uint8Array(ids.length);
-    const seqStart = new Uint32Array(ids.length + 1);
-    const seq = new Uint32Array(seqTotal);
-    const threads: ({ id: string; seq: number } | null)[] = [];
-    let k = 0;
-    let q = 0;
-    ids.forEach((id, i) => {
-      start[i] = k;
-      seqStart[i] = q;
-      const s = this.slotOf.get(id);
-      threads.push(s === undefined ? null : (this.threadOf[s] ?? null));
-      if (s === undefined) return;
-      len[i] = this.lens[s];
-      asks[i] = this.asked[s];
-      for (let j = this.fStart[s], e = j + this.fCount[s]; j < e; j++) {
-        term[k] = remap[this.fTerm[j]];
-        tf[k++] = this.fTf[j];
-      }
-      for (let j = this.sStart[s], e = j + this.sCount[s]; j < e; j++) seq[q++] = remap[this.seqPool[j]];
-    });
-    start[ids.length] = k;
-    seqStart[ids.length] = q;
-    // One string instead of hundreds of thousands: IndexedDB clones it in one piece.
-    return { terms: terms.join('\u0000'), start, term, tf, len, asks, threads, seqStart, seq };
   }
 
-  /** Indexes entry `i` of an `exportDocs` result under `id` (`terms` split once by the caller: `packedTerms`). */
-  addPacked(id: string, p: PackedLexicon, terms: string[], i: number): void {
-    const tf = new Map<number, number>();
-    for (let k = p.start[i]; k < p.start[i + 1]; k++) tf.set(this.intern(terms[p.term[k]]), p.tf[k]);
-    const seq: number[] = [];
-    for (let k = p.seqStart[i]; k < p.seqStart[i + 1]; k++) seq.push(this.intern(terms[p.seq[k]]));
-    this.insert(id, p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined, tf, seq);
-  }
-
-  /**
-   * Loads entries `entries` (indexes into `p`, ids in `ids`) of a persisted `exportDocs` result as they are: the
-   * pack's term numbers become the index's own, and each term's postings are allocated once at their final size.
-   * Results are the same as `addItem` for each entry. Call on an empty index, before anything else is added.
-   */
-  loadPacked(p: PackedLexicon, terms: string[], entries: number[], ids: string[]): void {
-    if (this.ids.length || this.termStr.length) throw new Error('loadPacked needs an empty index');
-    const T = terms.length;
-    this.termStr = terms.slice();
-    this.termId = new Map();
-    for (let t = 0; t < T; t++) this.termId.set(terms[t], t);
-    this.df = new Int32Array(T);
-    let total = 0;
-    let seqTotal = 0;
-    for (const i of entries) {
-      total += p.start[i + 1] - p.start[i];
-      seqTotal += p.seqStart[i + 1] - p.seqStart[i];
-      for (let k = p.start[i]; k < p.start[i + 1]; k++) this.df[p.term[k]]++;
-    }
-    for (let t = 0; t < T; t++) {
-      const n = this.df[t];
-      if (n) this.postings[t] = { doc: new Int32Array(n), tf: new Uint16Array(n), n: 0 };
-    }
-    this.fTerm = new Uint32Array(total);
-    this.fTf = new Uint16Array(total);
-    this.seqPool = new Uint32Array(seqTotal);
-    const n = entries.length;
-    this.lens = new Uint32Array(n);
-    this.asked = new Uint8Array(n);
-    this.fStart = new Uint32Array(n);
-    this.fCount = new Uint32Array(n);
-    this.sStart = new Uint32Array(n);
-    this.sCount = new Uint32Array(n);
-    this.acc = new Float64Array(n);
-    entries.forEach((i, d) => {
-      const slot = this.newSlot(ids[d], p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined);
-      this.fStart[slot] = this.fTop;
-      this.fCount[slot] = p.start[i + 1] - p.start[i];
-      for (let k = p.start[i]; k < p.start[i + 1]; k++) {
-        const t = p.term[k];
-        const post = this.postings[t]!;
-        this.fTerm[this.fTop] = t;
-        this.fTf[this.fTop++] = p.tf[k];
-        post.doc[post.n] = slot;
-        post.tf[post.n++] = p.tf[k];
-      }
-      this.sStart[slot] = this.sTop;
-      this.sCount[slot] = p.seqStart[i + 1] - p.seqStart[i];
-      this.seqPool.set(p.seq.subarray(p.seqStart[i], p.seqStart[i + 1]), this.sTop);
-      this.sTop += this.sCount[slot];
-    });
-  }
-
-  /**
-   * Ids of the items holding any of `terms` or, with `prefix`, any term starting with it: the memory browser's word
-   * filter (each word typed must match; the last may be half typed). Walks postings only, no item is read.
-   */
-  idsWithTerms(terms: string[], prefix = ''): Set<string> {
-    const want = new Set<number>();
-    for (const t of terms) {
-      const k = this.termId.get(t);
-      if (k !== undefined) want.add(k);
-    }
-    if (prefix) for (let k = 0; k < this.termStr.length; k++) if (this.df[k] > 0 && this.termStr[k].startsWith(prefix)) want.add(k);
-    const out = new Set<string>();
-    for (const k of want) {
-      const p = this.df[k] > 0 ? this.postings[k] : undefined;
-      for (let j = 0; p && j < p.n; j++) {
-        const id = this.ids[p.doc[j]];
-        if (id !== undefined) out.add(id);
-      }
-    }
+  /** The terms some item holds that start with `prefix`. */
+  termsStartingWith(prefix: string): string[] {
+    const out: string[] = [];
+    for (let k = 0; k < this.termStr.length; k++) if (this.df[k] > 0 && this.termStr[k].startsWith(prefix)) out.push(this.termStr[k]);
     return out;
   }
 

@@ -1,7 +1,8 @@
 import type { LexicalHit, LexicalSearcher } from './types';
 import { terms as toTerms } from './tokenize';
 import { kthLargest } from './kth-largest';
-import { grown, LexicalDocs, MAX_TF, type Posting } from './lexical-docs';
+import { grown, MAX_TF, type Posting } from './posting';
+import { PackableLexicalDocs } from './lexical-docs-pack';
 
 export interface LexicalIndexOptions {
   /** BM25 term-frequency saturation. */
@@ -39,7 +40,7 @@ export const RANK_LEXICAL: LexicalIndexOptions = { k1: 1.2, b: 0.3, longAfter: 3
  * saved or edited, `remove` when it is deleted. Statistics are kept up to date on every change (LexicalDocs) so a
  * query only walks the postings of its own terms.
  */
-export class LexicalIndex extends LexicalDocs implements LexicalSearcher {
+export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher {
   private k1 = 1.2;
   private b = 0.75;
   private longAfter = 0;

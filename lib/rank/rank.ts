@@ -1,17 +1,18 @@
 import type { MemoryItem } from '../memory/types';
-import { cosine } from '../embed/embedder';
 import type { RankRequest, RankResult, RankedCard, TraceEntry } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
-import { appliesBecause, scopeKey, scopeOf, supersessions } from './scope';
+import { appliesBecause } from './scope';
+import { overriddenInstructions } from './overridden-instructions';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage } from './package';
 import { explainScore, scoreSummary } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from './tokenize';
+import { likeness } from './likeness';
 import { TUNING, type Tuning } from './tuning';
 import { displayTitle, lastTouched } from '../core/items';
 
@@ -59,13 +60,9 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
     const it = memory.get(id);
     if (it) hydrated.set(id, it);
   }
-  const flagged = memory.flagged ? memory.flagged() : [...memory.items()].filter((i) => i.pinned || i.kind === 'instruction' || i.sites.length > 0);
-  for (const it of flagged) hydrated.set(it.id, it);
+  for (const it of memory.flagged()) hydrated.set(it.id, it);
   const keys = taskSituationKeys(task);
-  if (keys.length) {
-    const tied = memory.situated ? memory.situated(keys) : memory.items();
-    for (const it of tied) hydrated.set(it.id, it);
-  }
+  if (keys.length) for (const it of memory.situated(keys)) hydrated.set(it.id, it);
 
   const dismissed = new Set(req.dismissed ?? []);
   const used = new Set(req.recentlyUsed ?? []);
@@ -86,9 +83,9 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
     if (why) filtered.push({ item, reason: why });
     else passing.push(item);
   }
-  const superseded = supersededHere(passing);
+  const overridden = overriddenInstructions(passing, req.overrides);
   for (const item of passing) {
-    const by = superseded.get(item);
+    const by = overridden.get(item);
     if (by) {
       filtered.push({ item, reason: `Superseded by “${displayTitle(by)}” (newer, for the same scope)` });
       continue;
@@ -124,37 +121,9 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
 }
 
 /**
- * The last supersessions found per scope: one memory's rankings meet the same instructions of a scope again and
- * again, and items never change in place (an edit makes a new item), so the same items give the same answer.
+ * The ranker: cards for the panel, the context package, and a trace of every candidate. Pure and synchronous: the
+ * same request gives the same result (an `overrides` memo in it only saves repeating work).
  */
-const lastSupersessions = new Map<string, { group: MemoryItem[]; found: Map<MemoryItem, MemoryItem> }>();
-const sameItems = (a: MemoryItem[], b: MemoryItem[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-
-/** Instructions that apply here but contradict a newer one for the same scope: the older, and what superseded it. */
-function supersededHere(items: MemoryItem[]): Map<MemoryItem, MemoryItem> {
-  const groups = new Map<string, MemoryItem[]>();
-  for (const i of items) {
-    if (i.kind !== 'instruction') continue;
-    const key = scopeKey(scopeOf(i));
-    const g = groups.get(key);
-    if (g) g.push(i);
-    else groups.set(key, [i]);
-  }
-  const out = new Map<MemoryItem, MemoryItem>();
-  for (const [key, g] of groups) {
-    if (g.length < 2) continue;
-    g.sort((a, b) => lastTouched(b) - lastTouched(a));
-    // Bounded for very large memories: the newest 200 of one scope.
-    const newest = g.slice(0, 200);
-    const last = lastSupersessions.get(key);
-    const found = last && sameItems(last.group, newest) ? last.found : supersessions(newest);
-    lastSupersessions.set(key, { group: newest, found });
-    for (const [older, newer] of found) out.set(older, newer);
-  }
-  return out;
-}
-
-/** The ranker: cards for the panel, the context package, and a trace of every candidate. Pure and synchronous. */
 export function rankMemory(req: RankRequest): RankResult {
   const t0 = now();
   const { settings, memory } = req;
@@ -168,11 +137,6 @@ export function rankMemory(req: RankRequest): RankResult {
     if (!vectors.has(id)) vectors.set(id, memory.vector(id));
     return vectors.get(id);
   };
-  const vecSim = (a: Scored, b: Scored): number | undefined => {
-    const va = vectorOf(a.item.id);
-    const vb = vectorOf(b.item.id);
-    return va && vb && va.length === vb.length ? Math.max(0, cosine(va, vb)) : undefined;
-  };
   const termSets = new Map<string, Set<string>>();
   const termSet = (s: Scored) => {
     let set = termSets.get(s.item.id);
@@ -180,19 +144,12 @@ export function rankMemory(req: RankRequest): RankResult {
     return set;
   };
   const sim = (a: Scored, b: Scored): number => {
-    const v = vecSim(a, b);
-    if (v !== undefined) return v;
-    const A = termSet(a);
-    const B = termSet(b);
-    let inter = 0;
-    for (const x of A) if (B.has(x)) inter++;
-    const union = A.size + B.size - inter;
-    return union ? inter / union : 0;
+    const l = likeness(vectorOf(a.item.id), vectorOf(b.item.id), () => [termSet(a), termSet(b)]);
+    return l.by === 'meaning' ? Math.max(0, l.value) : l.value;
   };
   const childrenOf = (p: Scored): Scored[] => {
     const out: Scored[] = [];
     const idx = memory.lexicalIndex;
-    if (!idx) return out;
     // The parent is the item whose id names the thread; its children are that thread's next items.
     for (let k = 1; k <= 8; k++) {
       const id = idx.neighbour(p.item.id, k);

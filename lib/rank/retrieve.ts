@@ -1,4 +1,3 @@
-import { cosine } from '../embed/embedder';
 import type { LexicalHit, LexicalSearcher, MemoryView, Weights } from './types';
 import type { QueryPlan } from './query';
 import type { Tuning } from './tuning';
@@ -34,25 +33,10 @@ function clamp01(x: number): number {
 
 /** Cosine of every stored vector with the (weighted) query vectors. */
 function densePass(memory: MemoryView, qvs: Float32Array[], qw: number[], t: Tuning): Map<string, number> {
-  const out = new Map<string, number>();
-  if (!qvs.length) return out;
-  // A store with a quantised vector index scores everything in one typed-array pass and hands back the best few
-  // thousand (items further down sit below cosLow and score 0 anyway). See MemoryView.denseScores.
-  if (memory.denseScores) return memory.denseScores(qvs, qw, Math.max(2000, 10 * t.pool));
-  const wsum = qw.reduce((a, b) => a + b, 0) || 1;
-  const entries: Iterable<[string, Float32Array]> = memory.vectorEntries
-    ? memory.vectorEntries()
-    : [...memory.items()].flatMap((it): [string, Float32Array][] => {
-        const v = memory.vector(it.id);
-        return v ? [[it.id, v]] : [];
-      });
-  for (const [id, v] of entries) {
-    if (v.length !== qvs[0].length) continue;
-    let s = 0;
-    for (let i = 0; i < qvs.length; i++) s += qw[i] * cosine(qvs[i], v);
-    out.set(id, s / wsum);
-  }
-  return out;
+  if (!qvs.length) return new Map();
+  // The store scores everything in one typed-array pass and hands back the best few thousand (items further down
+  // sit below cosLow and score 0 anyway). See MemoryView.denseScores.
+  return memory.denseScores(qvs, qw, Math.max(2000, 10 * t.pool));
 }
 
 /**
@@ -62,19 +46,7 @@ function densePass(memory: MemoryView, qvs: Float32Array[], qw: number[], t: Tun
  */
 function mixContext(memory: MemoryView, dense: Map<string, number>, qvs: Float32Array[], qw: number[], share: number): void {
   if (!qvs.length) return;
-  if (memory.contextScores) {
-    for (const [id, c] of memory.contextScores(dense.keys(), qvs, qw)) dense.set(id, (1 - share) * dense.get(id)! + share * c);
-    return;
-  }
-  if (!memory.contextVector) return;
-  const wsum = qw.reduce((a, b) => a + b, 0) || 1;
-  for (const [id, own] of dense) {
-    const v = memory.contextVector(id);
-    if (!v || v.length !== qvs[0].length) continue;
-    let s = 0;
-    for (let i = 0; i < qvs.length; i++) s += qw[i] * cosine(qvs[i], v);
-    dense.set(id, (1 - share) * own + (share * s) / wsum);
-  }
+  for (const [id, c] of memory.contextScores(dense.keys(), qvs, qw)) dense.set(id, (1 - share) * dense.get(id)! + share * c);
 }
 
 /** Terms of the top documents that the query lacks, weighted by how typical they are of those documents. */
@@ -105,10 +77,10 @@ function feedbackTerms(index: LexicalSearcher, top: string[], query: Map<string,
  * a share of it); any other item scores 0 on both signals. If that leaves fewer than a pool, the best-scored dense
  * items fill it, as before.
  */
-function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: LexicalSearcher | undefined, t: Tuning): Set<string> {
+function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: LexicalSearcher, t: Tuning): Set<string> {
   const ids = new Set<string>();
   const around = (id: string, reach: number) => {
-    if (!index || !index.neighbour(id, 0)) return; // not in a thread
+    if (!index.neighbour(id, 0)) return; // not in a thread
     for (let k = 1; k <= reach; k++) {
       const p = index.neighbour(id, -k);
       const n = index.neighbour(id, k);
@@ -154,6 +126,7 @@ function topFused(all: Signal[], k: number): string[] {
     .map((s) => s.id);
 }
 
+/** Hybrid retrieval: every item's two relevance signals, with its thread's, and the pool to hydrate. */
 export function retrieve(
   memory: MemoryView,
   plan: QueryPlan,
@@ -165,110 +138,155 @@ export function retrieve(
   const dense = densePass(memory, qvs, qw, t);
   if (t.contextShare > 0) mixContext(memory, dense, qvs, qw, t.contextShare);
   const index = memory.lexicalIndex;
+  const lexical = lexicalPass(index, plan, t);
+  const ids = candidates(dense, lexical.hits, index, t);
+  const signals = signalsOf(ids, { index, dense, lexical, plan, weights, t });
+  const pool = topFused([...signals.values()], t.pool);
+  return { signals, pool, expansion: lexical.expansion };
+}
 
-  // Lexical: BM25 with weighted terms, normalised by the score an ideal match would get.
-  let lexHits: LexicalHit[] = [];
-  let ideal = 1;
+interface LexicalPass {
+  /** BM25 hits of the weighted query (with its expansion), best first. */
+  hits: LexicalHit[];
+  byId: Map<string, LexicalHit>;
+  /** The score an ideal match of the plain query terms would get. */
+  ideal: number;
+  /** Terms added by pseudo-relevance feedback, in the order found and as a set. */
+  expansion: string[];
+  expanded: Set<string>;
+}
+
+/** Lexical: BM25 with weighted terms, normalised by the score an ideal match would get. */
+function lexicalPass(index: LexicalSearcher, plan: QueryPlan, t: Tuning): LexicalPass {
   let expansion: string[] = [];
-  if (index) {
-    const q = new Map(plan.terms);
-    // Words of the ask that name someone in memory also look for items by or about that person.
-    if (t.personWeight > 0)
-      for (const [term, w] of plan.terms)
-        if (index.hasTerm(PERSON_PREFIX + term)) q.set(PERSON_PREFIX + term, w * t.personWeight);
-    // Two words of the ask side by side in an item: the same thing named, not just the same words.
-    if (t.phraseWeight > 0) for (const ph of plan.phrases) if (index.hasTerm(ph)) q.set(ph, t.phraseWeight);
-    // Dates the ask names look for items dated then.
-    if (t.dateWeight > 0) for (const d of plan.dates) if (index.hasTerm(d)) q.set(d, t.dateWeight);
-    lexHits = index.search(q, t.lexicalLimit);
-    if (t.prfDocs > 0 && t.prfTerms > 0 && lexHits.length >= 2) {
-      // Feedback documents are chosen by both signals, so one noisy channel cannot steer the expansion alone.
-      const topLex = lexHits.slice(0, t.prfDocs).map((h) => h.id);
-      const fb = feedbackTerms(index, topLex, q, t);
-      if (fb.length) {
-        for (const [term, w] of fb) q.set(term, w);
-        expansion = fb.map(([term]) => term);
-        lexHits = index.search(q, t.lexicalLimit);
-      }
+  const q = new Map(plan.terms);
+  // Words of the ask that name someone in memory also look for items by or about that person.
+  if (t.personWeight > 0)
+    for (const [term, w] of plan.terms)
+      if (index.hasTerm(PERSON_PREFIX + term)) q.set(PERSON_PREFIX + term, w * t.personWeight);
+  // Two words of the ask side by side in an item: the same thing named, not just the same words.
+  if (t.phraseWeight > 0) for (const ph of plan.phrases) if (index.hasTerm(ph)) q.set(ph, t.phraseWeight);
+  // Dates the ask names look for items dated then.
+  if (t.dateWeight > 0) for (const d of plan.dates) if (index.hasTerm(d)) q.set(d, t.dateWeight);
+  let hits = index.search(q, t.lexicalLimit);
+  if (t.prfDocs > 0 && t.prfTerms > 0 && hits.length >= 2) {
+    // Feedback documents are chosen by both signals, so one noisy channel cannot steer the expansion alone.
+    const topLex = hits.slice(0, t.prfDocs).map((h) => h.id);
+    const fb = feedbackTerms(index, topLex, q, t);
+    if (fb.length) {
+      for (const [term, w] of fb) q.set(term, w);
+      expansion = fb.map(([term]) => term);
+      hits = index.search(q, t.lexicalLimit);
     }
-    ideal = index.idealScore(plan.terms) || 1;
   }
-  const lex = new Map<string, LexicalHit>();
-  for (const h of lexHits) lex.set(h.id, h);
-  const expSet = new Set(expansion);
+  const ideal = index.idealScore(plan.terms) || 1;
+  const byId = new Map<string, LexicalHit>();
+  for (const h of hits) byId.set(h.id, h);
+  return { hits, byId, ideal, expansion, expanded: new Set(expansion) };
+}
 
-  const signals = new Map<string, Signal>();
-  const ids = candidates(dense, lexHits, index, t);
-  const lexOf = (id: string | undefined) => (id ? (lex.get(id)?.score ?? 0) : 0);
-  const denOf = (id: string | undefined) => (id ? (dense.get(id) ?? 0) : 0);
-  // Most items are in no thread: they have no neighbours, and every neighbour term below is 0 for them.
-  const threaded = (id: string) => !!index && (index.inThread ? index.inThread(id) : true);
-  const ws = weights.semantic || 0;
-  const wl = weights.lexical || 0;
-  // Each candidate's lexical evidence with its thread's, in candidate order (both loops walk `ids` alike).
-  const ctxLex = new Float64Array(ids.size);
+/** What scoring a candidate reads. */
+interface SignalInputs {
+  index: LexicalSearcher;
+  dense: Map<string, number>;
+  lexical: LexicalPass;
+  plan: QueryPlan;
+  weights: Weights;
+  t: Tuning;
+}
+
+const lexOf = (x: SignalInputs, id: string | undefined) => (id ? (x.lexical.byId.get(id)?.score ?? 0) : 0);
+const denOf = (x: SignalInputs, id: string | undefined) => (id ? (x.dense.get(id) ?? 0) : 0);
+
+/** Each candidate's signals: its own evidence with its thread's, normalised, discounted when off the named person. */
+function signalsOf(ids: Set<string>, x: SignalInputs): Map<string, Signal> {
+  const { index, lexical, t } = x;
+  const ctxLex = threadLexical(ids, x);
   let maxLex = 0;
-  let at = 0;
-  for (const id of ids) {
-    let v = lexOf(id);
-    if (threaded(id)) {
-      const prev = index!.neighbour(id, -1);
-      const next = index!.neighbour(id, 1);
-      // A reply inherits more from a question it answers.
-      const fromPrev = lexOf(prev) * (prev && index!.asks?.(prev) ? 1 + t.replyBoost : 1);
-      v += t.neighbourLexical * Math.max(fromPrev, 0.5 * lexOf(next));
-      // Further along the thread, the same topic with a decaying share.
-      if (t.window2 > 0)
-        for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-          v += w * t.neighbourLexical * Math.max(lexOf(index!.neighbour(id, -k)), lexOf(index!.neighbour(id, k)));
-    }
-    ctxLex[at++] = v;
-    if (v > maxLex) maxLex = v;
-  }
+  for (const v of ctxLex) if (v > maxLex) maxLex = v;
   // Scale by the best candidate, but never above what an ideal match would score: a weak best match stays weak
   // (so the empty state can show), a strong field keeps its spread (no clamping at 1).
-  const lexScale = Math.max(maxLex, ideal) || 1;
-  // An ask that names someone in memory is about them: items neither by nor about them are discounted.
-  const named: string[] = [];
-  if (index && t.personFocus > 0)
-    for (const term of plan.terms.keys()) if (index.hasTerm(PERSON_PREFIX + term)) named.push(PERSON_PREFIX + term);
-  const plainTerm = (m: string) => !expSet.has(m) && !m.startsWith(DATE_PREFIX) && !m.startsWith(PERSON_PREFIX) && !m.includes(' ');
-  at = 0;
+  const lexScale = Math.max(maxLex, lexical.ideal) || 1;
+  const named = namedPeople(x);
+  const ws = x.weights.semantic || 0;
+  const wl = x.weights.lexical || 0;
+  const signals = new Map<string, Signal>();
+  let at = 0;
   for (const id of ids) {
-    const inThread = threaded(id);
-    const prev = inThread ? index!.neighbour(id, -1) : undefined;
-    const next = inThread ? index!.neighbour(id, 1) : undefined;
+    // Most items are in no thread: they have no neighbours, and every neighbour term is 0 for them.
+    const inThread = index.inThread(id);
+    const prev = inThread ? index.neighbour(id, -1) : undefined;
+    const next = inThread ? index.neighbour(id, 1) : undefined;
     let lexical = clamp01(ctxLex[at++] / lexScale);
-    let nbCos = 0;
-    if (inThread) {
-      const prevAsks = !!prev && !!index!.asks?.(prev);
-      nbCos = Math.max(denOf(prev) * (prevAsks ? 1 + t.replyBoostSemantic : 1), denOf(next));
-      if (t.window2 > 0 && t.semanticWindow)
-        for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-          nbCos = Math.max(nbCos, w * Math.max(denOf(index!.neighbour(id, -k)), denOf(index!.neighbour(id, k))));
-    }
-    const cos = (denOf(id) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
-    let semantic = dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
-    const hit = lex.get(id);
-    const matched = hit ? hit.matched.filter(plainTerm) : [];
-    const expanded = hit && expSet.size ? hit.matched.filter((m) => expSet.has(m)) : [];
-    let viaNeighbour: string[] = [];
-    if (prev || next) {
-      const nbMatched = new Set<string>();
-      for (const nb of [prev, next]) for (const m of (nb && lex.get(nb)?.matched) || []) nbMatched.add(m);
-      viaNeighbour = [...nbMatched].filter((m) => !matched.includes(m) && plainTerm(m));
-    }
-    let focus = 1;
-    if (named.length) {
-      const has = index!.docHas ? named.some((n) => index!.docHas!(id, n)) : named.some((n) => index!.termsOf(id)?.has(n));
-      if (!has) focus = 1 - t.personFocus;
-    }
+    const nbCos = inThread ? threadSemantic(id, prev, next, x) : 0;
+    const cos = (denOf(x, id) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
+    let semantic = x.dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
+    const terms = matchedTerms(id, prev, next, x);
+    // An ask that names someone in memory is about them: items neither by nor about them are discounted.
+    const focus = named.length && !named.some((n) => index.docHas(id, n)) ? 1 - t.personFocus : 1;
     semantic *= focus;
     lexical *= focus;
     const fused = ws + wl > 0 ? (ws * semantic + wl * lexical) / (ws + wl) : (semantic + lexical) / 2;
-    signals.set(id, { id, semantic, lexical, matched, viaNeighbour, expanded, fused });
+    signals.set(id, { id, semantic, lexical, ...terms, fused });
   }
-  const pool = topFused([...signals.values()], t.pool);
-  return { signals, pool, expansion };
+  return signals;
 }
 
+/** Each candidate's lexical evidence with its thread's, in candidate order. */
+function threadLexical(ids: Set<string>, x: SignalInputs): Float64Array {
+  const { index, t } = x;
+  const out = new Float64Array(ids.size);
+  let at = 0;
+  for (const id of ids) {
+    let v = lexOf(x, id);
+    if (index.inThread(id)) {
+      const prev = index.neighbour(id, -1);
+      const next = index.neighbour(id, 1);
+      // A reply inherits more from a question it answers.
+      const fromPrev = lexOf(x, prev) * (prev && index.asks(prev) ? 1 + t.replyBoost : 1);
+      v += t.neighbourLexical * Math.max(fromPrev, 0.5 * lexOf(x, next));
+      // Further along the thread, the same topic with a decaying share.
+      if (t.window2 > 0)
+        for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
+          v += w * t.neighbourLexical * Math.max(lexOf(x, index.neighbour(id, -k)), lexOf(x, index.neighbour(id, k)));
+    }
+    out[at++] = v;
+  }
+  return out;
+}
+
+/** The dense score a threaded item inherits from its neighbours (most from a question it answers). */
+function threadSemantic(id: string, prev: string | undefined, next: string | undefined, x: SignalInputs): number {
+  const { index, t } = x;
+  const prevAsks = !!prev && index.asks(prev);
+  let nbCos = Math.max(denOf(x, prev) * (prevAsks ? 1 + t.replyBoostSemantic : 1), denOf(x, next));
+  if (t.window2 > 0 && t.semanticWindow)
+    for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
+      nbCos = Math.max(nbCos, w * Math.max(denOf(x, index.neighbour(id, -k)), denOf(x, index.neighbour(id, k))));
+  return nbCos;
+}
+
+/** The person terms of the ask that name someone in memory. */
+function namedPeople(x: SignalInputs): string[] {
+  const named: string[] = [];
+  if (x.t.personFocus > 0)
+    for (const term of x.plan.terms.keys()) if (x.index.hasTerm(PERSON_PREFIX + term)) named.push(PERSON_PREFIX + term);
+  return named;
+}
+
+/** The query words a candidate matched itself, those only its neighbours matched, and the expansion terms it matched. */
+function matchedTerms(id: string, prev: string | undefined, next: string | undefined, x: SignalInputs): Pick<Signal, 'matched' | 'viaNeighbour' | 'expanded'> {
+  const lex = x.lexical.byId;
+  const expSet = x.lexical.expanded;
+  const plainTerm = (m: string) => !expSet.has(m) && !m.startsWith(DATE_PREFIX) && !m.startsWith(PERSON_PREFIX) && !m.includes(' ');
+  const hit = lex.get(id);
+  const matched = hit ? hit.matched.filter(plainTerm) : [];
+  const expanded = hit && expSet.size ? hit.matched.filter((m) => expSet.has(m)) : [];
+  let viaNeighbour: string[] = [];
+  if (prev || next) {
+    const nbMatched = new Set<string>();
+    for (const nb of [prev, next]) for (const m of (nb && lex.get(nb)?.matched) || []) nbMatched.add(m);
+    viaNeighbour = [...nbMatched].filter((m) => !matched.includes(m) && plainTerm(m));
+  }
+  return { matched, viaNeighbour, expanded };
+}

@@ -65,6 +65,8 @@ function itemCardTokens(item: MemoryItem): number {
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 const quote = (s: Scored) => `"${displayTitle(s.item, 40)}"`;
 
+type Verdict = Omit<Decision, 's' | 'included'>;
+
 /**
  * Guarantees first (pinned, global instructions, this situation), then the rest by score with a redundancy
  * penalty that grows as the budget fills (MMR), then an exact small knapsack for the last slots.
@@ -73,112 +75,148 @@ export function selectCards(inp: SelectInput): {
   selected: Decision[];
   decisions: Map<string, Decision>;
   /** Why the instructions selection never scored were left out (all for the same reason). */
-  unreached?: Omit<Decision, 's' | 'included'>;
+  unreached?: Verdict;
 } {
-  const { settings, tuning } = inp;
-  const budget = Math.max(0, settings.budgetTokens);
-  const maxCards = Math.max(0, settings.maxCards);
-  const decisions = new Map<string, Decision>();
-  const selected: Decision[] = [];
-  let used = 0;
-  let instrUsed = 0;
-  const instrCap = tuning.instructionShare * budget;
+  const sel = new Selection(inp);
+  for (const s of inp.pinned) sel.guarantee(s, 'pinned', 'Pinned: always included');
+  const unreached = guaranteeInstructions(sel, inp);
+  guaranteeSituated(sel, inp);
+  selectByScore(sel, inp);
+  return { selected: sel.selected, decisions: sel.decisions, unreached };
+}
 
-  const decide = (d: Decision) => {
-    decisions.set(d.s.item.id, d);
+/** The cards selected so far, the tokens they take, and the decision on every candidate decided yet. */
+class Selection {
+  readonly decisions = new Map<string, Decision>();
+  readonly selected: Decision[] = [];
+  used = 0;
+  instrUsed = 0;
+  readonly budget: number;
+  readonly maxCards: number;
+
+  constructor(private readonly inp: SelectInput) {
+    this.budget = Math.max(0, inp.settings.budgetTokens);
+    this.maxCards = Math.max(0, inp.settings.maxCards);
+  }
+
+  decide(d: Decision): void {
+    this.decisions.set(d.s.item.id, d);
     if (d.included) {
-      selected.push(d);
-      used += cardTokens(d.s);
-      if (d.s.item.kind === 'instruction') instrUsed += cardTokens(d.s);
+      this.selected.push(d);
+      this.used += cardTokens(d.s);
+      if (d.s.item.kind === 'instruction') this.instrUsed += cardTokens(d.s);
     }
-  };
-  const fits = (s: Scored) => used + cardTokens(s) <= budget;
-  const noRoom = (s: Scored): Decision => ({
-    s,
-    included: false,
-    stage: 'budget',
-    reason: `Did not fit the ${budget}-token budget (needs ${cardTokens(s)}, ${Math.max(0, budget - used)} left)`,
-  });
-  const full = (s: Scored): Decision => ({
-    s,
-    included: false,
-    stage: 'limit',
-    reason: `Beyond the ${maxCards} cards shown`,
-  });
+  }
 
-  const pullChildren = (parent: Scored) => {
+  get full(): boolean {
+    return this.selected.length >= this.maxCards;
+  }
+
+  fits(s: Scored): boolean {
+    return this.used + cardTokens(s) <= this.budget;
+  }
+
+  /** Why a card of `need` tokens is left out: the budget has no room for it. */
+  noRoomFor(need: number): Verdict {
+    return { stage: 'budget', reason: `Did not fit the ${this.budget}-token budget (needs ${need}, ${Math.max(0, this.budget - this.used)} left)` };
+  }
+
+  noRoom(s: Scored): Decision {
+    return { s, included: false, ...this.noRoomFor(cardTokens(s)) };
+  }
+
+  beyondCards(s: Scored): Decision {
+    return { s, included: false, stage: 'limit', reason: `Beyond the ${this.maxCards} cards shown` };
+  }
+
+  /** Includes `s` for a guarantee if there is room (and `extraRoom`), then the next items of its thread. */
+  guarantee(s: Scored, g: Guarantee, reason: string, extraRoom = true): void {
+    if (this.decisions.has(s.item.id)) return;
+    if (this.full) return this.decide(this.beyondCards(s));
+    if (!this.fits(s) || !extraRoom) return this.decide(this.noRoom(s));
+    this.decide({ s, included: true, stage: 'guarantee', reason, guaranteed: g });
+    this.pullChildren(s);
+  }
+
+  /** The next items of a selected item's thread, up to the cap, each as long as there is room. */
+  pullChildren(parent: Scored): void {
     let n = 0;
-    for (const c of inp.childrenOf(parent)) {
-      if (n >= tuning.childCap || decisions.has(c.item.id)) continue;
-      if (selected.length >= maxCards) decide(full(c));
-      else if (!fits(c)) decide(noRoom(c));
+    for (const c of this.inp.childrenOf(parent)) {
+      if (n >= this.inp.tuning.childCap || this.decisions.has(c.item.id)) continue;
+      if (this.full) this.decide(this.beyondCards(c));
+      else if (!this.fits(c)) this.decide(this.noRoom(c));
       else {
-        decide({ s: c, included: true, stage: 'guarantee', reason: `Follows ${quote(parent)} in its thread`, guaranteed: 'child' });
+        this.decide({ s: c, included: true, stage: 'guarantee', reason: `Follows ${quote(parent)} in its thread`, guaranteed: 'child' });
         n++;
       }
     }
-  };
-  const guarantee = (s: Scored, g: Guarantee, reason: string, extraRoom = true) => {
-    if (decisions.has(s.item.id)) return;
-    if (selected.length >= maxCards) return decide(full(s));
-    if (!fits(s) || !extraRoom) return decide(noRoom(s));
-    decide({ s, included: true, stage: 'guarantee', reason, guaranteed: g });
-    pullChildren(s);
-  };
+  }
+}
 
-  for (const s of inp.pinned) guarantee(s, 'pinned', 'Pinned: always included');
-  let nInstr = 0;
-  // Once the cap is met or the cards are full no further instruction can be included: from there on only those
-  // scored anyway are decided here, and `unreached` says why for the others.
-  let unreached: Omit<Decision, 's' | 'included'> | undefined;
+/**
+ * In-scope instructions, newest first, up to their cap and their share of the budget. Once the cap is met or the
+ * cards are full no further instruction can be included: from there on only those scored anyway are decided here,
+ * and the returned verdict says why for the others.
+ */
+function guaranteeInstructions(sel: Selection, inp: SelectInput): Verdict | undefined {
+  const { tuning, instructions } = inp;
+  const instrCap = tuning.instructionShare * sel.budget;
+  const capReason = `Only the ${tuning.instructionCap} newest instructions are included`;
   const shareFull = `Instructions may take ${pct(tuning.instructionShare)} of the budget; this one did not fit`;
-  for (let i = 0; i < inp.instructions.length; i++) {
-    if (!unreached && nInstr >= tuning.instructionCap)
-      unreached = { stage: 'limit', reason: `Only the ${tuning.instructionCap} newest instructions are included` };
-    else if (!unreached && selected.length >= maxCards) unreached = { stage: 'limit', reason: `Beyond the ${maxCards} cards shown` };
-    let s = inp.instructions.peek(i);
+  let nInstr = 0;
+  let unreached: Verdict | undefined;
+  for (let i = 0; i < instructions.length; i++) {
+    if (!unreached && nInstr >= tuning.instructionCap) unreached = { stage: 'limit', reason: capReason };
+    else if (!unreached && sel.full) unreached = { stage: 'limit', reason: `Beyond the ${sel.maxCards} cards shown` };
+    let s = instructions.peek(i);
     if (!s && !unreached) {
       // Whether it can be included at all follows from its size: only then is its score worth computing.
-      const need = itemCardTokens(inp.instructions.item(i));
-      if (instrUsed + need > instrCap) {
-        inp.instructions.leaveOut(i, { stage: 'budget', reason: shareFull });
+      const need = itemCardTokens(instructions.item(i));
+      if (sel.instrUsed + need > instrCap) {
+        instructions.leaveOut(i, { stage: 'budget', reason: shareFull });
         continue;
       }
-      if (used + need > budget) {
-        inp.instructions.leaveOut(i, { stage: 'budget', reason: `Did not fit the ${budget}-token budget (needs ${need}, ${Math.max(0, budget - used)} left)` });
+      if (sel.used + need > sel.budget) {
+        instructions.leaveOut(i, sel.noRoomFor(need));
         continue;
       }
-      s = inp.instructions.at(i);
+      s = instructions.at(i);
     }
-    if (!s || decisions.has(s.item.id)) continue;
+    if (!s || sel.decisions.has(s.item.id)) continue;
     if (nInstr >= tuning.instructionCap) {
-      decide({ s, included: false, stage: 'limit', reason: `Only the ${tuning.instructionCap} newest instructions are included` });
+      sel.decide({ s, included: false, stage: 'limit', reason: capReason });
       continue;
     }
-    const roomInShare = instrUsed + cardTokens(s) <= instrCap;
-    guarantee(s, 'instruction', inp.instructions.why(i), roomInShare);
-    if (decisions.get(s.item.id)?.included) nInstr++;
-    else if (!roomInShare) decisions.get(s.item.id)!.reason = shareFull;
+    const roomInShare = sel.instrUsed + cardTokens(s) <= instrCap;
+    sel.guarantee(s, 'instruction', instructions.why(i), roomInShare);
+    if (sel.decisions.get(s.item.id)?.included) nInstr++;
+    else if (!roomInShare) sel.decisions.get(s.item.id)!.reason = shareFull;
   }
+  return unreached;
+}
+
+/** Items tied to this situation (a person, site or URL of the task), best first, up to their cap. */
+function guaranteeSituated(sel: Selection, inp: SelectInput): void {
   let nSit = 0;
   for (const s of inp.situated) {
-    if (decisions.has(s.item.id) || nSit >= tuning.situationCap) continue;
-    guarantee(s, 'situation', `Tied to this situation: ${s.situationReasons.join(', ')}`);
-    if (decisions.get(s.item.id)?.included) nSit++;
+    if (sel.decisions.has(s.item.id) || nSit >= inp.tuning.situationCap) continue;
+    sel.guarantee(s, 'situation', `Tied to this situation: ${s.situationReasons.join(', ')}`);
+    if (sel.decisions.get(s.item.id)?.included) nSit++;
   }
+}
 
-  // Scored selection (MMR): pick the best adjusted score, where the penalty for resembling a selected card grows
-  // with the share of the budget already used.
-  const rest = inp.ranked.filter((s) => !decisions.has(s.item.id));
-  // The most similar selected card so far, per candidate: `selected` only grows, so each pair is compared once and
-  // the scan in selection order (first of equals kept) continues where it stopped.
+/**
+ * The most similar selected card so far, per candidate: `selected` only grows, so each pair is compared once and
+ * the scan in selection order (first of equals kept) continues where it stopped.
+ */
+function nearestSelected(sel: Selection, sim: SelectInput['sim']): (s: Scored) => { sim: number; to?: Scored } {
   const nearest = new Map<Scored, { sim: number; to?: Scored; seen: number }>();
-  const closest = (s: Scored): { sim: number; to?: Scored } => {
+  return (s) => {
     let c = nearest.get(s);
     if (!c) nearest.set(s, (c = { sim: 0, to: undefined, seen: 0 }));
-    for (; c.seen < selected.length; c.seen++) {
-      const d = selected[c.seen];
-      const x = inp.sim(s, d.s);
+    for (; c.seen < sel.selected.length; c.seen++) {
+      const d = sel.selected[c.seen];
+      const x = sim(s, d.s);
       if (x > c.sim) {
         c.sim = x;
         c.to = d.s;
@@ -186,27 +224,34 @@ export function selectCards(inp: SelectInput): {
     }
     return c;
   };
+}
+
+/**
+ * Scored selection (MMR): pick the best adjusted score, where the penalty for resembling a selected card grows
+ * with the share of the budget already used. When the best does not fit, the last slots go to the best set of the
+ * next few that does.
+ */
+function selectByScore(sel: Selection, inp: SelectInput): void {
+  const { settings, tuning } = inp;
+  const rest = inp.ranked.filter((s) => !sel.decisions.has(s.item.id));
+  const closest = nearestSelected(sel, inp.sim);
   const open = new Set(rest);
-  const reject = (s: Scored, d: Omit<Decision, 's' | 'included'>) => {
+  const reject = (s: Scored, d: Verdict) => {
     open.delete(s);
-    decide({ s, included: false, ...d });
+    sel.decide({ s, included: false, ...d });
   };
   const threshold = settings.threshold.toFixed(2);
   for (const s of rest)
     if (s.score < settings.threshold) reject(s, { stage: 'threshold', reason: `Not relevant enough (${s.score.toFixed(2)} < ${threshold})` });
 
   while (open.size) {
-    const fill = budget > 0 ? Math.min(1, used / budget) : 1;
+    const fill = sel.budget > 0 ? Math.min(1, sel.used / sel.budget) : 1;
     let pick: Scored | undefined;
     let pickAdj = -Infinity;
     for (const s of [...open]) {
       const c = closest(s);
       if (c.to && c.sim >= tuning.duplicateSim) {
-        reject(s, {
-          stage: 'redundancy',
-          reason: `Says the same as ${quote(c.to)} (${pct(c.sim)} similar)`,
-          similarTo: { title: c.to.item.title, sim: c.sim },
-        });
+        reject(s, { stage: 'redundancy', reason: `Says the same as ${quote(c.to)} (${pct(c.sim)} similar)`, similarTo: { title: c.to.item.title, sim: c.sim } });
         continue;
       }
       const adj = s.score - tuning.redundancy * fill * c.sim;
@@ -224,28 +269,27 @@ export function selectCards(inp: SelectInput): {
       }
     }
     if (!pick) break;
-    if (selected.length >= maxCards) {
-      for (const s of open) decide(full(s));
+    if (sel.full) {
+      for (const s of open) sel.decide(sel.beyondCards(s));
       break;
     }
-    if (fits(pick)) {
-      open.delete(pick);
-      decide({ s: pick, included: true, stage: 'selected', reason: 'Relevant' });
-      pullChildren(pick);
-      for (const s of [...open]) if (decisions.has(s.item.id)) open.delete(s);
-      continue;
-    }
-    // The best remaining card does not fit: choose the best set of the next few that does (exact, small).
-    const next = [...open]
-      .map((s) => ({ s, adj: s.score - tuning.redundancy * fill * closest(s).sim }))
-      .sort((a, b) => b.adj - a.adj)
-      .slice(0, tuning.knapsackSize);
-    const chosen = knapsack(next, budget - used, maxCards - selected.length);
-    for (const { s } of next) if (chosen.has(s)) decide({ s, included: true, stage: 'selected', reason: 'Relevant' });
-    for (const s of open) if (!decisions.has(s.item.id)) decide(selected.length >= maxCards ? full(s) : noRoom(s));
-    break;
+    if (!sel.fits(pick)) return fillLastSlots(sel, inp, open, (s) => s.score - tuning.redundancy * fill * closest(s).sim);
+    open.delete(pick);
+    sel.decide({ s: pick, included: true, stage: 'selected', reason: 'Relevant' });
+    sel.pullChildren(pick);
+    for (const s of [...open]) if (sel.decisions.has(s.item.id)) open.delete(s);
   }
-  return { selected, decisions, unreached };
+}
+
+/** The best remaining card does not fit: choose the best set of the next few that does (exact, small). */
+function fillLastSlots(sel: Selection, inp: SelectInput, open: Set<Scored>, adjusted: (s: Scored) => number): void {
+  const next = [...open]
+    .map((s) => ({ s, adj: adjusted(s) }))
+    .sort((a, b) => b.adj - a.adj)
+    .slice(0, inp.tuning.knapsackSize);
+  const chosen = knapsack(next, sel.budget - sel.used, sel.maxCards - sel.selected.length);
+  for (const { s } of next) if (chosen.has(s)) sel.decide({ s, included: true, stage: 'selected', reason: 'Relevant' });
+  for (const s of open) if (!sel.decisions.has(s.item.id)) sel.decide(sel.full ? sel.beyondCards(s) : sel.noRoom(s));
 }
 
 /** Per-subset totals for `knapsack`, kept between calls (2^knapsackSize entries). */

@@ -1,7 +1,7 @@
-import { cosine } from '../embed/embedder';
 import type { MemoryItem } from '../memory/types';
 import type { Scored } from './score';
 import { terms } from './tokenize';
+import { likeness } from './likeness';
 import type { MemoryView } from './types';
 import { lastTouched } from '../core/items';
 
@@ -37,15 +37,8 @@ export function markSuperseded(ranked: Scored[], memory: MemoryView): void {
     return w;
   };
   const same = (a: Scored, b: Scored): boolean => {
-    const va = memory.vector(a.item.id);
-    const vb = memory.vector(b.item.id);
-    if (va && vb && va.length === vb.length) return cosine(va, vb) >= SAME_SUBJECT_COS;
-    const A = wordsOf(a);
-    const B = wordsOf(b);
-    let inter = 0;
-    for (const x of A) if (B.has(x)) inter++;
-    const union = A.size + B.size - inter;
-    return union > 0 && inter / union >= SAME_SUBJECT_WORDS;
+    const l = likeness(memory.vector(a.item.id), memory.vector(b.item.id), () => [wordsOf(a), wordsOf(b)]);
+    return l.value >= (l.by === 'meaning' ? SAME_SUBJECT_COS : SAME_SUBJECT_WORDS);
   };
   // Newest first, so each older decision is marked by the newest one that covers it.
   const byAge = [...decisions].sort((a, b) => lastTouched(b.item) - lastTouched(a.item));

@@ -1,10 +1,9 @@
 import { ImportFileError, type ImportBatch, type ImportFile, type ImportOffer, type ReadOptions, type ReadProgress } from '../import/types';
 import { trustAsks } from '../memory/import-trust';
 import type { HandoverRow, ImportJob, ImportJobs } from '../memory/import-jobs';
+import type { ImportCounts } from '../memory/import-plan';
 import type { MemoryInput } from '../memory/types';
 import { readFeedbackBlock, type FeedbackBlock } from '../learn/feedback-file';
-
-export type ImportCounts = { added: number; updated: number; unchanged: number };
 
 /** What the runner needs from the rest of the worker; tests hand it the real store and job table on fake-indexeddb. */
 export interface ImportRunnerDeps {

@@ -6,6 +6,7 @@ import type { RankSettings, TaskReading } from '../rank/types';
 import type { QueryVectorCache } from './query-vectors';
 import type { Learning } from '../learn/learning';
 import { rankLearned } from '../learn/learned-ranking';
+import type { OverrideMemo } from '../rank/overridden-instructions';
 
 export interface RankInputs {
   tabId: number;
@@ -15,6 +16,7 @@ export interface RankInputs {
   settings: RankSettings;
   embedder: Embedder | null;
   queries: QueryVectorCache;
+  overrides: OverrideMemo;
   model: ModelStatus;
   recentlyUsed: string[];
   dismissed: string[];
@@ -72,6 +74,7 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
     queryVectors,
     recentlyUsed: inp.recentlyUsed,
     dismissed: inp.dismissed,
+    overrides: inp.overrides,
     learned: await inp.learning.active(),
     now: inp.now ?? Date.now(),
   });

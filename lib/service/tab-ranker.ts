@@ -2,6 +2,7 @@ import type { MemoryStore } from '../memory/store';
 import type { PanelState, PreviewCard } from '../messaging/protocol';
 import { buildPackage } from '../rank/package';
 import { personKeys } from '../rank/situation';
+import { OverrideMemo } from '../rank/overridden-instructions';
 import type { RankSettings, TaskReading } from '../rank/types';
 import { siteListed } from '../core/hosts';
 import { normalizeRankSettings } from '../settings/settings';
@@ -20,6 +21,7 @@ import { displayTitle } from '../core/items';
 /** Ranking for a tab as the panel shows it, the package of chosen cards, and the options page's preview. */
 export class TabRanker implements PanelRanker {
   private queries = new QueryVectorCache();
+  private overrides = new OverrideMemo();
 
   constructor(
     private readonly store: MemoryStore,
@@ -96,7 +98,7 @@ export class TabRanker implements PanelRanker {
 
   private rankTask(tabId: number, task: TaskReading | undefined, search: string | undefined, settings: RankSettings, embedder: Awaited<ReturnType<ModelHolder['get']>>, seq: number) {
     return rankForTab({
-      tabId, task, search, store: this.store, settings, embedder, queries: this.queries, model: this.model.status,
+      tabId, task, search, store: this.store, settings, embedder, queries: this.queries, overrides: this.overrides, model: this.model.status,
       recentlyUsed: tabId < 0 ? [] : this.tasks.usedIn(tabId), dismissed: tabId < 0 ? [] : this.tasks.dismissedIn(tabId),
       learning: this.learning, seq,
     });

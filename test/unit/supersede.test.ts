@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createItem } from '../../lib/memory/normalize';
 import { arrayMemoryView } from '../../lib/rank/indexed-memory';
 import { rankMemory } from '../../lib/rank/rank';
-import { supersessions } from '../../lib/rank/scope';
+import { OverrideMemo, overrides } from '../../lib/rank/overridden-instructions';
 import type { MemoryItem } from '../../lib/memory/types';
 import { rng } from '../../bench/perf-lib/synthetic';
 import type { TaskReading } from '../../lib/rank/types';
@@ -54,7 +54,7 @@ describe('contradicting instructions among many of one scope', () => {
 describe('finding superseded instructions through shared terms', () => {
   // The pairwise rule is what two instructions alone give; the greedy pass over every pair, newest first, is what a
   // larger scope must give too (an older one superseded once is not compared again).
-  const pair = (newer: MemoryItem, older: MemoryItem) => supersessions([newer, older]).has(older);
+  const pair = (newer: MemoryItem, older: MemoryItem) => overrides([newer, older]).has(older);
   function everyPair(g: MemoryItem[]): Map<MemoryItem, MemoryItem> {
     const out = new Map<MemoryItem, MemoryItem>();
     for (let i = 0; i < g.length; i++) {
@@ -77,8 +77,37 @@ describe('finding superseded instructions through shared terms', () => {
       const want = everyPair(g);
       found += want.size;
       const pairs = (m: Map<MemoryItem, MemoryItem>) => [...m].map(([older, newer]) => `${older.id}<${newer.id}`).sort();
-      expect(pairs(supersessions(g))).toEqual(pairs(want));
+      expect(pairs(overrides(g))).toEqual(pairs(want));
     }
     expect(found).toBeGreaterThan(100); // the vocabulary is small enough that many pairs contradict
+  });
+});
+
+describe('rankings that keep the overrides they found', () => {
+  const spelling = { ...task, field: { text: 'Spelling for the client reports', kind: 'contenteditable' as const } };
+  const british = createItem({ id: 'british', text: 'Use British spelling in client reports', kind: 'instruction', createdAt: NOW - 100 * DAY }, NOW);
+  const american = createItem({ id: 'american', text: 'Use American spelling in client reports', kind: 'instruction', createdAt: NOW - 2 * DAY }, NOW);
+  const canadian = createItem({ id: 'canadian', text: 'Use Canadian spelling in client reports', kind: 'instruction', createdAt: NOW - DAY }, NOW);
+  const supersededIds = (r: ReturnType<typeof rankMemory>) => r.trace.filter((e) => /^Superseded by/.test(e.reason)).map((e) => e.id).sort();
+
+  it('see a newer contradicting instruction saved between two rankings', () => {
+    const overrides = new OverrideMemo();
+    const rank = (items: MemoryItem[]) => rankMemory({ task: spelling, memory: arrayMemoryView(items, new Map()), settings: DEFAULT_SETTINGS, overrides, now: NOW });
+    expect(supersededIds(rank([british, american]))).toEqual(['british']);
+    expect(supersededIds(rank([british, american]))).toEqual(['british']);
+    const after = rank([british, american, canadian]);
+    expect(supersededIds(after)).toEqual(['american', 'british']);
+    expect(after.cards.map((c) => c.item.id)).toEqual(['canadian']);
+    expect(supersededIds(rank([british, american]))).toEqual(['british']);
+  });
+
+  it('rank exactly as rankings without them', () => {
+    const overrides = new OverrideMemo();
+    for (const items of [[british, american], [british, american, canadian], [american, canadian], [british, american, canadian]]) {
+      const memory = arrayMemoryView(items, new Map());
+      const kept = rankMemory({ task: spelling, memory, settings: DEFAULT_SETTINGS, overrides, now: NOW });
+      const fresh = rankMemory({ task: spelling, memory, settings: DEFAULT_SETTINGS, now: NOW });
+      expect({ cards: kept.cards, trace: kept.trace }).toEqual({ cards: fresh.cards, trace: fresh.trace });
+    }
   });
 });

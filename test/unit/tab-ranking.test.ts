@@ -1,5 +1,6 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
+import { OverrideMemo } from '../../lib/rank/overridden-instructions';
 import { FeedbackStore, openLearningDB } from '../../lib/learn/feedback-store';
 import { Learning } from '../../lib/learn/learning';
 import type { LearnedWeights } from '../../lib/learn/types';
@@ -27,7 +28,7 @@ async function memory(): Promise<MemoryStore> {
 }
 
 const inputs = (store: MemoryStore, tabId: number, learning: RankInputs['learning']): RankInputs => ({
-  tabId, task, store, settings: DEFAULT_SETTINGS, embedder: null, queries: new QueryVectorCache(), model: { state: 'failed' },
+  tabId, task, store, settings: DEFAULT_SETTINGS, embedder: null, queries: new QueryVectorCache(), overrides: new OverrideMemo(), model: { state: 'failed' },
   recentlyUsed: [], dismissed: [], learning, seq: 1, now: NOW,
 });
 

@@ -1,0 +1,123 @@
+import { LexicalDocs } from './lexical-docs';
+import type { PackedLexicon } from './lexical-pack';
+
+/**
+ * The documents of a BM25 index written out in one piece for the store's pack, and loaded back from it: the
+ * tokenising, stemming and phrase work is done once, and a later start only re-inserts the counts.
+ */
+export class PackableLexicalDocs extends LexicalDocs {
+  /**
+   * The documents of `ids` (in that order) as flat arrays, for persisting the index: the tokenising, stemming and
+   * phrase work is done once and a later start only re-inserts the counts (IndexedDB stays the truth; the store
+   * checks each item against a fingerprint before it uses its entry). Ids not indexed get an empty entry.
+   */
+  exportDocs(ids: string[]): PackedLexicon {
+    // Terms sorted (code-unit order, the native sort's), so the pack reads the same whatever order items came in.
+    const used = new Uint8Array(this.termStr.length);
+    let total = 0;
+    let seqTotal = 0;
+    for (const id of ids) {
+      const s = this.slotOf.get(id);
+      if (s === undefined) continue;
+      total += this.fCount[s];
+      seqTotal += this.sCount[s];
+      for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) used[this.fTerm[k]] = 1;
+      for (let k = this.sStart[s], e = k + this.sCount[s]; k < e; k++) used[this.seqPool[k]] = 1;
+    }
+    const terms: string[] = [];
+    for (let t = 0; t < used.length; t++) if (used[t]) terms.push(this.termStr[t]);
+    terms.sort();
+    const remap = new Uint32Array(this.termStr.length);
+    terms.forEach((t, i) => (remap[this.termId.get(t)!] = i));
+    const start = new Uint32Array(ids.length + 1);
+    const term = new Uint32Array(total);
+    const tf = new Uint16Array(total);
+    const len = new Uint32Array(ids.length);
+    const asks = new Uint8Array(ids.length);
+    const seqStart = new Uint32Array(ids.length + 1);
+    const seq = new Uint32Array(seqTotal);
+    const threads: ({ id: string; seq: number } | null)[] = [];
+    let k = 0;
+    let q = 0;
+    ids.forEach((id, i) => {
+      start[i] = k;
+      seqStart[i] = q;
+      const s = this.slotOf.get(id);
+      threads.push(s === undefined ? null : (this.threadOf[s] ?? null));
+      if (s === undefined) return;
+      len[i] = this.lens[s];
+      asks[i] = this.asked[s];
+      for (let j = this.fStart[s], e = j + this.fCount[s]; j < e; j++) {
+        term[k] = remap[this.fTerm[j]];
+        tf[k++] = this.fTf[j];
+      }
+      for (let j = this.sStart[s], e = j + this.sCount[s]; j < e; j++) seq[q++] = remap[this.seqPool[j]];
+    });
+    start[ids.length] = k;
+    seqStart[ids.length] = q;
+    // One string instead of hundreds of thousands: IndexedDB clones it in one piece.
+    return { terms: terms.join('\u0000'), start, term, tf, len, asks, threads, seqStart, seq };
+  }
+
+  /** Indexes entry `i` of an `exportDocs` result under `id` (`terms` split once by the caller: `packedTerms`). */
+  addPacked(id: string, p: PackedLexicon, terms: string[], i: number): void {
+    const tf = new Map<number, number>();
+    for (let k = p.start[i]; k < p.start[i + 1]; k++) tf.set(this.intern(terms[p.term[k]]), p.tf[k]);
+    const seq: number[] = [];
+    for (let k = p.seqStart[i]; k < p.seqStart[i + 1]; k++) seq.push(this.intern(terms[p.seq[k]]));
+    this.insert(id, p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined, tf, seq);
+  }
+
+  /**
+   * Loads entries `entries` (indexes into `p`, ids in `ids`) of a persisted `exportDocs` result as they are: the
+   * pack's term numbers become the index's own, and each term's postings are allocated once at their final size.
+   * Results are the same as `addItem` for each entry. Call on an empty index, before anything else is added.
+   */
+  loadPacked(p: PackedLexicon, terms: string[], entries: number[], ids: string[]): void {
+    if (this.ids.length || this.termStr.length) throw new Error('loadPacked needs an empty index');
+    const T = terms.length;
+    this.termStr = terms.slice();
+    this.termId = new Map();
+    for (let t = 0; t < T; t++) this.termId.set(terms[t], t);
+    this.df = new Int32Array(T);
+    let total = 0;
+    let seqTotal = 0;
+    for (const i of entries) {
+      total += p.start[i + 1] - p.start[i];
+      seqTotal += p.seqStart[i + 1] - p.seqStart[i];
+      for (let k = p.start[i]; k < p.start[i + 1]; k++) this.df[p.term[k]]++;
+    }
+    for (let t = 0; t < T; t++) {
+      const n = this.df[t];
+      if (n) this.postings[t] = { doc: new Int32Array(n), tf: new Uint16Array(n), n: 0 };
+    }
+    this.fTerm = new Uint32Array(total);
+    this.fTf = new Uint16Array(total);
+    this.seqPool = new Uint32Array(seqTotal);
+    const n = entries.length;
+    this.lens = new Uint32Array(n);
+    this.asked = new Uint8Array(n);
+    this.fStart = new Uint32Array(n);
+    this.fCount = new Uint32Array(n);
+    this.sStart = new Uint32Array(n);
+    this.sCount = new Uint32Array(n);
+    this.acc = new Float64Array(n);
+    entries.forEach((i, d) => {
+      const slot = this.newSlot(ids[d], p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined);
+      this.fStart[slot] = this.fTop;
+      this.fCount[slot] = p.start[i + 1] - p.start[i];
+      for (let k = p.start[i]; k < p.start[i + 1]; k++) {
+        const t = p.term[k];
+        const post = this.postings[t]!;
+        this.fTerm[this.fTop] = t;
+        this.fTf[this.fTop++] = p.tf[k];
+        post.doc[post.n] = slot;
+        post.tf[post.n++] = p.tf[k];
+      }
+      this.sStart[slot] = this.sTop;
+      this.sCount[slot] = p.seqStart[i + 1] - p.seqStart[i];
+      this.seqPool.set(p.seq.subarray(p.seqStart[i], p.seqStart[i + 1]), this.sTop);
+      this.sTop += this.sCount[slot];
+    });
+  }
+}
