@@ -1,6 +1,8 @@
 import type { WeightName } from './types';
 import { WEIGHT_NAMES } from './types';
 import type { Scored } from './score';
+import { searchText } from './item-text';
+import { writtenWords } from './tokenize';
 
 const LABEL: Record<WeightName, string> = {
   semantic: 'similar in meaning',
@@ -32,7 +34,7 @@ export function explainScore(s: Scored): string[] {
   for (const name of names) {
     let line = `${LABEL[name]} (+${c[name].toFixed(2)})`;
     if (name === 'lexical') {
-      if (s.signal.matched.length) line += `: ${quoted(s.signal.matched, 6)}`;
+      if (s.signal.matched.length) line += `: ${quoted(writtenWords(s.signal.matched, searchText(s.item)), 6)}`;
       else if (s.signal.viaNeighbour.length) line += `: its thread neighbour matched ${quoted(s.signal.viaNeighbour, 4)}`;
     }
     if (name === 'situation' && s.situationReasons.length) line += `: ${s.situationReasons.join(', ')}`;
