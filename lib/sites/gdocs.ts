@@ -198,7 +198,8 @@ async function settled(doc: Document, before: string, text: string): Promise<'to
   }
 }
 
-const UNCHECKED_HINT = 'Backstory cannot check what it types into this document: the card is on the clipboard, press Ctrl+V.';
+/** Shown in the panel, and on the page after "Backstory: ". */
+const UNCHECKED_HINT = 'The card is on the clipboard, press Ctrl+V (nothing was typed: Backstory cannot check what it types into this document).';
 
 /**
  * Inserts once into the event target, checked against the document text: the next technique is tried only while the
