@@ -1,3 +1,4 @@
+import { showHint } from '../insert/hint';
 import { insertOnPage } from './insert-on-page';
 import { serveContent } from '../messaging/rpc';
 import { deepActiveElement, editableRoot, isSecretField } from './editable';
@@ -25,5 +26,9 @@ export function servePageActions(focusedEditable: () => HTMLElement | null = () 
     'page:capture': () => readPageForCapture(document, focusedEditable()),
     'page:read': () => readTaskNow(document, focusedEditable()),
     'page:selection': () => fullSelection(),
+    'page:hint': ({ text }) => {
+      showHint(focusedEditable(), `Backstory: ${text}`);
+      return { ok: true as const };
+    },
   });
 }
