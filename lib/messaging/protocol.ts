@@ -151,6 +151,8 @@ export interface ContentProtocol {
   /** The whole selection, line breaks kept (the task reading clips it). */
   /** `secret`: the selection is in a password-like field; nothing of it is given, and nothing may be saved. */
   'page:selection': { req: Record<string, never>; res: { text: string; secret?: true } };
+  /** A note next to the field ("Backstory: ..."): what a shortcut, which has no panel to answer in, did not do. */
+  'page:hint': { req: { text: string }; res: { ok: true } };
   /** The user took back access to this site: the content script stops watching and answering. */
   'page:stop': { req: Record<string, never>; res: { ok: true } };
 }

@@ -56,6 +56,48 @@ export function words(text: string): string[] {
     .filter((w) => w.length > 0 && w.length < 40);
 }
 
+/** The index term a word as written stands for ("Retries" → "retri"), made the way `words` and `terms` make it. */
+export function termOf(written: string): string {
+  return stem(written.toLowerCase().replace(/['’]s$/, '').replace(/['’]/g, ''));
+}
+
+/** A word as written: letters and digits, with inner apostrophes ("don't", "Ana's"). */
+const WRITTEN_WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+
+/**
+ * The text cut where its words stand for one of `matched` (index terms): pieces alternating unmatched, matched,
+ * unmatched..., as `split` with a capture group gives them. How a card marks the words it shares with the task.
+ */
+export function splitByTerms(text: string, matched: Iterable<string>): string[] {
+  const want = new Set(matched);
+  const out: string[] = [];
+  let from = 0;
+  if (want.size) {
+    for (const m of text.matchAll(WRITTEN_WORD)) {
+      if (!want.has(termOf(m[0]))) continue;
+      out.push(text.slice(from, m.index), m[0]);
+      from = m.index + m[0].length;
+    }
+  }
+  out.push(text.slice(from));
+  return out;
+}
+
+/**
+ * Matched index terms as the text writes them, for explanations: each term becomes the first word of `text` that
+ * stands for it ("retri" → "Retry", "exampl" → "example"), or stays as it is where the text has no such word.
+ */
+export function writtenWords(matched: readonly string[], text: string): string[] {
+  const want = new Set(matched);
+  const found = new Map<string, string>();
+  for (const m of text.matchAll(WRITTEN_WORD)) {
+    if (found.size === want.size) break;
+    const term = termOf(m[0]);
+    if (want.has(term) && !found.has(term)) found.set(term, m[0].replace(/['’]s$/i, ''));
+  }
+  return [...new Set(matched.map((t) => found.get(t) ?? t))];
+}
+
 /** Index terms of a text: stop words removed, stemmed. Repeats are kept (term frequency). */
 export function terms(text: string): string[] {
   const out: string[] = [];

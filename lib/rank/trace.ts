@@ -1,6 +1,8 @@
 import { FACTORS, FACTOR_NAMES, type FactorName } from '../core/factors';
 import type { Scored } from './score';
 import { displayTitle } from '../core/items';
+import { searchText } from './item-text';
+import { writtenWords } from './tokenize';
 
 const quoted = (words: string[], n: number): string => {
   let out = '';
@@ -23,7 +25,7 @@ export function explainScore(s: Scored): string[] {
   for (const name of names) {
     let line = `${FACTORS[name].reason} (+${c[name].toFixed(2)})`;
     if (name === 'lexical') {
-      if (s.signal.matched.length) line += `: ${quoted(s.signal.matched, 6)}`;
+      if (s.signal.matched.length) line += `: ${quoted(writtenWords(s.signal.matched, searchText(s.item)), 6)}`;
       else if (s.signal.viaNeighbour.length) line += `: its thread neighbour matched ${quoted(s.signal.viaNeighbour, 4)}`;
     }
     if (name === 'situation' && s.situationReasons.length) line += `: ${s.situationReasons.join(', ')}`;

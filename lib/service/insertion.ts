@@ -29,14 +29,25 @@ export class Insertion {
     return outcome;
   }
 
-  /** The insert-top-card command: read and rank the active tab now and insert its first card. */
+  /**
+   * The insert-top-card command: read and rank the active tab now and insert its first card. A shortcut has no panel
+   * to answer in, so what did not happen is said on the page (the clipboard fallback says its own).
+   */
   async topCard(tab: Browser.tabs.Tab | undefined): Promise<InsertOutcome> {
     const tabId = tab?.id ?? (await browser.tabs.query({ active: true, lastFocusedWindow: true }))[0]?.id;
     if (tabId === undefined) return { ok: false, technique: 'none', hint: 'No active tab.' };
+    const outcome = await this.topCardOn(tabId);
+    if (!outcome.ok && outcome.technique !== 'clipboard' && outcome.hint) {
+      await this.bridge.callTaskFrame(tabId, 'page:hint', { text: outcome.hint }).catch(() => {});
+    }
+    return outcome;
+  }
+
+  private async topCardOn(tabId: number): Promise<InsertOutcome> {
     await this.bridge.readNow(tabId, true);
     const top = (await this.hub.rank(tabId, undefined, { invoked: true })).cards[0];
     if (!top) return { ok: false, technique: 'none', hint: 'Nothing relevant to insert.' };
-    return this.card(tabId, top.item.id);
+    return this.card(tabId, top.item.id).catch((e: unknown) => ({ ok: false, technique: 'none', hint: e instanceof Error ? e.message : String(e) }));
   }
 
   async package(tabId: number, ids: string[], search?: string): Promise<InsertOutcome> {

@@ -38,6 +38,11 @@ export interface SiteAdapter {
   scope?(doc: Document, focused: HTMLElement | null): Element | null;
   /** What the scoped observer watches; childList + subtree by default. */
   observe?: MutationObserverInit;
+  /**
+   * Fetches what read() takes from the site's own server for this page (Google Docs' text export), so that the next
+   * read() has it; resolves true when something new came in (the page is read again then). Never rejects.
+   */
+  preload?(doc: Document): Promise<boolean>;
   /** A long field is read as the section around the caret (documents, block editors), not as a whole. */
   sections?: boolean;
   /** The page's text for "Remember this page" where the DOM does not hold it (a canvas-painted document). */

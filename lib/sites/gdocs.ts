@@ -3,7 +3,8 @@ import type { SiteAdapter } from './adapter';
 import { clipboardFallback, verifyInsert, type InsertOutcome } from '../insert/index';
 import { rememberInserted, stripInsertedText, whileInserting } from '../insert/state';
 import { DOCS_HOST, DOCS_PATH } from './docs-annotate';
-import { sectionOfBlocks, sectionText } from './section';
+import { exportedText, loadExport } from './docs-export';
+import { sectionOfBlocks, sectionText, type CaretSection } from './section';
 import { withoutTitleSuffix } from './text';
 
 export { DOCS_HOST };
@@ -14,8 +15,10 @@ export { DOCS_HOST };
  * tiles: one rect per painted line, its text in aria-label and its font in data-font-css, grouped by paragraph.
  * Keystrokes and pastes go to a contenteditable in the same-origin iframe.docs-texteventtarget-iframe, which Docs
  * empties after applying them, so a read-back of that element always says "unchanged": an insertion is verified
- * against the document text of the layer instead, and tried once. Without the layer the reading is the title and
- * the selection, and a card goes to the clipboard with a hint.
+ * against the document text of the layer instead, and tried once. Docs draws the layer only for the extensions on
+ * its own allowlist, so for Backstory the page is usually canvas only: the reading is then the title, the selection
+ * Docs mirrors into the event target, and the section around it in the document's own text (Docs' plain-text export,
+ * lib/sites/docs-export.ts); and a card goes to the clipboard with a "press Ctrl+V" hint, never typed unchecked.
  * Last seen working on the live site: 2026-11-20.
  */
 const LINE = '.kix-canvas-tile-content svg rect[aria-label]';
@@ -143,6 +146,33 @@ function title(doc: Document): string {
   return (input?.value || withoutTitleSuffix(doc.title, '-', /Google Docs$/)).trim();
 }
 
+/** Docs mirrors the selection into its event target (so the browser's copy finds it): the selected text, canvas only. */
+export function mirroredSelection(doc: Document): string {
+  const et = eventTarget(doc);
+  return (et?.innerText || et?.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 5000);
+}
+
+/** Without the layer, the start of the exported text is the ask when nothing is selected. */
+const EXPORT_START_CHARS = 1500;
+
+/**
+ * The part of the exported document that is the ask: the section around the selection (a paragraph per line in the
+ * export), or the document's start when nothing is selected or the selection is not found.
+ */
+export function exportSection(text: string, selected: string): CaretSection | null {
+  const blocks = text.split('\n').map((t) => t.trim()).filter(Boolean).map((t) => ({ text: t, level: 0 }));
+  if (!blocks.length) return null;
+  const probe = selected.slice(0, 200).toLowerCase();
+  const at = probe ? blocks.findIndex((b) => b.text.replace(/\s+/g, ' ').toLowerCase().includes(probe)) : -1;
+  if (at >= 0) return sectionOfBlocks(blocks, at, blocks[at].text.replace(/\s+/g, ' ').toLowerCase().indexOf(probe));
+  let start = '';
+  for (const b of blocks) {
+    if (start.length >= EXPORT_START_CHARS) break;
+    start = start ? `${start}\n${b.text}` : b.text;
+  }
+  return { trail: [], paragraph: start.slice(0, EXPORT_START_CHARS) };
+}
+
 /** The contenteditable Docs reads keystrokes and pastes from, inside its event-target iframe. */
 export function eventTarget(doc: Document): HTMLElement | null {
   const frame = doc.querySelector<HTMLIFrameElement>(EVENT_TARGET);
@@ -169,6 +199,9 @@ async function settled(doc: Document, before: string, text: string): Promise<'to
   }
 }
 
+/** Shown in the panel, and on the page after "Backstory: ". */
+const UNCHECKED_HINT = 'The card is on the clipboard, press Ctrl+V (nothing was typed: Backstory cannot check what it types into this document).';
+
 /**
  * Inserts once into the event target, checked against the document text: the next technique is tried only while the
  * document is unchanged, so a card is never typed twice. Without the layer nothing can be checked: clipboard.
@@ -177,7 +210,11 @@ export async function insertIntoDocs(doc: Document, text: string): Promise<Inser
   const editable = eventTarget(doc);
   const before = documentText(doc);
   if (!editable || before === null) {
-    return clipboardFallback(doc.querySelector<HTMLElement>(EDITOR) ?? doc.body, text, 'Backstory cannot see this document’s text: the card is on the clipboard, press Ctrl+V.');
+    // Docs' export is minutes-fresh at best: it cannot confirm an insertion, so nothing is typed unchecked.
+    const outcome = await clipboardFallback(doc.querySelector<HTMLElement>(EDITOR) ?? doc.body, text, UNCHECKED_HINT);
+    // Once pasted, the card is in the document's text: it is not the user's ask.
+    if (editable && outcome.technique === 'clipboard') rememberInserted(editable, text);
+    return outcome;
   }
   return whileInserting(async () => {
     const tried: string[] = [];
@@ -205,6 +242,19 @@ export async function insertIntoDocs(doc: Document, text: string): Promise<Inser
   });
 }
 
+/** The canvas-only reading: the section of the exported text around the selection, once an export was read. */
+function readExport(doc: Document, out: Partial<TaskReading>, selected: string, name: string): Partial<TaskReading> {
+  const text = exportedText(doc.location);
+  const section = text ? exportSection(text, selected) : null;
+  if (!section) return out;
+  const et = eventTarget(doc);
+  const ask = sectionText(section);
+  out.field = { text: et ? stripInsertedText(et, ask) : ask, kind: 'contenteditable', label: name || 'Google Docs document' };
+  const headings = Array.from(new Set([...section.trail, ...(name ? [name] : [])])).slice(0, 5);
+  if (headings.length) out.headings = headings;
+  return out;
+}
+
 export const gdocsAdapter: SiteAdapter = {
   name: 'gdocs',
   hosts: [DOCS_HOST],
@@ -216,10 +266,10 @@ export const gdocsAdapter: SiteAdapter = {
     const name = title(doc);
     const out: Partial<TaskReading> = name ? { subject: name } : {};
     const paras = annotatedParagraphs(doc);
-    const selected = paras ? docsSelection(doc) : '';
+    const selected = paras ? docsSelection(doc) : mirroredSelection(doc);
     if (selected) out.selection = selected;
-    // No layer (the flag came too late, or Docs stopped drawing it): the title and the selection only.
-    if (!paras?.length) return out;
+    // No layer (Backstory is not on Docs' allowlist, or Docs stopped drawing it): the document's exported text.
+    if (!paras?.length) return readExport(doc, out, selected, name);
     const lv = levels(paras);
     const blocks = paras.map((p, i) => ({ text: p.text, level: lv[i] }));
     const place = caretPlace(doc, paras);
@@ -237,6 +287,9 @@ export const gdocsAdapter: SiteAdapter = {
   },
   scope(doc) {
     return doc.querySelector(EDITOR);
+  },
+  preload(doc) {
+    return annotatedParagraphs(doc) ? Promise.resolve(false) : loadExport(doc.location);
   },
   // The layer is redrawn on every edit, and the caret moves by its style.
   observe: { childList: true, subtree: true, attributes: true, attributeFilter: ['style', 'aria-label'] },

@@ -113,6 +113,21 @@ function readSelection(doc: Document): string {
   return doc.getSelection()?.toString().trim() ?? '';
 }
 
+/** Fetches what the page's site adapter reads from the site's own server (SiteAdapter.preload); true when new. */
+export function preloadSite(doc: Document): Promise<boolean> {
+  try {
+    return pickAdapter(doc.location).preload?.(doc).catch(() => false) ?? Promise.resolve(false);
+  } catch {
+    return Promise.resolve(false);
+  }
+}
+
+/** A reading the user asked for (a shortcut, a menu): what the site's server adds is waited for first. */
+export async function readTaskNow(doc: Document, focused: HTMLElement | null): Promise<TaskReading> {
+  await preloadSite(doc);
+  return readTask(doc, focused);
+}
+
 export interface TaskWatcher {
   /** The editable the user last focused on this page (kept when the side panel takes focus). */
   lastEditable(): HTMLElement | null;
@@ -167,6 +182,8 @@ export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debou
     } catch {
       return;
     }
+    // What the site's server adds (Docs' text export) arrives later: read again when it does.
+    void preloadSite(doc).then((fresh) => fresh && schedule());
     const key = JSON.stringify({ ...reading, at: 0 });
     if (key === lastSent) return;
     lastSent = key;

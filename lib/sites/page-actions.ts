@@ -1,7 +1,8 @@
+import { showHint } from '../insert/hint';
 import { insertOnPage } from './insert-on-page';
 import { serveContent } from '../messaging/rpc';
 import { deepActiveElement, editableRoot, isSecretField } from './editable';
-import { readPageForCapture, readTask } from './index';
+import { readPageForCapture, readTaskNow } from './index';
 
 /** The selection as the user sees it, including a selection inside a focused textarea or input (never a secret one). */
 export function fullSelection(): { text: string; secret?: true } {
@@ -23,7 +24,11 @@ export function servePageActions(focusedEditable: () => HTMLElement | null = () 
   return serveContent({
     'page:insert': ({ text }) => insertOnPage(document, focusedEditable(), text),
     'page:capture': () => readPageForCapture(document, focusedEditable()),
-    'page:read': () => readTask(document, focusedEditable()),
+    'page:read': () => readTaskNow(document, focusedEditable()),
     'page:selection': () => fullSelection(),
+    'page:hint': ({ text }) => {
+      showHint(focusedEditable(), `Backstory: ${text}`);
+      return { ok: true as const };
+    },
   });
 }

@@ -3,6 +3,7 @@ import { useId, useRef, useState } from 'preact/hooks';
 import type { MemoryPatch } from '../memory/types';
 import type { RankedCard, TraceEntry } from '../rank/types';
 import { FACTORS, FACTOR_NAMES, type FactorScores } from '../core/factors';
+import { splitByTerms } from '../rank/tokenize';
 import { age, plainWhy, safeUrl, sourceLine } from './format';
 import { ItemEditor } from './item-editor';
 import { ScopeChip } from './scope-field';
@@ -11,13 +12,11 @@ import { displayTitle } from '../core/items';
 /** The card's text with the matched words marked; built from text nodes, never HTML. */
 export function Snippet({ text, matched, max = 280, clamp = false }: { text: string; matched: string[]; max?: number; clamp?: boolean }) {
   const snippet = text.length > max ? text.slice(0, max - 3) + '…' : text;
-  const words = matched.filter((w) => w.length > 1).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   // Clamped to two lines in the card list (the whole snippet shows with the explanation); screen readers get it all.
   const cls = clamp ? 'snippet snippet-clamp' : 'snippet';
-  if (!words.length) return <p class={cls}>{snippet}</p>;
-  // The ranker's terms are stems ("hardwar"): mark the whole word that starts with one.
-  const re = new RegExp(`(?<![\\p{L}\\p{N}])((?:${words.join('|')})[\\p{L}\\p{N}]*)`, 'giu');
-  const parts = snippet.split(re);
+  // The ranker's terms are stems ("retri"): mark each word that stands for one ("Retry", "retries").
+  const parts = splitByTerms(snippet, matched.filter((w) => w.length > 1));
+  if (parts.length === 1) return <p class={cls}>{snippet}</p>;
   return <p class={cls}>{parts.map((p, i) => (i % 2 ? <mark key={i}>{p}</mark> : p))}</p>;
 }
 

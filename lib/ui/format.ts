@@ -1,6 +1,8 @@
 import { hostOf, siteKey } from '../core/hosts';
 import type { MemoryItem } from '../memory/types';
 import type { RankedCard, TraceEntry, TraceStage } from '../rank/types';
+import { searchText } from '../rank/item-text';
+import { writtenWords } from '../rank/tokenize';
 
 const DAY = 86_400_000;
 
@@ -43,7 +45,7 @@ function andList(xs: string[]): string {
  */
 export function plainWhy(card: RankedCard, taskPeople: string[] = [], now = Date.now()): string {
   const parts: string[] = [];
-  const words = card.matched.filter((w) => w.length > 1).slice(0, 4);
+  const words = writtenWords(card.matched, searchText(card.item)).filter((w) => w.length > 1).slice(0, 4);
   if (words.length) parts.push(`matches ${andList(words.map(quote))}`);
   else if (card.factors.semantic >= 0.3) parts.push('similar in meaning');
   const lower = (s: string) => s.toLowerCase();

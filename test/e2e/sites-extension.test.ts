@@ -38,6 +38,31 @@ async function openSite(url: string, waitFor: string): Promise<{ page: Page; tab
 
 const task = async (tabId: number) => (await h.call<PanelState>('panel:get', { tabId })).task;
 
+/** The text of Backstory's hint on the page, which it draws in a closed shadow root (read through DevTools, as seen). */
+async function hintText(page: Page): Promise<string> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { root } = (await cdp.send('DOM.getDocument', { depth: -1, pierce: true })) as { root: DomNode };
+    const texts: string[] = [];
+    const walk = (n: DomNode, inHint: boolean) => {
+      const hint = inHint || !!n.attributes?.includes('data-backstory-hint');
+      if (hint && n.nodeType === 3) texts.push(n.nodeValue ?? '');
+      for (const c of [...(n.children ?? []), ...(n.shadowRoots ?? [])]) walk(c, hint);
+    };
+    walk(root, false);
+    return texts.join('');
+  } finally {
+    await cdp.detach();
+  }
+}
+interface DomNode {
+  nodeType: number;
+  nodeValue?: string;
+  attributes?: string[];
+  children?: DomNode[];
+  shadowRoots?: DomNode[];
+}
+
 describe('a long document', () => {
   const topCard = (panel: Page) => panel.locator('[data-testid="card"]').first().getAttribute('data-id', { timeout: 1000 }).catch(() => null);
 
@@ -131,6 +156,35 @@ describe('site adapters in the extension', () => {
     const text: string = await page.evaluate(() => (window as any).__docs.text());
     expect(text.split('Q3 budget: hardware line is 12k').length - 1).toBe(1);
     expect(text).toContain('Q3 budget: hardware line is 12k\nTravel moved to Q4 (Lisbon offsite)');
+    await page.close();
+  });
+
+  it('Google Docs as Backstory meets it (canvas only, no text layer): insert-top-card puts the card on the clipboard and says "press Ctrl+V", typing nothing; the selection and the document’s own text are read', async () => {
+    await h.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: 'https://docs.google.com' });
+    const { page, tabId } = await openSite(SITE_URLS.gdocsCanvasOnly, '#canvas');
+    expect(await page.evaluate(() => (window as any).__docs.annotated())).toBe(false);
+    expect(await page.locator('.kix-canvas-tile-content svg rect').count()).toBe(0);
+    // The user selects "backend engineer" on the canvas: click before it, shift+click after it.
+    const from = await page.evaluate(() => (window as any).__docs.pointAt('backend engineer'));
+    const to = await page.evaluate(() => (window as any).__docs.pointAt('backend engineer', true));
+    await page.mouse.click(from.x, from.y);
+    await page.keyboard.down('Shift');
+    await page.mouse.click(to.x, to.y);
+    await page.keyboard.up('Shift');
+    await page.evaluate(() => navigator.clipboard.writeText('(what the user copied before)'));
+    const before: string = await page.evaluate(() => (window as any).__docs.text());
+
+    await h.command('insert-top-card', tabId);
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), { timeout: 30_000 }).toBe(HIRING.text);
+    await expect.poll(() => hintText(page)).toMatch(/press Ctrl\+V/);
+    expect(await page.locator('[data-backstory-hint]').isVisible()).toBe(true);
+    expect(await page.evaluate(() => (window as any).__docs.text())).toBe(before);
+
+    const t = (await task(tabId))!;
+    expect(t.adapter).toBe('gdocs');
+    expect(t.subject).toBe('Northwind 2027 plan');
+    // The document's own text, from Docs' export in the user's session: the paragraph the selection is in.
+    expect(t.ask).toContain('We are hiring a backend engineer for the payments squad.');
     await page.close();
   });
 
