@@ -1,5 +1,5 @@
 import type { MemoryItem, MemoryKind } from '../memory/types';
-import type { LexicalIndex } from '../rank/lexical-index';
+import type { LexicalIndex } from '../memory/index/lexical-index';
 import { itemsWithWords, textHasWords } from './word-filter';
 
 /** What the memory browser narrows memory to; every field set must match. */

@@ -1,6 +1,7 @@
 import type { MemoryItem } from '../memory/types';
 import type { TaskReading } from './types';
-import { siteMatches, hostOf } from './situation';
+import { hostOf } from '../memory/index/situation-keys';
+import { siteMatches } from './situation';
 import { outOfScope } from './scope';
 
 /** Why an item may not appear at all, in plain words; undefined when it may. Runs before any scoring. */

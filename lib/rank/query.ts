@@ -1,5 +1,5 @@
 import type { TaskReading } from './types';
-import { terms, phrases, TIME_TERM, hasTimeExpression, askDateTerms } from './tokenize';
+import { terms, phrases, TIME_TERM, hasTimeExpression, askDateTerms } from '../memory/index/tokenize';
 
 /** Asks with fewer content words than this are "short": the page around them is folded into the query. */
 const SHORT_ASK_TERMS = 6;

@@ -11,7 +11,7 @@ import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage, type Destination } from './package';
 import { explainScore, scoreSummary } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
-import { terms } from './tokenize';
+import { terms } from '../memory/index/tokenize';
 import { TUNING, type Tuning } from './tuning';
 import { learnedReason, learnedWeightsFor } from '../learn/learner';
 import { WEIGHT_NAMES, type FactorScores, type Weights } from './types';

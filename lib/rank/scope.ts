@@ -1,8 +1,9 @@
 import type { DestinationKind, MemoryItem, MemoryScope } from '../memory/types';
 import { guessScope, isBoundary } from '../memory/scope-guess';
 import type { TaskReading } from './types';
-import { hostOf, personKeys, siteMatches, taskPeopleKeys } from './situation';
-import { terms } from './tokenize';
+import { hostOf } from '../memory/index/situation-keys';
+import { personKeys, siteMatches, taskPeopleKeys } from './situation';
+import { terms } from '../memory/index/tokenize';
 
 const scopes = new WeakMap<MemoryItem, MemoryScope>();
 

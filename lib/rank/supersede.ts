@@ -1,8 +1,8 @@
 import { cosine } from '../embed/embedder';
 import type { MemoryItem } from '../memory/types';
 import type { Scored } from './score';
-import { terms } from './tokenize';
-import type { MemoryView } from './types';
+import { terms } from '../memory/index/tokenize';
+import type { MemoryView } from '../memory/index/memory-view';
 
 // A record of something settled: the newer of two on one subject replaces the older.
 const DECISION = /\b(decided|decision|agreed|settled on|going with|we(?:'ll| will) go with|chose|approved|signed off on|final (?:call|answer|numbers?))\b/i;

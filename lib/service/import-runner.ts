@@ -1,5 +1,5 @@
 import { ImportFileError, type ImportBatch, type ImportFile, type ImportOffer, type ReadOptions, type ReadProgress } from '../import/types';
-import type { ImportJob, ImportJobs } from '../memory/import-jobs';
+import type { ImportJob, ImportJobs } from '../import/import-jobs';
 import type { MemoryInput } from '../memory/types';
 
 export type ImportCounts = { added: number; updated: number; unchanged: number };

@@ -1,8 +1,9 @@
 import { browser } from 'wxt/browser';
 import type { BackstoryDB } from '../memory/db';
-import { ImportJobs } from '../memory/import-jobs';
+import { ImportJobs } from '../import/import-jobs';
 import type { MemoryStore } from '../memory/store';
-import type { BackgroundProtocol, IndexingProgress, PanelPush, Res } from '../messaging/protocol';
+import type { Res } from '../channel/rpc';
+import type { BackgroundProtocol, IndexingProgress, PanelPush } from '../messaging/protocol';
 import { readImport } from '../import/index';
 import { ImportRunner } from './import-runner';
 

@@ -7,7 +7,7 @@ import { installMenus, installToolbarButton, openPanel } from './browser-ui';
 import { Capture } from './capture';
 import { ContentRegistration } from './content-registration';
 import { backgroundHandlers } from './handlers';
-import { BackgroundIndexing } from './indexing';
+import { BackgroundEmbedding } from './background-embedding';
 import { Feedback } from './feedback';
 import { Imports } from './imports';
 import { Insertion } from './insertion';
@@ -18,8 +18,8 @@ import { PanelHub } from './panel-hub';
 import { PhraseOffers } from './phrase-offers';
 import { SettingsCache } from './settings-cache';
 import { TabRanker } from './tab-ranker';
-import { TabReadings } from './tab-readings';
-import { TabTasks } from './tab-tasks';
+import { ReadingUpdates } from './reading-updates';
+import { TabReadingStore } from './tab-reading-store';
 
 /** The service worker's parts, wired to each other. */
 export class Service {
@@ -34,13 +34,13 @@ export class Service {
   readonly store = new MemoryStore(this.db, () => this.model.get(), () => this.model.indexer());
   /** Which sites Backstory may read, and the content script registered for exactly those. */
   readonly access = new ContentRegistration();
-  readonly tasks = new TabTasks();
+  readonly tasks = new TabReadingStore();
   readonly settings = new SettingsCache(() => this.hub.refreshAll());
   readonly bridge = new PageBridge(this.access, this.tasks);
   readonly hub: PanelHub;
-  readonly indexing: BackgroundIndexing;
+  readonly indexing: BackgroundEmbedding;
   readonly ranker: TabRanker;
-  readonly readings: TabReadings;
+  readonly readings: ReadingUpdates;
   readonly insertion: Insertion;
   readonly memory: MemoryActions;
   readonly capture: Capture;
@@ -51,10 +51,10 @@ export class Service {
   constructor() {
     // The hub and the ranker need each other: the ranker reports through the hub, the hub asks it for rankings.
     const panels = { broadcast: (p: Parameters<PanelHub['broadcast']>[0]) => this.hub.broadcast(p), refreshAll: () => this.hub.refreshAll() };
-    this.indexing = new BackgroundIndexing(this.store, panels);
+    this.indexing = new BackgroundEmbedding(this.store, panels);
     this.ranker = new TabRanker(this.store, this.model, this.tasks, this.settings, this.access, this.bridge, this.indexing);
     this.hub = new PanelHub(this.ranker);
-    this.readings = new TabReadings(this.tasks, this.access, this.hub);
+    this.readings = new ReadingUpdates(this.tasks, this.access, this.hub);
     this.feedback = new Feedback(this.settings, panels);
     this.phrases = new PhraseOffers(this.store, panels);
     this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker, this.feedback, this.phrases);

@@ -5,7 +5,7 @@ import { MemoryCatalog, type MemoryPage, type MemoryQuery } from '../memory-brow
 import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { ServiceStatus } from '../messaging/protocol';
-import type { BackgroundIndexing } from './indexing';
+import type { BackgroundEmbedding } from './background-embedding';
 import type { ModelHolder } from './model';
 
 interface Panels {
@@ -22,7 +22,7 @@ export class MemoryActions {
   constructor(
     private readonly store: MemoryStore,
     private readonly panels: Panels,
-    private readonly indexing: BackgroundIndexing,
+    private readonly indexing: BackgroundEmbedding,
     private readonly model: ModelHolder,
   ) {
     this.imports = new ImportRemoval(store, (restored) => {

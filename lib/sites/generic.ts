@@ -1,4 +1,4 @@
-import { isSecretField } from './editable';
+import { isSecretField } from '../dom/editable';
 import type { SiteAdapter } from './adapter';
 
 const HEADINGS = 'h1, h2, h3, h4, [role="heading"]';

@@ -1,6 +1,6 @@
 import { insertOnPage } from './insert-on-page';
 import { serveContent } from '../messaging/rpc';
-import { deepActiveElement, editableRoot, isSecretField } from './editable';
+import { deepActiveElement, editableRoot, isSecretField } from '../dom/editable';
 import { readPageForCapture, readTask } from './index';
 
 /** The selection as the user sees it, including a selection inside a focused textarea or input (never a secret one). */

@@ -1,12 +1,12 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
-import type { ImportJob } from '../../lib/memory/import-jobs';
+import type { ImportJob } from '../../lib/import/import-jobs';
 
 // The page stores the picked files as a job (IndexedDB) before it asks the worker to run it: a stored job here.
 const stored: ImportJob = { id: 'job-1', createdAt: 1, fileNames: ['notes.json'], bytes: 2, state: 'queued', read: 0 };
 vi.mock('../../lib/memory/db', () => ({ openMemoryDB: () => ({ close() {} }) }));
-vi.mock('../../lib/memory/import-jobs', () => ({ ImportJobs: class { async create() { return stored; } } }));
+vi.mock('../../lib/import/import-jobs', () => ({ ImportJobs: class { async create() { return stored; } } }));
 
 /** The worker as the page sees it: `import:start` fails while `stopped` says so, as a worker stopped before answering. */
 const worker = {

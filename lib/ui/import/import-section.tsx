@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import './import.css';
 import type { ImportFile } from '../../import/types';
-import { ImportJobs, type ImportJob } from '../../memory/import-jobs';
+import { ImportJobs, type ImportJob } from '../../import/import-jobs';
 import { openMemoryDB } from '../../memory/db';
 import { callBackground, NoReceiverError } from '../../messaging/rpc';
 import { filesFromDrop, filesFromInput } from './collect-files';

@@ -1,6 +1,6 @@
-import type { ImportFile, ImportFormat, ImportOffer } from '../import/types';
-import type { BackstoryDB } from './db';
-import type { MemoryInput } from './types';
+import type { ImportFile, ImportFormat, ImportOffer } from './types';
+import type { BackstoryDB } from '../memory/db';
+import type { MemoryInput } from '../memory/types';
 
 export type ImportJobState = 'queued' | 'reading' | 'committing' | 'indexing' | 'done' | 'failed' | 'cancelled';
 
@@ -24,6 +24,12 @@ export interface ImportJob {
 
 /** What `update` may change: everything but the identity and the files. */
 export type ImportJobPatch = Partial<Omit<ImportJob, 'id' | 'createdAt' | 'fileNames' | 'bytes'>>;
+
+declare module '../memory/db' {
+  /** The import jobs table holds `ImportJob`s. */
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface ImportJobRow extends ImportJob {}
+}
 
 function newJobId(): string {
   return `import-${globalThis.crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`}`;

@@ -1,5 +1,5 @@
-import { VectorIndex } from '../../lib/embed/vector-index';
-import { IndexedMemory } from '../../lib/rank/indexed-memory';
+import { VectorIndex } from '../../../lib/memory/index/vector-index';
+import { IndexedMemory } from '../../../lib/memory/index/memory-index';
 
 /**
  * Puts the ranker back on the path as it was before quantised vectors (the baseline in bench:perf and the "before"
