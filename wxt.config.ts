@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'wxt';
 import type { Plugin } from 'vite';
-import { FIRST_CLASS_PATTERNS } from './lib/service/site-access';
+import { FIRST_CLASS_PATTERNS } from './lib/sites/site-access';
 
 /**
  * onnxruntime-web locates its .wasm with `new URL(file, import.meta.url)`. The background is built as a classic

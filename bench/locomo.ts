@@ -25,7 +25,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cosine } from '../lib/embed/embedder';
 import { DEFAULT_SETTINGS } from '../lib/settings/defaults';
-import { LexicalIndex } from '../lib/rank/lexical-index';
+import { LexicalIndex } from '../lib/memory/index/lexical-index';
 import { rankMemory, scoreMemory } from '../lib/rank/rank';
 import { taskQueryTexts } from '../lib/rank/query';
 import type { RankRequest } from '../lib/rank/types';

@@ -21,7 +21,7 @@
  * - store_load_ms_10k: MemoryStore.load() of 10k items in fake-indexeddb, from the persisted index pack against
  *   the tables alone (baseline).
  * - panel_update_ms_p50 / cold_start_ms / index_items_per_s_browser: in headless Chromium with the built extension
- *   (bench/perf-lib/browser.ts; `--browser-only` runs just these). cold_start_ms (p50), cold_start_ms_p95 and
+ *   (bench/lib/perf/browser.ts; `--browser-only` runs just these). cold_start_ms (p50), cold_start_ms_p95 and
  *   cold_start_stalled_rounds (rounds over 5 s) are 20 rounds of the shipping build, WebGPU engine included, beside
  *   the same 20 rounds of the WASM-only build (BACKSTORY_WASM_ONLY=1, built by the bench) as their baseline;
  *   cold_start_ms_no_pack is the shipping build with the index pack deleted. index_items_per_s_browser's baseline is
@@ -31,14 +31,14 @@
  *   package_mb_*: each part of the unpacked shipping build (model, runtime_wasm, runtime_webgpu, webgpu_engine_js,
  *   other, total), and of the WASM-only build (_wasm_only).
  * - memory_first_rows_ms_10k / _100k, memory_filter_ms_*, memory_panel_heap_mb_*: the side panel's Memory tab in
- *   headless Chromium (bench/perf-lib/memory-browser.ts; `--memory-browser` runs just these): click -> first rows,
+ *   headless Chromium (bench/lib/perf/memory-browser.ts; `--memory-browser` runs just these): click -> first rows,
  *   a word typed into its filter -> the filtered list, and the panel page's heap. `--baseline-build DIR` measures
  *   another build (an earlier commit's `.output/chrome-mv3`) the same way as the baseline.
  */
 import { writeFileSync } from 'node:fs';
-import { VectorIndex } from '../lib/embed/vector-index';
-import { buildMemory, embedQuery, floatView, heap, indexRate, rankTimes, storeLoad, vectorHeap } from './perf-lib/node-figures';
-import { SyntheticCorpus } from './perf-lib/synthetic';
+import { VectorIndex } from '../lib/memory/index/vector-index';
+import { buildMemory, embedQuery, floatView, heap, indexRate, rankTimes, storeLoad, vectorHeap } from './lib/perf/node-figures';
+import { SyntheticCorpus } from './lib/perf/synthetic';
 
 interface Row {
   name: string;
@@ -157,8 +157,8 @@ async function main() {
 
   if (a.browser && !a.memoryBrowser) {
     try {
-      const { browserFigures } = await import('./perf-lib/browser');
-      const { buildParts, buildWasmOnly } = await import('./perf-lib/build-parts');
+      const { browserFigures } = await import('./lib/perf/browser');
+      const { buildParts, buildWasmOnly } = await import('./lib/perf/build-parts');
       const { BUILD_DIR } = await import('../test/e2e/harness');
       // The WASM-only build (no WebGPU engine, no WebGPU runtime): its cold starts alternate with the shipping build's.
       log('building the WASM-only extension (BACKSTORY_WASM_ONLY=1)');
@@ -189,7 +189,7 @@ async function main() {
 
   if (a.browser) {
     try {
-      const { memoryBrowserFigures, catalogQueryTimes } = await import('./perf-lib/memory-browser');
+      const { memoryBrowserFigures, catalogQueryTimes } = await import('./lib/perf/memory-browser');
       for (const n of a.listSizes) {
         const q = await catalogQueryTimes(n);
         const label = `${Math.round(n / 1000)}k`;

@@ -1,6 +1,6 @@
 import { startContentAgent } from '../lib/sites/content-agent';
 import { serveContent } from '../lib/messaging/rpc';
-import { FIRST_CLASS_PATTERNS } from '../lib/service/site-access';
+import { FIRST_CLASS_PATTERNS } from '../lib/sites/site-access';
 
 type Marked = { __backstoryAgent?: { isInvalid: boolean }; __backstoryActions?: () => void };
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 import { scoreMemory } from '../../lib/rank/rank';
 import { TUNING, type Tuning } from '../../lib/rank/tuning';
-import { LexicalIndex, type LexicalIndexOptions } from '../../lib/rank/lexical-index';
+import { LexicalIndex, type LexicalIndexOptions } from '../../lib/memory/index/lexical-index';
 import type { RankSettings } from '../../lib/rank/types';
 import { Tally, type MethodStats } from './metrics';
 import { prepare } from './prepare';

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MemoryView, TaskReading } from '../../lib/rank/types';
-import { arrayMemoryView } from '../../lib/rank/indexed-memory';
+import type { MemoryView } from '../../lib/memory/index/memory-view';
+import type { TaskReading } from '../../lib/rank/types';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { taskQueryTexts } from '../../lib/rank/query';
-import { embedText, contextText } from '../../lib/rank/item-text';
+import { embedText, contextText } from '../../lib/memory/index/item-text';
 import { nodeEmbedder, nodeModelKey } from '../../lib/embed/node-embedder';
 import type { ModelDtype } from '../../lib/embed/ort-embedder';
 import { EmbedCache } from './embed-cache';

@@ -1,12 +1,17 @@
-import { callOffscreen, NoReceiverError } from '../messaging/rpc';
+import { NoReceiverError, sendRuntime, type Req, type Res } from '../channel/rpc';
 import { MODEL_DIM, type Embedder } from './embedder';
 import { modelTag } from './model-tag';
-import { unpackVectors } from './offscreen-wire';
+import { unpackVectors, type OffscreenProtocol } from './offscreen-wire';
 import { GPU_FIRST_MS, type EmbedBackendChoice } from './gpu-adapter';
 
 /** The offscreen document is closed after this long without an embedding request (it holds a second model copy). */
 export const OFFSCREEN_IDLE_MS = 30_000;
 const DOCUMENT = 'offscreen.html';
+
+/** Service worker -> its offscreen document. Every extension page receives it too; only the document answers. */
+function callOffscreen<K extends keyof OffscreenProtocol>(type: K, payload: Req<OffscreenProtocol, K>): Promise<Res<OffscreenProtocol, K>> {
+  return sendRuntime<OffscreenProtocol, K>(type, payload);
+}
 
 /**
  * How long a request may go unanswered: set-up (document, model) plus a generous time per text. An engine Worker

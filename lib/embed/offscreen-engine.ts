@@ -1,13 +1,18 @@
 import { browser } from 'wxt/browser';
-import { serveOffscreen } from '../messaging/rpc';
+import { fromThisExtension, isServiceWorker, serve, type Handlers } from '../channel/rpc';
 import { MODEL_DIM, ORT_WASM_PATH } from './embedder';
 import { EnginePool, engineCount, type Engine } from './engine-pool';
 import { EngineChoice } from './engine-choice';
 import { startGpuEngine } from './gpu-engine-start';
 import { browserGpu, chooseGpuAdapter } from './gpu-adapter';
 import type { EngineReply, EngineRequest } from './offscreen-worker';
-import { packVectors } from './offscreen-wire';
+import { packVectors, type OffscreenProtocol } from './offscreen-wire';
 import { WorkerChannel } from './worker-channel';
+
+/** Offscreen document side: only the service worker may ask it to embed. */
+function serveOffscreen(handlers: Handlers<OffscreenProtocol>): void {
+  serve(handlers, (_type, sender) => fromThisExtension(sender) && isServiceWorker(sender));
+}
 
 const url = (p: string) => (browser.runtime.getURL as (p: string) => string)(p);
 

@@ -1,3 +1,18 @@
+import type { EmbedBackendChoice } from './gpu-adapter';
+
+/**
+ * Messages from the service worker to its offscreen document (Chrome only), which runs the model in one Worker per core
+ * for indexing (a service worker cannot start Workers). The service worker stays the owner of memory; the
+ * document only turns texts into vectors. Vectors travel as base64 float32 (below).
+ */
+export interface OffscreenProtocol {
+  /**
+   * `backend`: the user's choice (settings `embed.backend`); `run`: texts in the indexing run this batch belongs to;
+   * `reason` says why the engine that answered was used.
+   */
+  'offscreen:embed': { req: { texts: string[]; backend?: EmbedBackendChoice; run?: number }; res: { vectors: string; count: number; dim: number; backend: string; reason?: string } };
+}
+
 /**
  * Vectors cross the extension's message channel (JSON) as base64 of their float32 bytes: bit-identical to what the
  * engine computed, and about a fifth of the size of the same numbers written out as JSON.

@@ -1,4 +1,4 @@
-import { deepActiveElement, editableKind, editableRoot, isSecretField } from '../sites/editable';
+import { deepActiveElement, editableKind, editableRoot, isSecretField } from '../dom/editable';
 import { detectEditor, techniquesFor, UNDO_GROUP_MS, type EditorKind, type Technique } from './detect';
 import { showHint } from './hint';
 import { lastUserInput, rememberInserted, savedSelection, saveSelection, selectionFor, whileInserting } from './state';

@@ -1,8 +1,8 @@
 import type { MemoryItem, MemoryPatch } from '../memory/types';
-import { LexicalIndex } from '../rank/lexical-index';
-import { terms } from '../rank/tokenize';
+import { LexicalIndex } from '../memory/index/lexical-index';
+import { terms } from '../memory/index/tokenize';
 import { wordOverlap } from '../rank/likeness';
-import type { MemoryView } from '../rank/types';
+import type { MemoryView } from '../memory/index/memory-view';
 
 /** Share of words two texts have in common (of all the words either has) above which they say the same thing. */
 const SAME = 0.7;

@@ -1,6 +1,16 @@
 import type { EntityTable } from 'dexie';
 import { PHRASES, type FoundPhrase } from './phrases';
 
+/** A phrase offered to the user as an instruction to save. */
+export interface PhraseOffer {
+  /** The phrase as counted (lower case): what the answer names. */
+  phrase: string;
+  /** As the user wrote it. */
+  text: string;
+  /** Distinct prompts it was seen in. */
+  prompts: number;
+}
+
 /**
  * One phrase seen in the user's prompts: in how many distinct prompts, and what the user said when it was offered.
  * Only phrases that passed the instruction filter (lib/learn/phrases.ts) are ever stored, never the prompts.

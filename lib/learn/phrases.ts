@@ -1,4 +1,4 @@
-import { isStopWord } from '../rank/tokenize';
+import { isStopWord } from '../memory/index/tokenize';
 
 /**
  * Finding the standing instructions a user keeps typing into prompts ("keep it short", "answer in British English",

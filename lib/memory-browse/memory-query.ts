@@ -1,6 +1,6 @@
 import { hostOf, siteKey } from '../core/hosts';
 import type { MemoryItem, MemoryKind } from '../memory/types';
-import type { LexicalIndex } from '../rank/lexical-index';
+import type { LexicalIndex } from '../memory/index/lexical-index';
 import { itemsWithWords, textHasWords } from './word-filter';
 
 /** What the memory browser narrows memory to; every field set must match. */

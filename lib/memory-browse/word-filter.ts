@@ -1,5 +1,5 @@
-import type { LexicalIndex } from '../rank/lexical-index';
-import { terms, words } from '../rank/tokenize';
+import type { LexicalIndex } from '../memory/index/lexical-index';
+import { terms, words } from '../memory/index/tokenize';
 
 /**
  * Ids of the indexed items holding every word of `text` (as the ranker's index stems it); the last word, while it

@@ -1,5 +1,4 @@
 import Dexie, { type EntityTable, type Table } from 'dexie';
-import type { ImportJob } from './import-jobs';
 import { titleFrom } from './title';
 import type { MemoryInput, MemoryItem } from './types';
 
@@ -29,7 +28,7 @@ export interface PackRow {
   slots: Int32Array;
   codes: Int8Array;
   scales: Float32Array;
-  lexical: import('../rank/lexical-pack').PackedLexicon;
+  lexical: import('./index/lexical-pack').PackedLexicon;
   /** Threaded items' context vectors (int8), each with the print of the text it was made from. */
   contexts: { ids: string[]; prints: Uint32Array; dim: number; codes: Int8Array; scales: Float32Array };
 }
@@ -43,7 +42,15 @@ export interface StoredContext extends StoredVector {
   print: number;
 }
 
-/** An import's files (Blobs, read by the background side) and its staged items: lib/memory/import-jobs.ts. */
+/**
+ * A row of the import jobs table. Its fields are declared where import jobs are kept (`ImportJob` in
+ * lib/import/import-jobs.ts merges into this interface), so the database sits below the importers it serves.
+ */
+export interface ImportJobRow {
+  id: string;
+}
+
+/** An import's files (Blobs, read by the background side) and its staged items: lib/import/import-jobs.ts. */
 export interface ImportFileRow {
   job: string;
   n: number;
@@ -82,7 +89,7 @@ export type BackstoryDB = Dexie & {
   vectors: EntityTable<StoredVector, 'id'>;
   contexts: EntityTable<StoredContext, 'id'>;
   packs: EntityTable<PackRow, 'key'>;
-  importJobs: EntityTable<ImportJob, 'id'>;
+  importJobs: EntityTable<ImportJobRow, 'id'>;
   importFiles: Table<ImportFileRow, [string, number]>;
   importStaged: Table<ImportStagedRow, [string, number]>;
   removedImports: EntityTable<RemovedImportRow, 'importId'>;

@@ -1,4 +1,4 @@
-import { embedText } from '../rank/item-text';
+import { embedText } from './index/item-text';
 import { createItem } from './normalize';
 import type { MemoryInput, MemoryItem } from './types';
 

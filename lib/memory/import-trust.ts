@@ -1,4 +1,3 @@
-import type { FeedbackBlock } from '../learn/feedback-file';
 import { intake, isWideScope, MEMORY_FILE_FORMAT } from './intake';
 import { guessKind } from './kind-guess';
 import { guessScope, parseScope } from './scope-guess';
@@ -19,7 +18,7 @@ export interface TrustAsks {
 }
 
 /** The asks of a memory file's items and feedback, as they would land if kept; undefined when there are none. */
-export function trustAsks(inputs: MemoryInput[], feedback?: Pick<FeedbackBlock, 'events' | 'phrases'>): TrustAsks | undefined {
+export function trustAsks(inputs: MemoryInput[], feedback?: { events: readonly unknown[]; phrases: readonly unknown[] }): TrustAsks | undefined {
   const asks: TrustAsks = { everywhere: 0, wide: 0, pinned: 0, feedback: (feedback?.events.length ?? 0) + (feedback?.phrases.length ?? 0) };
   for (const input of inputs) {
     if (input.source?.format !== MEMORY_FILE_FORMAT) continue;

@@ -1,4 +1,4 @@
-import { mayWriteId } from '../import/id-namespaces';
+import { mayWriteId } from './id-namespaces';
 import { guessScope, parseScope } from './scope-guess';
 import { findSecrets, secretHoldReason } from './secrets';
 import type { MemoryInput, MemoryScope, MemorySource } from './types';
@@ -79,7 +79,7 @@ function foreignMemoryItem(input: MemoryInput, now: number): MemoryInput {
  * - only the user's own typed text has its kind guessed from its words; page and export text is evidence;
  * - text from a page or another app is scoped to where it came from, never everywhere on its own say;
  * - every path but a restore and a trusted memory file is checked for secrets (held until the user confirms);
- * - ids are written only within the source's own namespace (lib/import/id-namespaces.ts);
+ * - ids are written only within the source's own namespace (lib/memory/id-namespaces.ts);
  * - fields an outside source controls are capped.
  */
 export function intake(input: MemoryInput, provenance: Provenance, now = Date.now()): MemoryInput {

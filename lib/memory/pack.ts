@@ -1,12 +1,12 @@
-import { LexicalIndex } from '../rank/lexical-index';
-import type { IndexedMemory } from '../rank/indexed-memory';
+import { LexicalIndex } from './index/lexical-index';
+import type { IndexedMemory } from './index/memory-index';
 import type { PackRow } from './db';
 import type { MemoryItem } from './types';
 
 export const PACK_KEY = 'index';
 /**
  * Bump when the pack's layout changes; a pack of another version is ignored (and rewritten). v2: BM25 entries hold
- * the body's term sequence instead of phrase terms (lib/rank/lexical-pack.ts PackedLexicon), tf as Uint16Array.
+ * the body's term sequence instead of phrase terms (lib/memory/index/lexical-pack.ts PackedLexicon), tf as Uint16Array.
  * v3: threaded items' context vectors are in the pack too.
  */
 export const PACK_VERSION = 3;

@@ -1,7 +1,7 @@
-import type { IndexedMemory } from '../rank/indexed-memory';
-import { packedTerms } from '../rank/lexical-pack';
+import type { IndexedMemory } from './index/memory-index';
+import { packedTerms } from './index/lexical-pack';
 import type { BackstoryDB } from './db';
-import type { ContextVectors } from './indexing';
+import type { ContextVectors } from './context-vectors';
 import { indexPrint, PACK_KEY, usablePack } from './pack';
 import { countTokens } from './tokens';
 

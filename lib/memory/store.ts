@@ -1,11 +1,11 @@
 import type { Embedder } from '../embed/embedder';
-import { embedText } from '../rank/item-text';
-import { IndexedMemory } from '../rank/indexed-memory';
+import { embedText } from './index/item-text';
+import { IndexedMemory } from './index/memory-index';
 import type { BackstoryDB } from './db';
 import { planImport, type ImportCounts } from './import-plan';
 import { intake, type Provenance } from './intake';
 import { createItem, patchItem } from './normalize';
-import { ContextVectors, embedOnce, sameTextIndex, type EmbedJob } from './indexing';
+import { ContextVectors, embedOnce, sameTextIndex, type EmbedJob } from './context-vectors';
 import { buildPack, PackSchedule, textHash } from './pack';
 import { loadStored } from './store-load';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';

@@ -1,13 +1,12 @@
 import type { InsertOutcome } from '../insert/index';
 import type { ReadProgress } from '../import/types';
-import type { ImportJob } from '../memory/import-jobs';
+import type { ImportJob } from '../import/import-jobs';
 import type { MemoryPage, MemoryQuery } from '../memory-browse/memory-query';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
 import type { RankedCard, RankSettings, TaskReading, TraceEntry } from '../rank/types';
 import type { Settings, SettingsPatch } from '../settings/types';
 import type { LearningReport } from '../learn/learning';
-import type { EmbedBackendChoice } from '../embed/gpu-adapter';
-import type { PhraseOffer } from '../service/phrase-offers';
+import type { PhraseOffer } from '../learn/phrase-tally';
 
 export type PanelStatus = 'watching' | 'searching' | 'found' | 'empty' | 'error';
 
@@ -157,19 +156,6 @@ export interface ContentProtocol {
   'page:stop': { req: Record<string, never>; res: { ok: true } };
 }
 
-/**
- * Messages from the service worker to its offscreen document (Chrome only), which runs the model in one Worker per core
- * for indexing (a service worker cannot start Workers). The service worker stays the owner of memory; the
- * document only turns texts into vectors. Vectors travel as base64 float32 (lib/embed/offscreen-wire.ts).
- */
-export interface OffscreenProtocol {
-  /**
-   * `backend`: the user's choice (settings `embed.backend`); `run`: texts in the indexing run this batch belongs to;
-   * `reason` says why the engine that answered was used.
-   */
-  'offscreen:embed': { req: { texts: string[]; backend?: EmbedBackendChoice; run?: number }; res: { vectors: string; count: number; dim: number; backend: string; reason?: string } };
-}
-
 /** Name of the port a side panel opens to the service worker. */
 export const PANEL_PORT = 'backstory-panel';
 /**
@@ -199,5 +185,3 @@ export type PanelPush =
 /** Only these may come from content scripts; everything else needs an extension page. */
 export const CONTENT_SCRIPT_MESSAGES: ReadonlySet<keyof BackgroundProtocol> = new Set(['task:update', 'capture:sent']);
 
-export type Req<P, K extends keyof P> = P[K] extends { req: infer R } ? R : never;
-export type Res<P, K extends keyof P> = P[K] extends { res: infer R } ? R : never;

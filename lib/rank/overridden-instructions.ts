@@ -1,7 +1,7 @@
 import type { MemoryItem } from '../memory/types';
 import { lastTouched } from '../core/items';
 import { scopeKey, scopeOf } from './scope';
-import { terms } from './tokenize';
+import { terms } from '../memory/index/tokenize';
 
 /**
  * Overridden instructions: of two instructions for the same scope that contradict each other, the newer is used and

@@ -1,6 +1,6 @@
 import type { TaskReading } from './types';
-import { terms, phrases, TIME_TERM, hasTimeExpression, askDateTerms } from './tokenize';
-import { personName } from './situation';
+import { terms, phrases, TIME_TERM, hasTimeExpression, askDateTerms } from '../memory/index/tokenize';
+import { personName } from '../memory/index/situation-keys';
 
 /** Asks with fewer content words than this are "short": the page around them is folded into the query. */
 const SHORT_ASK_TERMS = 6;

@@ -11,7 +11,7 @@ import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage } from './package';
 import { explainScore, scoreSummary } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
-import { terms } from './tokenize';
+import { terms } from '../memory/index/tokenize';
 import { likeness } from './likeness';
 import { TUNING, type Tuning } from './tuning';
 import { displayTitle, lastTouched } from '../core/items';

@@ -1,8 +1,9 @@
-import type { LexicalHit, LexicalSearcher, MemoryView, Weights } from './types';
+import type { Weights } from './types';
+import type { LexicalHit, LexicalSearcher, MemoryView } from '../memory/index/memory-view';
 import type { QueryPlan } from './query';
 import type { Tuning } from './tuning';
-import { PERSON_PREFIX, DATE_PREFIX } from './tokenize';
-import { kthLargest } from './kth-largest';
+import { PERSON_PREFIX, DATE_PREFIX } from '../memory/index/tokenize';
+import { kthLargest } from '../core/kth-largest';
 
 /** What retrieval knows of one candidate before it is loaded: its two relevance signals in [0, 1]. */
 export interface Signal {

@@ -4,7 +4,7 @@ import { guessScope, isBoundary } from '../memory/scope-guess';
 import type { TaskReading } from './types';
 import { hostOf, onHost } from '../core/hosts';
 import { personKeys, taskPeopleKeys } from './situation';
-import { terms } from './tokenize';
+import { terms } from '../memory/index/tokenize';
 
 const scopes = new WeakMap<MemoryItem, MemoryScope>();
 

@@ -1,8 +1,8 @@
 import type { MemoryItem } from '../memory/types';
 import type { Scored } from './score';
-import { terms } from './tokenize';
+import { terms } from '../memory/index/tokenize';
 import { likeness } from './likeness';
-import type { MemoryView } from './types';
+import type { MemoryView } from '../memory/index/memory-view';
 import { lastTouched } from '../core/items';
 
 // A record of something settled: the newer of two on one subject replaces the older.

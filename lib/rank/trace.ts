@@ -1,8 +1,8 @@
 import { FACTORS, FACTOR_NAMES, type FactorName } from '../core/factors';
 import type { Scored } from './score';
 import { displayTitle } from '../core/items';
-import { searchText } from './item-text';
-import { writtenWords } from './tokenize';
+import { searchText } from '../memory/index/item-text';
+import { writtenWords } from '../memory/index/tokenize';
 
 const quoted = (words: string[], n: number): string => {
   let out = '';

@@ -1,5 +1,5 @@
 import { browser } from 'wxt/browser';
-import { accessFor, readablePatterns } from './site-access';
+import { accessFor, readablePatterns } from '../sites/site-access';
 
 /** The content script runs only on sites the user let Backstory read: registered at runtime for exactly those. */
 export const CONTENT_SCRIPT_ID = 'backstory-content';

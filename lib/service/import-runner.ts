@@ -1,6 +1,6 @@
 import { ImportFileError, type ImportBatch, type ImportFile, type ImportOffer, type ReadOptions, type ReadProgress } from '../import/types';
 import { trustAsks } from '../memory/import-trust';
-import type { HandoverRow, ImportJob, ImportJobs } from '../memory/import-jobs';
+import type { HandoverRow, ImportJob, ImportJobs } from '../import/import-jobs';
 import type { ImportCounts } from '../memory/import-plan';
 import type { MemoryInput } from '../memory/types';
 import { readFeedbackBlock, type FeedbackBlock } from '../learn/feedback-file';

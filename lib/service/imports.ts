@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 import { browser, type Browser } from 'wxt/browser';
 import type { BackstoryDB } from '../memory/db';
-import { ImportJobs, type HandoverRow } from '../memory/import-jobs';
+import { ImportJobs, type HandoverRow } from '../import/import-jobs';
 import type { MemoryStore } from '../memory/store';
-import { HANDOVER_PORT, type BackgroundProtocol, type IndexingProgress, type PanelPush, type Res } from '../messaging/protocol';
+import type { Res } from '../channel/rpc';
+import { HANDOVER_PORT, type BackgroundProtocol, type IndexingProgress, type PanelPush } from '../messaging/protocol';
 import { readImport } from '../import/index';
 import { profileKey } from '../memory/file-signature';
 import { ImportRunner } from './import-runner';

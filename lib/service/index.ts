@@ -7,7 +7,7 @@ import { installMenus, installToolbarButton, openPanel } from './browser-ui';
 import { Capture } from './capture';
 import { ContentRegistration } from './content-registration';
 import { backgroundHandlers } from './handlers';
-import { BackgroundIndexing } from './indexing';
+import { BackgroundEmbedding } from './background-embedding';
 import { Imports } from './imports';
 import { Insertion } from './insertion';
 import { LearningActions } from './learning-actions';
@@ -21,8 +21,8 @@ import { PanelHub } from './panel-hub';
 import { PhraseOffers } from './phrase-offers';
 import { SettingsCache } from './settings-cache';
 import { TabRanker } from './tab-ranker';
-import { TabReadings } from './tab-readings';
-import { TabTasks } from './tab-tasks';
+import { ReadingUpdates } from './reading-updates';
+import { TabReadingStore } from './tab-reading-store';
 
 /** The service worker's parts, wired to each other. */
 export class Service {
@@ -37,13 +37,13 @@ export class Service {
   readonly store = new MemoryStore(this.db, () => this.model.get(), () => this.model.indexer());
   /** Which sites Backstory may read, and the content script registered for exactly those. */
   readonly access = new ContentRegistration();
-  readonly tasks = new TabTasks();
+  readonly tasks = new TabReadingStore();
   readonly settings = new SettingsCache(() => this.hub.refreshAll());
   readonly bridge = new PageBridge(this.access, this.tasks);
   readonly hub: PanelHub;
-  readonly indexing: BackgroundIndexing;
+  readonly indexing: BackgroundEmbedding;
   readonly ranker: TabRanker;
-  readonly readings: TabReadings;
+  readonly readings: ReadingUpdates;
   readonly insertion: Insertion;
   readonly memory: MemoryActions;
   readonly capture: Capture;
@@ -57,10 +57,10 @@ export class Service {
     const panels = { broadcast: (p: Parameters<PanelHub['broadcast']>[0]) => this.hub.broadcast(p), refreshAll: () => this.hub.refreshAll() };
     // What learning keeps (the feedback on the device, the cards each tab was shown), handed to whoever needs it.
     const learning = new Learning();
-    this.indexing = new BackgroundIndexing(this.store, panels);
+    this.indexing = new BackgroundEmbedding(this.store, panels);
     this.ranker = new TabRanker(this.store, this.model, this.tasks, this.settings, this.access, this.bridge, this.indexing, learning);
     this.hub = new PanelHub(this.ranker);
-    this.readings = new TabReadings(this.tasks, this.access, this.hub);
+    this.readings = new ReadingUpdates(this.tasks, this.access, this.hub);
     this.learning = new LearningActions(learning, this.settings, panels);
     this.phrases = new PhraseOffers(this.store, panels, () => learning.phrases());
     this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker, this.learning, this.phrases);

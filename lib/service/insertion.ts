@@ -6,14 +6,14 @@ import type { PhraseOffers } from './phrase-offers';
 import type { PageBridge } from './page-bridge';
 import type { PanelHub } from './panel-hub';
 import type { TabRanker } from './tab-ranker';
-import type { TabTasks } from './tab-tasks';
+import type { TabReadingStore } from './tab-reading-store';
 
 /** Putting memory into the page's focused field: one card, the top card (the shortcut), or a package of cards. */
 export class Insertion {
   constructor(
     private readonly store: MemoryStore,
     private readonly bridge: PageBridge,
-    private readonly tasks: TabTasks,
+    private readonly tasks: TabReadingStore,
     private readonly hub: PanelHub,
     private readonly ranker: TabRanker,
     private readonly feedback: Pick<LearningActions, 'record' | 'recordTogether'>,

@@ -4,7 +4,7 @@ import { ImportRemoval, RemovedImports } from '../memory-browse/import-removal';
 import { MemoryCatalog, type MemoryPage, type MemoryQuery } from '../memory-browse/memory-query';
 import type { MemoryStore } from '../memory/store';
 import type { MemoryInput, MemoryItem, MemoryPatch } from '../memory/types';
-import type { BackgroundIndexing } from './indexing';
+import type { BackgroundEmbedding } from './background-embedding';
 
 interface Panels {
   refreshAll(): void;
@@ -20,7 +20,7 @@ export class MemoryActions {
   constructor(
     private readonly store: MemoryStore,
     private readonly panels: Panels,
-    private readonly indexing: BackgroundIndexing,
+    private readonly indexing: BackgroundEmbedding,
     private readonly learning: Learning,
     removedImports: RemovedImports,
   ) {

@@ -1,6 +1,6 @@
 import type { MemoryStore } from '../memory/store';
 import type { ServiceStatus } from '../messaging/protocol';
-import type { BackgroundIndexing } from './indexing';
+import type { BackgroundEmbedding } from './background-embedding';
 import type { ModelHolder } from './model';
 
 /** What the options page shows of the model (`'model:status'`): its state, and how far memory is indexed with it. */
@@ -8,7 +8,7 @@ export class ModelStatusReport {
   constructor(
     private readonly store: MemoryStore,
     private readonly model: ModelHolder,
-    private readonly indexing: BackgroundIndexing,
+    private readonly indexing: BackgroundEmbedding,
   ) {}
 
   /** Asked for when a `model` or `indexing` push says something changed (not polled): it reads every item. */

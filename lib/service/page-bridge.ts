@@ -1,15 +1,16 @@
 import { browser } from 'wxt/browser';
-import type { ContentProtocol, Req, Res } from '../messaging/protocol';
+import type { Req, Res } from '../channel/rpc';
+import type { ContentProtocol } from '../messaging/protocol';
 import { callTab, NoReceiverError } from '../messaging/rpc';
 import { boundReading } from '../rank/reading-bounds';
 import type { ContentRegistration } from './content-registration';
-import type { TabTasks } from './tab-tasks';
+import type { TabReadingStore } from './tab-reading-store';
 
 /** Requests to a tab's page, and the page's latest task reading. */
 export class PageBridge {
   constructor(
     private readonly access: ContentRegistration,
-    private readonly tasks: TabTasks,
+    private readonly tasks: TabReadingStore,
   ) {}
 
   /**

@@ -1,20 +1,11 @@
 import type { PhraseTally } from '../learn/phrase-tally';
-import { promptPrint } from '../learn/phrase-tally';
+import { promptPrint, type PhraseOffer } from '../learn/phrase-tally';
 import { asInstruction, findPhrases, saysPhrase } from '../learn/phrases';
 import type { MemoryStore } from '../memory/store';
 import type { MemoryItem } from '../memory/types';
 import type { PanelPush } from '../messaging/protocol';
 import { ADAPTERS } from '../sites/index';
 import { siteListed } from '../core/hosts';
-
-export interface PhraseOffer {
-  /** The phrase as counted (lower case): what the answer names. */
-  phrase: string;
-  /** As the user wrote it. */
-  text: string;
-  /** Distinct prompts it was seen in. */
-  prompts: number;
-}
 
 /**
  * Phrases the user keeps typing into prompts on chat assistants, offered as a saved instruction ("You often write

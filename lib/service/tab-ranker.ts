@@ -8,14 +8,14 @@ import { siteListed } from '../core/hosts';
 import { normalizeRankSettings } from '../settings/settings';
 import type { Learning } from '../learn/learning';
 import type { ContentRegistration } from './content-registration';
-import type { BackgroundIndexing } from './indexing';
+import type { BackgroundEmbedding } from './background-embedding';
 import type { ModelHolder } from './model';
 import type { PageBridge } from './page-bridge';
 import type { PanelRanker, RankOptions } from './panel-hub';
 import { QueryVectorCache } from './query-vectors';
 import { rankForTab } from './ranking';
 import type { SettingsCache } from './settings-cache';
-import type { TabTasks } from './tab-tasks';
+import type { TabReadingStore } from './tab-reading-store';
 import { displayTitle } from '../core/items';
 
 /** Ranking for a tab as the panel shows it, the package of chosen cards, and the options page's preview. */
@@ -26,11 +26,11 @@ export class TabRanker implements PanelRanker {
   constructor(
     private readonly store: MemoryStore,
     private readonly model: ModelHolder,
-    private readonly tasks: TabTasks,
+    private readonly tasks: TabReadingStore,
     private readonly settings: SettingsCache,
     private readonly access: ContentRegistration,
     private readonly bridge: PageBridge,
-    private readonly indexing: BackgroundIndexing,
+    private readonly indexing: BackgroundEmbedding,
     private readonly learning: Learning,
   ) {}
 

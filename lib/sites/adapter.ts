@@ -12,7 +12,7 @@ export interface SiteAdapter {
   name: string;
   /**
    * The hostnames this adapter reads, declared once here: the install-time site list and host permissions
-   * (lib/service/site-access.ts, wxt.config.ts) are made from them. Empty for the generic adapter.
+   * (lib/sites/site-access.ts, wxt.config.ts) are made from them. Empty for the generic adapter.
    */
   hosts: readonly string[];
   /**

@@ -19,7 +19,7 @@ import { siteListed } from '../core/hosts';
 import { readSettings, watchSettings } from '../settings/settings-item';
 import type { Settings } from '../settings/types';
 import { isInserting } from '../insert/state';
-import { editableRoot, eventOrigin } from './editable';
+import { editableRoot, eventOrigin } from '../dom/editable';
 
 export interface SentCaptureSettings {
   captureSent?: boolean;

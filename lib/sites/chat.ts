@@ -2,7 +2,7 @@ import type { TaskReading } from '../rank/types';
 import { onHosts, type SiteAdapter } from './adapter';
 import { stripInsertedText } from '../insert/state';
 import { blockText, clip, outermost, withoutTitleSuffix } from './text';
-import { isSecretField } from './editable';
+import { isSecretField } from '../dom/editable';
 
 const MAX_TURNS = 4;
 const TURN_CHARS = 1200;

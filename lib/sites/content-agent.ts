@@ -4,7 +4,7 @@ import { siteListed } from '../core/hosts';
 import { readSettings, watchSettings } from '../settings/settings-item';
 import type { Settings } from '../settings/types';
 import { startSentCapture } from './capture-sent';
-import { deepActiveElement, editableRoot, editableText, watchSecretFields } from './editable';
+import { deepActiveElement, editableRoot, editableText, watchSecretFields } from '../dom/editable';
 import { readTask, watchTask, type TaskWatcher } from './index';
 import { servePageActions } from './page-actions';
 

@@ -1,4 +1,4 @@
-import { isSecretField } from './editable';
+import { isSecretField } from '../dom/editable';
 import type { SiteAdapter } from './adapter';
 import { nameAndAddress } from './text';
 

@@ -3,7 +3,7 @@ import { boundReading } from '../rank/reading-bounds';
 import { INSERTED_ATTR, isInserting, noteUserInput, saveSelection, stripInsertedText } from '../insert/state';
 import { adapterPatterns, type SiteAdapter } from './adapter';
 import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from './chat';
-import { deepActiveElement, editableKind, editableRoot, editableText, eventOrigin, fieldLabel, isSecretField } from './editable';
+import { deepActiveElement, editableKind, editableRoot, editableText, eventOrigin, fieldLabel, isSecretField } from '../dom/editable';
 import { genericAdapter } from './generic';
 import { gdocsAdapter } from './gdocs';
 import { gmailAdapter } from './gmail';
@@ -32,7 +32,7 @@ export const ADAPTERS: SiteAdapter[] = [
 
 /** Every host a site adapter reads. */
 export const ADAPTER_HOSTS: string[] = [...new Set(ADAPTERS.flatMap((a) => a.hosts))];
-/** Every page a site adapter reads, as match patterns (a host, narrowed to a path where the adapter says so): asked for at install (lib/service/site-access.ts). */
+/** Every page a site adapter reads, as match patterns (a host, narrowed to a path where the adapter says so): asked for at install (lib/sites/site-access.ts). */
 export const ADAPTER_PATTERNS: string[] = [...new Set(ADAPTERS.flatMap(adapterPatterns))];
 
 const MAX_FIELD_CHARS = 20_000;

@@ -1,7 +1,7 @@
 import { showHint } from '../insert/hint';
 import { insertOnPage } from './insert-on-page';
 import { serveContent } from '../messaging/rpc';
-import { deepActiveElement, editableRoot, isSecretField } from './editable';
+import { deepActiveElement, editableRoot, isSecretField } from '../dom/editable';
 import { readPageForCapture, readTaskNow } from './index';
 
 /** The selection as the user sees it, including a selection inside a focused textarea or input (never a secret one). */

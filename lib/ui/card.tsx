@@ -3,7 +3,7 @@ import { useId, useRef, useState } from 'preact/hooks';
 import type { MemoryPatch } from '../memory/types';
 import type { RankedCard, TraceEntry } from '../rank/types';
 import { FACTORS, FACTOR_NAMES, type FactorScores } from '../core/factors';
-import { splitByTerms } from '../rank/tokenize';
+import { splitByTerms } from '../memory/index/tokenize';
 import { age, plainWhy, safeUrl, sourceLine } from './format';
 import { ItemEditor } from './item-editor';
 import { ScopeChip } from './scope-field';

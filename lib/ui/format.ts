@@ -1,8 +1,8 @@
 import { hostOf, siteKey } from '../core/hosts';
 import type { MemoryItem } from '../memory/types';
 import type { RankedCard, TraceEntry, TraceStage } from '../rank/types';
-import { searchText } from '../rank/item-text';
-import { writtenWords } from '../rank/tokenize';
+import { searchText } from '../memory/index/item-text';
+import { writtenWords } from '../memory/index/tokenize';
 
 const DAY = 86_400_000;
 

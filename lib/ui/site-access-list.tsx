@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
-import { hostOfPattern, isRemovable, readablePatterns } from '../service/site-access';
+import { hostOfPattern, isRemovable, readablePatterns } from '../sites/site-access';
 
 /**
  * The sites Backstory may read, from the browser's own record of granted permissions. Sites the user allowed can be

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ElementHandle, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PanelState } from '../../lib/messaging/protocol';
-import { FIRST_CLASS_PATTERNS, readablePatterns } from '../../lib/service/site-access';
+import { FIRST_CLASS_PATTERNS, readablePatterns } from '../../lib/sites/site-access';
 import { makeChatGPTExport } from '../fixtures/import/generate';
 import { ROOT } from './harness';
 import { launchFirefoxExtension, type FirefoxHarness } from './firefox-harness';

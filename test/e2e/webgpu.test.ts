@@ -4,7 +4,7 @@ import { cosine } from '../../lib/embed/embedder';
 import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
 import { createOrtWebEmbedder } from '../../lib/embed/ort-web-embedder';
 import type { MemoryItem } from '../../lib/memory/types';
-import { embedText } from '../../lib/rank/item-text';
+import { embedText } from '../../lib/memory/index/item-text';
 import { buildWithBrokenModel, launchExtension, type Harness } from './harness';
 
 type Status = { unembedded: number; indexBackend?: string; indexReason?: string };

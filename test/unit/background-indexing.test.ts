@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PanelPush } from '../../lib/messaging/protocol';
-import { BackgroundIndexing } from '../../lib/service/indexing';
+import { BackgroundEmbedding } from '../../lib/service/background-embedding';
 
 function panels() {
   const pushes: PanelPush[] = [];
@@ -19,7 +19,7 @@ describe('background indexing', () => {
         throw new Error('the model could not be loaded');
       },
     };
-    const indexing = new BackgroundIndexing(store, p);
+    const indexing = new BackgroundEmbedding(store, p);
     expect(await indexing.run()).toBe(0);
     expect(indexing.progress).toBeUndefined(); // panel states no longer carry "Indexing 16 of 40"
     const last = p.pushes.filter((x) => x.type === 'indexing').at(-1);
@@ -41,7 +41,7 @@ describe('background indexing', () => {
         return 2;
       },
     };
-    const indexing = new BackgroundIndexing(store, p);
+    const indexing = new BackgroundEmbedding(store, p);
     await indexing.run();
     expect(indexing.problem).toBeDefined();
     fail = false;

@@ -10,7 +10,7 @@ import { NODE_MODEL_ROOT, nodeEmbedder } from '../../lib/embed/node-embedder';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import type { MemoryInput } from '../../lib/memory/types';
-import { contextText } from '../../lib/rank/item-text';
+import { contextText } from '../../lib/memory/index/item-text';
 
 /** A deterministic fake model named `modelId`: the vector is a hash of the text (and of the model's name). */
 function fakeModel(modelId: string) {

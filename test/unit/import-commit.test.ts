@@ -3,7 +3,7 @@ import Dexie from 'dexie';
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../lib/embed/embedder';
 import { openMemoryDB } from '../../lib/memory/db';
-import { ImportJobs } from '../../lib/memory/import-jobs';
+import { ImportJobs } from '../../lib/import/import-jobs';
 import { MemoryStore } from '../../lib/memory/store';
 import type { MemoryInput } from '../../lib/memory/types';
 

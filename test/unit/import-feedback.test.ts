@@ -4,7 +4,7 @@ import { readImport } from '../../lib/import/index';
 import type { ImportFile } from '../../lib/import/types';
 import { FeedbackStore, openLearningDB } from '../../lib/learn/feedback-store';
 import { openMemoryDB } from '../../lib/memory/db';
-import { ImportJobs, type ImportJob } from '../../lib/memory/import-jobs';
+import { ImportJobs, type ImportJob } from '../../lib/import/import-jobs';
 import { MemoryStore } from '../../lib/memory/store';
 import { ImportRunner, type ImportRunnerDeps } from '../../lib/service/import-runner';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';

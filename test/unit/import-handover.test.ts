@@ -1,14 +1,14 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
-import type { ImportJob } from '../../lib/memory/import-jobs';
+import type { ImportJob } from '../../lib/import/import-jobs';
 
 // The page stores the picked files (IndexedDB) before it asks the worker to run them: a stored job here.
 const stored: ImportJob = { id: 'job-1', createdAt: 1, fileNames: ['notes.json'], bytes: 2, state: 'queued', read: 0 };
 /** What the page did, in order: announced the hand-over (a port), stored the files, closed the port. */
 const steps: string[] = [];
 vi.mock('../../lib/memory/db', () => ({ openMemoryDB: () => ({ close() {}, async open() {}, isOpen: () => true, backendDB: () => ({}) }) }));
-vi.mock('../../lib/memory/import-jobs', () => ({
+vi.mock('../../lib/import/import-jobs', () => ({
   newJobId: () => 'job-1',
   async storeHandover(_db: unknown, mark: { job: string; fileNames: string[] }) {
     steps.push(`stored ${mark.job} ${mark.fileNames.join(',')}`);

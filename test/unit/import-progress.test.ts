@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IndexingEstimate } from '../../lib/service/indexing-estimate';
 import { aboutTime, indexingText, outcomeText } from '../../lib/ui/import/import-text';
-import type { ImportJob } from '../../lib/memory/import-jobs';
+import type { ImportJob } from '../../lib/import/import-jobs';
 
 describe('import progress in words', () => {
   it('estimates the time left from the recent rate, and starts again for a new run', () => {

@@ -2,7 +2,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import type { ImportBatch, ImportFile, ReadOptions } from '../../lib/import/types';
 import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
-import { ImportJobs, type ImportJob } from '../../lib/memory/import-jobs';
+import { ImportJobs, type ImportJob } from '../../lib/import/import-jobs';
 import { MemoryStore } from '../../lib/memory/store';
 import { readImport } from '../../lib/import/index';
 import { ImportRunner, type ImportRunnerDeps } from '../../lib/service/import-runner';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../lib/embed/embedder';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
-import { LexicalIndex } from '../../lib/rank/lexical-index';
+import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 
 /** A deterministic fake model: the vector is a hash of the text, so a changed text has a different vector. */
 const fakeEmbedder: Embedder = {

@@ -6,7 +6,7 @@ import { Learning } from '../../lib/learn/learning';
 import type { FeedbackEvent, ShownCard } from '../../lib/learn/types';
 import { createItem } from '../../lib/memory/normalize';
 import type { MemoryItem } from '../../lib/memory/types';
-import { arrayMemoryView } from '../../lib/rank/indexed-memory';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { rankLearned as rankMemory } from '../../lib/learn/learned-ranking';
 import { FACTOR_NAMES as WEIGHT_NAMES, type FactorScores } from '../../lib/core/factors';
 import type { TaskReading } from '../../lib/rank/types';

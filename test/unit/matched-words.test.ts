@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { h, render } from 'preact';
 import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
-import { arrayMemoryView } from '../../lib/rank/indexed-memory';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { rankMemory } from '../../lib/rank/rank';
 import type { RankSettings, TaskReading } from '../../lib/rank/types';
 import { Snippet } from '../../lib/ui/card';

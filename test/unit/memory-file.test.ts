@@ -1,4 +1,4 @@
-import { LexicalIndex } from '../../lib/rank/lexical-index';
+import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 import { describe, expect, it } from 'vitest';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { checkMemoryHeader, ImportError, memoryFileChunks, parseMemoryFile, parseMemoryItem, serializeMemoryFile } from '../../lib/memory/memory-file';

@@ -4,7 +4,7 @@ import { ImportRemoval, RemovedImports, UNDO_IMPORT_MS } from '../../lib/memory-
 import { MemoryCatalog } from '../../lib/memory-browse/memory-query';
 import { openMemoryDB } from '../../lib/memory/db';
 import { createItem } from '../../lib/memory/normalize';
-import { arrayMemoryView } from '../../lib/rank/indexed-memory';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { MemoryStore } from '../../lib/memory/store';
 import type { MemoryInput } from '../../lib/memory/types';
 

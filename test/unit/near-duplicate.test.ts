@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mergePatch, nearDuplicate } from '../../lib/learn/near-duplicate';
 import { createItem } from '../../lib/memory/normalize';
-import { arrayMemoryView } from '../../lib/rank/indexed-memory';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 
 describe('a capture that nearly repeats a saved item', () => {
   const saved = createItem({ id: 'saved', text: 'The sync worker retries with exponential backoff, base 500 ms, cap 30 s, max 6 attempts.', tags: ['sync'], people: ['Sam'] });

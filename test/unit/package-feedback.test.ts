@@ -5,7 +5,7 @@ import { preferencePairs } from '../../lib/learn/learner';
 import { Learning } from '../../lib/learn/learning';
 import type { FeedbackAction } from '../../lib/learn/types';
 import { createItem } from '../../lib/memory/normalize';
-import { arrayMemoryView } from '../../lib/rank/indexed-memory';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { rankMemory } from '../../lib/rank/rank';
 import type { TaskReading } from '../../lib/rank/types';
 import { Insertion } from '../../lib/service/insertion';

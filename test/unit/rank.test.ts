@@ -3,13 +3,13 @@ import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
 import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/types';
 import { rankMemory, scoreMemory } from '../../lib/rank/rank';
-import { arrayMemoryView } from '../../lib/rank/indexed-memory';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { buildPackage } from '../../lib/rank/package';
 import { DESTINATION_NAMES } from '../../lib/core/destinations';
-import { LexicalIndex, RANK_LEXICAL } from '../../lib/rank/lexical-index';
-import { contextText } from '../../lib/rank/item-text';
+import { LexicalIndex, RANK_LEXICAL } from '../../lib/memory/index/lexical-index';
+import { contextText } from '../../lib/memory/index/item-text';
 import { planQuery, taskQueryText, taskQueryTexts } from '../../lib/rank/query';
-import { terms, askDateTerms, itemDateTerms, phrases } from '../../lib/rank/tokenize';
+import { terms, askDateTerms, itemDateTerms, phrases } from '../../lib/memory/index/tokenize';
 
 // Deterministic stand-in for the model: a hashed bag of stemmed words, normalised. Texts sharing words are close.
 const DIM = 128;

@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { READING_LIMITS, boundReading } from '../../lib/rank/reading-bounds';
 import type { TaskReading } from '../../lib/rank/types';
-import { TabReadings } from '../../lib/service/tab-readings';
+import { ReadingUpdates } from '../../lib/service/reading-updates';
 import type { ContentRegistration } from '../../lib/service/content-registration';
 import type { PanelHub } from '../../lib/service/panel-hub';
-import type { TabTasks } from '../../lib/service/tab-tasks';
+import type { TabReadingStore } from '../../lib/service/tab-reading-store';
 import { readTask } from '../../lib/sites/index';
 
 const long = (n: number, c = 'a') => c.repeat(n);
@@ -51,10 +51,10 @@ function expectWithinLimits(r: TaskReading): void {
 describe('a reading is cut to sensible lengths', () => {
   it('the worker cuts what it receives before the ranker sees it, keeping the latest turns', async () => {
     const stored: TaskReading[] = [];
-    const tasks = { set: async (_tab: number, r: TaskReading) => void stored.push(r), setFrame: () => {} } as unknown as TabTasks;
+    const tasks = { set: async (_tab: number, r: TaskReading) => void stored.push(r), setFrame: () => {} } as unknown as TabReadingStore;
     const access = { allows: async () => true } as unknown as ContentRegistration;
     const hub = { refreshTab: () => {} } as unknown as PanelHub;
-    await new TabReadings(tasks, access, hub).update(hostileReading(), { tab: { id: 7 } as never, frameId: 0, url: 'https://mail.example.test/' });
+    await new ReadingUpdates(tasks, access, hub).update(hostileReading(), { tab: { id: 7 } as never, frameId: 0, url: 'https://mail.example.test/' });
     expect(stored).toHaveLength(1);
     expectWithinLimits(stored[0]);
     expect(stored[0].turns?.at(-1)).toMatch(/^turn 49 /);

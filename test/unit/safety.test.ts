@@ -1,5 +1,5 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { LexicalIndex } from '../../lib/rank/lexical-index';
+import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 import { describe, expect, it } from 'vitest';
 import { decodeFileBytes } from '../../lib/memory/decode-text';
 import { openMemoryDB } from '../../lib/memory/db';

@@ -1,6 +1,6 @@
 import Dexie from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { LexicalIndex } from '../../lib/rank/lexical-index';
+import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 import { describe, expect, it } from 'vitest';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore, StorageFullError } from '../../lib/memory/store';

@@ -5,7 +5,7 @@ import { guessScope } from '../../lib/memory/scope-guess';
 import { parseMemoryFile, serializeMemoryFile } from '../../lib/memory/memory-file';
 import { guessKind } from '../../lib/memory/kind-guess';
 import type { MemoryInput, MemoryItem } from '../../lib/memory/types';
-import { arrayMemoryView } from '../../lib/rank/indexed-memory';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { rankMemory } from '../../lib/rank/rank';
 import { appliesBecause, describeScope } from '../../lib/rank/scope';
 import type { RankSettings, TaskReading } from '../../lib/rank/types';

@@ -5,12 +5,12 @@
  * message, an insertion). Fields that only look alike (a passenger's name, a compass heading) are still read.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isSecretField, watchSecretFields } from '../../lib/sites/editable';
+import { isSecretField, watchSecretFields } from '../../lib/dom/editable';
 import { readPageForCapture, readTask } from '../../lib/sites/index';
 import { fullSelection } from '../../lib/sites/page-actions';
 import { insertText } from '../../lib/insert/index';
 import { startSentCapture } from '../../lib/sites/capture-sent';
-import { editableRoot, editableText } from '../../lib/sites/editable';
+import { editableRoot, editableText } from '../../lib/dom/editable';
 
 const SECRET = 'Hunter2-Zebra-4417';
 

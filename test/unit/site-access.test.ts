@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accessFor, FIRST_CLASS_HOSTS, FIRST_CLASS_PATTERNS, hostOfPattern, isRemovable, readablePatterns } from '../../lib/service/site-access';
+import { accessFor, FIRST_CLASS_HOSTS, FIRST_CLASS_PATTERNS, hostOfPattern, isRemovable, readablePatterns } from '../../lib/sites/site-access';
 import { ADAPTERS } from '../../lib/sites/index';
 
 describe('the site a page asks access for', () => {

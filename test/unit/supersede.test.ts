@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createItem } from '../../lib/memory/normalize';
-import { arrayMemoryView } from '../../lib/rank/indexed-memory';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { rankMemory } from '../../lib/rank/rank';
 import { OverrideMemo, overrides } from '../../lib/rank/overridden-instructions';
 import type { MemoryItem } from '../../lib/memory/types';
-import { rng } from '../../bench/perf-lib/synthetic';
+import { rng } from '../../bench/lib/perf/synthetic';
 import type { TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VectorIndex } from '../../lib/embed/vector-index';
+import { VectorIndex } from '../../lib/memory/index/vector-index';
 
 function rng(seed: number) {
   let a = seed >>> 0;

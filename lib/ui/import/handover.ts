@@ -1,7 +1,7 @@
 import { browser } from 'wxt/browser';
 import type { ImportFile } from '../../import/types';
 import { openMemoryDB, type BackstoryDB } from '../../memory/db';
-import { newJobId, storeHandover, type HandoverRow, type ImportJob } from '../../memory/import-jobs';
+import { newJobId, storeHandover, type HandoverRow, type ImportJob } from '../../import/import-jobs';
 import { HANDOVER_PORT } from '../../messaging/protocol';
 
 /** Names an announcement carries at most (a port's name is no place for a vault's 10,000 paths; the stored mark has all). */

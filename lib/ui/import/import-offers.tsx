@@ -1,4 +1,4 @@
-import type { ImportJob } from '../../memory/import-jobs';
+import type { ImportJob } from '../../import/import-jobs';
 import { callBackground } from '../../messaging/rpc';
 
 /**

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import './import.css';
 import type { ImportFile } from '../../import/types';
-import type { ImportJob } from '../../memory/import-jobs';
+import type { ImportJob } from '../../import/import-jobs';
 import { callBackground, NoReceiverError } from '../../messaging/rpc';
 import { filesFromDrop, filesFromInput } from './collect-files';
 import { handOver, prepareHandover } from './handover';

@@ -1,4 +1,4 @@
-import type { ImportJob } from '../../memory/import-jobs';
+import type { ImportJob } from '../../import/import-jobs';
 import { hasOutcome } from './import-text';
 
 /** The job at work now, if any (jobs run one at a time; a queued one waits behind it). */

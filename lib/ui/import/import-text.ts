@@ -1,5 +1,5 @@
 import type { ReadProgress } from '../../import/types';
-import type { ImportJob } from '../../memory/import-jobs';
+import type { ImportJob } from '../../import/import-jobs';
 import type { IndexingProgress } from '../../messaging/protocol';
 
 const count = (n: number) => n.toLocaleString('en-US');

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ReadProgress } from '../../import/types';
-import type { ImportJob } from '../../memory/import-jobs';
+import type { ImportJob } from '../../import/import-jobs';
 import type { IndexingProgress } from '../../messaging/protocol';
 import { callBackground } from '../../messaging/rpc';
 import { useServicePush } from '../use-panel-state';

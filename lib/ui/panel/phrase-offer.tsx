@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { MemoryItem } from '../../memory/types';
 import { callBackground } from '../../messaging/rpc';
-import type { PhraseOffer } from '../../service/phrase-offers';
+import type { PhraseOffer } from '../../learn/phrase-tally';
 
 /**
  * "You often write 'keep it short' — save as an instruction?": a phrase the user keeps typing into prompts, offered

@@ -5,8 +5,8 @@
  * v ~ codes * scale, scale = max|v| / 127. Cosine error against the float vector is about 1e-3 (the vectors are
  * unit length). Deleting moves the last slot into the hole, so the arrays stay dense.
  */
-import { int8Dots, type Int8Dots } from './int8-dots';
-import { kthLargest } from '../rank/kth-largest';
+import { int8Dots, type Int8Dots } from '../../embed/int8-dots';
+import { kthLargest } from '../../core/kth-largest';
 
 /** Buckets of `VectorIndex.bestSlots` over [-1, 1]. */
 const BUCKETS = 4096;

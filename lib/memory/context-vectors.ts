@@ -1,5 +1,5 @@
-import { contextText, embedText } from '../rank/item-text';
-import type { IndexedMemory } from '../rank/indexed-memory';
+import { contextText, embedText } from './index/item-text';
+import type { IndexedMemory } from './index/memory-index';
 import type { StoredVector } from './db';
 import { textHash } from './pack';
 import type { MemoryItem } from './types';

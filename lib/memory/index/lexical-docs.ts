@@ -1,4 +1,4 @@
-import type { MemoryItem } from '../memory/types';
+import type { MemoryItem } from '../types';
 import { searchText } from './item-text';
 import { grown, MAX_TF, type Posting } from './posting';
 import { terms as toTerms, hasTimeExpression, itemDateTerms, TIME_TERM, PERSON_PREFIX } from './tokenize';

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { Engine } from '../../lib/embed/engine-pool';
-import type { ModelDtype } from '../../lib/embed/ort-web-embedder';
+import type { Engine } from '../../../lib/embed/engine-pool';
+import type { ModelDtype } from '../../../lib/embed/ort-web-embedder';
 
 /**
  * The extension's engine pool as Node can run it: each engine a worker thread with the model on one WASM thread

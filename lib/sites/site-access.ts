@@ -4,7 +4,7 @@
  * The browser side (asking, watching grants, registering the content script) is in content-registration.ts.
  */
 
-import { ADAPTER_HOSTS, ADAPTER_PATTERNS } from '../sites/index';
+import { ADAPTER_HOSTS, ADAPTER_PATTERNS } from './index';
 
 /** Sites with their own adapter (declared on the adapters): read without asking (the manifest's host_permissions). */
 export const FIRST_CLASS_HOSTS: readonly string[] = ADAPTER_HOSTS;

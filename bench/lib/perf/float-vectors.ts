@@ -1,6 +1,6 @@
-import { cosine } from '../../lib/embed/embedder';
-import { VectorIndex } from '../../lib/embed/vector-index';
-import { IndexedMemory } from '../../lib/rank/indexed-memory';
+import { cosine } from '../../../lib/embed/embedder';
+import { VectorIndex } from '../../../lib/memory/index/vector-index';
+import { IndexedMemory } from '../../../lib/memory/index/memory-index';
 
 /**
  * The dense pass as it was before quantised vectors: Σ w_i cos(q_i, v) / Σ w_i for every float vector, all of them

@@ -1,7 +1,7 @@
-import type { ImportFile, ImportFormat, ImportOffer } from '../import/types';
-import type { BackstoryDB, HandoverRow } from './db';
-import type { TrustAsks } from './import-trust';
-import type { MemoryInput } from './types';
+import type { ImportFile, ImportFormat, ImportOffer } from './types';
+import type { BackstoryDB, HandoverRow } from '../memory/db';
+import type { TrustAsks } from '../memory/import-trust';
+import type { MemoryInput } from '../memory/types';
 
 /**
  * `handing`: a page said it is storing the files; the worker queues the job once they are all stored. `confirm`: read,
@@ -43,7 +43,13 @@ export interface ImportJob {
 /** What `update` may change: everything but the identity and the files. */
 export type ImportJobPatch = Partial<Omit<ImportJob, 'id' | 'createdAt' | 'fileNames' | 'bytes'>>;
 
-export type { HandoverRow } from './db';
+export type { HandoverRow } from '../memory/db';
+
+declare module '../memory/db' {
+  /** The import jobs table holds `ImportJob`s. */
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface ImportJobRow extends ImportJob {}
+}
 
 export function newJobId(): string {
   return `import-${globalThis.crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`}`;

@@ -1,12 +1,12 @@
 import type { Page } from 'playwright-core';
-import { launchExtension } from '../../test/e2e/harness';
-import { createItem } from '../../lib/memory/normalize';
-import { embedText } from '../../lib/rank/item-text';
-import { createOrtWebEmbedder } from '../../lib/embed/ort-web-embedder';
-import { modelTag } from '../../lib/embed/model-tag';
-import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
+import { launchExtension } from '../../../test/e2e/harness';
+import { createItem } from '../../../lib/memory/normalize';
+import { embedText } from '../../../lib/memory/index/item-text';
+import { createOrtWebEmbedder } from '../../../lib/embed/ort-web-embedder';
+import { modelTag } from '../../../lib/embed/model-tag';
+import { NODE_MODEL_ROOT } from '../../../lib/embed/node-embedder';
 import { SyntheticCorpus, englishNote, percentile, rng } from './synthetic';
-import { DEBOUNCE_MS } from '../../lib/sites/index';
+import { DEBOUNCE_MS } from '../../../lib/sites/index';
 
 // Under the tag of the int8 model the extension loads (lib/embed/model-tag.ts): vectors under any other tag are
 // dropped and embedded again at the first load, which would time the re-embedding of the whole memory.

@@ -1,6 +1,6 @@
-import type { LexicalHit, LexicalSearcher } from './types';
+import type { LexicalHit, LexicalSearcher } from './memory-view';
 import { terms as toTerms } from './tokenize';
-import { kthLargest } from './kth-largest';
+import { kthLargest } from '../../core/kth-largest';
 import { grown, MAX_TF, type Posting } from './posting';
 import { PackableLexicalDocs } from './lexical-docs-pack';
 

@@ -5,7 +5,7 @@ import type { TaskReading } from '../rank/types';
  * The latest task reading per tab. Kept in storage.session as well as memory because MV3 may stop the worker
  * between the content script's update and the panel's request.
  */
-export class TabTasks {
+export class TabReadingStore {
   private tasks = new Map<number, TaskReading>();
   private used = new Map<number, string[]>();
   private dismissed = new Map<number, Set<string>>();

@@ -1,11 +1,11 @@
-// One engine of the Node engine pool (bench/perf-lib/node-engines.ts): the int8 model on onnxruntime-web's WASM, one
+// One engine of the Node engine pool (bench/lib/perf/node-engines.ts): the int8 model on onnxruntime-web's WASM, one
 // thread, in a worker thread. It answers one request at a time, in order.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { engineRuntimeBytes } from '../../lib/embed/engine-pool';
-import { createOrtWebEmbedder, type ModelDtype } from '../../lib/embed/ort-web-embedder';
+import { engineRuntimeBytes } from '../../../lib/embed/engine-pool';
+import { createOrtWebEmbedder, type ModelDtype } from '../../../lib/embed/ort-web-embedder';
 
 const { modelRoot, dtype, index } = workerData as { modelRoot: string; dtype: ModelDtype; index: number };
 // Each engine's runtime module of its own, as in the offscreen document (see engineRuntimeBytes).

@@ -13,7 +13,7 @@ interface Panels {
  * progress for the panels. A run that fails ends its progress at once and says why: the items it did not reach are
  * ranked by their words until the next run (the worker's next start, or the next import) embeds them.
  */
-export class BackgroundIndexing {
+export class BackgroundEmbedding {
   /** The run in progress, for panel states; undefined when none is. */
   progress?: IndexingProgress;
   /** Why the last run stopped early, until a run completes. */

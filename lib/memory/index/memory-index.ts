@@ -1,9 +1,9 @@
-import type { MemoryItem } from '../memory/types';
-import type { MemoryView } from './types';
+import type { MemoryItem } from '../types';
+import type { MemoryView } from './memory-view';
 import { LexicalIndex, RANK_LEXICAL } from './lexical-index';
-import { hostOf } from '../core/hosts';
-import { personKey } from './situation';
-import { VectorIndex } from '../embed/vector-index';
+import { hostOf } from '../../core/hosts';
+import { personKey } from './situation-keys';
+import { VectorIndex } from './vector-index';
 
 /**
  * The memory held for ranking: items, vectors, context vectors, the BM25 index, the few items that may need a guarantee, and items keyed by person, site and URL, so the ranker finds what
@@ -12,7 +12,7 @@ import { VectorIndex } from '../embed/vector-index';
  */
 export class IndexedMemory implements MemoryView {
   private byId = new Map<string, MemoryItem>();
-  /** int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/embed/vector-index.ts. */
+  /** int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/memory/index/vector-index.ts. */
   private vectors = new VectorIndex();
   /** Embeddings of `contextText(item, previous item of its thread)`: the item read with the turn before it. */
   private contextVectors = new VectorIndex();

@@ -3,12 +3,12 @@ import { boundReading } from '../rank/reading-bounds';
 import type { TaskReading } from '../rank/types';
 import type { ContentRegistration } from './content-registration';
 import type { PanelHub } from './panel-hub';
-import type { TabTasks } from './tab-tasks';
+import type { TabReadingStore } from './tab-reading-store';
 
 /** What content scripts report about their tab, and what the user dismissed there. */
-export class TabReadings {
+export class ReadingUpdates {
   constructor(
-    private readonly tasks: TabTasks,
+    private readonly tasks: TabReadingStore,
     private readonly access: ContentRegistration,
     private readonly hub: PanelHub,
   ) {}

@@ -1,4 +1,4 @@
-import type { MemoryInput } from '../../lib/memory/types';
+import type { MemoryInput } from '../../../lib/memory/types';
 
 /** Small deterministic PRNG (mulberry32), so every run ranks the same memory. */
 export function rng(seed: number): () => number {

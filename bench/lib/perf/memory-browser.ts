@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
-import { launchExtension, type Harness } from '../../test/e2e/harness';
-import { createItem } from '../../lib/memory/normalize';
+import { launchExtension, type Harness } from '../../../test/e2e/harness';
+import { createItem } from '../../../lib/memory/normalize';
 import { PACK_SIZE_SRC, SEED_SRC } from './browser';
 import { SyntheticCorpus, percentile } from './synthetic';
 
@@ -133,8 +133,8 @@ export async function memoryBrowserFigures(log: (s: string) => void, sizes: numb
  * and a kind filter. Medians of `rounds` after a first query that sorts.
  */
 export async function catalogQueryTimes(n: number, rounds = 15): Promise<{ sortMs: number; pageMs: number; wordMs: number; prefixMs: number; kindMs: number }> {
-  const { MemoryCatalog } = await import('../../lib/memory-browse/memory-query');
-  const { arrayMemoryView } = await import('../../lib/rank/indexed-memory');
+  const { MemoryCatalog } = await import('../../../lib/memory-browse/memory-query');
+  const { arrayMemoryView } = await import('../../../lib/memory/index/memory-index');
   const corpus = new SyntheticCorpus();
   const { inputs } = corpus.inputs(n, 2024);
   const now = Date.now();

@@ -1,4 +1,4 @@
-// Diagnostics for cold starts (`npx tsx bench/perf-lib/cold-trace.ts`, after `npm run build`): the cold-start rounds of
+// Diagnostics for cold starts (`npx tsx bench/lib/perf/cold-trace.ts`, after `npm run build`): the cold-start rounds of
 // bench:perf (10k items, worker stopped, panel opened as a tab), each optionally under a Chromium trace (CDP Tracing,
 // streamed to OUT; kept for the first round and rounds slower than SLOW_MS). Prints first-cards and model-ready times
 // and the stalled count. Env: ROUNDS (10), N (10000), TRACE=0 to run untraced, TRACE_EARLY=1 to trace from the
@@ -6,8 +6,8 @@
 // BUILD_DIR (another build, e.g. to compare before/after). Tracing makes stalls rarer: count stalls untraced.
 // How the 15-45 s panel stall was found with it: README, cold start.
 import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { launchExtension } from '../../test/e2e/harness';
-import { createItem } from '../../lib/memory/normalize';
+import { launchExtension } from '../../../test/e2e/harness';
+import { createItem } from '../../../lib/memory/normalize';
 import { SyntheticCorpus } from './synthetic';
 import { PACK_SIZE_SRC, SEED_SRC, stopAsAfterBrowserStart } from './browser';
 
