@@ -4,10 +4,10 @@
  * Google Form. The user's own actions are Playwright's keyboard and mouse, which the browser marks trusted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { launchExtension, type Harness } from './harness';
 import { buildFixtures } from './fixtures/build';
 import { routeFixtures } from './fixtures/editors/serve';
+import { openTab, scriptAnswers as probeScript, seenByService as serviceView } from './tab-probes';
 import type { PanelState } from '../../lib/messaging/protocol';
 
 const CHAT = 'https://chatgpt.com/c/hostile-page';
@@ -25,35 +25,9 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-async function open(url: string): Promise<{ page: Page; tabId: number }> {
-  const page = await h.context.newPage();
-  await page.goto(url);
-  const sw = await h.serviceWorker();
-  const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, page.url());
-  if (tabId === undefined) throw new Error(`no tab for ${url}`);
-  return { page, tabId };
-}
-
-/** Whether a content script answers in the tab's top frame. */
-async function scriptAnswers(tabId: number): Promise<boolean> {
-  const sw = await h.serviceWorker();
-  return sw.evaluate(async (id) => {
-    try {
-      const r = (await chrome.tabs.sendMessage(id, { type: 'page:read', payload: {} }, { frameId: 0 })) as { ok?: boolean } | undefined;
-      return r?.ok === true;
-    } catch {
-      return false;
-    }
-  }, tabId);
-}
-
-/** Everything the service worker holds about the tab: its answer to the panel and the stored reading. */
-async function seenByService(tabId: number): Promise<string> {
-  const state = await h.call<PanelState>('panel:get', { tabId });
-  const sw = await h.serviceWorker();
-  const stored = await sw.evaluate((id) => chrome.storage.session.get(`task:${id}`), tabId);
-  return JSON.stringify({ state, stored });
-}
+const open = (url: string) => openTab(h, url);
+const scriptAnswers = (tabId: number) => probeScript(h, tabId);
+const seenByService = (tabId: number) => serviceView(h, tabId);
 
 describe('a page sending as if it were the user', () => {
   it('a hidden field filled by the page, synthetic Enter, click and a requestSubmit save nothing; the user’s typed sends are saved', async () => {

@@ -6,6 +6,7 @@ import { buildFixtures } from './fixtures/build';
 import { routeFixtures } from './fixtures/editors/serve';
 import { SITE_MAP, SITE_URLS } from './fixtures/sites/pages';
 import { launchExtension, type Harness } from './harness';
+import { openTab } from './tab-probes';
 
 // What enters memory is what the user meant: a crafted export, a memory file from someone else and a received mail
 // must not become rules that ride into the user's messages.
@@ -37,15 +38,7 @@ async function optionsPage(): Promise<Page> {
   return page;
 }
 
-async function openSite(url: string, waitFor: string): Promise<{ page: Page; tabId: number }> {
-  const page = await h.context.newPage();
-  await page.goto(url);
-  await page.waitForSelector(waitFor);
-  const sw = await h.serviceWorker();
-  const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, page.url());
-  if (tabId === undefined) throw new Error(`no tab for ${url}`);
-  return { page, tabId };
-}
+const openSite = (url: string, waitFor: string) => openTab(h, url, waitFor);
 
 /** The instruction cards a Gmail compose about something else gets in the side panel. */
 async function instructionCardsOnCompose(): Promise<string[]> {

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { BUILD_DIR, launchExtension, ROOT, type Harness } from './harness';
 import { routeFixtures } from './fixtures/editors/serve';
+import { openTab, scriptAnswers as probeScript, seenByService as serviceView } from './tab-probes';
 import { buildFixtures } from './fixtures/build';
 import { SITE_MAP, SITE_URLS } from './fixtures/sites/pages';
 import type { PanelState } from '../../lib/messaging/protocol';
@@ -31,35 +31,9 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-async function open(url: string): Promise<{ page: Page; tabId: number }> {
-  const page = await h.context.newPage();
-  await page.goto(url);
-  const sw = await h.serviceWorker();
-  const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, page.url());
-  if (tabId === undefined) throw new Error(`no tab for ${url}`);
-  return { page, tabId };
-}
-
-/** Whether a content script answers in the tab's top frame (the service worker's own question to the page). */
-async function scriptAnswers(tabId: number): Promise<boolean> {
-  const sw = await h.serviceWorker();
-  return sw.evaluate(async (id) => {
-    try {
-      const r = (await chrome.tabs.sendMessage(id, { type: 'page:read', payload: {} }, { frameId: 0 })) as { ok?: boolean } | undefined;
-      return r?.ok === true;
-    } catch {
-      return false;
-    }
-  }, tabId);
-}
-
-/** Everything the service worker holds about the tab's task: its answer to the panel and the stored reading. */
-async function seenByService(tabId: number): Promise<string> {
-  const state = await h.call<PanelState>('panel:get', { tabId });
-  const sw = await h.serviceWorker();
-  const stored = await sw.evaluate((id) => chrome.storage.session.get(`task:${id}`), tabId);
-  return JSON.stringify({ state, stored });
-}
+const open = (url: string) => openTab(h, url);
+const scriptAnswers = (tabId: number) => probeScript(h, tabId);
+const seenByService = (tabId: number) => serviceView(h, tabId);
 
 const panelState = (tabId: number) => h.call<PanelState>('panel:get', { tabId });
 

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchExtension, type Harness } from './harness';
+import { openTab } from './tab-probes';
 import { buildFixtures } from './fixtures/build';
 import { routeFixtures } from './fixtures/editors/serve';
 import { SITE_MAP, SITE_URLS } from './fixtures/sites/pages';
@@ -26,15 +27,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function openSite(url: string, waitFor: string): Promise<{ page: Page; tabId: number }> {
-  const page = await h.context.newPage();
-  await page.goto(url);
-  await page.waitForSelector(waitFor);
-  const sw = await h.serviceWorker();
-  const tabId = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, page.url());
-  if (tabId === undefined) throw new Error(`no tab for ${url}`);
-  return { page, tabId };
-}
+const openSite = (url: string, waitFor: string) => openTab(h, url, waitFor);
 
 const task = async (tabId: number) => (await h.call<PanelState>('panel:get', { tabId })).task;
 
