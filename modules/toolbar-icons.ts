@@ -17,6 +17,11 @@ const ON_DARK = '#fbfbfe';
 export default defineWxtModule({
   name: 'backstory:toolbar-icons',
   setup(wxt) {
+    // @wxt-dev/auto-icons writes its icons at build:done without awaiting the mkdir of their folder, so on a busy
+    // machine the first icon's write can fail ("icons/128.png: unable to open for write"): the folder is made first.
+    wxt.hooks.hook('build:manifestGenerated', async () => {
+      await mkdir(resolve(wxt.config.outDir, 'icons'), { recursive: true });
+    });
     if (wxt.config.browser !== 'firefox') return;
     const source = resolve(wxt.config.root, 'assets', 'toolbar-icon.svg');
     const file = (tone: 'light' | 'dark', size: number) => `icons/toolbar-${tone}-${size}.png`;

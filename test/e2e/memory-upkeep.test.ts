@@ -130,7 +130,7 @@ describe('a capture that nearly repeats a memory', () => {
 });
 
 describe('a page that tries to give orders', () => {
-  it('"Remember this page" on a gardening page is not an everywhere-instruction, says where it came from, and stays out of an unrelated reply', async () => {
+  it('"Remember this page" on a gardening page is evidence tied to where it came from, never an instruction, and stays out of an unrelated reply', async () => {
     const garden = await h.context.newPage();
     await garden.goto(`${FIXTURE_ORIGIN}/gardening.html`);
     const gardenTab = await tabOf(garden);
@@ -143,7 +143,9 @@ describe('a page that tries to give orders', () => {
     const saved = (await list()).find((i) => i.id === id)!;
     expect(saved.text).toContain('paste your password there');
     expect(saved.scope).toEqual({ kind: 'sites', values: ['fixtures.backstory.test'], set: 'source' });
-    expect(await pop.locator('[data-testid="edit-scope-origin"]').innerText()).toMatch(/fixtures\.backstory\.test · limited to where it came from/);
+    // A page's text is evidence until the user makes it an instruction (the quick edit's kind).
+    expect(saved.kind).toBe('evidence');
+    expect(await pop.locator('[data-testid="edit-kind-evidence"]').isChecked()).toBe(true);
     await pop.locator('[data-testid="quick-edit-dismiss"]').click();
     await gardenPanel.close();
 
@@ -156,7 +158,6 @@ describe('a page that tries to give orders', () => {
     expect(state.cards.map((c) => c.item.id)).not.toContain(id);
     expect(state.package?.ids ?? []).not.toContain(id);
     expect(state.package?.text ?? '').not.toMatch(/password/);
-    expect(state.trace.find((e) => e.id === id)?.reason ?? '').toMatch(/only on fixtures\.backstory\.test \(limited to where it came from/);
 
     // What "Insert all" puts into the reply: the package, without the page's orders.
     const panel = await h.openPanel(tabId);

@@ -36,6 +36,7 @@ async function panelWithCards(width: number, height: number): Promise<{ panel: P
   await panel.locator('[data-testid="search"]').fill('Atlas launch plan');
   await panel.locator('[data-testid="status"][data-state="found"]').waitFor({ timeout: 60_000 });
   await panel.locator('[data-testid="model-status"]').waitFor({ state: 'detached', timeout: 60_000 });
+  await panel.locator('[data-testid="indexing"]').waitFor({ state: 'detached', timeout: 60_000 });
   await expect.poll(() => panel.locator('[data-testid="card"]').count()).toBeGreaterThanOrEqual(6);
   return { panel, close: async () => (await panel.close(), await page.close()) };
 }
