@@ -5,8 +5,7 @@ vi.mock('wxt/browser', () => ({ browser: { runtime: { getURL: (p: string) => `ch
 
 const { openMemoryDB } = await import('../../lib/memory/db');
 const { MemoryStore } = await import('../../lib/memory/store');
-const { Capture } = await import('../../lib/service/capture');
-type CaptureDeps = ConstructorParameters<typeof Capture>;
+const { captureSendingOnChatGPT } = await import('./capture-fixture');
 
 // A conversation imported from a ChatGPT export, then a message sent in it on chatgpt.com: the sent message is the
 // conversation's next turn, so it is read with the turn before it (its context vector and the ranker's neighbour
@@ -18,14 +17,7 @@ describe('a capture joins the thread on screen', () => {
       [0, 1, 2].map((i) => ({ id: `chatgpt:c1:m${i}`, text: `Turn ${i} about the Lisbon offsite budget`, thread: { id: 'chatgpt:c1', seq: i }, source: { format: 'chatgpt' as const } })),
       { importId: 'export-1', provenance: { from: 'import', trusted: false } },
     );
-    const settings = { get: async () => ({ capture: { sent: true, sites: ['chatgpt.com'] }, ui: { excludedSites: [] } }) };
-    const capture = new Capture(
-      store,
-      {} as CaptureDeps[1],
-      { broadcast: () => {}, refreshAll: () => {} },
-      settings as unknown as CaptureDeps[3],
-      { allows: async () => true } as unknown as CaptureDeps[4],
-    );
+    const capture = captureSendingOnChatGPT(store);
     return { store, capture };
   }
   const sender = { url: 'https://chatgpt.com/c/c1', tab: { id: 1 } } as never;

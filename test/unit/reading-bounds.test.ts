@@ -90,4 +90,10 @@ describe('a reading is cut to sensible lengths', () => {
     expect(r.people?.[0]).toBe('dana@x.test');
     for (const p of r.people ?? []) expect(p.length).toBeLessThanOrEqual(READING_LIMITS.person);
   });
+
+  it('takes only a destination it knows from a page: anything else is read as a document, never as chat or email', () => {
+    const r = boundReading({ ...hostileReading(), destination: 'email-everywhere' as never });
+    expect(r.destination).toBe('documents');
+    expect(boundReading({ ...hostileReading(), destination: 'chat' }).destination).toBe('chat');
+  });
 });

@@ -5,22 +5,14 @@ vi.mock('wxt/browser', () => ({ browser: { runtime: { getURL: (p: string) => `ch
 
 const { openMemoryDB } = await import('../../lib/memory/db');
 const { MemoryStore } = await import('../../lib/memory/store');
-const { Capture } = await import('../../lib/service/capture');
+const { captureSendingOnChatGPT } = await import('./capture-fixture');
 const { SENT_PER_TAB_PER_MINUTE, SentRate } = await import('../../lib/service/sent-rate');
-type CaptureDeps = ConstructorParameters<typeof Capture>;
 
 // A page that gets sends past the content script (a gesture it tricked out of the user) is held to a person's pace.
 describe('sent-message captures per tab', () => {
   function setup() {
     const store = new MemoryStore(openMemoryDB(`sent-rate-${Math.random()}`, { indexedDB: new IDBFactory(), IDBKeyRange }), async () => null);
-    const settings = { get: async () => ({ capture: { sent: true, sites: ['chatgpt.com'] }, ui: { excludedSites: [] } }) };
-    const capture = new Capture(
-      store,
-      {} as CaptureDeps[1],
-      { broadcast: () => {}, refreshAll: () => {} },
-      settings as unknown as CaptureDeps[3],
-      { allows: async () => true } as unknown as CaptureDeps[4],
-    );
+    const capture = captureSendingOnChatGPT(store);
     return { store, capture };
   }
   const fromTab = (id: number) => ({ url: 'https://chatgpt.com/c/1', tab: { id } }) as never;
