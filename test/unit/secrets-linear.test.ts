@@ -1,55 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findSecrets } from '../../lib/memory/secrets';
+import { costGrowth, GROWTH_LIMIT, repeatTo } from './cost-growth';
 
 // Every text that enters memory is scanned for secrets, and pages and files choose that text: a 100 KB string must
 // cost about four times a 25 KB one, never sixteen (what a regex that backtracks over the rest of a run costs).
 
-const SMALL = 25_000;
-const LARGE = 100_000;
-/** Linear growth is 4; noise on a busy machine stays well under 6, quadratic growth is 16. */
-const MAX_GROWTH = 6;
-
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-
-const fill = (unit: string, size: number) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-
-/**
- * How much more one scan of 100 KB costs than one of 25 KB, in CPU time (other processes' load does not count). Each
- * size is measured five times, interleaved, and the fastest run kept: it is the one least disturbed by the machine.
- */
-function measureGrowth(unit: string): number {
-  const texts = [fill(unit, SMALL), fill(unit, LARGE)];
-  findSecrets(texts[0]);
-  const warm = cpuMs();
-  findSecrets(texts[0]);
-  // Repeat short scans so that each measurement is a few milliseconds, well above the clock's grain.
-  const reps = Math.min(50, Math.max(1, Math.ceil(3 / Math.max(cpuMs() - warm, 0.01))));
-  const best = [Infinity, Infinity];
-  for (let run = 0; run < 5; run++) {
-    texts.forEach((text, i) => {
-      const start = cpuMs();
-      for (let r = 0; r < reps; r++) findSecrets(text);
-      best[i] = Math.min(best[i], cpuMs() - start);
-    });
-    // Clearly quadratic already: no need to wait for four more runs of it.
-    if (best[1] / best[0] > 2 * MAX_GROWTH) break;
-  }
-  return best[1] / best[0];
-}
-
-/** A busy machine can spoil one measurement; quadratic cost shows in every one, so a high reading is taken again. */
-function growth(unit: string): number {
-  let lowest = measureGrowth(unit);
-  // Noise does not double the reading: far above the bound, one reading is enough.
-  for (let again = 0; again < 2 && lowest >= MAX_GROWTH && lowest < 2 * MAX_GROWTH; again++) {
-    lowest = Math.min(lowest, measureGrowth(unit));
-  }
-  return lowest;
-}
+/** How much more a scan of 100 KB of repeated `unit` costs than one of 25 KB. */
+const growth = (unit: string) => costGrowth(findSecrets, (size) => repeatTo(unit, size));
 
 /** Pieces of the shapes the scanner looks for, whose repeats make a backtracking regex retry the same run. */
 const FRAGMENTS = [
@@ -81,14 +39,14 @@ describe('the secret scan costs linear time', () => {
     ['letters and digits', 'a1-'],
     ['repeated assignments', 'API_KEY='],
     ['a mix', 'sk-eyJ password: 4111 DE89 https://a:b@ -----BEGIN '],
-  ])('%s', (_name, unit) => {
-    expect(growth(unit)).toBeLessThan(MAX_GROWTH);
+  ])('%s', async (_name, unit) => {
+    expect(await growth(unit)).toBeLessThan(GROWTH_LIMIT);
   });
 
-  it('for any repeated mix of the shapes it looks for', () => {
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom(...FRAGMENTS), { minLength: 1, maxLength: 6 }), (parts) => {
-        expect(growth(parts.join(''))).toBeLessThan(MAX_GROWTH);
+  it('for any repeated mix of the shapes it looks for', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...FRAGMENTS), { minLength: 1, maxLength: 6 }), async (parts) => {
+        expect(await growth(parts.join(''))).toBeLessThan(GROWTH_LIMIT);
       }),
       { numRuns: 25 },
     );
