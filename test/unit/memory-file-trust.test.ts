@@ -141,6 +141,17 @@ describe('a memory file from elsewhere', () => {
     expect((await importText(b, text)).state).toBe('confirm');
   });
 
+  it('an answer after workers stopped mid-read still imports: the runs that asked do not count as failed tries', async () => {
+    const p = profile();
+    const job = await importText(p, foreign);
+    // Two workers stopped while reading this file before the one that asked: the try limit is reached.
+    await p.jobs.update(job.id, { attempts: 2 });
+    await p.runner.answer(job.id, true);
+    const done = await settled(p.jobs, job.id);
+    expect(done.state).toBe('done');
+    expect(p.store.size).toBe(4);
+  });
+
   it('the question survives the worker stopping: a new worker takes the answer', async () => {
     const p = profile();
     const job = await importText(p, foreign);
