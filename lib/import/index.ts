@@ -1,68 +1,17 @@
-import { ImportError } from '../memory/memory-file';
 import type { MemoryInput } from '../memory/types';
-import { TooLargeError, blobChunks, peek, readAll, throwIfAborted, type Bytes } from './byte-stream';
-import { ConversationsError, conversationItems } from './conversations';
+import { blobChunks, peek, throwIfAborted } from './byte-stream';
 import { sniffFormat } from './detect';
-import { IMPORT_LIMITS, sizeInWords } from './limits';
-import { mailItems, mailProblem } from './mail';
+import { EntryProblem, firstByte, within, type Context, type Entry, type Part } from './entry';
+import { FORMAT_READERS, readConversations } from './format-readers';
+import { IMPORT_LIMITS } from './limits';
 import { MailThreads } from './mail-threads';
-import { mboxMessages } from './mbox';
-import { memoryFileItems } from './memory-file-stream';
-import { noteFormat, noteItems } from './notes';
-import { textItems } from './plain-text';
 import { ZipReadError, unzipEntries } from './zip';
-import { ImportFileError, type ImportBatch, type ImportFile, type ImportFormat, type ImportOffer, type ReadOptions } from './types';
+import { ImportFileError, type ImportBatch, type ImportFile, type ImportFormat, type ReadOptions } from './types';
 
 export { sniffFormat } from './detect';
 
 /** Items read per batch. */
 export const BATCH_SIZE = 200;
-
-interface Part {
-  items: MemoryInput[];
-  format: ImportFormat;
-  /** Mail: held until every file is read, when its thread is known (MailThreads). */
-  held?: boolean;
-}
-
-interface Entry {
-  /** Where the bytes are, for messages: "" for the picked file itself, else the path inside its zip(s). */
-  inside: string;
-  /** Folder-relative path (or zip-relative path) the ids of notes are made from. */
-  path: string;
-  bytes: Bytes;
-  lastModified?: number;
-  /** Its size, when known (a picked file's, or what its zip says it unpacks to). */
-  size?: number;
-}
-
-interface Context {
-  offer: (o: ImportOffer) => void;
-  feedback?: (f: unknown) => void;
-  signal?: AbortSignal;
-  threads: MailThreads;
-  /** Whether the file came as one of many (a folder): files Backstory does not read are then passed over quietly. */
-  inFolder: boolean;
-  /** Notion HTML pages passed over inside zips, so a zip of nothing else is named for what it is. */
-  pages: { notion: number };
-  /** Whether the files are a picked folder (their paths name it), not files picked one by one. */
-  folderPick: boolean;
-  /** A memory file was read whole: whether this profile signed it (lib/memory/file-signature.ts). */
-  memoryFile?: (verdict: { signed: boolean }) => void;
-  signingKey?: () => Promise<CryptoKey | undefined>;
-  /** How many zips the entry is inside. */
-  zipDepth: number;
-}
-
-/** A problem inside one file (not yet naming the picked file); `itemIndex` for a memory file's item. */
-class EntryProblem extends Error {
-  constructor(
-    message: string,
-    readonly itemIndex?: number,
-  ) {
-    super(message);
-  }
-}
 
 const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
@@ -91,15 +40,6 @@ const NOTION_HTML =
   'this is a Notion export in HTML, which Backstory does not read. In Notion, export again choosing "Markdown & CSV" and import that zip.';
 const hasMemoryFormat = (head: Uint8Array) => /"format"\s*:\s*"backstory-memory"/.test(new TextDecoder('latin1').decode(head));
 
-/** The first byte that is not white space or a byte order mark. */
-function firstByte(head: Uint8Array): number | undefined {
-  for (let i = 0; i < head.length; i++) {
-    const b = head[i];
-    if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09 && b !== 0xef && b !== 0xbb && b !== 0xbf) return b;
-  }
-  return undefined;
-}
-
 /**
  * Backstory's own format carries instructions, pins and scopes, so it is read only from a .json file the user picked
  * as such: never from inside a zip or a picked folder, never under another app's export name (`conversations.json`),
@@ -116,28 +56,6 @@ function notPickedAsMemoryFile(entry: Entry): string {
     'itself (not inside a zip or a folder, and not named like another app\'s export), so nothing was imported. ' +
     'If you exported it from Backstory, import that .json file on its own.'
   );
-}
-
-function within(inside: string, what: string): string {
-  return inside ? `${inside} ${what}` : `the file ${what}`;
-}
-
-/** "notes/huge.md is 700 MB unpacked; Backstory reads notes up to 16 MB". */
-function tooLarge(entry: Entry, what: string, e: TooLargeError): EntryProblem {
-  const size = entry.size ?? e.size;
-  const unpacked = entry.inside ? ' unpacked' : '';
-  const is = size !== undefined && size > e.limit ? `is ${sizeInWords(size)}${unpacked}` : `is larger than ${sizeInWords(e.limit)}${unpacked}`;
-  return new EntryProblem(`${entry.inside || 'the file'} ${is}; Backstory reads ${what} up to ${sizeInWords(e.limit)}`);
-}
-
-/** The whole of an entry read at most `limit` bytes; past it, a problem naming the entry and the limit. */
-async function readWhole(entry: Entry, bytes: Bytes, limit: number, what: string): Promise<Uint8Array> {
-  try {
-    return await readAll(bytes, limit);
-  } catch (e) {
-    if (e instanceof TooLargeError) throw tooLarge(entry, what, e);
-    throw e;
-  }
 }
 
 async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
@@ -202,62 +120,8 @@ async function* readEntry(entry: Entry, ctx: Context): AsyncGenerator<Part> {
   // In a folder or zip, JSON is read only when it is a chat export or a memory file (not settings, not data).
   if (ctx.inFolder && (kind === 'memory-file' || kind === 'conversations') && !isConversationsName(name) && !hasMemoryFormat(head)) return;
   if (kind === 'memory-file' && !pickedAsMemoryFile(entry, name, ctx)) throw new EntryProblem(notPickedAsMemoryFile(entry));
-  if (kind === 'chatgpt' || kind === 'claude' || kind === 'conversations') {
-    try {
-      yield* conversationItems(bytes, ctx.offer, firstByte(head) === 0x7b, kind === 'conversations' ? undefined : kind);
-    } catch (e) {
-      if (e instanceof ConversationsError) throw new EntryProblem(`${entry.inside || 'the file'} ${e.message}`);
-      throw e;
-    }
-    return;
-  }
-  if (kind === 'memory-file') {
-    try {
-      const key = await ctx.signingKey?.();
-      const verdict = (v: { signed: boolean }) => ctx.memoryFile?.(v);
-      for await (const items of memoryFileItems(bytes, ctx.feedback, { key, verdict })) yield { items, format: 'memory-file' };
-    } catch (e) {
-      if (e instanceof ImportError) throw new EntryProblem(entry.inside ? `${entry.inside}: ${e.message}` : e.message, e.itemIndex);
-      throw e;
-    }
-    return;
-  }
-  if (kind === 'mbox') {
-    let n = 0;
-    try {
-      for await (const { raw, envelope } of mboxMessages(bytes)) {
-        n++;
-        const mail = await mailItems(raw, 'mbox', envelope).catch((e: Error) => {
-          throw new EntryProblem(`message ${n}${entry.inside ? ` of ${entry.inside}` : ''} could not be read: ${mailProblem(e)}`);
-        });
-        if (!mail.items.length) continue;
-        ctx.threads.add(mail.links, mail.items);
-        yield { items: mail.items, format: 'mbox', held: true };
-      }
-    } catch (e) {
-      if (!(e instanceof TooLargeError)) throw e;
-      const limit = sizeInWords(e.limit);
-      throw new EntryProblem(`${within(entry.inside, `has a message larger than ${limit} (message ${n + 1})`)}; Backstory reads mail messages up to ${limit}`);
-    }
-    return;
-  }
-  if (kind === 'eml') {
-    const raw = await readWhole(entry, bytes, IMPORT_LIMITS.mailBytes, 'mail messages');
-    const mail = await mailItems(raw, 'eml').catch((e: Error) => {
-      throw new EntryProblem(`${within(entry.inside, 'is not a mail message that can be read')}: ${mailProblem(e)}`);
-    });
-    if (!mail.items.length) return;
-    ctx.threads.add(mail.links, mail.items);
-    yield { items: mail.items, format: 'eml', held: true };
-    return;
-  }
-  const raw = await readWhole(entry, bytes, IMPORT_LIMITS.noteBytes, 'notes');
-  if (kind === 'markdown') {
-    const format = noteFormat(entry.path);
-    yield { items: noteItems(raw, entry.path, { format, lastModified: entry.lastModified }), format };
-    return;
-  }
-  yield { items: textItems(raw, entry.path, entry.lastModified), format: 'text' };
+  if (kind === 'conversations') yield* readConversations(entry, bytes, head, ctx);
+  else yield* FORMAT_READERS[kind](entry, bytes, head, ctx);
 }
 
 /**

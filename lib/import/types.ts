@@ -1,7 +1,8 @@
+import type { ImportFormat } from '../core/import-formats';
 import type { MemoryInput } from '../memory/types';
 
-/** The kinds of file Backstory imports; recognised from content, not only the name (lib/import/detect.ts). */
-export type ImportFormat = 'memory-file' | 'chatgpt' | 'claude' | 'mbox' | 'eml' | 'markdown' | 'notion' | 'text';
+/** The kinds of file Backstory imports (lib/core/import-formats.ts); recognised from content, not only the name (lib/import/detect.ts). */
+export type { ImportFormat };
 
 /** One file handed to an import: a picked file, one file of a picked folder, or a dropped file. */
 export interface ImportFile {

@@ -1,3 +1,4 @@
+import type { ImportFormat } from '../core/import-formats';
 import { mayWriteId } from './id-namespaces';
 import { guessScope, parseScope } from './scope-guess';
 import { findSecrets, secretHoldReason } from './secrets';
@@ -19,7 +20,7 @@ export type Provenance = { from: 'user' } | { from: 'page'; url: string } | { fr
 export const FIELD_CAPS = { title: 300, listItems: 50, tag: 80, person: 200, site: 253 } as const;
 
 /** The memory file's own format name (`source.format` of its items, set by its reader whatever the file says). */
-export const MEMORY_FILE_FORMAT = 'memory-file';
+export const MEMORY_FILE_FORMAT: ImportFormat = 'memory-file';
 
 /** Scopes that reach beyond one person or subject: a foreign file's instructions with one are asked about first. */
 export function isWideScope(scope: MemoryScope): boolean {

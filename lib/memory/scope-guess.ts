@@ -1,9 +1,7 @@
 import type { Destination } from '../core/destinations';
 import { siteKey } from '../core/hosts';
+import { IMPORT_FORMATS, isImportFormat } from '../core/import-formats';
 import type { MemoryInput, MemoryScope, MemorySource } from './types';
-
-/** Import formats whose text is the user's own memory (Backstory's file), as opposed to text from elsewhere. */
-const OWN_FORMATS = new Set(['memory-file']);
 
 /**
  * Where captured or imported text came from, when it was not typed into Backstory: a page's host, a page without one
@@ -16,7 +14,8 @@ export function outsideOrigin(source: MemorySource | undefined): { host?: string
     if (host) return { host };
     if (host === '') return { page: true };
   }
-  if (source.format && !OWN_FORMATS.has(source.format)) return { format: source.format };
+  // Backstory's own file holds the user's own memory; every other format is text from elsewhere.
+  if (source.format && !(isImportFormat(source.format) && IMPORT_FORMATS[source.format].scope === 'own')) return { format: source.format };
   return undefined;
 }
 
@@ -36,7 +35,12 @@ export function pageHost(url: string): string | undefined {
   return '';
 }
 
-const FORMAT_DESTINATION: Record<string, Destination> = { chatgpt: 'chat', claude: 'chat', mbox: 'email', eml: 'email' };
+/** The kind of place an outside format's text was written for; documents for a format Backstory does not know. */
+function formatDestination(format: string | undefined): Destination {
+  if (!isImportFormat(format)) return 'documents';
+  const scope = IMPORT_FORMATS[format].scope;
+  return scope === 'own' ? 'documents' : scope;
+}
 
 // Words that say how to write, not what about: a "subject" made only of these is no subject.
 const STYLE_WORDS = new Set(
@@ -97,7 +101,7 @@ export function guessScope(input: Pick<MemoryInput, 'text' | 'title' | 'people' 
     if (origin.host) return { kind: 'sites', values: [origin.host], set: 'source' };
     // A page with no site to tie it to: its subject, else documents (what such pages are), never everywhere.
     if (subject) return { kind: 'subject', values: [subject], set: 'source' };
-    return { kind: 'destination', values: [FORMAT_DESTINATION[origin.format ?? ''] ?? 'documents'], set: 'source' };
+    return { kind: 'destination', values: [formatDestination(origin.format)], set: 'source' };
   }
   const person = text.match(PERSON);
   if (person) return { kind: 'people', values: [person[1]], set: 'guess' };

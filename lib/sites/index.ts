@@ -1,17 +1,19 @@
 import type { TaskReading } from '../rank/types';
 import { boundReading } from '../rank/reading-bounds';
-import { INSERTED_ATTR, isInserting, noteUserInput, saveSelection, stripInsertedText } from '../insert/state';
+import { INSERTED_ATTR, stripInsertedText } from '../insert/state';
 import { adapterPatterns, type SiteAdapter } from './adapter';
 import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from './chat';
-import { deepActiveElement, editableKind, editableRoot, editableText, eventOrigin, fieldLabel, isSecretField } from '../dom/editable';
+import { deepActiveElement, editableKind, editableRoot, editableText, fieldLabel, isSecretField } from '../dom/editable';
 import { genericAdapter } from './generic';
 import { gdocsAdapter } from './gdocs';
 import { gmailAdapter } from './gmail';
 import { notionAdapter } from './notion';
 import { outlookAdapter } from './outlook';
 import { caretSection, sectionText } from './section';
+import { DEBOUNCE_MS, watchSite, type TaskWatcher, type WatchedSite, type WatchOptions } from './watch-task';
 
 export type { SiteAdapter } from './adapter';
+export { DEBOUNCE_MS, type TaskWatcher, type WatchOptions } from './watch-task';
 export { INSERTED_ATTR };
 
 /** Site adapters, most specific first; the generic adapter is the last and matches every page. */
@@ -128,175 +130,22 @@ export async function readTaskNow(doc: Document, focused: HTMLElement | null): P
   return readTask(doc, focused);
 }
 
-export interface TaskWatcher {
-  /** The editable the user last focused on this page (kept when the side panel takes focus). */
-  lastEditable(): HTMLElement | null;
-  stop(): void;
-}
-
-export interface WatchOptions {
-  /** Quiet time before a reading, ms. */
-  debounceMs?: number;
-  /** A reading is taken at least this often while changes keep coming (a streaming reply), ms. */
-  maxWaitMs?: number;
-}
-
-/** Quiet time before the content script reports a changed task, ms (see watchTask). */
-export const DEBOUNCE_MS = 50;
-
 /**
- * Watches focus, typing, selection and the site's scoped container; calls onTask with a fresh reading, debounced.
- * The scoped observer is disconnected when the field goes away, when focus moves to another site scope, and on stop.
+ * Watches the page for a changed task (lib/sites/watch-task.ts: when to read) and calls onTask with each new reading
+ * of this page's site; the site's adapter names the container whose changes are a new task.
  */
 export function watchTask(doc: Document, onTask: (t: TaskReading) => void, debounceOrOptions: number | WatchOptions = DEBOUNCE_MS): TaskWatcher {
   const opts = typeof debounceOrOptions === 'number' ? { debounceMs: debounceOrOptions } : debounceOrOptions;
-  const debounceMs = opts.debounceMs ?? DEBOUNCE_MS;
-  const maxWaitMs = opts.maxWaitMs ?? Math.max(2000, debounceMs * 4);
-  let last: HTMLElement | null = null;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let firstPending = 0;
-  let lastSent = '';
-  let stopped = false;
-  let observer: MutationObserver | null = null;
-  let observed: Element | null = null;
-
-  const current = () => (last && last.isConnected ? last : null);
-  // An observer does not see its own target leave the page (a closed compose window is removed from above), so a
-  // cheap check notices the field or its scope going away and reads again.
-  const LIVENESS_MS = 1000;
-  const liveness = setInterval(() => {
-    if ((last && !last.isConnected) || (observed && !observed.isConnected)) schedule();
-  }, LIVENESS_MS);
-
-  const take = () => {
-    timer = undefined;
-    firstPending = 0;
-    if (stopped) return;
-    if (last && !last.isConnected) {
-      last = null;
-      rescope();
-    } else if (observed && !observed.isConnected) rescope();
-    let reading: TaskReading;
-    try {
-      reading = readTask(doc, current());
-    } catch {
-      return;
-    }
-    // What the site's server adds (Docs' text export) arrives later: read again when it does.
-    void preloadSite(doc).then((fresh) => fresh && schedule());
-    const key = JSON.stringify({ ...reading, at: 0 });
-    if (key === lastSent) return;
-    lastSent = key;
-    onTask(reading);
-  };
-  const schedule = () => {
-    if (stopped) return;
-    const now = Date.now();
-    if (!firstPending) firstPending = now;
-    clearTimeout(timer);
-    const wait = Math.max(0, Math.min(debounceMs, firstPending + maxWaitMs - now));
-    timer = setTimeout(take, wait);
-  };
-
-  const disconnect = () => {
-    observer?.disconnect();
-    observer = null;
-    observed = null;
-  };
-  const rescope = () => {
-    const adapter = pickAdapter(doc.location);
-    let scope: Element | null = null;
-    try {
-      scope = adapter.scope?.(doc, current()) ?? null;
-    } catch {
-      scope = null;
-    }
-    if (scope === observed) return;
-    disconnect();
-    if (!scope) return;
-    observed = scope;
-    observer = new MutationObserver(() => {
-      if ((last && !last.isConnected) || (observed && !observed.isConnected)) {
-        // The field or its scope went away (compose closed, conversation switched): stop watching it.
-        if (last && !last.isConnected) last = null;
-        disconnect();
-        rescope();
-      }
-      schedule();
-    });
-    observer.observe(scope, adapter.observe ?? { childList: true, subtree: true });
-  };
-
-  const track = (root: HTMLElement) => {
-    if (root !== last) {
-      last = root;
-      rescope();
-    }
-    saveSelection(root);
-  };
-  // Only the user's own gestures move the field Backstory reads and inserts into: a page can dispatch any event
-  // (isTrusted false), and Backstory's own insertion dispatches some too (read again, but never a move).
-  const onFocus = (e?: Event) => {
-    if (e && !e.isTrusted) return;
-    const root = editableRoot(deepActiveElement(doc));
-    if (root) {
-      track(root);
-      schedule();
-    }
-  };
-  const onInput = (e: Event) => {
-    const root = editableRoot(eventOrigin(e));
-    if (!root) return;
-    if (!e.isTrusted) {
-      if (isInserting()) schedule();
-      return;
-    }
-    track(root);
-    if (!isInserting()) noteUserInput(root);
-    schedule();
-  };
-  const onSelection = (e: Event) => {
-    if (!e.isTrusted) return;
-    const l = current();
-    const active = deepActiveElement(doc);
-    const inField = !!l && !!active && (l === active || l.contains(active));
-    if (l && inField) saveSelection(l);
-    // A moved caret is a new task in a long document (another section); elsewhere the reading comes out the same
-    // and is not sent again.
-    if (inField || doc.getSelection()?.toString().trim()) schedule();
-  };
-  const onCaretMove = (e: Event) => {
-    if (!e.isTrusted) return;
-    const root = editableRoot(eventOrigin(e));
-    if (root && root === current()) {
-      saveSelection(root);
-      schedule();
-    }
-  };
-  doc.addEventListener('focusin', onFocus, true);
-  doc.addEventListener('input', onInput, true);
-  doc.addEventListener('selectionchange', onSelection);
-  doc.addEventListener('keyup', onCaretMove, true);
-  doc.addEventListener('mouseup', onCaretMove, true);
-  doc.addEventListener('select', onCaretMove, true);
-  onFocus();
-  rescope();
-  schedule();
-  return {
-    lastEditable: current,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-      clearInterval(liveness);
-      disconnect();
-      doc.removeEventListener('focusin', onFocus, true);
-      doc.removeEventListener('input', onInput, true);
-      doc.removeEventListener('selectionchange', onSelection);
-      doc.removeEventListener('keyup', onCaretMove, true);
-      doc.removeEventListener('mouseup', onCaretMove, true);
-      doc.removeEventListener('select', onCaretMove, true);
+  const site: WatchedSite = {
+    read: (field) => readTask(doc, field),
+    preload: () => preloadSite(doc),
+    scope: (field) => {
+      const adapter = pickAdapter(doc.location);
+      const element = adapter.scope?.(doc, field) ?? null;
+      return element ? { element, observe: adapter.observe ?? { childList: true, subtree: true } } : null;
     },
   };
+  return watchSite(doc, site, onTask, opts);
 }
 
 /** What "Remember this page" saves: title, URL and the focused field's text or the page's main text. */

@@ -1,16 +1,19 @@
 import { useState } from 'preact/hooks';
 import demoMemory from '../../demo/memory.json';
+import { IMPORT_FORMATS, type ImportFormat } from '../core/import-formats';
 import { callBackground } from '../messaging/rpc';
 import { openImport, openShortcutSettings } from './open-pages';
 import { Keys, useShortcuts } from './shortcuts';
 
-/** The ways to fill an empty memory, each with how to get the file. */
-const SOURCES: { id: string; label: string; how: string }[] = [
-  { id: 'chatgpt', label: 'a ChatGPT export', how: 'In ChatGPT: Settings → Data controls → Export data. A download link arrives by email; import the zip as it is.' },
-  { id: 'claude', label: 'a Claude export', how: 'In Claude: Settings → Privacy → Export data. A download link arrives by email; import the zip as it is.' },
-  { id: 'mail', label: 'mail', how: 'Gmail: takeout.google.com → Mail gives an .mbox file. Other mail apps export a mailbox as .mbox or save messages as .eml.' },
-  { id: 'notes', label: 'a notes folder', how: 'Pick an Obsidian vault or any folder of Markdown notes. Notion: Settings → Export → Markdown & CSV, then import the zip.' },
+/** The ways to fill an empty memory, each with the formats it stands for: how to get each file is theirs. */
+const SOURCES: { id: string; label: string; formats: ImportFormat[] }[] = [
+  { id: 'chatgpt', label: 'a ChatGPT export', formats: ['chatgpt'] },
+  { id: 'claude', label: 'a Claude export', formats: ['claude'] },
+  { id: 'mail', label: 'mail', formats: ['mbox', 'eml'] },
+  { id: 'notes', label: 'a notes folder', formats: ['markdown', 'notion'] },
 ];
+
+const howToGet = (formats: ImportFormat[]) => formats.map((f) => IMPORT_FORMATS[f].how).join(' ');
 
 /** What an empty memory shows instead of a blank panel: what Backstory does and the ways to fill it. */
 export function Welcome(props: { onError(message: string): void }) {
@@ -39,7 +42,7 @@ export function Welcome(props: { onError(message: string): void }) {
         {SOURCES.map((s) => (
           <li key={s.id} data-testid="welcome-source" data-source={s.id}>
             <button data-testid={`welcome-import-${s.id}`} onClick={openImport} aria-describedby={`how-${s.id}`}>Import {s.label}</button>
-            <span class="muted small" id={`how-${s.id}`}>{s.how}</span>
+            <span class="muted small" id={`how-${s.id}`}>{howToGet(s.formats)}</span>
           </li>
         ))}
         <li>

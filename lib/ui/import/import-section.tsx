@@ -5,6 +5,7 @@ import type { ImportJob } from '../../import/import-jobs';
 import { callBackground, NoReceiverError } from '../../messaging/rpc';
 import { filesFromDrop, filesFromInput } from './collect-files';
 import { handOver, prepareHandover } from './handover';
+import { ImportFormatsHelp } from './import-formats-help';
 import { ImportOffers } from './import-offers';
 import { activeJob, lastOutcome } from './import-state';
 import { filesOf, indexingText, outcomeText, trustQuestion, workingText } from './import-text';
@@ -159,11 +160,10 @@ export function ImportSection(props: { onChanged?: () => void }) {
   return (
     <div class="import" data-testid="import" data-ready={ready ? 'true' : undefined}>
       <p class="muted">
-        Drop files or folders anywhere on this page, or choose them: a Backstory memory file (.json), a ChatGPT data
-        export (the .zip as mailed, or its conversations.json), a Claude data export, mail (.mbox from Google Takeout,
-        or .eml), a Notion export (.zip), Markdown notes or an Obsidian vault, plain text. An import is all or
-        nothing, and importing the same export again adds only what is new.
+        Drop files or folders anywhere on this page, or choose them. Backstory tells the kind of file from its content.
+        An import is all or nothing, and importing the same export again adds only what is new.
       </p>
+      <ImportFormatsHelp />
       <div class="io-row">
         <label class="file">
           <span>Files</span>

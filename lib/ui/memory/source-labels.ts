@@ -1,19 +1,10 @@
+import { IMPORT_FORMATS, isImportFormat } from '../../core/import-formats';
 import type { ImportFacet } from '../../memory-browse/memory-query';
 
-const FORMAT_NAMES: Record<string, string> = {
-  'memory-file': 'Memory file',
-  chatgpt: 'ChatGPT',
-  claude: 'Claude',
-  mbox: 'Mail (mbox)',
-  eml: 'Mail (.eml)',
-  markdown: 'Notes',
-  notion: 'Notion',
-  text: 'Text',
-};
-
-/** How the browser names a kind of file ("chatgpt" → "ChatGPT"). */
+/** How the browser names a kind of file ("chatgpt" → "ChatGPT"); a name it does not know, as it is. */
 export function formatName(format: string | undefined): string {
-  return format ? (FORMAT_NAMES[format] ?? format) : 'Import';
+  if (!format) return 'Import';
+  return isImportFormat(format) ? IMPORT_FORMATS[format].label : format;
 }
 
 /** "ChatGPT · 12,000 memories · latest 3 Mar 2025" (the newest item's date: the export's own dates, not the import's). */
