@@ -29,7 +29,8 @@
  *   during each import. index_items_per_s_webgpu: a 1,024-note import on the WebGPU engine, on a hardware GPU adapter
  *   only (`--webgpu` turns WebGPU on in Chromium); the key is always written, null without such an adapter.
  *   package_mb_*: each part of the unpacked shipping build (model, runtime_wasm, runtime_webgpu, webgpu_engine_js,
- *   other, total), and of the WASM-only build (_wasm_only).
+ *   other, total), and of the WASM-only build (_wasm_only). zip_mb_chrome / zip_mb_firefox: the store zips the last
+ *   `npm run zip` wrote to .output/ (what an install downloads); null when there is none.
  * - memory_first_rows_ms_10k / _100k, memory_filter_ms_*, memory_panel_heap_mb_*: the side panel's Memory tab in
  *   headless Chromium (bench/lib/perf/memory-browser.ts; `--memory-browser` runs just these): click -> first rows,
  *   a word typed into its filter -> the filtered list, and the panel page's heap. `--baseline-build DIR` measures
@@ -214,6 +215,16 @@ async function main() {
       log(`memory browser figures skipped: ${e instanceof Error ? e.message : String(e)}`);
       extra.memory_browser_error = e instanceof Error ? e.message : String(e);
     }
+  }
+
+  // What an install downloads: the store zips of the last `npm run zip` (the bench does not build them).
+  const { builtZipMegabytes } = await import('./lib/perf/build-parts');
+  const zips = builtZipMegabytes();
+  for (const browser of ['chrome', 'firefox'] as const) {
+    const mb = zips[browser];
+    extra[`zip_mb_${browser}`] = mb;
+    if (mb === null) log(`no ${browser} zip in .output: run \`npm run zip\` first for zip_mb_${browser}`);
+    else rows.push({ name: `zip_mb_${browser}`, what: `the ${browser === 'chrome' ? 'Chrome' : 'Firefox'} store zip (npm run zip), MB`, value: mb, target: '<= 40 MB', ok: mb <= 40 });
   }
 
   const lines = ['| JSON name | what | value | baseline | target | met | note |', '|---|---|---|---|---|---|---|'];

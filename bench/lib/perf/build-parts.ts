@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -37,4 +37,25 @@ export function buildParts(dir: string): Record<string, number> {
     parts.total += f.bytes;
   }
   return Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, Math.round((v / 1e6) * 100) / 100]));
+}
+
+/** Where `npm run zip` writes the store packages (`<name>-<version>-<browser>.zip`). */
+export const ZIP_DIR = join(ROOT, '.output');
+
+/**
+ * Megabytes of the store zips `npm run zip` built in `dir`, what every install and update downloads: the newest
+ * `*-chrome.zip` and `*-firefox.zip`, null for one that is missing. A file that is not a zip is refused.
+ */
+export function builtZipMegabytes(dir = ZIP_DIR): { chrome: number | null; firefox: number | null } {
+  const newest = (browser: string): number | null => {
+    const zips = (existsSync(dir) ? readdirSync(dir) : [])
+      .filter((f) => f.endsWith(`-${browser}.zip`))
+      .map((f) => ({ path: join(dir, f), stat: statSync(join(dir, f)) }))
+      .sort((a, b) => b.stat.mtimeMs - a.stat.mtimeMs);
+    if (!zips.length) return null;
+    const head = readFileSync(zips[0].path).subarray(0, 4);
+    if (head.readUInt32LE(0) !== 0x04034b50) throw new Error(`${zips[0].path} is not a zip`);
+    return Math.round((zips[0].stat.size / 1e6) * 100) / 100;
+  };
+  return { chrome: newest('chrome'), firefox: newest('firefox') };
 }
