@@ -48,9 +48,10 @@ if (complete()) {
   }
 }
 
-// The int8 rewrite of the q4 model (scripts/quantize-int8.mjs): faster in onnxruntime-web's WASM kernels.
-// Made when missing or not the pinned file, beside the model and moved into place only once its checksum is
-// right; q4 stays as the fallback.
+// The int8 rewrite of the q4 model (scripts/quantize-int8.mjs): faster in onnxruntime-web's WASM kernels, and the
+// one model file the extension ships (the WebGPU engine builds a float graph from it in memory; wxt.config.ts leaves
+// the q4 files out of the build, Node's tests and benches still read them). Made when missing or not the pinned
+// file, beside the model and moved into place only once its checksum is right.
 {
   const target = join(MODEL_DIR, INT8_FILE);
   if (existsSync(target) && sha256(target) === INT8_SHA256) {

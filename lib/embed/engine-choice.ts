@@ -4,7 +4,7 @@ import { MODEL_DIM } from './embedder';
 
 export interface ChoiceEngine {
   embed(texts: string[]): Promise<Float32Array[]>;
-  /** Which runtime answered last, e.g. 'webgpu/q4' or 'wasm/q8x2'. */
+  /** Which runtime answered last, e.g. 'webgpu/q8' or 'wasm/q8x2'. */
   backend: string;
 }
 export interface GpuEngine extends ChoiceEngine {
@@ -30,7 +30,7 @@ export interface ChoiceResult {
 
 /**
  * Under `auto`, runs of fewer texts than this stay on WASM: starting WebGPU (a 17 MB runtime that V8 compiles in the
- * background, the q4 model, the check against WASM) costs more than WASM spends on them, and a capture or a small
+ * background, the model's float graph, the check against WASM) costs more than WASM spends on them, and a capture or a small
  * import should not make the extension's process busy. An engine already running takes every batch.
  */
 export const GPU_MIN_RUN = 400;

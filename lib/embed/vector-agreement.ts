@@ -15,7 +15,7 @@ export const PROBE_TEXTS = [
   'Refactor the parser so it streams instead of loading the whole file into memory, and add tests for truncated input.',
 ];
 
-/** Every probe at least this close, and on average this close (the q4 file and the int8 rewrite clear both with room to spare). */
+/** Every probe at least this close, and on average this close (the WebGPU engine's float graph and the int8 file on WASM clear both with room to spare). */
 export const AGREEMENT_MIN = 0.98;
 export const AGREEMENT_MEAN = 0.99;
 
