@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
@@ -81,6 +81,17 @@ describe('npm run zip', () => {
       expect(files[t.light]?.length, t.light).toBeGreaterThan(100);
       expect(files[t.dark]?.length, t.dark).toBeGreaterThan(100);
     }
+  });
+
+  it('each zip carries the model\'s weights once (the int8 file every engine runs) and stays under 40 MB', () => {
+    for (const what of ['chrome', 'firefox'] as const) {
+      const onnx = Object.keys(entries(what)).filter((n) => n.startsWith('models/') && /\.onnx|onnx_data/.test(n));
+      expect(onnx, what).toEqual(['models/all-MiniLM-L6-v2/onnx/model_quantized.onnx']);
+      // Every install and update downloads it: 80 and 76 MB when the 4-bit files rode along for the WebGPU engine.
+      expect(statSync(zipPath(what)).size, what).toBeLessThan(40e6);
+    }
+    // Both engines kept: the WebGPU runtime is in the Chrome zip (Firefox has no offscreen document to run it).
+    expect(Object.keys(entries('chrome'))).toContain('ort/ort-wasm-simd-threaded.jspi.wasm');
   });
 
   it('the sources zip holds what rebuilds the add-on and none of what install or build fetch and write', () => {
