@@ -10,7 +10,7 @@ import { MODEL_FILES, type ModelDtype } from './ort-embedder';
 export const NODE_MODEL_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'public', 'models');
 
 const shared = new Map<ModelDtype, Promise<Embedder>>();
-/** transformers.js's pipeline on onnxruntime-node; q4 unless asked (the extension loads q8 first, q4 as fallback). */
+/** transformers.js's pipeline on onnxruntime-node; q4 unless asked (the extension ships and runs only q8, the int8 file). */
 export function nodeEmbedder(dtype: ModelDtype = 'q4'): Promise<Embedder> {
   if (!shared.has(dtype)) shared.set(dtype, createTransformersEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype }));
   return shared.get(dtype)!;
