@@ -61,7 +61,7 @@ export interface IndexingProgress {
   total: number;
   /** Time left at the rate measured so far, once there is a rate to go by. */
   etaMs?: number;
-  /** What embeds, once the first batch is in (e.g. 'offscreen/webgpu/q4', 'offscreen/wasm/q8x2', 'wasm/q8'). */
+  /** What embeds, once the first batch is in (e.g. 'offscreen/webgpu/q8', 'offscreen/wasm/q8x2', 'wasm/q8'). */
   backend?: string;
 }
 

@@ -27,7 +27,7 @@ function gpuEngine(opts: { failAfter?: number; noise?: number; failStart?: boole
   let calls = 0;
   let closed = 0;
   const engine: GpuEngine = {
-    backend: 'webgpu/q4',
+    backend: 'webgpu/q8',
     async embed(texts) {
       calls++;
       if (opts.failStart) throw new Error('Failed to load model because protobuf parsing failed.');
@@ -53,7 +53,7 @@ describe('choosing the indexing engine', () => {
     expect(first.reason).toBe('GPU nvidia ampere; starting WebGPU, WASM meanwhile');
     await choice.settled();
     const r = await choice.embed(texts('more', 16), 'auto', 2000);
-    expect(r.backend).toBe('webgpu/q4');
+    expect(r.backend).toBe('webgpu/q8');
     expect(r.reason).toMatch(/^GPU nvidia ampere; vectors checked against WASM \(cosine \d\.\d{3} on average\)$/);
     expect(wasm.seen.filter((t) => t.startsWith('more'))).toEqual([]);
   });
@@ -67,7 +67,7 @@ describe('choosing the indexing engine', () => {
     expect(small.reason).toContain(`too small to start WebGPU for (it starts at ${GPU_MIN_RUN})`);
     expect(starts).toBe(0);
     const forced = await auto.embed(texts('capture', 3), 'webgpu', 3);
-    expect(forced.backend).toBe('webgpu/q4');
+    expect(forced.backend).toBe('webgpu/q8');
     expect(starts).toBe(1);
   });
 
@@ -78,7 +78,7 @@ describe('choosing the indexing engine', () => {
     const batches = Array.from({ length: 6 }, (_, b) => texts(`item${b}`, 16));
     const results = [];
     for (const b of batches) results.push(await choice.embed(b, 'webgpu', 1000));
-    expect(results.map((r) => r.backend)).toEqual(['webgpu/q4', 'webgpu/q4', 'wasm/q8x2', 'wasm/q8x2', 'wasm/q8x2', 'wasm/q8x2']);
+    expect(results.map((r) => r.backend)).toEqual(['webgpu/q8', 'webgpu/q8', 'wasm/q8x2', 'wasm/q8x2', 'wasm/q8x2', 'wasm/q8x2']);
     results.forEach((r, i) => expect(r.vectors).toHaveLength(batches[i].length));
     const byGpu = gpu.seen.filter((t) => !PROBE_TEXTS.includes(t));
     const byWasm = wasm.seen.filter((t) => !PROBE_TEXTS.includes(t));
@@ -111,7 +111,7 @@ describe('choosing the indexing engine', () => {
       verdict: (c) => (verdicts.push(c), c === 'wasm' ? Promise.resolve({ use: false, reason: 'WASM chosen in the options' }) : allow()),
       startGpu: () => gpu.engine,
     });
-    expect((await choice.embed(texts('b', 4), 'webgpu', 1000)).backend).toBe('webgpu/q4');
+    expect((await choice.embed(texts('b', 4), 'webgpu', 1000)).backend).toBe('webgpu/q8');
     const r = await choice.embed(texts('c', 4), 'wasm', 1000);
     expect(r).toMatchObject({ backend: 'wasm/q8x2', reason: 'WASM chosen in the options' });
     expect(gpu.closed()).toBe(1);

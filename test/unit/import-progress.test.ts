@@ -12,7 +12,7 @@ describe('import progress in words', () => {
     const p = e.update(3_200, 12_000, 64_000);
     expect(p.etaMs! / 1000).toBeCloseTo(176, 0);
     expect(indexingText(p)).toBe('Indexing 3,200 of 12,000 — about 3 min');
-    expect(indexingText({ ...p, backend: 'offscreen/webgpu/q4' })).toBe('Indexing 3,200 of 12,000 on WebGPU — about 3 min');
+    expect(indexingText({ ...p, backend: 'offscreen/webgpu/q8' })).toBe('Indexing 3,200 of 12,000 on WebGPU — about 3 min');
     expect(indexingText({ ...p, backend: 'offscreen/wasm/q8x2' })).toBe('Indexing 3,200 of 12,000 on WASM — about 3 min');
     // The pace drops to 10 items/s: the estimate follows within the window.
     e.update(3_500, 12_000, 94_000);

@@ -25,7 +25,7 @@ export function indexingText(p: IndexingProgress): string {
   return `Indexing ${count(p.done)} of ${count(p.total)}${p.backend ? ` on ${backendName(p.backend)}` : ''}${eta}`;
 }
 
-/** "WebGPU" or "WASM" for a backend string such as 'offscreen/webgpu/q4' or 'wasm/q8'. */
+/** "WebGPU" or "WASM" for a backend string such as 'offscreen/webgpu/q8' or 'wasm/q8'. */
 export function backendName(backend: string): string {
   return /webgpu/.test(backend) ? 'WebGPU' : 'WASM';
 }
