@@ -1,4 +1,5 @@
 /** The texts made from an item: what the lexical index reads and what the model embeds. */
+import { splitPassages, type Passage } from './passages';
 
 /** The text an item is found by: title, body, image captions and the like, tags and people. */
 export function searchText(item: {
@@ -19,13 +20,33 @@ export function searchText(item: {
  * about; a title that merely repeats the body's start is left out.
  */
 export function embedText(item: { title?: string; text: string; aux?: string }): string {
+  return [embedHead(item) + item.text.trim(), item.aux ?? ''].filter(Boolean).join(' ');
+}
+
+/** "Title: " when the title says something the body does not start with (see embedText), else nothing. */
+function embedHead(item: { title?: string; text: string }): string {
   const title = (item.title ?? '').trim();
   const text = item.text.trim();
   // A title made from the first line (`titleFrom`: heading marks dropped, long lines cut with "…") repeats the body.
   const start = title.replace(/(…|\.\.\.)$/, '').trimEnd().toLowerCase();
   const repeats = text.replace(/^#+\s*/, '').toLowerCase().startsWith(start);
-  const head = title && title.length <= 80 && !repeats ? `${title}: ` : '';
-  return [head + text, item.aux ?? ''].filter(Boolean).join(' ');
+  return title && title.length <= 80 && !repeats ? `${title}: ` : '';
+}
+
+/** The item's passages (lib/memory/index/passages.ts): one, the whole text, unless the item is longer than a window. */
+export function passagesOf(item: { text: string }): Passage[] {
+  return splitPassages(item.text);
+}
+
+/**
+ * The texts to embed for an item, one per passage: `embedText(item)` for an item of one passage (as before
+ * passages); for a long item, each passage after the title (the title names what every part is about), the
+ * captions with the first.
+ */
+export function passageEmbedTexts(item: { title?: string; text: string; aux?: string }, passages = passagesOf(item)): string[] {
+  if (passages.length === 1) return [embedText(item)];
+  const head = embedHead(item);
+  return passages.map((p, k) => [head + item.text.slice(p.start, p.end).trim(), k === 0 ? (item.aux ?? '') : ''].filter(Boolean).join(' '));
 }
 
 /**

@@ -4,6 +4,26 @@
  * derived from the item's text on every run (never stored as items); the same text always splits the same way.
  */
 
+/**
+ * The key of passage `k` of an item in the indexes (vectors, BM25 documents): the item's id for its first (its own
+ * vector and entry, as before passages), the id and the number after a U+0000 for the others. Ids never hold U+0000
+ * (`createItem` drops it, and the index leaves out an item whose id holds one), so no item's key is another's passage.
+ */
+export function passageKey(id: string, k: number): string {
+  return k === 0 ? id : `${id}\u0000${k}`;
+}
+
+/** The item an index key belongs to (`passageKey` read back). */
+export function ownerOf(key: string): string {
+  const at = key.indexOf('\u0000');
+  return at < 0 ? key : key.slice(0, at);
+}
+
+/** The passage number of an index key of item `owner`. */
+export function partOf(key: string, owner: string): number {
+  return key.length === owner.length ? 0 : Number(key.slice(owner.length + 1));
+}
+
 /** A passage as character offsets into the item's text: `text.slice(start, end)`. */
 export interface Passage {
   start: number;
@@ -149,16 +169,18 @@ export function splitPassages(text: string): Passage[] {
     lo = Math.max(lo, start, out.length ? out[out.length - 1].end : 0); // each passage reaches past the last
     while (lo < hi && cost[lo] - cost[start] < PASSAGE_PIECES * MIN_SHARE && lo - start < PASSAGE_CHARS * MIN_SHARE) lo++;
     let end = -1;
+    let kind = KINDS;
     // Strongest first in the second half of the room; failing that, a shorter passage rather than a cut inside a
     // code fence; a line end inside a fence only when the fence itself is longer than a passage.
-    for (const kind of [PARAGRAPH, LINE, SENTENCE, SPACE]) if (end < 0) end = ends[kind].lastIn(lo, hi);
-    for (const kind of [PARAGRAPH, LINE, SENTENCE, SPACE]) if (end < 0) end = ends[kind].lastIn(start, hi);
-    if (end < 0) end = ends[KINDS].lastIn(start, hi);
+    for (const k of [PARAGRAPH, LINE, SENTENCE, SPACE]) if (end < 0) end = ends[(kind = k)].lastIn(lo, hi);
+    for (const k of [PARAGRAPH, LINE, SENTENCE, SPACE]) if (end < 0) end = ends[(kind = k)].lastIn(start, hi);
+    if (end < 0) end = ends[(kind = KINDS)].lastIn(start, hi);
     if (end < 0) end = Math.max(hi, start + 1);
     out.push({ start, end: trimEnd(text, start, end) });
-    // The next passage reaches back to the first sentence start within the overlap, never to this one's start.
+    // The next passage reaches back to the first sentence start within the overlap, never to this one's start; after
+    // a paragraph's end it starts afresh (a paragraph is whole in the passage before).
     while (si < startsAt.length && cost[end] - cost[startsAt[si]] > OVERLAP_PIECES) si++;
-    const back = si < startsAt.length && startsAt[si] < end && startsAt[si] > start ? startsAt[si] : end;
+    const back = kind !== PARAGRAPH && si < startsAt.length && startsAt[si] < end && startsAt[si] > start ? startsAt[si] : end;
     start = back;
   }
   return out;
