@@ -205,7 +205,7 @@ export const PASSAGE_GAP = '\n…\n';
  * or every passage, is the whole text.
  */
 export function excerpt(text: string, passages: readonly Passage[], chosen: readonly number[] | undefined): string {
-  const picked = [...new Set(chosen ?? [])].filter((k) => k >= 0 && k < passages.length).sort((a, b) => a - b);
+  const picked = [...new Set(chosen ?? [])].filter((k) => Number.isInteger(k) && k >= 0 && k < passages.length).sort((a, b) => a - b);
   if (!picked.length || picked.length === passages.length) return text;
   const spans: Passage[] = [];
   for (const k of picked) {
