@@ -161,4 +161,14 @@ describe('passages in the index', () => {
     expect(restarted.unembedded()).toEqual([]);
     expect(restarted.view.passageScores('long', [query()], [1]).length).toBe(restarted.view.passages('long').length);
   });
+
+  it("never lets an id stand for another item's passage: U+0000, which separates them in the index, is dropped from ids", async () => {
+    const { store } = await seeded();
+    const [planted] = await store.add([{ id: 'long\u00004', text: 'A note about the money for the trip.' }], { from: 'user' });
+    expect(planted.id).toBe('long4');
+    const parts = store.view.passageScores('long', [query()], [1]);
+    expect(parts.indexOf(Math.max(...parts))).toBe(4);
+    expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('zebra migration'), 5)[0]).toMatchObject({ id: 'long', passages: [{ part: 4 }] });
+    expect([...store.view.lexicalIndex.holders([...LexicalIndex.queryTerms('money').keys()][0])]).toEqual(['long4']);
+  });
 });

@@ -147,6 +147,8 @@ class Cursor {
  */
 export function splitPassages(text: string): Passage[] {
   const n = text.length;
+  // No text costs more pieces than characters: a short one fits without counting (most items).
+  if (n <= PASSAGE_PIECES) return [{ start: 0, end: n }];
   const cost = pieceCosts(text);
   const fits = (from: number, to: number) => cost[to] - cost[from] <= PASSAGE_PIECES && to - from <= PASSAGE_CHARS;
   if (fits(0, n)) return [{ start: 0, end: n }];
