@@ -9,6 +9,7 @@ import { AutoTokenizer } from '@huggingface/transformers';
 import { describe, expect, it } from 'vitest';
 import { excerpt, OVERLAP_PIECES, PASSAGE_CHARS, PASSAGE_GAP, PASSAGE_PIECES, pieceCosts, splitPassages } from '../../lib/memory/index/passages';
 import { useLocalModels } from '../../lib/embed/local-models';
+import { contextText } from '../../lib/memory/index/item-text';
 import { NODE_MODEL_ROOT } from '../../lib/embed/node-embedder';
 import { MAX_WORD_PIECES, MODEL_ID } from '../../lib/embed/embedder';
 import { GROWTH_LIMIT, costGrowth, repeatTo } from './cost-growth';
@@ -129,5 +130,16 @@ describe('excerpt', () => {
   it('gives the whole text for no choice or for every passage', () => {
     expect(excerpt(text, ps, undefined)).toBe(text);
     expect(excerpt(text, ps, ps.map((_, k) => k))).toBe(text);
+  });
+});
+
+describe('contextText', () => {
+  it("reads a reply after a long answer with the answer's end, so the reply itself is inside the model's window", () => {
+    const answer = { text: prose(60) };
+    const reply = { text: 'Thanks, that settles the shed question.' };
+    const ctx = contextText(reply, answer)!;
+    expect(ctx.endsWith('\n' + reply.text)).toBe(true);
+    expect(ctx).not.toContain('Sentence number 0 ');
+    expect(pieceCosts(ctx)[ctx.length]).toBeLessThanOrEqual(PASSAGE_PIECES + 20);
   });
 });

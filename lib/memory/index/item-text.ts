@@ -51,12 +51,17 @@ export function passageEmbedTexts(item: { title?: string; text: string; aux?: st
 
 /**
  * The text to embed for an item's context vector (`IndexedMemory.setContextVector`): the previous item of its thread
- * followed by the item, so a reply ("Yes, last Tuesday!") is found by what it answers. Undefined when the item has
+ * followed by the item, so a reply ("Yes, last Tuesday!") is found by what it answers; of a long predecessor its last
+ * passage, of a long item its first. Undefined when the item has
  * no predecessor (its own vector then stands alone).
  */
 export function contextText(
   item: { title?: string; text: string; aux?: string },
   prev: { title?: string; text: string; aux?: string } | undefined,
 ): string | undefined {
-  return prev ? `${embedText(prev)}\n${embedText(item)}` : undefined;
+  if (!prev) return undefined;
+  // The end of a long predecessor and the start of a long item: both inside the model's window (a long answer's
+  // start alone would fill it, and the turn after it would not be read at all).
+  const before = passageEmbedTexts(prev);
+  return `${before[before.length - 1]}\n${passageEmbedTexts(item)[0]}`;
 }
