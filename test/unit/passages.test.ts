@@ -118,13 +118,13 @@ describe('excerpt', () => {
   it('joins chosen passages in their order within the item with "…" between, whatever order they were chosen in', () => {
     const got = excerpt(text, ps, [4, 1]);
     const parts = got.split(PASSAGE_GAP);
-    expect(parts[0]).toBe('…\n' + text.slice(ps[1].start, ps[1].end).trim());
-    expect(parts[1]).toBe(text.slice(ps[4].start, ps[4].end).trim() + (ps[4].end < text.trimEnd().length ? '\n…' : ''));
+    expect(parts[0]).toBe('… ' + text.slice(ps[1].start, ps[1].end).trim());
+    expect(parts[1]).toBe(text.slice(ps[4].start, ps[4].end).trim() + (ps[4].end < text.trimEnd().length ? ' …' : ''));
   });
 
   it('joins overlapping neighbours into one stretch, without repeating the overlap', () => {
     const got = excerpt(text, ps, [2, 3]);
-    expect(got).toBe('…\n' + text.slice(ps[2].start, ps[3].end).trim() + '\n…');
+    expect(got).toBe('… ' + text.slice(ps[2].start, ps[3].end).trim() + ' …');
   });
 
   it('gives the whole text for no choice or for every passage', () => {

@@ -217,7 +217,8 @@ export function excerpt(text: string, passages: readonly Passage[], chosen: read
     else spans.push({ ...p });
   }
   const body = spans.map((s) => text.slice(s.start, s.end).trim()).join(PASSAGE_GAP);
-  const head = spans[0].start > 0 ? '…\n' : '';
-  const tail = spans[spans.length - 1].end < text.trimEnd().length ? '\n…' : '';
+  // Inline marks at the ends, so a card clamped to two lines starts with words, not with a line of its own.
+  const head = spans[0].start > 0 ? '… ' : '';
+  const tail = spans[spans.length - 1].end < text.trimEnd().length ? ' …' : '';
   return head + body + tail;
 }
