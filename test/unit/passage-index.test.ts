@@ -171,4 +171,15 @@ describe('passages in the index', () => {
     expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('zebra migration'), 5)[0]).toMatchObject({ id: 'long', passages: [{ part: 4 }] });
     expect([...store.view.lexicalIndex.holders([...LexicalIndex.queryTerms('money').keys()][0])]).toEqual(['long4']);
   });
+
+  it('keeps finding a passage after the index compacts its dead slots', () => {
+    const idx = new LexicalIndex();
+    idx.addItem({ id: 'long', text: longNote(), title: '', tags: [], people: [] });
+    for (let i = 0; i < 1100; i++) idx.addItem({ id: `n${i}`, text: `Short note ${i} about boots.`, title: '', tags: [], people: [] });
+    for (let i = 0; i < 1100; i++) idx.remove(`n${i}`);
+    idx.addItem({ id: 'after', text: 'A zebra drawing for the kitchen.', title: '', tags: [], people: [] });
+    const hits = idx.search(LexicalIndex.queryTerms('zebra migration Mara'), 5);
+    expect(hits[0]).toMatchObject({ id: 'long', passages: [{ part: 4 }] });
+    expect(hits.map((h) => h.id)).toEqual(['long', 'after']);
+  });
 });

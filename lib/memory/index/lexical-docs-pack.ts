@@ -75,8 +75,8 @@ export class PackableLexicalDocs extends LexicalDocs {
     this.remove(id);
     const from = p.items[item];
     const n = p.items[item + 1] - from;
+    if (n > 1) this.partsOf.set(id, n); // before its slots are made (isPart)
     for (let k = 0; k < n; k++) this.addPackedDoc(passageKey(id, k), p, terms, from + k);
-    if (n > 1) this.partsOf.set(id, n);
   }
 
   private addPackedDoc(id: string, p: PackedLexicon, terms: string[], i: number): void {
@@ -127,6 +127,7 @@ export class PackableLexicalDocs extends LexicalDocs {
     const n = entries.length;
     this.lens = new Uint32Array(n);
     this.asked = new Uint8Array(n);
+    this.isPart = new Uint8Array(n);
     this.fStart = new Uint32Array(n);
     this.fCount = new Uint32Array(n);
     this.sStart = new Uint32Array(n);

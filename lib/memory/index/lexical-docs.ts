@@ -34,6 +34,8 @@ export class LexicalDocs {
   protected threadOf: ({ id: string; seq: number } | undefined)[] = [];
   protected lens = new Uint32Array(0);
   protected asked = new Uint8Array(0);
+  /** 1 for a slot holding a passage of an item of several (search reduces those to the item's best). */
+  protected isPart = new Uint8Array(0);
   protected fStart = new Uint32Array(0);
   protected fCount = new Uint32Array(0);
   protected sStart = new Uint32Array(0);
@@ -74,10 +76,10 @@ export class LexicalDocs {
     const passages = splitPassages(item.text);
     if (passages.length === 1 && !this.partsOf.has(item.id)) return this.addPart(item.id, item, item.text, item.aux, item.thread);
     this.remove(item.id);
+    if (passages.length > 1) this.partsOf.set(item.id, passages.length); // before its slots are made (isPart)
     passages.forEach((p, k) =>
       this.addPart(passageKey(item.id, k), item, item.text.slice(p.start, p.end), k === 0 ? item.aux : undefined, k === 0 ? item.thread : undefined),
     );
-    if (passages.length > 1) this.partsOf.set(item.id, passages.length);
   }
 
   private addPart(
@@ -144,6 +146,7 @@ export class LexicalDocs {
       const need = slot + 1;
       this.lens = grown(this.lens, need);
       this.asked = grown(this.asked, need);
+      this.isPart = grown(this.isPart, need);
       this.fStart = grown(this.fStart, need);
       this.fCount = grown(this.fCount, need);
       this.sStart = grown(this.sStart, need);
@@ -156,6 +159,7 @@ export class LexicalDocs {
     this.lens[slot] = len;
     this.normAvg = NaN;
     this.asked[slot] = asks ? 1 : 0;
+    this.isPart[slot] = this.partsOf.size && this.partsOf.has(ownerOf(id)) ? 1 : 0;
     this.totalLen += len;
     this.totalLogLen += Math.log1p(len);
     if (thread) {
@@ -247,6 +251,7 @@ export class LexicalDocs {
     this.threads.clear();
     this.lens = new Uint32Array(0);
     this.asked = new Uint8Array(0);
+    this.isPart = new Uint8Array(0);
     this.fStart = new Uint32Array(0);
     this.fCount = new Uint32Array(0);
     this.sStart = new Uint32Array(0);

@@ -186,9 +186,10 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     const acc = this.acc;
     const best = new Map<string, number>();
     const groups = new Map<string, number[]>();
+    const isPart = this.isPart;
     for (const s of touched) {
+      if (!isPart[s]) continue;
       const id = ownerOf(this.ids[s]!);
-      if (!this.partsOf.has(id)) continue;
       const group = groups.get(id);
       if (group) group.push(s);
       else groups.set(id, [s]);
@@ -201,9 +202,12 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     const out: number[] = [];
     const placed = new Set<string>();
     for (const s of touched) {
+      if (!isPart[s]) {
+        out.push(s);
+        continue;
+      }
       const id = ownerOf(this.ids[s]!);
-      if (!this.partsOf.has(id)) out.push(s);
-      else if (!placed.has(id)) {
+      if (!placed.has(id)) {
         placed.add(id);
         out.push(best.get(id)!);
       }
