@@ -16,8 +16,23 @@ export interface Embedder {
 
 export const MODEL_ID = 'all-MiniLM-L6-v2';
 export const MODEL_DIM = 384;
-/** Texts are cut to this many characters before embedding; the model sees at most 256 word pieces anyway. */
-export const MAX_EMBED_CHARS = 2000;
+/**
+ * The model's window: every engine (the extension's and the Node embedder of tests and benches) tokenizes with
+ * truncation at this many word pieces, [CLS] and [SEP] included, so one text gets the same vector everywhere. Longer
+ * items are split into passages that fit it (lib/memory/index/passages.ts).
+ */
+export const MAX_WORD_PIECES = 256;
+/**
+ * Before tokenizing, a text is cut to this many characters so one huge paste cannot hold the worker: a word piece
+ * spans at most 100 characters (a longer word is one unknown piece), so only a text mostly made of blank runs loses
+ * any of its window to the cut. Both engines apply it (`windowText`), so they stay exactly alike.
+ */
+export const MAX_WINDOW_CHARS = MAX_WORD_PIECES * 100;
+
+/** The text as the engines hand it to the tokenizer (an empty text becomes one space: the model needs a token). */
+export function windowText(text: string): string {
+  return text.slice(0, MAX_WINDOW_CHARS) || ' ';
+}
 /**
  * Extension path of onnxruntime's WASM-only .wasm (copied by scripts/install-assets.mjs). It must match the runtime
  * code bundled (wxt.config.ts aliases transformers.js's WebGPU build to this one).

@@ -1,6 +1,6 @@
 import type * as ort from 'onnxruntime-web';
 import { AutoTokenizer } from '@huggingface/transformers';
-import { MAX_EMBED_CHARS, MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
+import { MAX_WORD_PIECES, MODEL_DIM, MODEL_ID, windowText, type Embedder } from './embedder';
 import { modelTag } from './model-tag';
 
 export type ModelDtype = 'q8' | 'q4';
@@ -42,7 +42,7 @@ export async function createOrtEmbedder(opts: {
   const batchSize = opts.batchSize ?? 16;
 
   async function embedBatch(texts: string[]): Promise<Float32Array[]> {
-    const enc = tokenizer(texts, { padding: true, truncation: true, max_length: 256 }) as unknown as Record<string, { data: BigInt64Array; dims: number[] }>;
+    const enc = tokenizer(texts, { padding: true, truncation: true, max_length: MAX_WORD_PIECES }) as unknown as Record<string, { data: BigInt64Array; dims: number[] }>;
     const ids = enc.input_ids;
     const mask = enc.attention_mask;
     const [b, n] = ids.dims;
@@ -82,7 +82,7 @@ export async function createOrtEmbedder(opts: {
     async embed(texts: string[]): Promise<Float32Array[]> {
       const out: Float32Array[] = [];
       for (let i = 0; i < texts.length; i += batchSize)
-        out.push(...(await embedBatch(texts.slice(i, i + batchSize).map((t) => t.slice(0, MAX_EMBED_CHARS) || ' '))));
+        out.push(...(await embedBatch(texts.slice(i, i + batchSize).map(windowText))));
       return out;
     },
     close: () => session.release(),

@@ -1,5 +1,5 @@
-import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
-import { MAX_EMBED_CHARS, MODEL_DIM, MODEL_ID, type Embedder } from './embedder';
+import { env, mean_pooling, pipeline, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
+import { MAX_WORD_PIECES, MODEL_DIM, MODEL_ID, windowText, type Embedder } from './embedder';
 import { useLocalModels } from './local-models';
 import { modelTag } from './model-tag';
 
@@ -48,8 +48,12 @@ export async function createTransformersEmbedder(opts: TransformersEmbedderOptio
     async embed(texts: string[]): Promise<Float32Array[]> {
       const out: Float32Array[] = [];
       for (let i = 0; i < texts.length; i += batchSize) {
-        const batch = texts.slice(i, i + batchSize).map((t) => t.slice(0, MAX_EMBED_CHARS) || ' ');
-        const tensor = await extractor(batch, { pooling: 'mean', normalize: true });
+        const batch = texts.slice(i, i + batchSize).map(windowText);
+        // The pipeline's own call truncates at the tokenizer's 512: tokenized here with the window every engine uses
+        // (createOrtEmbedder's), then the pipeline's model, mean pooling and normalisation.
+        const inputs = extractor.tokenizer(batch, { padding: true, truncation: true, max_length: MAX_WORD_PIECES });
+        const hidden = ((await extractor.model(inputs)) as { last_hidden_state: Tensor }).last_hidden_state;
+        const tensor = mean_pooling(hidden, inputs.attention_mask as Tensor).normalize(2, -1);
         const data = tensor.data as Float32Array;
         for (let j = 0; j < batch.length; j++) out.push(data.slice(j * MODEL_DIM, (j + 1) * MODEL_DIM));
       }

@@ -1,14 +1,27 @@
-import { contextText, embedText } from './index/item-text';
+import { contextText, passageEmbedTexts } from './index/item-text';
 import type { IndexedMemory } from './index/memory-index';
 import type { StoredVector } from './db';
 import { textHash } from './pack';
 import type { MemoryItem } from './types';
 
-/** A vector to make: an item's own (`print` undefined) or its context vector (`print`: hash of its text). */
+/**
+ * Vectors to make for one item: its own, one per passage (`print` undefined; `passageEmbedTexts`), or its context
+ * vector (one text; `print`: hash of it). An item's own vectors are stored together or not at all.
+ */
 export interface EmbedJob {
   id: string;
-  text: string;
+  texts: string[];
   print?: number;
+}
+
+/** The job making an item's own vectors. */
+export function ownJob(item: MemoryItem): EmbedJob {
+  return { id: item.id, texts: passageEmbedTexts(item) };
+}
+
+/** Whether two lists of texts are the same texts in the same order. */
+export function sameTexts(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
 }
 
 /**
@@ -58,39 +71,45 @@ export class ContextVectors {
         this.prints.delete(id);
         mem.setContextVector(id, undefined);
       }
-      if (text !== undefined) jobs.push({ id, text, print });
+      if (text !== undefined) jobs.push({ id, texts: [text], print });
     }
     return jobs;
   }
 }
 
 /**
- * The items that have a vector, by a hash of the text the model sees: a note whose text another already has (a
- * duplicate capture, the same notes imported under other ids) takes that vector instead of the model's time.
- * Built once per indexing run (about 2 µs per item).
+ * The items that have their vectors, by a hash of the texts the model sees: a note whose text another already has
+ * (a duplicate capture, the same notes imported under other ids) takes those vectors instead of the model's time.
+ * Built once per indexing run.
  */
 export function sameTextIndex(mem: IndexedMemory) {
   const byHash = new Map<number, string[]>();
-  const add = (text: string, id: string) => {
-    const h = textHash(text);
+  const key = (texts: readonly string[]) => texts.join('\u0000');
+  const add = (texts: readonly string[], id: string) => {
+    const h = textHash(key(texts));
     const ids = byHash.get(h);
     if (ids) ids.push(id);
     else byHash.set(h, [id]);
   };
-  for (const it of mem.items()) if (!it.needsReview && mem.hasVector(it.id)) add(embedText(it), it.id);
+  for (const it of mem.items()) if (!it.needsReview && mem.hasVector(it.id)) add(passageEmbedTexts(it), it.id);
   return {
     add,
-    /** An item that has a vector and exactly this text (the hash only narrows the search). */
-    donor: (text: string) => byHash.get(textHash(text))?.find((id) => {
+    /** An item that has its vectors and exactly these texts (the hash only narrows the search). */
+    donor: (texts: readonly string[]) => byHash.get(textHash(key(texts)))?.find((id) => {
       const it = mem.get(id);
-      return !!it && !it.needsReview && mem.hasVector(id) && embedText(it) === text;
+      return !!it && !it.needsReview && mem.hasVector(id) && sameTexts(passageEmbedTexts(it), texts);
     }),
   };
 }
 
+/** A stored row's vectors, one per passage. */
+export function rowVectors(row: StoredVector): Float32Array[] {
+  return [row.vector, ...(row.passages ?? [])];
+}
+
 /**
- * Vectors for the jobs' texts: an item's own read from IndexedDB where an item with the same text has one made by
- * `model` (exactly as the model made it), the rest from the model, each distinct text once.
+ * Vectors for the jobs' texts, per job: an item's own read from IndexedDB where an item with the same texts has them
+ * made by `model` (exactly as the model made them), the rest from the model, each distinct text once.
  */
 export async function embedOnce(
   jobs: EmbedJob[],
@@ -98,19 +117,19 @@ export async function embedOnce(
   readVectors: (ids: string[]) => Promise<(StoredVector | undefined)[]>,
   model: string | undefined,
   embed: (texts: string[]) => Promise<Float32Array[]>,
-): Promise<Float32Array[]> {
-  const texts = jobs.map((j) => j.text);
-  const out: (Float32Array | undefined)[] = new Array(texts.length);
-  const donors = jobs.map((j) => (j.print === undefined ? sameText.donor(j.text) : undefined));
+): Promise<Float32Array[][]> {
+  const out: (Float32Array[] | undefined)[] = new Array(jobs.length);
+  const donors = jobs.map((j) => (j.print === undefined ? sameText.donor(j.texts) : undefined));
   const rows = donors.some(Boolean) ? await readVectors(donors.map((d) => d ?? '')) : [];
   rows.forEach((row, i) => {
-    if (donors[i] && row && row.model === model) out[i] = row.vector;
+    const vs = donors[i] && row && row.model === model ? rowVectors(row) : undefined;
+    if (vs && vs.length === jobs[i].texts.length) out[i] = vs;
   });
-  const missing = [...new Set(texts.filter((_, i) => !out[i]))];
+  const missing = [...new Set(jobs.flatMap((j, i) => (out[i] ? [] : j.texts)))];
   if (missing.length) {
     const made = await embed(missing);
     const byText = new Map(missing.map((t, k) => [t, made[k]]));
-    texts.forEach((t, i) => (out[i] ??= byText.get(t)));
+    jobs.forEach((j, i) => (out[i] ??= j.texts.map((t) => byText.get(t)!)));
   }
-  return out as Float32Array[];
+  return out as Float32Array[][];
 }

@@ -6,7 +6,10 @@ export interface StoredVector {
   id: string;
   /** Model that produced the vector; a different model means re-embedding. */
   model: string;
+  /** The item's vector: its first passage's (its only one for an item that fits the model's window). */
   vector: Float32Array;
+  /** An item of several passages: the vectors of its other passages, in order (lib/memory/index/passages.ts). */
+  passages?: Float32Array[];
 }
 
 /**
@@ -26,6 +29,11 @@ export interface PackRow {
   prints: Uint32Array;
   /** Packed vector slot of ids[i], or -1 when the item had no vector. */
   slots: Int32Array;
+  /**
+   * The other passages' vectors of items of several passages (pack v4): passage `part[j]` of item `ids[owner[j]]`
+   * is in packed slot `slot[j]`.
+   */
+  passages: { owner: Uint32Array; part: Uint32Array; slot: Int32Array };
   codes: Int8Array;
   scales: Float32Array;
   lexical: import('./index/lexical-pack').PackedLexicon;

@@ -33,7 +33,8 @@ export function createItem(input: MemoryInput, now = Date.now()): MemoryItem {
   }
   const createdAt = input.createdAt ?? now;
   return {
-    id: input.id?.trim() || newId(),
+    // U+0000 separates an id from a passage's number in the index (passageKey): never part of an id.
+    id: input.id?.replace(/\u0000/g, '').trim() || newId(),
     text,
     title: input.title?.trim() || titleFrom(text),
     kind: input.kind ?? guessKind(text),

@@ -1,5 +1,5 @@
 import { LexicalIndex } from './index/lexical-index';
-import type { IndexedMemory } from './index/memory-index';
+import { passageKey, type IndexedMemory } from './index/memory-index';
 import type { PackRow } from './db';
 import type { MemoryItem } from './types';
 
@@ -7,9 +7,10 @@ export const PACK_KEY = 'index';
 /**
  * Bump when the pack's layout changes; a pack of another version is ignored (and rewritten). v2: BM25 entries hold
  * the body's term sequence instead of phrase terms (lib/memory/index/lexical-pack.ts PackedLexicon), tf as Uint16Array.
- * v3: threaded items' context vectors are in the pack too.
+ * v3: threaded items' context vectors are in the pack too. v4: an item longer than the model's window has a vector
+ * and a BM25 entry per passage (lib/memory/index/passages.ts); bump it too when the split of passages changes.
  */
-export const PACK_VERSION = 3;
+export const PACK_VERSION = 4;
 
 /** FNV-1a of a text (the pack's fingerprints, the same-text index, context prints; matches are confirmed where it matters). */
 export function textHash(s: string): number {
@@ -41,6 +42,9 @@ export function lexicalCanary(): string {
   return `${p.terms}|${Array.from(p.term).join(',')}|${Array.from(p.tf).join(',')}|${Array.from(p.seq).join(',')}|${p.len[0]}|${p.asks[0]}`;
 }
 
+/** How many BM25 documents a pack's lexicon holds (an item of several passages has one per passage). */
+const docs = (l: PackRow['lexical']) => l.items[l.items.length - 1];
+
 /** The arrays a pack must hold, of the right kinds and lengths: a damaged row is ignored, never trusted. */
 export function wellFormed(p: PackRow): boolean {
   const l = p.lexical;
@@ -48,10 +52,14 @@ export function wellFormed(p: PackRow): boolean {
   const c = p.contexts;
   return (
     !!l && p.prints instanceof Uint32Array && p.prints.length === n && p.slots instanceof Int32Array && p.slots.length === n &&
+    !!p.passages && p.passages.owner instanceof Uint32Array && p.passages.part instanceof Uint32Array && p.passages.slot instanceof Int32Array &&
+    p.passages.part.length === p.passages.owner.length && p.passages.slot.length === p.passages.owner.length &&
     p.codes instanceof Int8Array && p.scales instanceof Float32Array && p.codes.length === p.scales.length * p.dim &&
-    l.start instanceof Uint32Array && l.start.length === n + 1 && l.term instanceof Uint32Array && l.tf instanceof Uint16Array &&
-    l.term.length === l.start[n] && l.tf.length === l.term.length && l.len instanceof Uint32Array && l.asks instanceof Uint8Array &&
-    l.seqStart instanceof Uint32Array && l.seqStart.length === n + 1 && l.seq instanceof Uint32Array && l.seq.length === l.seqStart[n] &&
+    l.items instanceof Uint32Array && l.items.length === n + 1 && l.items[0] === 0 && l.items.every((e, i) => i === 0 || e > l.items[i - 1]) &&
+    l.start instanceof Uint32Array && l.start.length === docs(l) + 1 && l.term instanceof Uint32Array && l.tf instanceof Uint16Array &&
+    l.term.length === l.start[docs(l)] && l.tf.length === l.term.length && l.len instanceof Uint32Array && l.asks instanceof Uint8Array &&
+    l.len.length === docs(l) && l.asks.length === docs(l) && Array.isArray(l.threads) && l.threads.length === docs(l) &&
+    l.seqStart instanceof Uint32Array && l.seqStart.length === docs(l) + 1 && l.seq instanceof Uint32Array && l.seq.length === l.seqStart[docs(l)] &&
     Array.isArray(l.threads) && typeof l.terms === 'string' &&
     !!c && Array.isArray(c.ids) && c.prints instanceof Uint32Array && c.prints.length === c.ids.length &&
     c.codes instanceof Int8Array && c.scales instanceof Float32Array && c.scales.length === c.ids.length && c.codes.length === c.scales.length * c.dim
@@ -71,9 +79,21 @@ export function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<
   const slotOf = new Map<string, number>();
   pv.ids.forEach((id, i) => slotOf.set(id, i));
   const cv = mem.packedContextVectors();
+  const owner: number[] = [];
+  const part: number[] = [];
+  const slot: number[] = [];
+  ids.forEach((id, i) => {
+    if (!mem.hasVector(id)) return;
+    for (let k = 1; slotOf.has(passageKey(id, k)); k++) {
+      owner.push(i);
+      part.push(k);
+      slot.push(slotOf.get(passageKey(id, k))!);
+    }
+  });
   return {
     key: PACK_KEY, version: PACK_VERSION, model, canary: lexicalCanary(), dim: pv.dim, ids,
     prints: Uint32Array.from(all, indexPrint), slots: Int32Array.from(ids, (id) => slotOf.get(id) ?? -1),
+    passages: { owner: Uint32Array.from(owner), part: Uint32Array.from(part), slot: Int32Array.from(slot) },
     codes: pv.codes, scales: pv.scales, lexical: mem.lexicalIndex.exportDocs(ids),
     contexts: { ids: cv.ids, prints: Uint32Array.from(cv.ids, (id) => contextPrints.get(id) ?? 0), dim: cv.dim, codes: cv.codes, scales: cv.scales },
   };

@@ -1,7 +1,8 @@
 import type { IndexedMemory } from './index/memory-index';
 import { packedTerms } from './index/lexical-pack';
-import type { BackstoryDB } from './db';
-import type { ContextVectors } from './context-vectors';
+import { passageKey } from './index/memory-index';
+import type { BackstoryDB, StoredVector } from './db';
+import { rowVectors, type ContextVectors } from './context-vectors';
 import { indexPrint, PACK_KEY, usablePack } from './pack';
 import { countTokens } from './tokens';
 
@@ -42,9 +43,12 @@ export async function loadStored(
   const packSlots: number[] = [];
   const entries: number[] = [];
   const rest: string[] = [];
+  // The print of each pack entry whose item still matches it.
+  const printAt = new Map<number, number>();
   const fromPack = items.map((item) => {
     const i = at.get(item.id);
     const ok = !!pack && i !== undefined && pack.prints[i] === indexPrint(item);
+    if (ok) printAt.set(i!, pack!.prints[i!]);
     if (ok && !item.needsReview) {
       entries.push(i!);
       packIds.push(item.id);
@@ -57,17 +61,35 @@ export async function loadStored(
   // BM25 entries of unchanged items first, as loaded (postings are built per term on first use), then the rest.
   if (pack) mem.lexicalIndex.loadPacked(pack.lexical, terms, entries, entries.map((i) => pack.ids[i]));
   items.forEach((item, k) => mem.put(item, undefined, fromPack[k] && !item.needsReview));
-  if (pack) mem.addPackedVectors(packIds, packSlots, pack.dim, pack.codes, pack.scales);
-  if (rest.length) {
-    const rows = rest.length > items.length / 2 ? await db.vectors.toArray() : await db.vectors.bulkGet(rest);
-    for (const v of rows) if (v && v.model === model && mem.get(v.id) && !mem.get(v.id)!.needsReview) mem.setVector(v.id, v.vector);
+  if (pack) {
+    // Other passages of the items taken from the pack, under their passage keys.
+    const { owner, part, slot } = pack.passages;
+    for (let j = 0; j < owner.length; j++) {
+      const i = owner[j];
+      if (pack.slots[i] < 0 || pack.prints[i] !== printAt.get(i)) continue;
+      packIds.push(passageKey(pack.ids[i], part[j]));
+      packSlots.push(slot[j]);
+    }
+    mem.addPackedVectors(packIds, packSlots, pack.dim, pack.codes, pack.scales);
   }
+  // A row is used only if it holds a vector for every passage the item has now (a row made before passages, or
+  // by another split, is embedded again).
+  const useRow = (v: StoredVector | undefined) => {
+    const item = v && v.model === model ? mem.get(v.id) : undefined;
+    if (!item || item.needsReview) return;
+    const vs = rowVectors(v!);
+    mem.setVectors(item.id, vs.length === mem.passages(item.id).length ? vs : undefined);
+  };
+  if (rest.length) for (const v of rest.length > items.length / 2 ? await db.vectors.toArray() : await db.vectors.bulkGet(rest)) useRow(v);
   const fullRead = mem.vectorCount !== vectorRows;
   if (fullRead) {
     // The pack and the table disagree about which items have vectors (written by other code, or a vector
     // added or dropped since the pack): the table is the truth.
-    const byId = new Map((await db.vectors.toArray()).filter((v) => v.model === model).map((v) => [v.id, v.vector]));
-    for (const item of items) if (!item.needsReview) mem.setVector(item.id, byId.get(item.id));
+    const byId = new Map((await db.vectors.toArray()).map((v) => [v.id, v]));
+    for (const item of items) if (!item.needsReview) {
+      mem.setVectors(item.id, undefined);
+      useRow(byId.get(item.id));
+    }
   }
   const contextsRead = !pack || pack.contexts.ids.length !== contextRows;
   if (!contextsRead) {

@@ -1,11 +1,11 @@
 import type { Embedder } from '../embed/embedder';
-import { embedText } from './index/item-text';
 import { IndexedMemory } from './index/memory-index';
 import type { BackstoryDB } from './db';
 import { planImport, type ImportCounts } from './import-plan';
 import { intake, type Provenance } from './intake';
 import { createItem, patchItem } from './normalize';
-import { ContextVectors, embedOnce, sameTextIndex, type EmbedJob } from './context-vectors';
+import { ContextVectors, embedOnce, ownJob, sameTextIndex, sameTexts, type EmbedJob } from './context-vectors';
+import { inBatches, MemoryProgress, perJob, storedVector, textCount } from './embed-batches';
 import { buildPack, PackSchedule, textHash } from './pack';
 import { loadStored } from './store-load';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
@@ -173,7 +173,7 @@ export class MemoryStore {
       // An item replaced by one whose embedded text is the same (a re-import of the same notes) keeps its vector.
       const keeps = (it: MemoryItem) => {
         const old = this.mem.get(it.id);
-        return !!old && !it.needsReview && this.mem.hasVector(it.id) && embedText(old) === embedText(it);
+        return !!old && !it.needsReview && this.mem.hasVector(it.id) && sameTexts(ownJob(old).texts, ownJob(it).texts);
       };
       const kept = new Set(items.filter(keeps).map((it) => it.id));
       const dropped = items.filter((it) => !kept.has(it.id));
@@ -185,7 +185,7 @@ export class MemoryStore {
       for (const item of dropped) this.mem.setVector(item.id, undefined);
       const contexts = this.contexts.jobs(this.contexts.withSuccessors(items.map((it) => it.id))); // stale ones dropped
       if (opts.deferEmbedding) return []; // embedPending makes them
-      return [...dropped.filter((it) => !it.needsReview).map((it): EmbedJob => ({ id: it.id, text: embedText(it) })), ...contexts];
+      return [...dropped.filter((it) => !it.needsReview).map(ownJob), ...contexts];
     });
     await this.embedNow(jobs);
     return items;
@@ -204,7 +204,7 @@ export class MemoryStore {
       });
       this.mem.put(item);
       if (reembed) this.mem.setVector(id, undefined);
-      const own: EmbedJob[] = reembed && !item.needsReview ? [{ id, text: embedText(item) }] : [];
+      const own: EmbedJob[] = reembed && !item.needsReview ? [ownJob(item)] : [];
       return { item, jobs: [...own, ...this.contexts.jobs(this.contexts.withSuccessors([id]))] };
     });
     await this.embedNow(jobs);
@@ -287,118 +287,113 @@ export class MemoryStore {
   /** Makes these vectors now (small adds and edits); left to embedPending if the model fails. */
   private async embedNow(jobs: EmbedJob[]): Promise<void> {
     if (!jobs.length) return;
-    const embedded = await this.tryEmbed(jobs.map((j) => j.text));
-    if (embedded) await this.storeVectors(jobs, embedded.vectors, embedded.model);
+    const embedded = await this.tryEmbed(jobs.flatMap((j) => j.texts));
+    if (embedded) await this.storeVectors(jobs, perJob(jobs, embedded.vectors), embedded.model);
   }
 
   /**
    * Writes made vectors in one transaction and then into memory, in a turn of their own; jobs whose item changed
-   * while they were made (edited, deleted, cleared, its predecessor changed) are skipped.
+   * while they were made (edited, deleted, cleared, its predecessor changed) are skipped. `vectors[i]` are job i's,
+   * one per text.
    */
-  private storeVectors(jobs: EmbedJob[], vectors: Float32Array[], model: string): Promise<void> {
+  private storeVectors(jobs: EmbedJob[], vectors: Float32Array[][], model: string): Promise<void> {
     return this.inTurn(() => this.storeVectorsNow(jobs, vectors, model));
   }
 
-  private async storeVectorsNow(jobs: EmbedJob[], vectors: Float32Array[], model: string): Promise<void> {
+  private async storeVectorsNow(jobs: EmbedJob[], vectors: Float32Array[][], model: string): Promise<void> {
     if (model !== this.model) return; // the model changed while these were made
-    const live = jobs.map((job, i) => ({ job, vector: vectors[i] })).filter(({ job }) => {
+    const live = jobs.map((job, i) => ({ job, vs: vectors[i] })).filter(({ job, vs }) => {
       const item = this.mem.get(job.id);
-      if (!item || item.needsReview) return false;
-      if (job.print === undefined) return !this.mem.hasVector(job.id) && embedText(item) === job.text;
+      if (!item || item.needsReview || vs.length !== job.texts.length) return false;
+      if (job.print === undefined) return !this.mem.hasVector(job.id) && sameTexts(ownJob(item).texts, job.texts);
       const text = this.contexts.textOf(item);
       return text !== undefined && textHash(text) === job.print;
     });
     const own = live.filter(({ job }) => job.print === undefined);
     const ctx = live.filter(({ job }) => job.print !== undefined);
     await this.write(async () => {
-      if (own.length) await this.db.vectors.bulkPut(own.map(({ job, vector }) => ({ id: job.id, model, vector })));
-      if (ctx.length) await this.db.contexts.bulkPut(ctx.map(({ job, vector }) => ({ id: job.id, model, vector, print: job.print! })));
+      if (own.length) await this.db.vectors.bulkPut(own.map(({ job, vs }) => storedVector(job.id, model, vs)));
+      if (ctx.length) await this.db.contexts.bulkPut(ctx.map(({ job, vs }) => ({ id: job.id, model, vector: vs[0], print: job.print! })));
     }, live.length);
-    for (const { job, vector } of own) this.mem.setVector(job.id, vector);
-    for (const { job, vector } of ctx) {
-      this.mem.setContextVector(job.id, vector);
+    for (const { job, vs } of own) this.mem.setVectors(job.id, vs);
+    for (const { job, vs } of ctx) {
+      this.mem.setContextVector(job.id, vs[0]);
       this.contexts.prints.set(job.id, job.print!);
     }
   }
 
   /**
-   * Embeds items that have no vector yet, and the context vectors threaded items lack, in small batches so ranking
-   * requests get the thread in between; each batch is stored in one transaction. Texts are taken shortest first, so a
-   * batch holds texts of similar length and the model pads little. One run at a time: a second call joins the
-   * running one. Returns how many vectors were made; progress counts memories (one is done when its own vector and its
-   * context vector are both stored), as the panels say it.
+   * Embeds items that have no vectors yet (one per passage) and the context vectors threaded items lack, in small
+   * batches so ranking requests get the thread in between; each batch is stored in one transaction, an item's vectors
+   * all together, so an item whose run was stopped (a worker stop) is still waiting and is embedded by the next run.
+   * One run at a time: a second call joins the running one. Returns how many vectors were made; progress counts
+   * memories (one is done when its own vectors and its context vector are stored), as the panels say it.
    */
   embedPending(onProgress?: (done: number, total: number) => void, batch = 16): Promise<number> {
-    this.pending ??= (async () => {
-      try {
-        await this.load();
-        let embedder = await this.getIndexEmbedder();
-        if (!embedder) return 0;
-        this.useModel(embedder.modelId);
-        const own = this.unembedded().map((id): EmbedJob => ({ id, text: embedText(this.mem.get(id)!) }));
-        // Context vectors held are kept current by every write (and checked at load): only missing ones are looked for.
-        const threaded = [...this.mem.items()].filter((it) => it.thread && !this.contexts.prints.has(it.id)).map((it) => it.id);
-        const jobs = [...own, ...this.contexts.jobs(threaded)].sort((a, b) => a.text.length - b.text.length);
-        // Nothing waiting (every worker start checks): no same-text index, which reads every item.
-        if (!jobs.length) return 0;
-        embedder.runSize?.(jobs.length);
-        let done = 0;
-        // Vectors still to make per memory: progress is said in memories, not in the vectors behind them.
-        const left = new Map<string, number>();
-        for (const job of jobs) left.set(job.id, (left.get(job.id) ?? 0) + 1);
-        const memories = left.size;
-        let memoriesDone = 0;
-        onProgress?.(0, memories); // panels show the count from the start
-        const embedWithFallback = async (texts: string[]): Promise<Float32Array[]> => {
-          const used = embedder!;
-          try {
-            return await used.embed(texts);
-          } catch (e) {
-            // The indexing engine failed (offscreen document refused or gone): go on with the worker's own model,
-            // if it is the same model (vectors of two models never mix).
-            const fallback = await this.getEmbedder();
-            if (!fallback || fallback === used || fallback.modelId !== used.modelId) throw e;
-            embedder = fallback;
-            return fallback.embed(texts);
-          }
-        };
-        const model = embedder.modelId;
-        const sameText = sameTextIndex(this.mem);
-        const start = (from: number) => {
-          const part = jobs.slice(from, from + batch);
-          const vectors = part.length ? embedOnce(part, sameText, (ids) => this.db.vectors.bulkGet(ids), this.model, embedWithFallback) : Promise.resolve([]);
-          vectors.catch(() => undefined); // awaited in turn below; a batch started ahead must not fail unobserved
-          return { part, vectors };
-        };
-        // Engines that queue work (`parallel`) get the next batch before the last one is stored.
-        const ahead: ReturnType<typeof start>[] = [];
-        for (let next = 0; next < jobs.length || ahead.length; ) {
-          while (ahead.length < Math.max(1, embedder.parallel ?? 1) && next < jobs.length) {
-            ahead.push(start(next));
-            next += batch;
-          }
-          const { part, vectors: made } = ahead.shift()!;
-          const vectors = await made;
-          if (part.length) {
-            this.indexBackend = embedder.backend;
-            await this.storeVectors(part, vectors, model);
-            for (const job of part) if (job.print === undefined && this.mem.hasVector(job.id)) sameText.add(job.text, job.id);
-          }
-          for (const job of part) {
-            const n = left.get(job.id)! - 1;
-            left.set(job.id, n);
-            if (n === 0) memoriesDone++;
-          }
-          done = Math.min(jobs.length, next - ahead.length * batch);
-          onProgress?.(memoriesDone, memories);
-        }
-        return done;
-      } finally {
-        this.pending = undefined;
-        this.packs.indexingEnded();
-      }
-    })();
+    this.pending ??= this.indexPending(onProgress, batch).finally(() => {
+      this.pending = undefined;
+      this.packs.indexingEnded();
+    });
     return this.pending;
+  }
+
+  private async indexPending(onProgress: ((done: number, total: number) => void) | undefined, batch: number): Promise<number> {
+    await this.load();
+    const embedder = await this.getIndexEmbedder();
+    if (!embedder) return 0;
+    this.useModel(embedder.modelId);
+    const jobs = this.pendingJobs();
+    // Nothing waiting (every worker start checks): no same-text index, which reads every item.
+    if (!jobs.length) return 0;
+    embedder.runSize?.(textCount(jobs));
+    const progress = new MemoryProgress(jobs, onProgress);
+    const engine = this.indexingEngine(embedder);
+    const sameText = sameTextIndex(this.mem);
+    const model = embedder.modelId;
+    let done = 0;
+    await inBatches(jobs, batch, engine.parallel, (part) => embedOnce(part, sameText, (ids) => this.db.vectors.bulkGet(ids), this.model, engine.embed), async (part, vectors) => {
+      this.indexBackend = engine.backend();
+      await this.storeVectors(part, vectors, model);
+      for (const job of part) if (job.print === undefined && this.mem.hasVector(job.id)) sameText.add(job.texts, job.id);
+      done += textCount(part);
+      progress.stored(part);
+    });
+    return done;
+  }
+
+  /**
+   * What an indexing run embeds: items without their vectors, then the context vectors missing, longest text of a
+   * job last, so a batch holds texts of similar length and the model pads little.
+   */
+  private pendingJobs(): EmbedJob[] {
+    const own = this.unembedded().map((id) => ownJob(this.mem.get(id)!));
+    // Context vectors held are kept current by every write (and checked at load): only missing ones are looked for.
+    const threaded = [...this.mem.items()].filter((it) => it.thread && !this.contexts.prints.has(it.id)).map((it) => it.id);
+    const longest = (j: EmbedJob) => j.texts.reduce((m, t) => Math.max(m, t.length), 0);
+    return [...own, ...this.contexts.jobs(threaded)].map((j) => ({ j, n: longest(j) })).sort((a, b) => a.n - b.n).map((x) => x.j);
+  }
+
+  /**
+   * The indexing engine, falling back to the worker's own model if it fails (offscreen document refused or gone) and
+   * that model is the same one (vectors of two models never mix).
+   */
+  private indexingEngine(first: Embedder) {
+    let embedder = first;
+    return {
+      parallel: () => Math.max(1, embedder.parallel ?? 1),
+      backend: () => embedder.backend,
+      embed: async (texts: string[]): Promise<Float32Array[]> => {
+        const used = embedder;
+        try {
+          return await used.embed(texts);
+        } catch (e) {
+          const fallback = await this.getEmbedder();
+          if (!fallback || fallback === used || fallback.modelId !== used.modelId) throw e;
+          embedder = fallback;
+          return fallback.embed(texts);
+        }
+      },
+    };
   }
 
   /** Vectors of `texts` from the worker's model, or null (no model, or it failed). Held items are never asked for. */

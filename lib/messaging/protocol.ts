@@ -80,7 +80,8 @@ export interface BackgroundProtocol {
   /** Pages: the ranked state of a tab (ranks if needed). */
   'panel:get': { req: { tabId: number; search?: string }; res: PanelState };
   /** Pages: insert a card's text into the tab's focused field. */
-  'card:insert': { req: { tabId: number; id: string }; res: InsertOutcome };
+  /** `passages`: the passages the card shows of a long item (absent: the whole item). */
+  'card:insert': { req: { tabId: number; id: string; passages?: number[] }; res: InsertOutcome };
   'card:dismiss': { req: { tabId: number; id: string }; res: { ok: true } };
   /** Pages: what the user typed or chose; `restore`: the Undo of the user's own delete (items back as they were). */
   'memory:add': { req: { items: MemoryInput[]; restore?: boolean }; res: { items: MemoryItem[] } };

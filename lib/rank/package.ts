@@ -1,6 +1,7 @@
 import type { Destination } from '../core/destinations';
 import type { RankedCard } from './types';
 import { countTokens } from '../memory/tokens';
+import { excerpt, splitPassages } from '../memory/index/passages';
 
 function oneLine(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
@@ -45,8 +46,16 @@ function render(dest: Destination, instr: string[], evid: string[]): string {
   return parts.join('\n\n');
 }
 
-function lineOf(c: RankedCard, dest: Destination): string {
-  const text = oneLine(c.item.text);
+/**
+ * What a card puts in: a long item's chosen passages (`parts`, default all it matched) in their order within the item
+ * with "…" between them, or the whole text of an item of one passage. Insert and the package use the same words.
+ */
+export function cardText(c: Pick<RankedCard, 'item' | 'passages'>, parts = c.passages?.passages): string {
+  return parts ? excerpt(c.item.text, splitPassages(c.item.text), parts) : c.item.text;
+}
+
+function lineOf(c: RankedCard, dest: Destination, parts?: number[]): string {
+  const text = oneLine(cardText(c, parts));
   const title = oneLine(c.item.title);
   if (!title || text.toLowerCase().startsWith(title.toLowerCase()) || c.kind === 'instruction') return text;
   return dest === 'chat' ? `**${title}:** ${text}` : `${title}: ${text}`;
@@ -137,29 +146,44 @@ function packWith(
 ): { text: string; tokens: number; ids: string[] } {
   const instr: RankedCard[] = [];
   const evid: RankedCard[] = [];
-  // Each card's line is rendered once, however often the package is re-rendered around it.
-  const lines = new Map<RankedCard, string>();
+  // The passages each packed card carries (a long item's); each card's line is rendered once per choice, however
+  // often the package is re-rendered around it.
+  const partsOf = new Map<RankedCard, number[] | undefined>();
+  const lines = new Map<string, string>();
   const line = (c: RankedCard) => {
-    let l = lines.get(c);
-    if (l === undefined) lines.set(c, (l = lineOf(c, destination)));
+    const parts = partsOf.get(c);
+    const key = `${c.item.id}\u0000${parts?.join(',') ?? ''}`;
+    let l = lines.get(key);
+    if (l === undefined) lines.set(key, (l = lineOf(c, destination, parts)));
     return l;
   };
   let text = '';
   let tokens = 0;
   for (const c of cards) {
-    const tryInstr = c.kind === 'instruction' ? [...instr, c] : instr;
-    const tryEvid = c.kind === 'instruction' ? evid : [...evid, c];
-    const t = render(destination, tryInstr.map(line), readerOrder(tryEvid).map(line));
-    const n = countTokens(t);
-    if (n <= budgetTokens) {
+    // A long item's passages by relevance: all it matched, else fewer, down to its best one.
+    const chosen = c.passages?.passages;
+    const tries: (number[] | undefined)[] = chosen ? chosen.map((_, n) => chosen.slice(0, chosen.length - n)) : [undefined];
+    let fitted = false;
+    for (const parts of tries) {
+      partsOf.set(c, parts);
+      const tryInstr = c.kind === 'instruction' ? [...instr, c] : instr;
+      const tryEvid = c.kind === 'instruction' ? evid : [...evid, c];
+      const t = render(destination, tryInstr.map(line), readerOrder(tryEvid).map(line));
+      const n = countTokens(t);
+      if (n > budgetTokens) continue;
       if (c.kind === 'instruction') instr.push(c);
       else evid.push(c);
       text = t;
       tokens = n;
-    } else if (instr.length + evid.length === 0 && budgetTokens > 20) {
+      fitted = true;
+      break;
+    }
+    if (fitted) continue;
+    partsOf.set(c, chosen?.slice(0, 1));
+    if (instr.length + evid.length === 0 && budgetTokens > 20) {
       // Nothing fits whole: cut the best card rather than hand back nothing.
       const framing = countTokens(render(destination, c.kind === 'instruction' ? ['x'] : [], c.kind === 'instruction' ? [] : ['x']));
-      const cut = cutToTokens(lineOf(c, destination), budgetTokens - framing - 2);
+      const cut = cutToTokens(line(c), budgetTokens - framing - 2);
       if (!cut) continue;
       const t2 = render(destination, c.kind === 'instruction' ? [cut] : [], c.kind === 'instruction' ? [] : [cut]);
       const n2 = countTokens(t2);

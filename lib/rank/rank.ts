@@ -177,6 +177,7 @@ export function rankMemory(req: RankRequest): RankResult {
     score: d.s.score,
     factors: d.s.factors,
     matched: d.s.signal.matched,
+    ...(d.s.signal.passages ? { passages: d.s.signal.passages } : {}),
     why: [...(d.guaranteed ? [d.reason] : []), ...explainScore(d.s)],
     ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
   }));

@@ -4,6 +4,7 @@ import type { QueryPlan } from './query';
 import type { Tuning } from './tuning';
 import { PERSON_PREFIX, DATE_PREFIX } from '../memory/index/tokenize';
 import { kthLargest } from '../core/kth-largest';
+import { choosePassages, type PassageChoice } from './passage-choice';
 
 /** What retrieval knows of one candidate before it is loaded: its two relevance signals in [0, 1]. */
 export interface Signal {
@@ -18,6 +19,8 @@ export interface Signal {
   expanded: string[];
   /** semantic and lexical fused (weighted by the user's weights): the order candidates are hydrated in. */
   fused: number;
+  /** An item of several passages in the pool: the passages that matched (what its card shows, inserts and packs). */
+  passages?: PassageChoice;
 }
 
 export interface Retrieval {
@@ -143,6 +146,10 @@ export function retrieve(
   const ids = candidates(dense, lexical.hits, index, t);
   const signals = signalsOf(ids, { index, dense, lexical, plan, weights, t });
   const pool = topFused([...signals.values()], t.pool);
+  for (const id of pool) {
+    const choice = choosePassages(memory, id, lexical.byId.get(id), qvs, qw, weights, t);
+    if (choice) signals.get(id)!.passages = choice;
+  }
   return { signals, pool, expansion: lexical.expansion };
 }
 

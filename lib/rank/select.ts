@@ -53,9 +53,9 @@ export interface SelectInput {
   sim: (a: Scored, b: Scored) => number;
 }
 
-/** Tokens a card takes in the package: its text plus a line of framing. */
+/** Tokens a card takes in the package: its text (a long item's matching passages) plus a line of framing. */
 export function cardTokens(s: Scored): number {
-  return itemCardTokens(s.item);
+  return s.signal.passages ? s.signal.passages.tokens + 6 : itemCardTokens(s.item);
 }
 
 function itemCardTokens(item: MemoryItem): number {

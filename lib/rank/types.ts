@@ -2,6 +2,7 @@ import type { MemoryItem, MemoryKind } from '../memory/types';
 import type { Destination } from '../core/destinations';
 import type { MemoryView } from '../memory/index/memory-view';
 import type { OverrideMemo } from './overridden-instructions';
+import type { PassageChoice } from './passage-choice';
 
 import type { FactorScores, Weights } from '../core/factors';
 
@@ -55,6 +56,11 @@ export interface RankedCard {
   factors: FactorScores;
   /** Words of the task that the item matched (for highlighting and explanations). */
   matched: string[];
+  /**
+   * An item longer than the model's window: the passages that matched, best first. The card shows them (the rest
+   * folded), Insert puts them in, the package packs them (`excerpt` in lib/memory/index/passages.ts).
+   */
+  passages?: PassageChoice;
   /** Plain-words explanation of why this card is here. */
   why: string[];
   /** Set when the card is here because of a guarantee rather than its score. */

@@ -7,7 +7,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
   return {
     'task:update': ({ reading }, sender) => s.readings.update(reading, sender),
     'panel:get': ({ tabId, search }) => s.hub.rank(tabId, search),
-    'card:insert': ({ tabId, id }) => s.insertion.card(tabId, id),
+    'card:insert': ({ tabId, id, passages }) => s.insertion.card(tabId, id, passages),
     'card:dismiss': ({ tabId, id }) => s.learning.record(tabId, id, 'dismiss').then(() => s.readings.dismiss(tabId, id)),
     'memory:add': ({ items, restore }) => s.memory.add(items, restore === true),
     'memory:update': ({ id, patch }) => s.memory.update(id, patch),

@@ -1,6 +1,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import type { InsertOutcome } from '../insert/index';
 import type { MemoryStore } from '../memory/store';
+import { cardText } from '../rank/package';
 import type { LearningActions } from './learning-actions';
 import type { PhraseOffers } from './phrase-offers';
 import type { PageBridge } from './page-bridge';
@@ -20,11 +21,12 @@ export class Insertion {
     private readonly phrases?: Pick<PhraseOffers, 'prompt'>,
   ) {}
 
-  async card(tabId: number, id: string): Promise<InsertOutcome> {
+  /** Inserts a card: the passages of a long item it shows (`passages`), or the whole item. */
+  async card(tabId: number, id: string, passages?: number[]): Promise<InsertOutcome> {
     await this.store.load();
     const item = this.store.get(id);
     if (!item) throw new Error('That memory no longer exists.');
-    const outcome = await this.insert(tabId, item.text, [id]);
+    const outcome = await this.insert(tabId, cardText({ item }, passages), [id]);
     if (outcome.ok) void this.feedback.record(tabId, id, 'insert');
     return outcome;
   }
@@ -47,7 +49,7 @@ export class Insertion {
     await this.bridge.readNow(tabId, true);
     const top = (await this.hub.rank(tabId, undefined, { invoked: true })).cards[0];
     if (!top) return { ok: false, technique: 'none', hint: 'Nothing relevant to insert.' };
-    return this.card(tabId, top.item.id).catch((e: unknown) => ({ ok: false, technique: 'none', hint: e instanceof Error ? e.message : String(e) }));
+    return this.card(tabId, top.item.id, top.passages?.passages).catch((e: unknown) => ({ ok: false, technique: 'none', hint: e instanceof Error ? e.message : String(e) }));
   }
 
   async package(tabId: number, ids: string[], search?: string): Promise<InsertOutcome> {

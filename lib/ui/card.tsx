@@ -1,9 +1,10 @@
 import type { ComponentChildren } from 'preact';
-import { useId, useRef, useState } from 'preact/hooks';
+import { useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { MemoryPatch } from '../memory/types';
 import type { RankedCard, TraceEntry } from '../rank/types';
 import { FACTORS, FACTOR_NAMES, type FactorScores } from '../core/factors';
 import { splitByTerms } from '../memory/index/tokenize';
+import { excerpt, splitPassages } from '../memory/index/passages';
 import { age, plainWhy, safeUrl, sourceLine } from './format';
 import { ItemEditor } from './item-editor';
 import { ScopeChip } from './scope-field';
@@ -18,6 +19,12 @@ export function Snippet({ text, matched, max = 280, clamp = false }: { text: str
   const parts = splitByTerms(snippet, matched.filter((w) => w.length > 1));
   if (parts.length === 1) return <p class={cls}>{snippet}</p>;
   return <p class={cls}>{parts.map((p, i) => (i % 2 ? <mark key={i}>{p}</mark> : p))}</p>;
+}
+
+/** Which part of a long item matched, in words: "Matched in passage 3 of 7 (also 5)". */
+export function passageWhy(choice: { passages: number[]; of: number }): string {
+  const [best, ...also] = choice.passages.map((k) => k + 1);
+  return `Matched in passage ${best} of ${choice.of}${also.length ? ` (also ${also.join(' and ')})` : ''}; the card shows ${choice.passages.length === 1 ? 'it' : 'them'}, the rest is folded.`;
 }
 
 /** Factor contributions as small bars (the ranker's weighted contributions when the trace has them). */
@@ -73,8 +80,10 @@ function CardMenu({ title, children }: { title: string; children: ComponentChild
 }
 
 export interface CardActions {
-  insert(): void;
-  copy(): void;
+  /** Inserts what the card shows: these passages of a long item, or (none) the whole item. */
+  insert(passages?: number[]): void;
+  /** Copies what the card shows. */
+  copy(text: string): void;
   pin(): void;
   dismiss(): void;
   remove(): void;
@@ -96,7 +105,13 @@ export function Card(props: {
   const { card, rank, trace, actions } = props;
   const [open, setOpen] = useState(false);
   const [editing, setEditing] = useState(false);
+  // A long item shows the passages that matched; "Show all" unfolds the whole item (and Insert then puts it all in).
+  const [showAll, setShowAll] = useState(false);
   const { item } = card;
+  const choice = card.passages;
+  const folded = !!choice && !showAll;
+  const shown = useMemo(() => (folded ? excerpt(item.text, splitPassages(item.text), choice.passages) : item.text), [item.text, folded, choice]);
+  const insert = () => actions.insert(folded ? choice.passages : undefined);
   const source = sourceLine(item);
   const url = safeUrl(item.source.url);
   const title = displayTitle(item);
@@ -106,7 +121,7 @@ export function Card(props: {
     if (e.target !== e.currentTarget) return; // keys inside buttons and the editor act there
     if (e.key === 'Enter') {
       e.preventDefault();
-      actions.insert();
+      insert();
     } else if (e.key === ' ') {
       e.preventDefault();
       setOpen(!open);
@@ -122,7 +137,7 @@ export function Card(props: {
       tabIndex={0}
       draggable={!editing}
       onDragStart={(e) => {
-        e.dataTransfer?.setData('text/plain', item.text);
+        e.dataTransfer?.setData('text/plain', shown);
         if (e.dataTransfer) e.dataTransfer.effectAllowed = 'copy';
         actions.dragged?.();
       }}
@@ -148,7 +163,15 @@ export function Card(props: {
           }}
         />
       ) : (
-        <Snippet text={item.text} matched={card.matched} clamp={!open} />
+        <>
+          <Snippet text={shown} matched={card.matched} clamp={!open} max={choice ? Infinity : undefined} />
+          {choice ? (
+            <button class="link" data-testid="card-show-all" aria-expanded={showAll} onClick={() => setShowAll(!showAll)}
+              title={showAll ? 'Show only the parts that matched; Insert puts those in' : 'Show the whole memory; Insert then puts it all in'}>
+              {showAll ? 'Show the matching part' : `Show all (${choice.of} parts)`}
+            </button>
+          ) : null}
+        </>
       )}
       <div class="card-foot">
         <div class="meta muted" data-testid="card-meta">
@@ -165,7 +188,7 @@ export function Card(props: {
               Not useful
             </button>
             <CardMenu title={title}>
-              <button data-testid="card-copy" onClick={actions.copy} title="Copy the text">Copy</button>
+              <button data-testid="card-copy" onClick={() => actions.copy(shown)} title="Copy the text as shown">Copy</button>
               <button data-testid="card-edit" onClick={() => setEditing(!editing)} aria-pressed={editing}>Edit</button>
               {url ? (
                 <a class="button" data-testid="card-open" href={url} target="_blank" rel="noopener noreferrer" title={url}>Source</a>
@@ -173,12 +196,13 @@ export function Card(props: {
               <button data-testid="card-delete" class="danger" onClick={actions.remove} title="Delete this memory (can be undone)">Delete</button>
             </CardMenu>
           </div>
-          <button data-testid="card-insert" class="primary" onClick={actions.insert} disabled={!props.canAct} title="Insert into the focused field (Enter)">Insert</button>
+          <button data-testid="card-insert" class="primary" onClick={insert} disabled={!props.canAct} title="Insert into the focused field (Enter)">Insert</button>
         </div>
       </div>
       {open ? (
         <div class="why" id={whyId} data-testid="card-why-text">
           <p class="why-line">{plainWhy(card, props.taskPeople)}</p>
+          {choice ? <p data-testid="card-passage">{passageWhy(choice)}</p> : null}
           <ul>{card.why.map((w, i) => <li key={i}>{w}</li>)}</ul>
           <FactorBars values={trace?.contributions ?? card.factors} label="What the score is made of" />
           <p class="muted">Score {card.score.toFixed(2)}{trace?.stage ? ` · ${trace.stage}` : ''}</p>

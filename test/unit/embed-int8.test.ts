@@ -123,5 +123,19 @@ describe('the offscreen engines\' own session (createOrtEmbedder) against transf
       await own.close();
     }
   });
-});
 
+  it('reads a long text through the same window of 256 word pieces as the pipeline path of tests and benches', async () => {
+    const { nodeEmbedder } = await import('../../lib/embed/node-embedder');
+    const pipeline = await nodeEmbedder();
+    const own = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q4' });
+    try {
+      // About 370 word pieces in under 2,000 characters: past the window, so what lies beyond it must not count.
+      const text = 'The garden needs water. '.repeat(25) + 'Rocket engines burn fuel fast! '.repeat(40);
+      const [a] = await own.embed([text]);
+      const [b] = await pipeline.embed([text]);
+      expect(cosine(a, b)).toBeGreaterThanOrEqual(0.995);
+    } finally {
+      await own.close();
+    }
+  });
+});

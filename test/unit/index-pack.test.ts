@@ -83,7 +83,7 @@ describe('persisted index pack', () => {
     const { db, store } = await seeded();
     await store.savePack();
     const current = (await db.packs.get('index'))!;
-    expect(current.version).toBe(3);
+    expect(current.version).toBe(4);
     // What v1 wrote: phrase pairs among the terms, counts as Uint32Array, no term sequences.
     const v1 = { ...current, version: 1, lexical: { terms: 'budget\u0000budget review\u0000review', start: new Uint32Array([0, 3]), term: new Uint32Array([0, 1, 2]), tf: new Uint32Array([1, 1, 1]), len: new Uint32Array([2]), asks: new Uint8Array([0]), threads: [null] } };
     const damaged = { ...current, lexical: { ...current.lexical, seq: undefined, seqStart: undefined } };
@@ -96,7 +96,7 @@ describe('persisted index pack', () => {
       const q = new Map([['paint', 1], ['hous', 1], ['paint hous', 1]]);
       expect(reopened.view.lexicalIndex.search(q, 3)[0]).toMatchObject({ id: 'a', matched: ['paint', 'hous', 'paint hous'] });
       await reopened.savePack();
-      expect((await db.packs.get('index'))!.version).toBe(3);
+      expect((await db.packs.get('index'))!.version).toBe(4);
     }
   });
 

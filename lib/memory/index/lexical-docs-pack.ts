@@ -1,5 +1,6 @@
 import { LexicalDocs } from './lexical-docs';
 import type { PackedLexicon } from './lexical-pack';
+import { passageKey } from './passages';
 
 /**
  * The documents of a BM25 index written out in one piece for the store's pack, and loaded back from it: the
@@ -11,7 +12,17 @@ export class PackableLexicalDocs extends LexicalDocs {
    * phrase work is done once and a later start only re-inserts the counts (IndexedDB stays the truth; the store
    * checks each item against a fingerprint before it uses its entry). Ids not indexed get an empty entry.
    */
-  exportDocs(ids: string[]): PackedLexicon {
+  exportDocs(items: string[]): PackedLexicon {
+    // Each item's documents in passage order (one for most items): entries items[i] .. items[i+1] - 1 are item i's.
+    const itemStart = new Uint32Array(items.length + 1);
+    const ids: string[] = [];
+    items.forEach((id, i) => {
+      itemStart[i] = ids.length;
+      const n = this.partsOf.get(id);
+      if (n === undefined) ids.push(id);
+      else for (let k = 0; k < n; k++) ids.push(passageKey(id, k));
+    });
+    itemStart[items.length] = ids.length;
     // Terms sorted (code-unit order, the native sort's), so the pack reads the same whatever order items came in.
     const used = new Uint8Array(this.termStr.length);
     let total = 0;
@@ -56,11 +67,19 @@ export class PackableLexicalDocs extends LexicalDocs {
     start[ids.length] = k;
     seqStart[ids.length] = q;
     // One string instead of hundreds of thousands: IndexedDB clones it in one piece.
-    return { terms: terms.join('\u0000'), start, term, tf, len, asks, threads, seqStart, seq };
+    return { terms: terms.join('\u0000'), items: itemStart, start, term, tf, len, asks, threads, seqStart, seq };
   }
 
-  /** Indexes entry `i` of an `exportDocs` result under `id` (`terms` split once by the caller: `packedTerms`). */
-  addPacked(id: string, p: PackedLexicon, terms: string[], i: number): void {
+  /** Indexes item `i` of an `exportDocs` result under `id` (`terms` split once by the caller: `packedTerms`). */
+  addPacked(id: string, p: PackedLexicon, terms: string[], item: number): void {
+    this.remove(id);
+    const from = p.items[item];
+    const n = p.items[item + 1] - from;
+    if (n > 1) this.partsOf.set(id, n); // before its slots are made (isPart)
+    for (let k = 0; k < n; k++) this.addPackedDoc(passageKey(id, k), p, terms, from + k);
+  }
+
+  private addPackedDoc(id: string, p: PackedLexicon, terms: string[], i: number): void {
     const tf = new Map<number, number>();
     for (let k = p.start[i]; k < p.start[i + 1]; k++) tf.set(this.intern(terms[p.term[k]]), p.tf[k]);
     const seq: number[] = [];
@@ -73,8 +92,19 @@ export class PackableLexicalDocs extends LexicalDocs {
    * pack's term numbers become the index's own, and each term's postings are allocated once at their final size.
    * Results are the same as `addItem` for each entry. Call on an empty index, before anything else is added.
    */
-  loadPacked(p: PackedLexicon, terms: string[], entries: number[], ids: string[]): void {
+  loadPacked(p: PackedLexicon, terms: string[], items: number[], itemIds: string[]): void {
     if (this.ids.length || this.termStr.length) throw new Error('loadPacked needs an empty index');
+    // The items' documents: one per passage.
+    const entries: number[] = [];
+    const ids: string[] = [];
+    items.forEach((i, d) => {
+      const n = p.items[i + 1] - p.items[i];
+      for (let k = 0; k < n; k++) {
+        entries.push(p.items[i] + k);
+        ids.push(passageKey(itemIds[d], k));
+      }
+      if (n > 1) this.partsOf.set(itemIds[d], n);
+    });
     const T = terms.length;
     this.termStr = terms.slice();
     this.termId = new Map();
@@ -97,6 +127,7 @@ export class PackableLexicalDocs extends LexicalDocs {
     const n = entries.length;
     this.lens = new Uint32Array(n);
     this.asked = new Uint8Array(n);
+    this.isPart = new Uint8Array(n);
     this.fStart = new Uint32Array(n);
     this.fCount = new Uint32Array(n);
     this.sStart = new Uint32Array(n);

@@ -1,5 +1,6 @@
 import type { MemoryItem } from '../types';
 import { searchText } from './item-text';
+import { ownerOf, passageKey, splitPassages } from './passages';
 import { grown, MAX_TF, type Posting } from './posting';
 import { terms as toTerms, hasTimeExpression, itemDateTerms, TIME_TERM, PERSON_PREFIX } from './tokenize';
 
@@ -20,6 +21,11 @@ export class LexicalDocs {
   /** Σ ln(1 + len), for the geometric mean length. */
   protected totalLogLen = 0;
   protected readonly threads = new Map<string, Map<number, string>>();
+  /**
+   * Items longer than the model's window have a document per passage (keys from `passageKey`; the first under the
+   * item's id holds its thread): how many each has.
+   */
+  protected partsOf = new Map<string, number>();
 
   // Slots.
   protected slotOf = new Map<string, number>();
@@ -28,6 +34,8 @@ export class LexicalDocs {
   protected threadOf: ({ id: string; seq: number } | undefined)[] = [];
   protected lens = new Uint32Array(0);
   protected asked = new Uint8Array(0);
+  /** 1 for a slot holding a passage of an item of several (search reduces those to the item's best). */
+  protected isPart = new Uint8Array(0);
   protected fStart = new Uint32Array(0);
   protected fCount = new Uint32Array(0);
   protected sStart = new Uint32Array(0);
@@ -59,15 +67,50 @@ export class LexicalDocs {
     return this.slotOf.has(id);
   }
 
-  /** Index (or re-index) a memory item: what the store calls on every save or edit. */
+  /**
+   * Index (or re-index) a memory item: what the store calls on every save or edit. An item longer than the model's
+   * window gets a document per passage, each with the item's title, tags, people and date (they describe every
+   * part), so a query is matched against the part that holds its words and scored at that part's length.
+   */
   addItem(item: Pick<MemoryItem, 'id' | 'text' | 'title' | 'tags' | 'people' | 'aux' | 'thread'> & { createdAt?: number }): void {
+    const passages = splitPassages(item.text);
+    if (passages.length === 1 && !this.partsOf.has(item.id)) return this.addPart(item.id, item, item.text, item.aux, item.thread);
+    this.remove(item.id);
+    if (passages.length > 1) this.partsOf.set(item.id, passages.length); // before its slots are made (isPart)
+    passages.forEach((p, k) =>
+      this.addPart(passageKey(item.id, k), item, item.text.slice(p.start, p.end), k === 0 ? item.aux : undefined, k === 0 ? item.thread : undefined),
+    );
+  }
+
+  private addPart(
+    key: string,
+    item: Pick<MemoryItem, 'title' | 'tags' | 'people'> & { createdAt?: number },
+    text: string,
+    aux: string | undefined,
+    thread: { id: string; seq: number } | undefined,
+  ): void {
     // Only the body says when something happened; a title is often just a date.
-    const extra = hasTimeExpression(item.text + ' ' + (item.aux ?? '')) ? [TIME_TERM] : [];
+    const extra = hasTimeExpression(text + ' ' + (aux ?? '')) ? [TIME_TERM] : [];
     // The day and month the item is dated, so an ask naming a date finds what was noted then.
     if (item.createdAt) extra.push(...itemDateTerms(item.createdAt));
     // People as a field of their own, so an ask naming someone can prefer items by or about them.
     for (const p of item.people) for (const t of toTerms(p.replace(/@.*$/, ''))) extra.push(PERSON_PREFIX + t);
-    this.add(item.id, searchText(item), item.thread, extra, toTerms(item.text + '\n' + (item.aux ?? '')));
+    this.add(key, searchText({ ...item, text, aux }), thread, extra, toTerms(text + '\n' + (aux ?? '')));
+  }
+
+  /** The document slots of an item (one per passage). */
+  protected slotsOf(id: string): number[] {
+    const n = this.partsOf.get(id);
+    if (n === undefined) {
+      const s = this.slotOf.get(id);
+      return s === undefined ? [] : [s];
+    }
+    const out: number[] = [];
+    for (let k = 0; k < n; k++) {
+      const s = this.slotOf.get(passageKey(id, k));
+      if (s !== undefined) out.push(s);
+    }
+    return out;
   }
 
   /**
@@ -103,6 +146,7 @@ export class LexicalDocs {
       const need = slot + 1;
       this.lens = grown(this.lens, need);
       this.asked = grown(this.asked, need);
+      this.isPart = grown(this.isPart, need);
       this.fStart = grown(this.fStart, need);
       this.fCount = grown(this.fCount, need);
       this.sStart = grown(this.sStart, need);
@@ -115,6 +159,7 @@ export class LexicalDocs {
     this.lens[slot] = len;
     this.normAvg = NaN;
     this.asked[slot] = asks ? 1 : 0;
+    this.isPart[slot] = this.partsOf.size && this.partsOf.has(ownerOf(id)) ? 1 : 0;
     this.totalLen += len;
     this.totalLogLen += Math.log1p(len);
     if (thread) {
@@ -138,7 +183,7 @@ export class LexicalDocs {
   }
 
   protected insert(id: string, len: number, asks: boolean, thread: { id: string; seq: number } | undefined, tf: Map<number, number>, seq: ArrayLike<number>): void {
-    if (this.slotOf.has(id)) this.remove(id);
+    if (this.slotOf.has(id)) this.removeDoc(id);
     this.phraseCache.clear();
     const slot = this.newSlot(id, len, asks, thread);
     this.fTerm = grown(this.fTerm, this.fTop + tf.size);
@@ -157,7 +202,15 @@ export class LexicalDocs {
     for (let i = 0; i < seq.length; i++) this.seqPool[this.sTop++] = seq[i];
   }
 
+  /** Removes an item: every document of it. */
   remove(id: string): void {
+    const n = this.partsOf.get(id);
+    if (n === undefined) return this.removeDoc(id);
+    this.partsOf.delete(id);
+    for (let k = 0; k < n; k++) this.removeDoc(passageKey(id, k));
+  }
+
+  protected removeDoc(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
     this.phraseCache.clear();
@@ -192,12 +245,13 @@ export class LexicalDocs {
 
   /** Empties the slots, pools and postings; the term dictionary is kept (df back to 0). */
   protected reset(): void {
-    this.slotOf = new Map();
+    this.slotOf = new Map(); // partsOf stays: compact re-inserts the same documents
     this.ids = [];
     this.threadOf = [];
     this.threads.clear();
     this.lens = new Uint32Array(0);
     this.asked = new Uint8Array(0);
+    this.isPart = new Uint8Array(0);
     this.fStart = new Uint32Array(0);
     this.fCount = new Uint32Array(0);
     this.sStart = new Uint32Array(0);
@@ -214,13 +268,13 @@ export class LexicalDocs {
     this.phraseCache.clear();
   }
 
-  /** Ids of the items holding `term`. Walks its postings only, no item is read. */
+  /** Ids of the items holding `term` (an item of several passages once per passage holding it). Walks its postings only. */
   *holders(term: string): Iterable<string> {
     const k = this.termId.get(term);
     const p = k !== undefined && this.df[k] > 0 ? this.postings[k] : undefined;
     for (let j = 0; p && j < p.n; j++) {
       const id = this.ids[p.doc[j]];
-      if (id !== undefined) yield id;
+      if (id !== undefined) yield ownerOf(id);
     }
   }
 
@@ -232,25 +286,27 @@ export class LexicalDocs {
   }
 
   asks(id: string): boolean {
-    const s = this.slotOf.get(id);
-    return s !== undefined && this.asked[s] === 1;
+    return this.slotsOf(id).some((s) => this.asked[s] === 1);
   }
 
   /** Term counts of an indexed item (words, people, dates; phrases are not terms). */
   termsOf(id: string): Map<string, number> | undefined {
-    const s = this.slotOf.get(id);
-    if (s === undefined) return undefined;
+    const slots = this.slotsOf(id);
+    if (!slots.length) return undefined;
     const out = new Map<string, number>();
-    for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) out.set(this.termStr[this.fTerm[k]], this.fTf[k]);
+    for (const s of slots)
+      for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) {
+        const t = this.termStr[this.fTerm[k]];
+        out.set(t, (out.get(t) ?? 0) + this.fTf[k]);
+      }
     return out;
   }
 
   /** Whether an indexed item has this (single) term: `termsOf(id).has(term)` without building the map. */
   docHas(id: string, term: string): boolean {
-    const s = this.slotOf.get(id);
     const t = this.termId.get(term);
-    if (s === undefined || t === undefined) return false;
-    for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) if (this.fTerm[k] === t) return true;
+    if (t === undefined) return false;
+    for (const s of this.slotsOf(id)) for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) if (this.fTerm[k] === t) return true;
     return false;
   }
 

@@ -3,6 +3,7 @@ import { terms as toTerms } from './tokenize';
 import { kthLargest } from '../../core/kth-largest';
 import { grown, MAX_TF, type Posting } from './posting';
 import { PackableLexicalDocs } from './lexical-docs-pack';
+import { ownerOf, partOf } from './passages';
 
 export interface LexicalIndexOptions {
   /** BM25 term-frequency saturation. */
@@ -177,6 +178,43 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     return this.norms;
   }
 
+  /**
+   * The matched slots with each item of several passages reduced to its best passage (`heads`, first-match order
+   * kept); `parts` lists, under that best slot, every matched slot of the item.
+   */
+  private bestParts(touched: Int32Array): { heads: number[]; parts: Map<number, number[]> } {
+    const acc = this.acc;
+    const best = new Map<string, number>();
+    const groups = new Map<string, number[]>();
+    const isPart = this.isPart;
+    for (const s of touched) {
+      if (!isPart[s]) continue;
+      const id = ownerOf(this.ids[s]!);
+      const group = groups.get(id);
+      if (group) group.push(s);
+      else groups.set(id, [s]);
+      const b = best.get(id);
+      if (b === undefined || acc[s] > acc[b]) best.set(id, s);
+    }
+    const parts = new Map<number, number[]>();
+    for (const [id, s] of best) parts.set(s, groups.get(id)!);
+    // Heads in first-match order: each item at the place of its first matched passage.
+    const out: number[] = [];
+    const placed = new Set<string>();
+    for (const s of touched) {
+      if (!isPart[s]) {
+        out.push(s);
+        continue;
+      }
+      const id = ownerOf(this.ids[s]!);
+      if (!placed.has(id)) {
+        placed.add(id);
+        out.push(best.get(id)!);
+      }
+    }
+    return { heads: out, parts };
+  }
+
   search(terms: Map<string, number>, limit: number): LexicalHit[] {
     const n = this.slotOf.size;
     const avg = !n ? 1 : this.geometric ? Math.max(1, Math.expm1(this.totalLogLen / n)) : this.totalLen / n || 1;
@@ -217,26 +255,41 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
       }
     }
     const touched = touchedAll.subarray(0, nTouched);
+    // An item of several passages competes with its best passage only; its other matching passages are kept for it.
+    const { heads, parts } = this.partsOf.size ? this.bestParts(touched) : { heads: touched, parts: undefined };
+    const nHeads = heads.length;
     // The best `limit` (stable: equal scores keep the order items were first matched in), then the acc is zeroed.
-    let top: ArrayLike<number> = touched;
-    if (nTouched > limit) {
-      if (this.cutScratch.length < nTouched) this.cutScratch = new Float64Array(this.lens.length);
-      const scores = this.cutScratch.subarray(0, nTouched);
-      for (let i = 0; i < nTouched; i++) scores[i] = acc[touched[i]];
+    let top: ArrayLike<number> = heads;
+    if (nHeads > limit) {
+      if (this.cutScratch.length < nHeads) this.cutScratch = new Float64Array(this.lens.length);
+      const scores = this.cutScratch.subarray(0, nHeads);
+      for (let i = 0; i < nHeads; i++) scores[i] = acc[heads[i]];
       const cut = kthLargest(scores, limit);
-      top = touched.filter((s) => acc[s] >= cut);
+      top = heads.filter((s) => acc[s] >= cut);
     }
     const order: number[] = [];
     for (let i = 0; i < top.length; i++) order.push(i);
     order.sort((x, y) => acc[top[y]] - acc[top[x]] || x - y);
     const m = Math.min(order.length, limit);
     const hits: LexicalHit[] = new Array(m);
-    for (let i = 0; i < m; i++) {
-      const s = top[order[i]];
+    const matchedAt = (s: number) => {
       const matched: string[] = [];
       const o = s * words;
       for (let u = 0; u < used.length; u++) if (bits[o + (u >>> 5)] & (1 << (u & 31))) matched.push(used[u].term);
-      hits[i] = { id: this.ids[s]!, score: acc[s], matched };
+      return matched;
+    };
+    for (let i = 0; i < m; i++) {
+      const s = top[order[i]];
+      const key = this.ids[s]!;
+      const group = parts?.get(s);
+      if (!group) {
+        hits[i] = { id: key, score: acc[s], matched: matchedAt(s) };
+        continue;
+      }
+      const id = ownerOf(key);
+      const passages = group.map((g) => ({ part: partOf(this.ids[g]!, id), score: acc[g], matched: matchedAt(g) }));
+      const matched = [...new Set(passages.flatMap((p) => p.matched))];
+      hits[i] = { id, score: acc[s], matched, passages: passages.map(({ part, score }) => ({ part, score })) };
     }
     for (const s of touched) {
       acc[s] = 0;

@@ -6,6 +6,11 @@
 export interface PackedLexicon {
   /** The terms, joined by U+0000, sorted in code-unit order. */
   terms: string;
+  /**
+   * Item i's entries are items[i] .. items[i+1] - 1, one per passage (lib/memory/index/passages.ts); the fields below
+   * are per entry.
+   */
+  items: Uint32Array;
   /** Entry i's distinct terms are term[start[i]] .. term[start[i+1] - 1], with counts in tf. */
   start: Uint32Array;
   term: Uint32Array;

@@ -4,6 +4,10 @@ import { LexicalIndex, RANK_LEXICAL } from './lexical-index';
 import { hostOf } from '../../core/hosts';
 import { personKey } from './situation-keys';
 import { VectorIndex } from './vector-index';
+import { passagesOf } from './item-text';
+import { ownerOf, passageKey, type Passage } from './passages';
+
+export { passageKey };
 
 /**
  * The memory held for ranking: items, vectors, context vectors, the BM25 index, the few items that may need a guarantee, and items keyed by person, site and URL, so the ranker finds what
@@ -20,6 +24,10 @@ export class IndexedMemory implements MemoryView {
   private flaggedIds = new Set<string>();
   private flaggedList?: MemoryItem[];
   private byKey = new Map<string, Set<string>>();
+  /** How many passage vectors an item of several passages has (items of one passage are not listed). */
+  private parts = new Map<string, number>();
+  /** Passages of items split into several, made on first use (dropped when the item changes). */
+  private passageCache = new Map<string, Passage[]>();
 
   get size(): number {
     return this.byId.size;
@@ -30,23 +38,55 @@ export class IndexedMemory implements MemoryView {
   get(id: string): MemoryItem | undefined {
     return this.byId.get(id);
   }
-  /** A copy of the item's vector, decoded from its int8 codes (allocates: use hasVector for a yes/no). */
+  /** A copy of the item's vector (its first passage's), decoded from its int8 codes (allocates: use hasVector for a yes/no). */
   vector(id: string): Float32Array | undefined {
     return this.vectors.get(id);
   }
+  /** Whether the item's vectors (every passage's) are held. */
   hasVector(id: string): boolean {
     return this.vectors.has(id);
   }
   vectorEntries(): Iterable<[string, Float32Array]> {
     return this.vectors.entries();
   }
-  /** Weighted mean cosine of every stored vector with the queries, best `limit` only, in one typed-array pass. */
+  /**
+   * Weighted mean cosine of the queries with every stored vector, passages included, best `limit` only, in one
+   * typed-array pass; an item of several passages scores its best passage's.
+   */
   denseScores(queries: Float32Array[], weights: number[], limit?: number): Map<string, number> {
-    return this.vectors.scores(queries, weights, limit);
+    const all = this.vectors.scores(queries, weights, limit);
+    if (!this.parts.size) return all;
+    const out = new Map<string, number>();
+    for (const [key, v] of all) {
+      const id = ownerOf(key);
+      const had = out.get(id);
+      if (had === undefined || v > had) out.set(id, v);
+    }
+    return out;
   }
-  /** How many items have a vector. */
+  /** The passages of an item: its whole text as one unless it is longer than the model's window. */
+  passages(id: string): readonly Passage[] {
+    const item = this.byId.get(id);
+    if (!item) return [];
+    let ps = this.passageCache.get(id);
+    if (!ps) {
+      ps = passagesOf(item);
+      if (ps.length > 1) this.passageCache.set(id, ps);
+    }
+    return ps;
+  }
+  /** Weighted mean cosine of the queries with each passage vector of an item, in passage order (none held: empty). */
+  passageScores(id: string, queries: Float32Array[], weights: number[]): number[] {
+    const n = this.parts.get(id) ?? (this.vectors.has(id) ? 1 : 0);
+    const keys = Array.from({ length: n }, (_, k) => passageKey(id, k));
+    const got = this.vectors.scoresFor(keys, queries, weights);
+    return keys.map((k) => got.get(k) ?? 0);
+  }
+  /** How many items have their vectors. */
   get vectorCount(): number {
-    return this.vectors.size;
+    let extra = 0;
+    for (const n of this.parts.values()) extra += n - 1;
+    return this.vectors.size - extra;
   }
   contextVector(id: string): Float32Array | undefined {
     return this.contextVectors.get(id);
@@ -72,13 +112,17 @@ export class IndexedMemory implements MemoryView {
     return [...ids].map((id) => this.byId.get(id)!);
   }
 
-  /** The vectors' int8 codes and scales, for the store's persisted pack (lib/memory/store.ts). */
+  /** The vectors' int8 codes and scales (passages' under `passageKey`s), for the store's persisted pack (lib/memory/pack.ts). */
   packedVectors(): ReturnType<VectorIndex['packed']> {
     return this.vectors.packed();
   }
   /** Adds vectors already quantised (from the store's pack); see VectorIndex.addPacked. */
   addPackedVectors(ids: string[], slots: ArrayLike<number>, dim: number, codes: Int8Array, scales: Float32Array): void {
     this.vectors.addPacked(ids, slots, dim, codes, scales);
+    for (const key of ids) {
+      const id = ownerOf(key);
+      if (id !== key) this.parts.set(id, Math.max(this.parts.get(id) ?? 1, Number(key.slice(id.length + 1)) + 1));
+    }
   }
   packedContextVectors(): ReturnType<VectorIndex['packed']> {
     return this.contextVectors.packed();
@@ -89,6 +133,7 @@ export class IndexedMemory implements MemoryView {
   /** Forgets every vector and context vector (they were made by another model); items and the BM25 index stay. */
   clearVectors(): void {
     this.vectors = new VectorIndex();
+    this.parts.clear();
     this.contextVectors = new VectorIndex();
   }
 
@@ -96,19 +141,20 @@ export class IndexedMemory implements MemoryView {
    * Adds or replaces an item (and its vector, when given) in every index. `lexicalLoaded`: the item's BM25 entry is
    * already in `lexicalIndex` (loaded from the store's pack with LexicalIndex.loadPacked), so it is not tokenised.
    */
-  put(item: MemoryItem, vector?: Float32Array, lexicalLoaded = false): void {
+  put(item: MemoryItem, vector?: Float32Array | Float32Array[], lexicalLoaded = false): void {
     this.flaggedList = undefined;
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
+    if (old?.text !== item.text) this.passageCache.delete(item.id);
     this.byId.set(item.id, item);
-    if (item.needsReview) {
+    if (item.needsReview || item.id.includes('\u0000')) {
       // Held back (e.g. it looks like a secret): kept, but in no index until the user confirms it.
-      this.vectors.delete(item.id);
+      this.setVectors(item.id, undefined);
       this.contextVectors.delete(item.id);
       this.lexicalIndex.remove(item.id);
       return;
     }
-    if (vector) this.vectors.set(item.id, vector);
+    if (vector) this.setVectors(item.id, Array.isArray(vector) ? vector : [vector]);
     if (!lexicalLoaded) this.lexicalIndex.addItem(item);
     if (isFlagged(item)) this.flaggedIds.add(item.id);
     for (const k of situationKeys(item)) {
@@ -119,8 +165,17 @@ export class IndexedMemory implements MemoryView {
   }
 
   setVector(id: string, vector: Float32Array | undefined): void {
-    if (vector) this.vectors.set(id, vector);
-    else this.vectors.delete(id);
+    this.setVectors(id, vector ? [vector] : undefined);
+  }
+
+  /** An item's vectors, one per passage in passage order (undefined: none), replacing what it had. */
+  setVectors(id: string, vectors: Float32Array[] | undefined): void {
+    const had = this.parts.get(id) ?? 1;
+    for (let k = 0; k < had; k++) this.vectors.delete(passageKey(id, k));
+    this.parts.delete(id);
+    if (!vectors?.length) return;
+    vectors.forEach((v, k) => this.vectors.set(passageKey(id, k), v));
+    if (vectors.length > 1) this.parts.set(id, vectors.length);
   }
 
   /**
@@ -139,7 +194,8 @@ export class IndexedMemory implements MemoryView {
     this.flaggedList = undefined;
     this.unkey(old);
     this.byId.delete(id);
-    this.vectors.delete(id);
+    this.passageCache.delete(id);
+    this.setVectors(id, undefined);
     this.contextVectors.delete(id);
     this.lexicalIndex.remove(id);
   }
@@ -153,7 +209,8 @@ export class IndexedMemory implements MemoryView {
 /** A MemoryView over plain arrays (Node, tests, the bench), with the same indexes the extension's store holds. */
 export function arrayMemoryView(
   items: MemoryItem[],
-  vectors: Map<string, Float32Array>,
+  /** An item's vector, or one per passage (`passageEmbedTexts`). */
+  vectors: Map<string, Float32Array | Float32Array[]>,
   contextVectors?: Map<string, Float32Array>,
 ): IndexedMemory {
   const mem = new IndexedMemory();

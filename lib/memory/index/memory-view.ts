@@ -1,4 +1,5 @@
 import type { MemoryItem } from '../types';
+import type { Passage } from './passages';
 
 /**
  * The memory as the ranker sees it; implemented by `IndexedMemory` (memory-index.ts), which the store
@@ -18,10 +19,15 @@ export interface MemoryView {
    */
   contextScores(ids: Iterable<string>, queries: Float32Array[], weights: number[]): Map<string, number>;
   /**
-   * The dense pass: Σ w_i cos(q_i, v) / Σ w_i for every stored vector, only the best `limit` returned. Quantised
+   * The dense pass: Σ w_i cos(q_i, v) / Σ w_i for every stored vector, only the best `limit` returned; an item of
+   * several passages has its best passage's score. Quantised
    * vectors in typed arrays score 100k items in a few tens of ms this way.
    */
   denseScores(queries: Float32Array[], weights: number[], limit?: number): Map<string, number>;
+  /** The item's passages (one, the whole text, unless it is longer than the model's window: lib/memory/index/passages.ts). */
+  passages(id: string): readonly Passage[];
+  /** The cosine of the (weighted) queries with each of the item's passage vectors, in passage order; empty without vectors. */
+  passageScores(id: string, queries: Float32Array[], weights: number[]): number[];
   /** Items that may need a guarantee whatever their score: pinned, instructions, items tied to a site. */
   flagged(): Iterable<MemoryItem>;
   /**
@@ -56,6 +62,8 @@ export interface LexicalSearcher {
 export interface LexicalHit {
   id: string;
   score: number;
-  /** Query terms (normalised) the item matched. */
+  /** Query terms (normalised) the item matched (in any of its passages). */
   matched: string[];
+  /** An item of several passages: each passage that matched, with its score (the item's is its best passage's). */
+  passages?: { part: number; score: number }[];
 }

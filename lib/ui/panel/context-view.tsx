@@ -59,8 +59,8 @@ export function ContextView(props: {
     if (tabId !== undefined) void callBackground('feedback:record', { tabId, id: card.item.id, action }).catch(() => {});
   };
   const actionsFor = (card: RankedCard) => ({
-    insert: () => void actions.insert(card.item.id),
-    copy: () => void copyText(card.item.text).then((ok) => {
+    insert: (passages?: number[]) => void actions.insert(card.item.id, passages),
+    copy: (text: string) => void copyText(text).then((ok) => {
       show(ok ? { text: 'Copied.' } : { text: 'Could not copy.', error: true });
       if (ok) feedback(card, 'copy');
     }),

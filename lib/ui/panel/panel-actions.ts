@@ -9,10 +9,11 @@ export function panelActions(opts: { tabId: number | undefined; search: string; 
   const { tabId, show, fail, changed } = opts;
   const search = () => opts.search.trim() || undefined;
   return {
-    async insert(id: string) {
+    /** Inserts a card: the passages it shows of a long item, or (none given) the whole item. */
+    async insert(id: string, passages?: number[]) {
       if (tabId === undefined) return;
       try {
-        const out = await callBackground('card:insert', { tabId, id });
+        const out = await callBackground('card:insert', { tabId, id, ...(passages ? { passages } : {}) });
         show(out.ok ? { text: 'Inserted.' } : { text: out.hint ?? 'Could not insert here.', error: true });
       } catch (e) {
         fail(e);

@@ -1,0 +1,57 @@
+import type { LexicalHit, MemoryView } from '../memory/index/memory-view';
+import { excerpt } from '../memory/index/passages';
+import { countTokens } from '../memory/tokens';
+import type { Weights } from './types';
+import type { Tuning } from './tuning';
+
+/**
+ * A passage is shown with the best one when its relevance is at least this share of the best's: a second part that
+ * answers the task about as well is worth the reader's time, a part that merely shares a word is not.
+ */
+export const PASSAGE_KEEP = 0.75;
+/** At most this many passages of one item are shown (about 700 word pieces: what a card can show and a reader take in). */
+export const MAX_PASSAGES = 3;
+
+/** The passages of a long item that matched the task, best first, and the tokens they take as the card shows them. */
+export interface PassageChoice {
+  /** Passage numbers (0-based, in the item's split), most relevant first. */
+  passages: number[];
+  /** How many passages the item has. */
+  of: number;
+  /** Tokens of the excerpt the card shows (`excerpt` of these passages). */
+  tokens: number;
+}
+
+/**
+ * Which passages of an item of several passages matched: each passage's meaning (its vector's cosine with the task)
+ * and words (its BM25 document's score, against the item's best) fused with the user's weights, as items are.
+ * Undefined for an item of one passage (the card shows it whole, as before passages).
+ */
+export function choosePassages(
+  memory: MemoryView,
+  id: string,
+  hit: LexicalHit | undefined,
+  qvs: Float32Array[],
+  qw: number[],
+  weights: Weights,
+  t: Pick<Tuning, 'cosLow' | 'cosHigh'>,
+): PassageChoice | undefined {
+  const passages = memory.passages(id);
+  if (passages.length < 2) return undefined;
+  const cos = qvs.length ? memory.passageScores(id, qvs, qw) : [];
+  const lex = new Array<number>(passages.length).fill(0);
+  const bestLex = Math.max(0, ...(hit?.passages ?? []).map((p) => p.score));
+  for (const p of hit?.passages ?? []) if (p.part < lex.length) lex[p.part] = bestLex ? p.score / bestLex : 0;
+  const ws = cos.length ? weights.semantic || 0 : 0;
+  const wl = weights.lexical || 0;
+  const fused = passages.map((_, k) => {
+    const sem = cos.length ? Math.min(1, Math.max(0, ((cos[k] ?? 0) - t.cosLow) / (t.cosHigh - t.cosLow))) : 0;
+    return ws + wl > 0 ? (ws * sem + wl * lex[k]) / (ws + wl) : (sem + lex[k]) / 2;
+  });
+  const order = passages.map((_, k) => k).sort((a, b) => fused[b] - fused[a] || a - b);
+  const best = fused[order[0]];
+  // Nothing points anywhere (no vectors, no words matched): the item's start, as a card showed before passages.
+  const chosen = best > 0 ? order.filter((k) => fused[k] >= PASSAGE_KEEP * best).slice(0, MAX_PASSAGES) : [0];
+  const item = memory.get(id)!;
+  return { passages: chosen, of: passages.length, tokens: countTokens(excerpt(item.text, passages, chosen)) };
+}

@@ -1,0 +1,185 @@
+/**
+ * A long item is indexed by passages: a vector and a BM25 document for each part that fits the model's window, so
+ * a query matching only its fifth part finds it. Passages are derived, the memory file does not change, an old pack
+ * or a row made before passages is rebuilt, and a stopped indexing run leaves the rest waiting.
+ */
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import type { Embedder } from '../../lib/embed/embedder';
+import { openMemoryDB } from '../../lib/memory/db';
+import { MemoryStore } from '../../lib/memory/store';
+import { LexicalIndex } from '../../lib/memory/index/lexical-index';
+import { splitPassages } from '../../lib/memory/index/passages';
+import { PACK_KEY } from '../../lib/memory/pack';
+
+const DIM = 512;
+/** Words a fake model reads of a text: like the real one, it sees only the start of a long text. */
+const WINDOW_WORDS = 100;
+
+/** The set of words (of four letters or more) hashed into 512 dimensions, read from the text's first WINDOW_WORDS words only. */
+function bag(text: string): Float32Array {
+  const v = new Float32Array(DIM);
+  for (const w of (text.toLowerCase().match(/[a-z]+/g) ?? []).slice(0, WINDOW_WORDS)) {
+    if (w.length < 4) continue;
+    let h = 7;
+    for (let i = 0; i < w.length; i++) h = (h * 31 + w.charCodeAt(i)) >>> 0;
+    v[h % DIM] = 1;
+  }
+  const n = Math.hypot(...v) || 1;
+  return v.map((x) => x / n);
+}
+
+function windowedEmbedder(opts: { failAfter?: number } = {}): Embedder & { texts: number } {
+  const e = {
+    modelId: 'fake-window',
+    dim: DIM,
+    backend: 'test',
+    texts: 0,
+    async embed(texts: string[]) {
+      if (opts.failAfter !== undefined && e.texts + texts.length > opts.failAfter) throw new Error('worker stopped');
+      e.texts += texts.length;
+      return texts.map(bag);
+    },
+  };
+  return e;
+}
+
+const TOPICS = ['garden', 'kitchen', 'budget', 'travel', 'wildlife', 'plumbing', 'library', 'bicycle'];
+/** Eight paragraphs of about 170 word pieces, each on its own topic; the fifth opens with the evidence. */
+function longNote(): string {
+  return TOPICS.map((topic, p) => {
+    const lines = Array.from({ length: 12 }, (_, i) => `The ${topic} notes, entry ${i}, cover ${topic} matters in some depth.`);
+    if (p === 4) lines[0] = 'The zebra migration crossed the Mara river at dawn, watched by our guide Joseph.';
+    return lines.join(' ');
+  }).join('\n\n');
+}
+
+const fresh = () => openMemoryDB('passages', { indexedDB: new IDBFactory(), IDBKeyRange });
+
+async function seeded(embedder: Embedder = windowedEmbedder()) {
+  const db = fresh();
+  const store = new MemoryStore(db, async () => embedder);
+  await store.add([
+    { id: 'long', text: longNote(), title: 'Trip and house notes' },
+    { id: 'river', text: 'The stream behind the house floods every spring after the rains.' },
+    { id: 'guide', text: 'Our guide recommended good boots for the trip.' },
+    { id: 'dawn', text: 'Dawn walks are the best part of the holiday.' },
+  ], { from: 'user' });
+  return { db, store, embedder };
+}
+
+const query = () => bag('zebra migration, Mara river, dawn, guide Joseph');
+
+describe('passages in the index', () => {
+  it('splits the note into passages with the evidence in the fifth', () => {
+    const text = longNote();
+    const ps = splitPassages(text);
+    expect(ps.length).toBeGreaterThanOrEqual(7);
+    const at = ps.findIndex((p) => text.slice(p.start, p.end).includes('zebra'));
+    expect(at).toBe(4);
+  });
+
+  it('finds a long item by a query that matches only its fifth passage, by meaning and by words', async () => {
+    const { store } = await seeded();
+    const dense = [...store.view.denseScores([query()], [1])].sort((a, b) => b[1] - a[1]);
+    expect(dense[0][0]).toBe('long');
+    const parts = store.view.passageScores('long', [query()], [1]);
+    expect(parts.length).toBe(store.view.passages('long').length);
+    expect(parts.indexOf(Math.max(...parts))).toBe(4);
+    const hits = store.view.lexicalIndex.search(LexicalIndex.queryTerms('zebra migration'), 5);
+    expect(hits[0]).toMatchObject({ id: 'long', passages: [{ part: 4 }] });
+    // The item is one item: listed once, its words and thread answered for the item as a whole.
+    expect(store.view.lexicalIndex.termsOf('long')?.has('zebra')).toBe(true);
+    expect(store.view.lexicalIndex.docHas('long', 'garden')).toBe(true);
+    expect([...store.view.lexicalIndex.holders('zebra')]).toEqual(['long']);
+  });
+
+  it('stores one row per item, the memory file unchanged: passages are derived, never items', async () => {
+    const { db, store } = await seeded();
+    expect(await db.items.count()).toBe(4);
+    expect(store.size).toBe(4);
+    const row = await db.vectors.get('long');
+    expect(row?.passages?.length).toBe(store.view.passages('long').length - 1);
+    expect((await db.vectors.get('river'))?.passages).toBeUndefined();
+  });
+
+  it('loads passages back from the pack exactly as from the tables', async () => {
+    const { db, store, embedder } = await seeded();
+    await store.savePack();
+    const fromPack = new MemoryStore(db, async () => embedder);
+    await fromPack.load();
+    expect(fromPack.unembedded()).toEqual([]);
+    const scores = (s: MemoryStore) => s.view.passageScores('long', [query()], [1]).map((x) => x.toFixed(4));
+    expect(scores(fromPack)).toEqual(scores(store));
+    const q = LexicalIndex.queryTerms('zebra migration garden');
+    // Scores to 10 digits: the pack's term order sums the same terms in another order.
+    const hits = (s: MemoryStore) => JSON.stringify(s.view.lexicalIndex.search(q, 5), (k, v) => (typeof v === 'number' && k === 'score' ? v.toFixed(10) : v));
+    expect(hits(fromPack)).toEqual(hits(store));
+  });
+
+  it('rebuilds from the tables a pack of the version before passages, never reading it as passages', async () => {
+    const { db, store, embedder } = await seeded();
+    await store.savePack();
+    const current = (await db.packs.get(PACK_KEY))!;
+    // What v3 wrote: one BM25 entry and one vector per item, no passages.
+    const { passages: _p, ...rest } = current;
+    const v3 = { ...rest, version: 3, lexical: { ...current.lexical, items: undefined } };
+    await db.packs.put(v3 as unknown as typeof current);
+    const reopened = new MemoryStore(db, async () => embedder);
+    await reopened.load();
+    expect(reopened.view.lexicalIndex.search(LexicalIndex.queryTerms('zebra migration'), 5)[0]).toMatchObject({ id: 'long', passages: [{ part: 4 }] });
+    expect(reopened.view.passageScores('long', [query()], [1]).length).toBe(store.view.passages('long').length);
+    await reopened.savePack();
+    expect((await db.packs.get(PACK_KEY))!.version).toBe(current.version);
+  });
+
+  it('embeds again an item whose row was made before passages (one vector for the whole text)', async () => {
+    const { db, embedder } = await seeded();
+    const row = (await db.vectors.get('long'))!;
+    await db.vectors.put({ id: 'long', model: row.model, vector: row.vector });
+    await db.packs.clear();
+    const reopened = new MemoryStore(db, async () => embedder);
+    await reopened.load();
+    expect(reopened.unembedded()).toEqual(['long']);
+    await reopened.embedPending();
+    expect(reopened.unembedded()).toEqual([]);
+    expect((await db.vectors.get('long'))?.passages?.length).toBe(reopened.view.passages('long').length - 1);
+  });
+
+  it('leaves an item waiting when indexing stops in the middle of its passages, and finishes it on the next run', async () => {
+    const db = fresh();
+    const stopping = windowedEmbedder({ failAfter: 3 });
+    const store = new MemoryStore(db, async () => stopping);
+    await store.add([{ id: 'long', text: longNote() }, { id: 'short', text: 'A short note about boots.' }], { from: 'user' }, { deferEmbedding: true });
+    await expect(store.embedPending(undefined, 1)).rejects.toThrow('worker stopped');
+    expect(store.unembedded()).toContain('long');
+    expect(await db.vectors.get('long')).toBeUndefined();
+    const restarted = new MemoryStore(db, async () => windowedEmbedder());
+    await restarted.load();
+    expect(restarted.unembedded()).toContain('long');
+    await restarted.embedPending();
+    expect(restarted.unembedded()).toEqual([]);
+    expect(restarted.view.passageScores('long', [query()], [1]).length).toBe(restarted.view.passages('long').length);
+  });
+
+  it("never lets an id stand for another item's passage: U+0000, which separates them in the index, is dropped from ids", async () => {
+    const { store } = await seeded();
+    const [planted] = await store.add([{ id: 'long\u00004', text: 'A note about the money for the trip.' }], { from: 'user' });
+    expect(planted.id).toBe('long4');
+    const parts = store.view.passageScores('long', [query()], [1]);
+    expect(parts.indexOf(Math.max(...parts))).toBe(4);
+    expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('zebra migration'), 5)[0]).toMatchObject({ id: 'long', passages: [{ part: 4 }] });
+    expect([...store.view.lexicalIndex.holders([...LexicalIndex.queryTerms('money').keys()][0])]).toEqual(['long4']);
+  });
+
+  it('keeps finding a passage after the index compacts its dead slots', () => {
+    const idx = new LexicalIndex();
+    idx.addItem({ id: 'long', text: longNote(), title: '', tags: [], people: [] });
+    for (let i = 0; i < 1100; i++) idx.addItem({ id: `n${i}`, text: `Short note ${i} about boots.`, title: '', tags: [], people: [] });
+    for (let i = 0; i < 1100; i++) idx.remove(`n${i}`);
+    idx.addItem({ id: 'after', text: 'A zebra drawing for the kitchen.', title: '', tags: [], people: [] });
+    const hits = idx.search(LexicalIndex.queryTerms('zebra migration Mara'), 5);
+    expect(hits[0]).toMatchObject({ id: 'long', passages: [{ part: 4 }] });
+    expect(hits.map((h) => h.id)).toEqual(['long', 'after']);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Cards and the package carry passages: a long item's card is its matching passages, Insert and the package put
+ * those in (in their order within the item, "…" between them, under the budget), and a short item is as before.
+ */
+import { describe, expect, it } from 'vitest';
+import type { MemoryItem } from '../../lib/memory/types';
+import { countTokens } from '../../lib/memory/tokens';
+import type { RankSettings, TaskReading, RankedCard } from '../../lib/rank/types';
+import { rankMemory } from '../../lib/rank/rank';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
+import { passageEmbedTexts } from '../../lib/memory/index/item-text';
+import { splitPassages } from '../../lib/memory/index/passages';
+import { buildPackage, cardText } from '../../lib/rank/package';
+import { terms } from '../../lib/memory/index/tokenize';
+
+const DIM = 256;
+/** A stand-in model that, like the real one, reads only the start of a text (its first 120 words). */
+function embed(text: string): Float32Array {
+  const v = new Float32Array(DIM);
+  for (const t of terms(text).slice(0, 120)) {
+    let h = 2166136261;
+    for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619);
+    v[Math.abs(h) % DIM] = 1;
+  }
+  const n = Math.hypot(...v) || 1;
+  return v.map((x) => x / n);
+}
+
+const NOW = Date.UTC(2025, 5, 1);
+function item(id: string, text: string, extra: Partial<MemoryItem> = {}): MemoryItem {
+  return { id, text, title: '', kind: 'evidence', tags: [], people: [], sites: [], pinned: false, createdAt: NOW - 86_400_000, updatedAt: NOW - 86_400_000, source: {}, tokens: countTokens(text), ...extra };
+}
+
+const SETTINGS: RankSettings = {
+  weights: { semantic: 0.45, lexical: 0.35, recency: 0.08, priority: 0.06, continuity: 0.03, situation: 0.03 },
+  halfLifeDays: 30,
+  budgetTokens: 800,
+  maxCards: 8,
+  threshold: 0.2,
+};
+
+const TOPICS = ['garden', 'kitchen', 'budget', 'travel', 'wildlife', 'plumbing', 'library', 'bicycle'];
+/** Eight paragraphs on their own topics; the fifth holds the evidence. */
+function longNote(): string {
+  return TOPICS.map((topic, p) => {
+    const lines = Array.from({ length: 12 }, (_, i) => `The ${topic} notes, entry ${i}, cover ${topic} matters in some depth.`);
+    if (p === 4) lines[0] = 'The zebra migration crossed the Mara river at dawn, watched by our guide Joseph.';
+    return lines.join(' ');
+  }).join('\n\n');
+}
+
+function memory() {
+  const items = [
+    item('long', longNote(), { title: 'Trip and house notes' }),
+    item('boots', 'Our guide recommended good boots for the trip.'),
+    item('stream', 'The stream behind the house floods every spring.'),
+  ];
+  return arrayMemoryView(items, new Map(items.map((it) => [it.id, passageEmbedTexts(it).map(embed)])));
+}
+
+function task(text: string): TaskReading {
+  return { url: 'https://chat.example/c/1', title: 'Chat', site: 'chat.example', adapter: 'generic', destination: 'chat', field: { text, kind: 'textarea' }, at: NOW };
+}
+
+describe('cards and the package carry passages', () => {
+  const text = longNote();
+  const ps = splitPassages(text);
+  const fifth = text.slice(ps[4].start, ps[4].end).trim();
+  const first = text.slice(ps[0].start, ps[0].end).trim();
+
+  it("ranks the long item by its fifth passage and packs that passage, not the note's start", () => {
+    const ask = 'When did the zebra migration cross the Mara river with Joseph?';
+    const res = rankMemory({ task: task(ask), memory: memory(), settings: SETTINGS, queryVector: embed(ask), now: NOW });
+    const card = res.cards.find((c) => c.item.id === 'long');
+    expect(card?.passages?.passages[0]).toBe(4);
+    expect(card?.passages?.of).toBe(ps.length);
+    expect(cardText(card!)).toContain('zebra migration crossed the Mara river');
+    expect(cardText(card!)).not.toContain(first);
+    expect(res.package?.text).toContain('zebra migration crossed the Mara river');
+    expect(res.package?.text).not.toContain('garden notes, entry 0');
+    expect(res.package!.tokens).toBeLessThanOrEqual(SETTINGS.budgetTokens);
+  });
+
+  const longCard = (parts: number[]): RankedCard => {
+    const it = memory().get('long')!;
+    return { item: it, kind: 'evidence', score: 0.9, factors: { semantic: 1, lexical: 1, recency: 0, priority: 0, continuity: 0, situation: 0 }, matched: [], why: [], passages: { passages: parts, of: ps.length, tokens: 0 } };
+  };
+
+  it('packs passages in their order within the item with "…" between them, whatever their relevance order', () => {
+    const pkg = buildPackage([longCard([5, 1])], 'documents', 2000);
+    const p1 = text.slice(ps[1].start, ps[1].end).trim().replace(/\s+/g, ' ');
+    const p5 = text.slice(ps[5].start, ps[5].end).trim().replace(/\s+/g, ' ');
+    expect(pkg.text).toContain(`${p1} … ${p5}`);
+    expect(pkg.text).not.toContain(first.replace(/\s+/g, ' '));
+    expect(pkg.tokens).toBe(countTokens(pkg.text));
+  });
+
+  it('keeps the most relevant passages when all do not fit the budget, and stays under it', () => {
+    const all = buildPackage([longCard([5, 1, 3])], 'documents', 2000);
+    const budget = countTokens(all.text) - 50;
+    const pkg = buildPackage([longCard([5, 1, 3])], 'documents', budget);
+    expect(pkg.tokens).toBeLessThanOrEqual(budget);
+    expect(pkg.text).toContain(text.slice(ps[5].start, ps[5].end).trim().slice(0, 60));
+    expect(pkg.text).toContain(text.slice(ps[1].start, ps[1].end).trim().slice(0, 60));
+    expect(pkg.text).not.toContain(text.slice(ps[3].start, ps[3].end).trim().slice(0, 60));
+  });
+
+  it('packs and inserts a short item whole, as before passages', () => {
+    const res = rankMemory({ task: task('boots for the trip'), memory: memory(), settings: SETTINGS, queryVector: embed('boots for the trip'), now: NOW });
+    const card = res.cards.find((c) => c.item.id === 'boots')!;
+    expect(card.passages).toBeUndefined();
+    expect(cardText(card)).toBe('Our guide recommended good boots for the trip.');
+    expect(fifth).toContain('zebra');
+  });
+});
