@@ -9,10 +9,15 @@ import { nodeEmbedder, nodeModelKey } from '../../lib/embed/node-embedder';
 import type { ModelDtype } from '../../lib/embed/ort-embedder';
 import { EmbedCache } from './embed-cache';
 import { loadConversations, type Conversation } from './locomo-data';
+import { sessionsAsItems } from './evidence-in-package';
+
+/** What one memory item is: a turn of the conversation (as chat imports make them) or a whole session. */
+export type Granularity = 'turns' | 'sessions';
 
 export interface PreparedQuestion {
   question: string;
   relevant: Set<string>;
+  evidence?: string[];
   task: TaskReading;
   /** Embeddings of taskQueryTexts(task), in order. */
   vectors: Float32Array[];
@@ -42,10 +47,12 @@ export async function prepare(
   root: string,
   dtype: ModelDtype = 'q8',
   cache = openBenchCache(root, dtype),
+  as: Granularity = 'turns',
 ): Promise<PreparedConversation[]> {
   const data = JSON.parse(readFileSync(dataFile, 'utf8')) as unknown[];
   let convs = loadConversations(data);
   if (range) convs = convs.slice(range[0] - 1, range[1]);
+  if (as === 'sessions') convs = convs.map(sessionsAsItems);
   const out: PreparedConversation[] = [];
   for (const conv of convs) {
     const itemTexts = conv.items.map(embedText);
@@ -69,7 +76,7 @@ export async function prepare(
       const n = qTexts[i].length;
       const qv = vs.slice(o, o + n);
       o += n;
-      return { question: q.question, relevant: q.relevant, task: tasks[i], vectors: qv };
+      return { question: q.question, relevant: q.relevant, evidence: q.evidence, task: tasks[i], vectors: qv };
     });
     out.push({ conv, view: arrayMemoryView(conv.items, vectors, contextVectors), vectors, questions });
   }
