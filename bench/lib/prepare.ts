@@ -53,6 +53,11 @@ export async function prepare(
   let convs = loadConversations(data);
   if (range) convs = convs.slice(range[0] - 1, range[1]);
   if (as === 'sessions') convs = convs.map(sessionsAsItems);
+  return prepareConversations(convs, dtype, cache);
+}
+
+/** Conversations held in a memory built from arrays, with every vector the store would make (from the cache). */
+export async function prepareConversations(convs: Conversation[], dtype: ModelDtype, cache: EmbedCache): Promise<PreparedConversation[]> {
   const out: PreparedConversation[] = [];
   for (const conv of convs) {
     const itemTexts = conv.items.map(embedText);
