@@ -89,5 +89,6 @@ export const TUNING: Tuning = {
   duplicateSim: 0.95,
   redundancy: 0.3,
   knapsackSize: 12,
-  shortCard: 0,
+  // About one line of a card in the panel (30 words or so, with the line of framing): two such cards read like one.
+  shortCard: 40,
 };
