@@ -104,7 +104,8 @@ class Selection {
 
   /**
    * How much of the panel's reading a card takes: a one-line card (at most `shortCard` tokens) half a card, so
-   * `maxCards` bounds what there is to read rather than a count, and evidence spread over short turns gets them.
+   * `maxCards` bounds what there is to read rather than a count, and evidence spread over short turns gets them
+   * (at most half as many cards again: `maxCount`).
    */
   reading(s: Scored): number {
     return this.tokens(s) <= this.inp.tuning.shortCard ? 0.5 : 1;
@@ -120,8 +121,13 @@ class Selection {
     }
   }
 
+  /** Cards shown at most, one-line cards included: half as many again as `maxCards` (one stays one). */
+  get maxCount(): number {
+    return this.maxCards + Math.floor(this.maxCards / 2);
+  }
+
   get full(): boolean {
-    return this.shown >= this.maxCards;
+    return this.shown >= this.maxCards || this.selected.length >= this.maxCount;
   }
 
   fits(s: Scored): boolean {
@@ -299,9 +305,15 @@ function fillLastSlots(sel: Selection, inp: SelectInput, open: Set<Scored>, adju
     .map((s) => ({ s, adj: adjusted(s) }))
     .sort((a, b) => b.adj - a.adj)
     .slice(0, inp.tuning.knapsackSize);
-  const chosen = knapsack(next, sel.budget - sel.used, sel.maxCards - sel.shown, sel);
+  const chosen = knapsack(next, sel.budget - sel.used, sel.maxCards - sel.shown, sel.maxCount - sel.selected.length, sel);
   for (const { s } of next) if (chosen.has(s)) sel.decide({ s, included: true, stage: 'selected', reason: 'Relevant' });
   for (const s of open) if (!sel.decisions.has(s.item.id)) sel.decide(sel.full ? sel.beyondCards(s) : sel.noRoom(s));
+}
+
+function popcount(x: number): number {
+  let n = 0;
+  for (; x; x &= x - 1) n++;
+  return n;
 }
 
 /** Per-subset totals for `knapsack`, kept between calls (2^knapsackSize entries). */
@@ -310,7 +322,7 @@ let subsetTok = new Float64Array(0);
 let subsetCount = new Float64Array(0);
 
 /** Best total adjusted score within `room` tokens and `slots` cards; exhaustive over at most a dozen items. */
-function knapsack(cands: { s: Scored; adj: number }[], room: number, slots: number, sel: Selection): Set<Scored> {
+function knapsack(cands: { s: Scored; adj: number }[], room: number, slots: number, cards: number, sel: Selection): Set<Scored> {
   const n = cands.length;
   const subsets = 1 << n;
   if (subsetVal.length < subsets) {
@@ -334,7 +346,7 @@ function knapsack(cands: { s: Scored; adj: number }[], room: number, slots: numb
     val[mask] = val[rest] + cands[high].adj;
     tok[mask] = tok[rest] + tokens[high];
     count[mask] = count[rest] + reading[high];
-    if (tok[mask] <= room && count[mask] <= slots && val[mask] > bestVal) {
+    if (tok[mask] <= room && count[mask] <= slots && val[mask] > bestVal && popcount(mask) <= cards) {
       bestVal = val[mask];
       bestMask = mask;
     }
