@@ -1,7 +1,15 @@
 /**
  * LoCoMo evidence retrieval: every turn of a conversation is a memory item (dated by its session, threaded by
  * session, the speaker as its person); each answerable question is the text in the focused field. All methods are
- * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--dtype q8|q4] [--index-dtype q4] [--panel] [--json OUT]
+ * scored from one run. Usage: npm run bench:locomo -- [--data FILE] [--conversations A-B] [--as turns|sessions] [--dtype q8|q4] [--index-dtype q4] [--panel] [--json OUT]
+
+`--as sessions`: each session is ONE memory item, a document of its turns ("Speaker: text" a line), as a long mail
+or a note is; R@k then counts the sessions that hold evidence. For either granularity the bench also reports
+**evidence in the package**: the share of evidence turns whose text is inside the default-budget package. Rows:
+`backstory-package` is the product's package (rankForTab's, what Insert all puts in: lib/rank/package.ts, whatever it
+packs); the two others are references, not the product path: `cards-whole-items-greedy` packs the same cards' whole
+texts in rank order (the package before long items were packed by passage), `bm25-passages-greedy` packs passages
+of about 200 tokens (split at line breaks) in BM25 order.
  *
  * `--index-dtype q4`: the product's memory is indexed with the q4 file (the one the WebGPU engine runs; here on WASM in
  * Node, which agrees with WebGPU at cosine >= 0.998 in test/e2e/webgpu.test.ts) and stored as the int8 model's, as
@@ -33,7 +41,8 @@ import { rankForTab } from '../lib/service/ranking';
 import { QueryVectorCache } from '../lib/service/query-vectors';
 import { OverrideMemo } from '../lib/rank/overridden-instructions';
 import { Tally, type MethodStats } from './lib/metrics';
-import { openBenchCache, prepare, type PreparedConversation } from './lib/prepare';
+import { openBenchCache, prepare, type Granularity, type PreparedConversation } from './lib/prepare';
+import { bm25PassagePackage, evidenceShare, packGreedy } from './lib/evidence-in-package';
 import { cachedEmbedder, importedMemory } from './lib/product';
 import { panelCards, type PanelRun } from './lib/panel-cards';
 
@@ -58,21 +67,30 @@ function args(argv: string[]) {
   if (dtype !== 'q8' && dtype !== 'q4') throw new Error(`--dtype wants q8 (the extension's int8 model) or q4, got "${dtype}"`);
   const indexDtype = get('--index-dtype');
   if (indexDtype !== undefined && indexDtype !== 'q4') throw new Error(`--index-dtype wants q4 (the WebGPU engine's file), got "${indexDtype}"`);
-  return { data: get('--data'), range, json: get('--json'), dtype: dtype as 'q8' | 'q4', indexDtype: indexDtype as 'q4' | undefined, panel: argv.includes('--panel') };
+  const as = get('--as') ?? 'turns';
+  if (as !== 'turns' && as !== 'sessions') throw new Error(`--as wants turns (one item a turn) or sessions (one item a session), got "${as}"`);
+  return {
+    data: get('--data'), range, json: get('--json'), dtype: dtype as 'q8' | 'q4', indexDtype: indexDtype as 'q4' | undefined, panel: argv.includes('--panel'),
+    as: as as Granularity,
+  };
 }
 
 const ms = (t0: number) => performance.now() - t0;
 
 function denseOrder(p: PreparedConversation, q: Float32Array): string[] {
   return p.conv.items
-    .map((it) => [it.id, cosine(q, p.vectors.get(it.id)!)] as const)
+    .map((it) => [it.id, Math.max(...p.vectors.get(it.id)!.map((v) => cosine(q, v)))] as const)
     .sort((a, b) => b[1] - a[1])
     .map(([id]) => id);
 }
 
-export async function runLocomo(dataFile: string, range?: [number, number], dtype: 'q8' | 'q4' = 'q8', indexDtype?: 'q4', panel = false) {
+const PACKAGE_ROWS = ['backstory-package', 'cards-whole-items-greedy', 'bm25-passages-greedy'] as const;
+
+export async function runLocomo(dataFile: string, range?: [number, number], dtype: 'q8' | 'q4' = 'q8', indexDtype?: 'q4', panel = false, as: Granularity = 'turns') {
   const cache = openBenchCache(ROOT, dtype);
-  const prepared = await prepare(dataFile, range, ROOT, dtype, cache);
+  const prepared = await prepare(dataFile, range, ROOT, dtype, cache, as);
+  const evidence = Object.fromEntries(PACKAGE_ROWS.map((r) => [r, 0])) as Record<(typeof PACKAGE_ROWS)[number], number>;
+  let cardsShown = 0;
   const embedder = cachedEmbedder(cache, dtype);
   // Vectors of the WebGPU engine's file, stored under the query model's tag as the extension does once they agree.
   const indexEmbedder = indexDtype ? { ...cachedEmbedder(openBenchCache(ROOT, indexDtype), indexDtype), modelId: embedder.modelId } : embedder;
@@ -149,6 +167,14 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
         recentlyUsed: [], dismissed: [], learning: NO_LEARNING, seq: 0, now: p.conv.now,
       });
       tallies['backstory-cards'].add(state.cards.map((c) => c.item.id), q.relevant, ms(t0));
+      cardsShown += state.cards.length;
+
+      // Evidence in the package: the evidence turns' texts found whole in what Insert all would put in.
+      const budget = DEFAULT_SETTINGS.budgetTokens;
+      const ev = q.evidence ?? [];
+      evidence['backstory-package'] += evidenceShare(state.package?.text ?? '', ev);
+      evidence['cards-whole-items-greedy'] += evidenceShare(packGreedy(state.cards.map((c) => `${c.item.title}: ${c.item.text}`), budget), ev);
+      evidence['bm25-passages-greedy'] += evidenceShare(bm25PassagePackage(p.conv.items, q.question, budget), ev);
 
       if (shown) {
         tallies['backstory-panel'].add(shown[qi], q.relevant, 0);
@@ -165,10 +191,12 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
   }
   const methods: Record<string, MethodStats> = {};
   for (const n of names) methods[n] = tallies[n].stats();
-  return { queries, methods, ...(panel ? { panel: panelRuns } : {}) };
+  const r = (x: number) => Math.round((x / (queries || 1)) * 1000) / 1000;
+  const evidenceInPackage = Object.fromEntries(PACKAGE_ROWS.map((row) => [row, r(evidence[row])]));
+  return { as, queries, methods, evidenceInPackage, cardsPerQuestion: Math.round((cardsShown / (queries || 1)) * 100) / 100, ...(panel ? { panel: panelRuns } : {}) };
 }
 
-function table(res: { queries: number; methods: Record<string, MethodStats> }): string {
+function table(res: { as: Granularity; queries: number; methods: Record<string, MethodStats>; evidenceInPackage: Record<string, number>; cardsPerQuestion: number }): string {
   const rows = [
     '| method | R@5 | R@10 | nDCG@10 | MRR | p50 ms | p95 ms |',
     '|---|---|---|---|---|---|---|',
@@ -177,13 +205,18 @@ function table(res: { queries: number; methods: Record<string, MethodStats> }): 
         `| ${n} | ${m.recall5.toFixed(3)} | ${m.recall10.toFixed(3)} | ${m.ndcg10.toFixed(3)} | ${m.mrr.toFixed(3)} | ${m.p50_ms.toFixed(2)} | ${m.p95_ms.toFixed(2)} |`,
     ),
   ];
-  return `${res.queries} questions\n${rows.join('\n')}`;
+  const pkg = [
+    `| evidence in the ${DEFAULT_SETTINGS.budgetTokens}-token package | share of evidence turns |`,
+    '|---|---|',
+    ...Object.entries(res.evidenceInPackage).map(([n, v]) => `| ${n}${n === 'backstory-package' ? '' : ' (reference, not the product path)'} | ${v.toFixed(3)} |`),
+  ];
+  return `${res.queries} questions, one item a ${res.as === 'turns' ? 'turn' : 'session'}, ${res.cardsPerQuestion} cards a question\n${rows.join('\n')}\n\n${pkg.join('\n')}`;
 }
 
 async function main() {
   const a = args(process.argv.slice(2));
   const data = locomoDataFile(a.data, ROOT);
-  const res = await runLocomo(data, a.range, a.dtype, a.indexDtype, a.panel);
+  const res = await runLocomo(data, a.range, a.dtype, a.indexDtype, a.panel, a.as);
   console.log(`model: ${a.dtype === 'q8' ? 'int8 (what the extension runs)' : 'q4 (the extension\'s fallback)'}`);
   if (a.indexDtype) console.log('memory of the backstory rows indexed with the q4 file (the WebGPU engine\'s), queries with the model above');
   console.log(table(res));

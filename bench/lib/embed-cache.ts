@@ -52,10 +52,11 @@ export class EmbedCache {
   }
 
   async embedAll(texts: string[], embedder: () => Promise<Embedder>, onProgress?: (done: number, total: number) => void): Promise<Float32Array[]> {
-    const missing = [...new Set(texts.filter((t) => !this.map.has(this.key(t))))];
+    // Shortest first: a batch is padded to its longest text, so batches of like lengths waste the least work.
+    const missing = [...new Set(texts.filter((t) => !this.map.has(this.key(t))))].sort((a, b) => a.length - b.length);
     if (missing.length) {
       const e = await embedder();
-      const step = 64;
+      const step = 32;
       for (let i = 0; i < missing.length; i += step) {
         const batch = missing.slice(i, i + step);
         const vs = await e.embed(batch);

@@ -7,7 +7,8 @@ import { countTokens } from '../../lib/memory/tokens';
 export interface Conversation {
   id: string;
   items: MemoryItem[];
-  questions: { question: string; relevant: Set<string> }[];
+  /** `evidence`: the texts of the evidence turns (what a package must carry to hold the evidence). */
+  questions: { question: string; relevant: Set<string>; evidence?: string[] }[];
   /** When the user "asks": a day after the conversation's final sitting. */
   now: number;
 }
@@ -68,10 +69,13 @@ export function loadConversations(data: unknown[]): Conversation[] {
         });
       });
     }
-    const ids = new Set(items.map((i) => i.id));
+    const textOf = new Map(items.map((i) => [i.id, i.text]));
     const questions = raw.qa
       .filter((q) => q.category !== 5 && q.evidence && q.evidence.length)
-      .map((q) => ({ question: String(q.question), relevant: new Set(evidenceIds(q.evidence!).filter((e) => ids.has(e))) }))
+      .map((q) => {
+        const relevant = new Set(evidenceIds(q.evidence!).filter((e) => textOf.has(e)));
+        return { question: String(q.question), relevant, evidence: [...relevant].map((id) => textOf.get(id)!) };
+      })
       .filter((q) => q.relevant.size > 0);
     out.push({ id: raw.sample_id, items, questions, now: last + 86_400_000 });
   }

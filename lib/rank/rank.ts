@@ -4,6 +4,7 @@ import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
+import { spreadThreads } from './thread-spread';
 import { appliesBecause } from './scope';
 import { overriddenInstructions } from './overridden-instructions';
 import { scoreItem, type Scored } from './score';
@@ -96,6 +97,7 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
   markSuperseded(ranked, memory);
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
+  spreadThreads(ranked, tuning.threadSpread, tuning.spreadReach);
 
   const pinned = ranked.filter((s) => s.item.pinned);
   // In-scope instructions newest first; each entry holds its item and, once scored, its score (no type test per look).
@@ -124,10 +126,10 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
  * The ranker: cards for the panel, the context package, and a trace of every candidate. Pure and synchronous: the
  * same request gives the same result (an `overrides` memo in it only saves repeating work).
  */
-export function rankMemory(req: RankRequest): RankResult {
+export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResult {
   const t0 = now();
   const { settings, memory } = req;
-  const sm = scoreMemory(req);
+  const sm = scoreMemory(req, tuning);
   const byId = new Map<string, Scored>();
   for (const s of sm.ranked) byId.set(s.item.id, s);
 
@@ -167,7 +169,7 @@ export function rankMemory(req: RankRequest): RankResult {
     situated: sm.situated,
     childrenOf,
     settings,
-    tuning: TUNING,
+    tuning,
     sim,
   });
 

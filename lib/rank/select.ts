@@ -91,6 +91,8 @@ class Selection {
   readonly selected: Decision[] = [];
   used = 0;
   instrUsed = 0;
+  /** Cards' worth of reading selected (see `reading`). */
+  shown = 0;
   readonly budget: number;
   readonly maxCards: number;
 
@@ -99,21 +101,41 @@ class Selection {
     this.maxCards = Math.max(0, inp.settings.maxCards);
   }
 
+  /** Tokens `s` takes of the budget. */
+  tokens(s: Scored): number {
+    return cardTokens(s);
+  }
+
+  /**
+   * How much of the panel's reading a card takes: a one-line card (at most `shortCard` tokens) half a card, so
+   * `maxCards` bounds what there is to read rather than a count, and evidence spread over short turns gets them
+   * (at most half as many cards again: `maxCount`).
+   */
+  reading(s: Scored): number {
+    return this.tokens(s) <= this.inp.tuning.shortCard ? 0.5 : 1;
+  }
+
   decide(d: Decision): void {
     this.decisions.set(d.s.item.id, d);
     if (d.included) {
       this.selected.push(d);
-      this.used += cardTokens(d.s);
-      if (d.s.item.kind === 'instruction') this.instrUsed += cardTokens(d.s);
+      this.shown += this.reading(d.s);
+      this.used += this.tokens(d.s);
+      if (d.s.item.kind === 'instruction') this.instrUsed += this.tokens(d.s);
     }
   }
 
+  /** Cards shown at most, one-line cards included: half as many again as `maxCards` (one stays one). */
+  get maxCount(): number {
+    return this.maxCards + Math.floor(this.maxCards / 2);
+  }
+
   get full(): boolean {
-    return this.selected.length >= this.maxCards;
+    return this.shown >= this.maxCards || this.selected.length >= this.maxCount;
   }
 
   fits(s: Scored): boolean {
-    return this.used + cardTokens(s) <= this.budget;
+    return this.used + this.tokens(s) <= this.budget;
   }
 
   /** Why a card of `need` tokens is left out: the budget has no room for it. */
@@ -122,7 +144,7 @@ class Selection {
   }
 
   noRoom(s: Scored): Decision {
-    return { s, included: false, ...this.noRoomFor(cardTokens(s)) };
+    return { s, included: false, ...this.noRoomFor(this.tokens(s)) };
   }
 
   beyondCards(s: Scored): Decision {
@@ -187,7 +209,7 @@ function guaranteeInstructions(sel: Selection, inp: SelectInput): Verdict | unde
       sel.decide({ s, included: false, stage: 'limit', reason: capReason });
       continue;
     }
-    const roomInShare = sel.instrUsed + cardTokens(s) <= instrCap;
+    const roomInShare = sel.instrUsed + sel.tokens(s) <= instrCap;
     sel.guarantee(s, 'instruction', instructions.why(i), roomInShare);
     if (sel.decisions.get(s.item.id)?.included) nInstr++;
     else if (!roomInShare) sel.decisions.get(s.item.id)!.reason = shareFull;
@@ -287,29 +309,36 @@ function fillLastSlots(sel: Selection, inp: SelectInput, open: Set<Scored>, adju
     .map((s) => ({ s, adj: adjusted(s) }))
     .sort((a, b) => b.adj - a.adj)
     .slice(0, inp.tuning.knapsackSize);
-  const chosen = knapsack(next, sel.budget - sel.used, sel.maxCards - sel.selected.length);
+  const chosen = knapsack(next, sel.budget - sel.used, sel.maxCards - sel.shown, sel.maxCount - sel.selected.length, sel);
   for (const { s } of next) if (chosen.has(s)) sel.decide({ s, included: true, stage: 'selected', reason: 'Relevant' });
   for (const s of open) if (!sel.decisions.has(s.item.id)) sel.decide(sel.full ? sel.beyondCards(s) : sel.noRoom(s));
+}
+
+function popcount(x: number): number {
+  let n = 0;
+  for (; x; x &= x - 1) n++;
+  return n;
 }
 
 /** Per-subset totals for `knapsack`, kept between calls (2^knapsackSize entries). */
 let subsetVal = new Float64Array(0);
 let subsetTok = new Float64Array(0);
-let subsetCount = new Uint8Array(0);
+let subsetCount = new Float64Array(0);
 
 /** Best total adjusted score within `room` tokens and `slots` cards; exhaustive over at most a dozen items. */
-function knapsack(cands: { s: Scored; adj: number }[], room: number, slots: number): Set<Scored> {
+function knapsack(cands: { s: Scored; adj: number }[], room: number, slots: number, cards: number, sel: Selection): Set<Scored> {
   const n = cands.length;
   const subsets = 1 << n;
   if (subsetVal.length < subsets) {
     subsetVal = new Float64Array(subsets);
     subsetTok = new Float64Array(subsets);
-    subsetCount = new Uint8Array(subsets);
+    subsetCount = new Float64Array(subsets);
   }
   const val = subsetVal;
   const tok = subsetTok;
   const count = subsetCount;
-  const tokens = cands.map((c) => cardTokens(c.s));
+  const tokens = cands.map((c) => sel.tokens(c.s));
+  const reading = cands.map((c) => sel.reading(c.s));
   // Each subset's totals from the subset without its highest member: the adjusted scores add up in index order,
   // exactly as summing each subset from scratch would, in one step per subset instead of n.
   val[0] = tok[0] = count[0] = 0;
@@ -320,8 +349,8 @@ function knapsack(cands: { s: Scored; adj: number }[], room: number, slots: numb
     const rest = mask ^ (1 << high);
     val[mask] = val[rest] + cands[high].adj;
     tok[mask] = tok[rest] + tokens[high];
-    count[mask] = count[rest] + 1;
-    if (tok[mask] <= room && count[mask] <= slots && val[mask] > bestVal) {
+    count[mask] = count[rest] + reading[high];
+    if (tok[mask] <= room && count[mask] <= slots && val[mask] > bestVal && popcount(mask) <= cards) {
       bestVal = val[mask];
       bestMask = mask;
     }

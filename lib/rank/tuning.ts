@@ -22,6 +22,13 @@ export interface Tuning {
   window2: number;
   /** How far along the thread context reaches. */
   window: number;
+  /**
+   * Discount per candidate of the same thread ranked above (lib/rank/thread-spread.ts): one conversation's
+   * neighbours, which inherit its match, do not crowd out other conversations' own matches.
+   */
+  threadSpread: number;
+  /** Thread places within which a ranked neighbour discounts a candidate. */
+  spreadReach: number;
   /** Whether the semantic side also looks further than the adjacent items. */
   semanticWindow: boolean;
   /** Weight of the person field for ask words that name someone in memory (relative to the word itself). */
@@ -47,6 +54,8 @@ export interface Tuning {
   duplicateSim: number;
   /** Redundancy penalty weight once the budget is full (it grows linearly with the fill). */
   redundancy: number;
+  /** A card of at most this many tokens (one line in the panel) counts as half a card against the cards shown; 0: off. */
+  shortCard: number;
   /** Candidates considered by the exact (knapsack) pass once greedy selection meets the budget. */
   knapsackSize: number;
 }
@@ -64,6 +73,8 @@ export const TUNING: Tuning = {
   window2: 0.6,
   window: 3,
   semanticWindow: false,
+  threadSpread: 0,
+  spreadReach: 1,
   personWeight: 0.5,
   personFocus: 0.3,
   dateWeight: 1,
@@ -78,4 +89,6 @@ export const TUNING: Tuning = {
   duplicateSim: 0.95,
   redundancy: 0.3,
   knapsackSize: 12,
+  // About one line of a card in the panel (30 words or so, with the line of framing): two such cards read like one.
+  shortCard: 40,
 };

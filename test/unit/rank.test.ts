@@ -214,6 +214,18 @@ describe('budget, redundancy, trace, empty state', () => {
     }
   });
 
+  it('gives a question evidence spread over short turns more one-line cards, and long cards count whole', () => {
+    const short = Array.from({ length: 12 }, (_, i) => item(`Harbour visit ${i}: we met at the harbour cafe.`, { id: `s${i}` }));
+    const r = rankMemory(request(short, task('harbour cafe visit'), { maxCards: 4, budgetTokens: 5000 }));
+    expect(r.cards).toHaveLength(6);
+    // One card stays one card.
+    expect(rankMemory(request(short, task('harbour cafe visit'), { maxCards: 1, budgetTokens: 5000 })).cards).toHaveLength(1);
+    const long = Array.from({ length: 12 }, (_, i) =>
+      item(`Harbour visit ${i}: we met at the harbour cafe. ${Array.from({ length: 40 }, (_, k) => `topic${i}n${k}`).join(' ')}`, { id: `l${i}` }),
+    );
+    expect(rankMemory(request(long, task('harbour cafe visit'), { maxCards: 4, budgetTokens: 5000 })).cards).toHaveLength(4);
+  });
+
   it('drops a near-duplicate of a selected card and says which', () => {
     const notes = [
       item('The wifi password for the guest network is tulip-42', { id: 'a' }),
@@ -228,9 +240,10 @@ describe('budget, redundancy, trace, empty state', () => {
   });
 
   it('names the deciding reason for each candidate left out', () => {
+    // One-line cards count as half a card, up to half as many cards again: three of them for two cards.
     const r = rankMemory(request(many, task('budget review forecast'), { maxCards: 2, budgetTokens: 5000 }));
-    expect(r.cards).toHaveLength(2);
-    expect(r.trace.filter((e) => e.included)).toHaveLength(2);
+    expect(r.cards).toHaveLength(3);
+    expect(r.trace.filter((e) => e.included)).toHaveLength(3);
     const left = r.trace.filter((e) => !e.included);
     expect(left.length).toBeGreaterThan(0);
     for (const e of left) expect(['limit', 'redundancy', 'threshold']).toContain(e.stage);
@@ -353,10 +366,11 @@ describe('ranking at scale keeps every decision explained', () => {
   });
 
   it('explains the instructions left out when pinned cards already fill the panel', () => {
+    // Three one-line pinned cards fill two cards' worth of reading (at most half as many cards again).
     const pins = Array.from({ length: 3 }, (_, i) => item(`Pinned fact ${i} about the harbour.`, { id: `pin${i}`, pinned: true }));
     const rules = Array.from({ length: 12 }, (_, i) => item(`Rule ${i}: sign with initials.`, { id: `r${i}`, kind: 'instruction', createdAt: NOW - (i + 1) * DAY }));
     const r = rankMemory(request([...pins, ...rules], task('harbour'), { maxCards: 2 }));
-    expect(r.cards).toHaveLength(2);
+    expect(r.cards).toHaveLength(3);
     for (let i = 0; i < 12; i++) expect(traceOf(r, `r${i}`)).toMatchObject({ included: false, stage: 'limit', reason: expect.stringMatching(/^Beyond the 2 cards shown/) });
   });
 
