@@ -5,19 +5,13 @@ import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
 import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { rankMemory } from '../../lib/rank/rank';
-import type { RankSettings, TaskReading } from '../../lib/rank/types';
+import type { TaskReading } from '../../lib/rank/types';
 import { Snippet } from '../../lib/ui/card';
 import { plainWhy } from '../../lib/ui/format';
+import { RANK_SETTINGS as SETTINGS } from './rank-fixtures';
 
 /** What *Why?* says a card shares with the task: the card's own words, never the ranker's stems. */
 const NOW = Date.UTC(2026, 5, 1);
-const SETTINGS: RankSettings = {
-  weights: { semantic: 0, lexical: 0.8, recency: 0.1, priority: 0.05, continuity: 0.03, situation: 0.02 },
-  halfLifeDays: 30,
-  budgetTokens: 800,
-  maxCards: 8,
-  threshold: 0.05,
-};
 const TEXT = 'Retry the upload with an example backoff: wait 30 s, then retries double. Ana’s examples are in the runbook.';
 const NOTE: MemoryItem = {
   id: 'retry', text: TEXT, title: '', kind: 'evidence', tags: [], people: [], sites: [], pinned: false,

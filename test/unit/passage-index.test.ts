@@ -11,6 +11,7 @@ import { MemoryStore } from '../../lib/memory/store';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 import { splitPassages } from '../../lib/memory/index/passages';
 import { PACK_KEY } from '../../lib/memory/pack';
+import { longNote } from './rank-fixtures';
 
 const DIM = 512;
 /** Words a fake model reads of a text: like the real one, it sees only the start of a long text. */
@@ -44,15 +45,6 @@ function windowedEmbedder(opts: { failAfter?: number } = {}): Embedder & { texts
   return e;
 }
 
-const TOPICS = ['garden', 'kitchen', 'budget', 'travel', 'wildlife', 'plumbing', 'library', 'bicycle'];
-/** Eight paragraphs of about 170 word pieces, each on its own topic; the fifth opens with the evidence. */
-function longNote(): string {
-  return TOPICS.map((topic, p) => {
-    const lines = Array.from({ length: 12 }, (_, i) => `The ${topic} notes, entry ${i}, cover ${topic} matters in some depth.`);
-    if (p === 4) lines[0] = 'The zebra migration crossed the Mara river at dawn, watched by our guide Joseph.';
-    return lines.join(' ');
-  }).join('\n\n');
-}
 
 const fresh = () => openMemoryDB('passages', { indexedDB: new IDBFactory(), IDBKeyRange });
 

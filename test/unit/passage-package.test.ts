@@ -5,13 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
-import type { RankSettings, TaskReading, RankedCard } from '../../lib/rank/types';
+import type { TaskReading, RankedCard } from '../../lib/rank/types';
 import { rankMemory } from '../../lib/rank/rank';
 import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { passageEmbedTexts } from '../../lib/memory/index/item-text';
 import { splitPassages } from '../../lib/memory/index/passages';
 import { buildPackage, cardText } from '../../lib/rank/package';
 import { terms } from '../../lib/memory/index/tokenize';
+import { longNote, RANK_SETTINGS as SETTINGS } from './rank-fixtures';
 
 const DIM = 256;
 /** A stand-in model that, like the real one, reads only the start of a text (its first 120 words). */
@@ -31,23 +32,7 @@ function item(id: string, text: string, extra: Partial<MemoryItem> = {}): Memory
   return { id, text, title: '', kind: 'evidence', tags: [], people: [], sites: [], pinned: false, createdAt: NOW - 86_400_000, updatedAt: NOW - 86_400_000, source: {}, tokens: countTokens(text), ...extra };
 }
 
-const SETTINGS: RankSettings = {
-  weights: { semantic: 0.45, lexical: 0.35, recency: 0.08, priority: 0.06, continuity: 0.03, situation: 0.03 },
-  halfLifeDays: 30,
-  budgetTokens: 800,
-  maxCards: 8,
-  threshold: 0.2,
-};
 
-const TOPICS = ['garden', 'kitchen', 'budget', 'travel', 'wildlife', 'plumbing', 'library', 'bicycle'];
-/** Eight paragraphs on their own topics; the fifth holds the evidence. */
-function longNote(): string {
-  return TOPICS.map((topic, p) => {
-    const lines = Array.from({ length: 12 }, (_, i) => `The ${topic} notes, entry ${i}, cover ${topic} matters in some depth.`);
-    if (p === 4) lines[0] = 'The zebra migration crossed the Mara river at dawn, watched by our guide Joseph.';
-    return lines.join(' ');
-  }).join('\n\n');
-}
 
 function memory() {
   const items = [

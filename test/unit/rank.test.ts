@@ -10,6 +10,7 @@ import { LexicalIndex, RANK_LEXICAL } from '../../lib/memory/index/lexical-index
 import { contextText } from '../../lib/memory/index/item-text';
 import { planQuery, taskQueryText, taskQueryTexts } from '../../lib/rank/query';
 import { terms, askDateTerms, itemDateTerms, phrases } from '../../lib/memory/index/tokenize';
+import { RANK_SETTINGS as SETTINGS } from './rank-fixtures';
 
 // Deterministic stand-in for the model: a hashed bag of stemmed words, normalised. Texts sharing words are close.
 const DIM = 128;
@@ -49,13 +50,6 @@ function item(text: string, extra: Partial<MemoryItem> = {}): MemoryItem {
   };
 }
 
-const SETTINGS: RankSettings = {
-  weights: { semantic: 0.45, lexical: 0.35, recency: 0.08, priority: 0.06, continuity: 0.03, situation: 0.03 },
-  halfLifeDays: 30,
-  budgetTokens: 800,
-  maxCards: 8,
-  threshold: 0.2,
-};
 
 function task(text: string, extra: Partial<TaskReading> = {}): TaskReading {
   return { url: 'https://example.com/page', title: 'Page', site: 'example.com', adapter: 'generic', destination: 'documents', field: { text, kind: 'textarea' }, at: NOW, ...extra };
