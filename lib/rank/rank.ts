@@ -4,7 +4,6 @@ import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
-import { spreadThreads } from './thread-spread';
 import { appliesBecause } from './scope';
 import { overriddenInstructions } from './overridden-instructions';
 import { scoreItem, type Scored } from './score';
@@ -97,7 +96,6 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
   markSuperseded(ranked, memory);
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
-  spreadThreads(ranked, tuning.threadSpread, tuning.spreadReach);
 
   const pinned = ranked.filter((s) => s.item.pinned);
   // In-scope instructions newest first; each entry holds its item and, once scored, its score (no type test per look).

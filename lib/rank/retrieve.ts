@@ -250,6 +250,7 @@ function threadLexical(ids: Set<string>, x: SignalInputs): Float64Array {
     if (index.inThread(id)) {
       const prev = index.neighbour(id, -1);
       const next = index.neighbour(id, 1);
+      if (t.echo > 0) v *= 1 - t.echo * echoShare(x, id, prev);
       // A reply inherits more from a question it answers.
       const fromPrev = lexOf(x, prev) * (prev && index.asks(prev) ? 1 + t.replyBoost : 1);
       v += t.neighbourLexical * Math.max(fromPrev, 0.5 * lexOf(x, next));
@@ -261,6 +262,16 @@ function threadLexical(ids: Set<string>, x: SignalInputs): Float64Array {
     out[at++] = v;
   }
   return out;
+}
+
+/** The share of the ask words `id` matched that its predecessor `prev` matched as well (0 when none, or no predecessor). */
+function echoShare(x: SignalInputs, id: string, prev: string | undefined): number {
+  const own = x.lexical.byId.get(id)?.matched;
+  const before = prev ? x.lexical.byId.get(prev)?.matched : undefined;
+  if (!own?.length || !before?.length) return 0;
+  let shared = 0;
+  for (const m of own) if (before.includes(m)) shared++;
+  return shared / own.length;
 }
 
 /** The dense score a threaded item inherits from its neighbours (most from a question it answers). */

@@ -17,8 +17,6 @@ export interface Scored {
   continuityReason?: string;
   /** A newer decision on the same subject (lib/rank/supersede.ts); this one is ranked just below it. */
   supersededBy?: MemoryItem;
-  /** Candidates of its thread ranked above it, for which its score was discounted (lib/rank/thread-spread.ts). */
-  threadAbove?: number;
 }
 
 /**

@@ -33,7 +33,6 @@ export function explainScore(s: Scored): string[] {
     out.push(line);
   }
   if (s.signal.viaNeighbour.length && s.signal.matched.length) out.push(`its thread neighbour matched ${quoted(s.signal.viaNeighbour, 4)}`);
-  if (s.threadAbove) out.push(`ranked after its thread neighbour, a better match, so other matches get a place`);
   if (s.supersededBy) out.push(`superseded by “${displayTitle(s.supersededBy)}” (a newer decision on the same subject)`);
   return out;
 }

@@ -3,6 +3,7 @@ import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
 import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/types';
 import { rankMemory, scoreMemory } from '../../lib/rank/rank';
+import { TUNING } from '../../lib/rank/tuning';
 import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { buildPackage } from '../../lib/rank/package';
 import { DESTINATION_NAMES } from '../../lib/core/destinations';
@@ -188,6 +189,31 @@ describe('guarantees', () => {
     const got = ids(r);
     expect(got.indexOf('c1')).toBe(got.indexOf('p') + 1);
     expect(traceOf(r, 'c1')?.reason).toMatch(/Follows/);
+  });
+});
+
+describe('an answer that repeats the words of the turn before it', () => {
+  // A chat with an assistant: the user says something about themselves, the assistant's long answer repeats the
+  // user's words around advice. Asked later, the user's own turn holds the fact; the answer only echoes it.
+  const chat = [
+    item("I just adopted a golden retriever puppy called Biscuit from the shelter in Leeds. What food should a retriever puppy eat?", { id: 'user', title: 'You', thread: { id: 's', seq: 0 } }),
+    item(
+      'Congratulations on adopting a golden retriever puppy from the shelter! A golden retriever puppy grows fast, so choose a large-breed puppy food. ' +
+        'Feed your retriever puppy three or four small meals a day, keep fresh water out, and ask the shelter what the puppy ate there. ' +
+        'Golden retriever puppies love to chew: puppy-safe toys help. Enjoy your new golden retriever!',
+      { id: 'answer', title: 'Assistant', thread: { id: 's', seq: 1 } },
+    ),
+    item('Reminder: renew the car insurance before March.', { id: 'other' }),
+  ];
+  const ask = task('What is the name of the golden retriever puppy I adopted from the shelter?');
+  const order = (echo: number) => scoreMemory(request(chat, ask), { ...TUNING, echo }).ranked.map((s) => s.item.id);
+
+  it('ranks the turn that said it first above the answer that echoes it', () => {
+    expect(order(TUNING.echo).slice(0, 2)).toEqual(['user', 'answer']);
+  });
+
+  it('the discount is what puts it first: without it the long answer leads', () => {
+    expect(order(0)[0]).toBe('answer');
   });
 });
 
