@@ -8,22 +8,11 @@ import { ContextVectors, embedOnce, ownJob, sameTextIndex, sameTexts, type Embed
 import { inBatches, MemoryProgress, perJob, storedVector, textCount } from './embed-batches';
 import { buildPack, PackSchedule, textHash } from './pack';
 import { loadStored } from './store-load';
+import { isQuotaError, StorageFullError } from './storage-full';
 import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
 
 export type { ImportCounts } from './import-plan';
-
-
-/** IndexedDB refused a write because the browser's storage quota is used up. */
-export class StorageFullError extends Error {
-  constructor() {
-    super("Backstory's storage is full, so nothing was saved. Delete or export old memories, or free disk space, and try again.");
-  }
-}
-
-function isQuotaError(e: unknown): boolean {
-  const err = e as { name?: string; inner?: { name?: string } } | undefined;
-  return err?.name === 'QuotaExceededError' || err?.inner?.name === 'QuotaExceededError';
-}
+export { StorageFullError } from './storage-full';
 
 /**
  * The memory: IndexedDB is the truth; an IndexedMemory (items, vectors, context vectors, the BM25 index) is kept in
