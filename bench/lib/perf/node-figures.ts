@@ -13,6 +13,7 @@ import { floatDenseScores } from './float-vectors';
 import { openMemoryDB } from '../../../lib/memory/db';
 import { MemoryStore } from '../../../lib/memory/store';
 import { IndexedMemory } from '../../../lib/memory/index/memory-index';
+import { passagesOf } from '../../../lib/memory/index/item-text';
 import { rankMemory } from '../../../lib/rank/rank';
 import { OverrideMemo } from '../../../lib/rank/overridden-instructions';
 import { taskQueryTexts } from '../../../lib/rank/query';
@@ -100,9 +101,12 @@ async function tokenCount(texts: string[]): Promise<number> {
   return sum / texts.length;
 }
 
-/** The memory for ranking: `n` synthetic notes with topic-derived vectors (see SyntheticCorpus.vector). */
-export function buildMemory(n: number, corpus: SyntheticCorpus) {
-  const { inputs, topics } = corpus.inputs(n, 1234);
+/**
+ * The memory for ranking: `n` synthetic notes with topic-derived vectors (see SyntheticCorpus.vector); `longShare` of
+ * them long, with a vector per passage as the extension stores them.
+ */
+export function buildMemory(n: number, corpus: SyntheticCorpus, longShare = 0) {
+  const { inputs, topics } = corpus.inputs(n, 1234, 60, longShare);
   const r = rng(4321);
   const h0 = heap();
   const mem = new IndexedMemory();
@@ -112,7 +116,8 @@ export function buildMemory(n: number, corpus: SyntheticCorpus) {
   for (let i = 0; i < n; i++) {
     const item = createItem(inputs[i], now);
     const v = corpus.vector(topics[i], r);
-    mem.put(item, v);
+    const parts = passagesOf(item).length;
+    mem.put(item, parts > 1 ? [v, ...Array.from({ length: parts - 1 }, () => corpus.vector(topics[i], r))] : v);
     floats.set(item.id, v);
   }
   const buildMs = performance.now() - t0;

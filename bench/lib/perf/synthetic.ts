@@ -76,6 +76,13 @@ export class SyntheticCorpus {
     return out.join(' ') + '.';
   }
 
+  /** About `words` words in sentences of about 15. */
+  longText(topic: number, words: number, r: () => number): string {
+    const out: string[] = [];
+    for (let done = 0; done < words; done += 15) out.push(this.text(topic, 15, r));
+    return out.join(' ');
+  }
+
   /** A unit vector near the topic's centroid: cos to it about 0.5-0.7, so queries on a topic find its notes. */
   vector(topic: number, r: () => number, noise = 1.1): Float32Array {
     const c = this.centroids[topic];
@@ -86,8 +93,12 @@ export class SyntheticCorpus {
     return unit(v);
   }
 
-  /** `n` memory inputs of ~60 words each, some with people and sites, a few pinned and instructions. */
-  inputs(n: number, seed = 11, tokens = 60): { inputs: MemoryInput[]; topics: number[] } {
+  /**
+   * `n` memory inputs of ~60 words each, some with people and sites, a few pinned and instructions; `longShare` of
+   * them are long (300-1,200 words, sentences of about 15: several passages each), as mails, assistant answers and
+   * note sections are in real imports (a third of LongMemEval's turns are longer than the model's window).
+   */
+  inputs(n: number, seed = 11, tokens = 60, longShare = 0): { inputs: MemoryInput[]; topics: number[] } {
     const r = rng(seed);
     const inputs: MemoryInput[] = [];
     const topics: number[] = [];
@@ -98,7 +109,7 @@ export class SyntheticCorpus {
       const created = t0 + Math.floor(r() * 500) * 86_400_000;
       inputs.push({
         id: `n${i}`,
-        text: this.text(topic, tokens, r),
+        text: r() < longShare ? this.longText(topic, 300 + Math.floor(r() * 900), r) : this.text(topic, tokens, r),
         title: this.text(topic, 5, r),
         kind: r() < 0.02 ? 'instruction' : 'evidence',
         people: r() < 0.2 ? [PEOPLE[Math.floor(r() * PEOPLE.length)]] : [],
