@@ -1,6 +1,7 @@
 import { LexicalDocs } from './lexical-docs';
 import type { PackedLexicon } from './lexical-pack';
 import { passageKey } from './passages';
+import { newPosting, varintBytes, writeVarint } from './posting';
 
 /**
  * The documents of a BM25 index written out in one piece for the store's pack, and loaded back from it: the
@@ -27,14 +28,16 @@ export class PackableLexicalDocs extends LexicalDocs {
     const used = new Uint8Array(this.termStr.length);
     let total = 0;
     let seqTotal = 0;
-    for (const id of ids) {
+    const docs = ids.map((id) => {
       const s = this.slotOf.get(id);
-      if (s === undefined) continue;
+      if (s === undefined) return undefined;
       total += this.fCount[s];
       seqTotal += this.sCount[s];
-      for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) used[this.fTerm[k]] = 1;
-      for (let k = this.sStart[s], e = k + this.sCount[s]; k < e; k++) used[this.seqPool[k]] = 1;
-    }
+      const d = { ...this.docTerms(s), seq: this.docSeq(s) };
+      for (const t of d.terms) used[t] = 1;
+      for (const t of d.seq) used[t] = 1;
+      return d;
+    });
     const terms: string[] = [];
     for (let t = 0; t < used.length; t++) if (used[t]) terms.push(this.termStr[t]);
     terms.sort();
@@ -58,11 +61,12 @@ export class PackableLexicalDocs extends LexicalDocs {
       if (s === undefined) return;
       len[i] = this.lens[s];
       asks[i] = this.asked[s];
-      for (let j = this.fStart[s], e = j + this.fCount[s]; j < e; j++) {
-        term[k] = remap[this.fTerm[j]];
-        tf[k++] = this.fTf[j];
-      }
-      for (let j = this.sStart[s], e = j + this.sCount[s]; j < e; j++) seq[q++] = remap[this.seqPool[j]];
+      const d = docs[i]!;
+      d.terms.forEach((t, j) => {
+        term[k] = remap[t];
+        tf[k++] = d.tfs[j];
+      });
+      for (const t of d.seq) seq[q++] = remap[t];
     });
     start[ids.length] = k;
     seqStart[ids.length] = q;
@@ -110,20 +114,24 @@ export class PackableLexicalDocs extends LexicalDocs {
     this.termId = new Map();
     for (let t = 0; t < T; t++) this.termId.set(terms[t], t);
     this.df = new Int32Array(T);
-    let total = 0;
-    let seqTotal = 0;
-    for (const i of entries) {
-      total += p.start[i + 1] - p.start[i];
-      seqTotal += p.seqStart[i + 1] - p.seqStart[i];
-      for (let k = p.start[i]; k < p.start[i + 1]; k++) this.df[p.term[k]]++;
-    }
-    for (let t = 0; t < T; t++) {
-      const n = this.df[t];
-      if (n) this.postings[t] = { doc: new Int32Array(n), tf: new Uint16Array(n), n: 0 };
-    }
-    this.fTerm = new Uint32Array(total);
-    this.fTf = new Uint16Array(total);
-    this.seqPool = new Uint32Array(seqTotal);
+    // Exact sizes of the pools and postings, so nothing is copied while loading and nothing is left over.
+    const postBytes = new Uint32Array(T);
+    const lastSlot = new Int32Array(T).fill(-1);
+    let fBytes = 0;
+    let seqBytes = 0;
+    entries.forEach((i, slot) => {
+      for (let k = p.start[i]; k < p.start[i + 1]; k++) {
+        const t = p.term[k];
+        const c = p.tf[k];
+        fBytes += varintBytes(t * 2 + 1) + (c > 1 ? varintBytes(c) : 0);
+        postBytes[t] += varintBytes((slot - lastSlot[t] - 1) * 2 + 1) + (c > 1 ? varintBytes(c) : 0);
+        lastSlot[t] = slot;
+      }
+      for (let k = p.seqStart[i]; k < p.seqStart[i + 1]; k++) seqBytes += varintBytes(p.seq[k]);
+    });
+    for (let t = 0; t < T; t++) if (postBytes[t]) this.postings[t] = newPosting(postBytes[t]); // post() counts df
+    this.fPool = new Uint8Array(fBytes);
+    this.seqPool = new Uint8Array(seqBytes);
     const n = entries.length;
     this.lens = new Uint32Array(n);
     this.asked = new Uint8Array(n);
@@ -139,16 +147,15 @@ export class PackableLexicalDocs extends LexicalDocs {
       this.fCount[slot] = p.start[i + 1] - p.start[i];
       for (let k = p.start[i]; k < p.start[i + 1]; k++) {
         const t = p.term[k];
-        const post = this.postings[t]!;
-        this.fTerm[this.fTop] = t;
-        this.fTf[this.fTop++] = p.tf[k];
-        post.doc[post.n] = slot;
-        post.tf[post.n++] = p.tf[k];
+        const c = p.tf[k];
+        this.fTop = writeVarint(this.fPool, this.fTop, t * 2 + (c > 1 ? 1 : 0));
+        if (c > 1) this.fTop = writeVarint(this.fPool, this.fTop, c);
+        this.post(t, slot, c);
       }
       this.sStart[slot] = this.sTop;
       this.sCount[slot] = p.seqStart[i + 1] - p.seqStart[i];
-      this.seqPool.set(p.seq.subarray(p.seqStart[i], p.seqStart[i + 1]), this.sTop);
-      this.sTop += this.sCount[slot];
+      for (let k = p.seqStart[i]; k < p.seqStart[i + 1]; k++) this.sTop = writeVarint(this.seqPool, this.sTop, p.seq[k]);
     });
   }
 }
+

@@ -1,7 +1,7 @@
 import type { MemoryItem } from '../types';
 import { searchText } from './item-text';
 import { ownerOf, passageKey, splitPassages } from './passages';
-import { grown, MAX_TF, type Posting } from './posting';
+import { appendPosting, grown, MAX_TF, newPosting, PostingReader, readVarint, writeVarint, type Posting } from './posting';
 import { terms as toTerms, hasTimeExpression, itemDateTerms, TIME_TERM, PERSON_PREFIX } from './tokenize';
 
 /**
@@ -10,8 +10,9 @@ import { terms as toTerms, hasTimeExpression, itemDateTerms, TIME_TERM, PERSON_P
  * scores queries over them.
  *
  * Layout (what keeps 100k items in tens of MB rather than GB): each item gets a slot; its distinct term ids and
- * counts sit in one shared pool (the forward index), its body's term sequence in another, and each term's postings
- * are a pair of typed arrays of slots and counts. Phrases have no postings at all: a query's phrase is counted from
+ * counts sit in one shared byte pool (the forward index), its body's term sequence in another, both as
+ * variable-length numbers (a common term's id takes a byte or two, not four), and each term's postings are bytes of
+ * slot gaps and counts (posting.ts). Phrases have no postings at all: a query's phrase is counted from
  * the sequences of the items holding its rarer word. A removed or re-indexed item leaves a dead slot behind, skipped
  * by queries and reclaimed when dead slots pile up. Writing them out for the store's pack and loading them back is
  * `PackableLexicalDocs` (lexical-docs-pack.ts).
@@ -36,17 +37,24 @@ export class LexicalDocs {
   protected asked = new Uint8Array(0);
   /** 1 for a slot holding a passage of an item of several (search reduces those to the item's best). */
   protected isPart = new Uint8Array(0);
+  /** Byte offset of the slot's entries in `fPool`, and how many there are. */
   protected fStart = new Uint32Array(0);
   protected fCount = new Uint32Array(0);
+  /** Byte offset of the slot's term sequence in `seqPool`, and how many terms it holds. */
   protected sStart = new Uint32Array(0);
   protected sCount = new Uint32Array(0);
   protected dead = 0;
   // Pools.
-  protected fTerm = new Uint32Array(0);
-  protected fTf = new Uint16Array(0);
+  /** Each slot's distinct terms in first-seen order: varint(term × 2 + (count > 1)), then varint(count) when above 1. */
+  protected fPool = new Uint8Array(0);
   protected fTop = 0;
-  protected seqPool = new Uint32Array(0);
+  /** Each slot's body as term ids, one varint each. */
+  protected seqPool = new Uint8Array(0);
   protected sTop = 0;
+  /** Scratch cursor for reading the pools. */
+  protected readonly cur = { at: 0 };
+  /** Scratch reader for postings. */
+  protected readonly reader = new PostingReader();
   // Terms.
   protected termId = new Map<string, number>();
   protected termStr: string[] = [];
@@ -172,13 +180,8 @@ export class LexicalDocs {
 
   protected post(t: number, slot: number, n: number): void {
     let p = this.postings[t];
-    if (!p) this.postings[t] = p = { doc: new Int32Array(2), tf: new Uint16Array(2), n: 0 };
-    if (p.n >= p.doc.length) {
-      p.doc = grown(p.doc, p.n + 1);
-      p.tf = grown(p.tf, p.n + 1);
-    }
-    p.doc[p.n] = slot;
-    p.tf[p.n++] = n;
+    if (!p) this.postings[t] = p = newPosting();
+    appendPosting(p, slot, n);
     this.df[t]++;
   }
 
@@ -186,20 +189,44 @@ export class LexicalDocs {
     if (this.slotOf.has(id)) this.removeDoc(id);
     this.phraseCache.clear();
     const slot = this.newSlot(id, len, asks, thread);
-    this.fTerm = grown(this.fTerm, this.fTop + tf.size);
-    this.fTf = grown(this.fTf, this.fTop + tf.size);
+    // A varint of a number below 2^35 takes at most 5 bytes; an entry is two of them.
+    this.fPool = grown(this.fPool, this.fTop + 10 * tf.size);
     this.fStart[slot] = this.fTop;
     this.fCount[slot] = tf.size;
     for (const [t, n] of tf) {
       const c = Math.min(n, MAX_TF);
-      this.fTerm[this.fTop] = t;
-      this.fTf[this.fTop++] = c;
+      this.fTop = writeVarint(this.fPool, this.fTop, t * 2 + (c > 1 ? 1 : 0));
+      if (c > 1) this.fTop = writeVarint(this.fPool, this.fTop, c);
       this.post(t, slot, c);
     }
-    this.seqPool = grown(this.seqPool, this.sTop + seq.length);
+    this.seqPool = grown(this.seqPool, this.sTop + 5 * seq.length);
     this.sStart[slot] = this.sTop;
     this.sCount[slot] = seq.length;
-    for (let i = 0; i < seq.length; i++) this.seqPool[this.sTop++] = seq[i];
+    for (let i = 0; i < seq.length; i++) this.sTop = writeVarint(this.seqPool, this.sTop, seq[i]);
+  }
+
+  /** The slot's distinct terms and counts, in the order they were first seen (the forward index decoded). */
+  protected docTerms(slot: number): { terms: number[]; tfs: number[] } {
+    const terms: number[] = [];
+    const tfs: number[] = [];
+    const pool = this.fPool;
+    const cur = this.cur;
+    cur.at = this.fStart[slot];
+    for (let k = this.fCount[slot]; k > 0; k--) {
+      const x = readVarint(pool, cur);
+      terms.push(Math.floor(x / 2));
+      tfs.push(x % 2 ? readVarint(pool, cur) : 1);
+    }
+    return { terms, tfs };
+  }
+
+  /** The slot's body as term ids, in order. */
+  protected docSeq(slot: number): number[] {
+    const out: number[] = new Array(this.sCount[slot]);
+    const cur = this.cur;
+    cur.at = this.sStart[slot];
+    for (let k = 0; k < out.length; k++) out[k] = readVarint(this.seqPool, cur);
+    return out;
   }
 
   /** Removes an item: every document of it. */
@@ -218,7 +245,7 @@ export class LexicalDocs {
     this.ids[slot] = undefined;
     this.totalLen -= this.lens[slot];
     this.totalLogLen -= Math.log1p(this.lens[slot]);
-    for (let k = this.fStart[slot], e = k + this.fCount[slot]; k < e; k++) this.df[this.fTerm[k]]--;
+    for (const t of this.docTerms(slot).terms) this.df[t]--;
     const thread = this.threadOf[slot];
     this.threadOf[slot] = undefined;
     if (thread) {
@@ -234,13 +261,12 @@ export class LexicalDocs {
   protected compact(): void {
     const live: number[] = [];
     for (let s = 0; s < this.ids.length; s++) if (this.ids[s] !== undefined) live.push(s);
-    const old = { ids: this.ids, threadOf: this.threadOf, lens: this.lens, asked: this.asked, fStart: this.fStart, fCount: this.fCount, sStart: this.sStart, sCount: this.sCount, fTerm: this.fTerm, fTf: this.fTf, seq: this.seqPool };
+    const docs = live.map((s) => {
+      const { terms, tfs } = this.docTerms(s);
+      return { id: this.ids[s]!, len: this.lens[s], asks: this.asked[s] === 1, thread: this.threadOf[s], tf: new Map(terms.map((t, i) => [t, tfs[i]])), seq: this.docSeq(s) };
+    });
     this.reset();
-    for (const s of live) {
-      const tf = new Map<number, number>();
-      for (let k = old.fStart[s], e = k + old.fCount[s]; k < e; k++) tf.set(old.fTerm[k], old.fTf[k]);
-      this.insert(old.ids[s]!, old.lens[s], old.asked[s] === 1, old.threadOf[s], tf, old.seq.subarray(old.sStart[s], old.sStart[s] + old.sCount[s]));
-    }
+    for (const d of docs) this.insert(d.id, d.len, d.asks, d.thread, d.tf, d.seq);
   }
 
   /** Empties the slots, pools and postings; the term dictionary is kept (df back to 0). */
@@ -256,9 +282,8 @@ export class LexicalDocs {
     this.fCount = new Uint32Array(0);
     this.sStart = new Uint32Array(0);
     this.sCount = new Uint32Array(0);
-    this.fTerm = new Uint32Array(0);
-    this.fTf = new Uint16Array(0);
-    this.seqPool = new Uint32Array(0);
+    this.fPool = new Uint8Array(0);
+    this.seqPool = new Uint8Array(0);
     this.fTop = this.sTop = this.dead = 0;
     this.totalLen = this.totalLogLen = 0;
     this.df.fill(0);
@@ -272,8 +297,10 @@ export class LexicalDocs {
   *holders(term: string): Iterable<string> {
     const k = this.termId.get(term);
     const p = k !== undefined && this.df[k] > 0 ? this.postings[k] : undefined;
-    for (let j = 0; p && j < p.n; j++) {
-      const id = this.ids[p.doc[j]];
+    if (!p) return;
+    const r = new PostingReader().reset(p);
+    while (r.next()) {
+      const id = this.ids[r.slot];
       if (id !== undefined) yield ownerOf(id);
     }
   }
@@ -294,11 +321,13 @@ export class LexicalDocs {
     const slots = this.slotsOf(id);
     if (!slots.length) return undefined;
     const out = new Map<string, number>();
-    for (const s of slots)
-      for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) {
-        const t = this.termStr[this.fTerm[k]];
-        out.set(t, (out.get(t) ?? 0) + this.fTf[k]);
-      }
+    for (const s of slots) {
+      const { terms, tfs } = this.docTerms(s);
+      terms.forEach((k, i) => {
+        const t = this.termStr[k];
+        out.set(t, (out.get(t) ?? 0) + tfs[i]);
+      });
+    }
     return out;
   }
 
@@ -306,7 +335,16 @@ export class LexicalDocs {
   docHas(id: string, term: string): boolean {
     const t = this.termId.get(term);
     if (t === undefined) return false;
-    for (const s of this.slotsOf(id)) for (let k = this.fStart[s], e = k + this.fCount[s]; k < e; k++) if (this.fTerm[k] === t) return true;
+    const pool = this.fPool;
+    const cur = this.cur;
+    for (const s of this.slotsOf(id)) {
+      cur.at = this.fStart[s];
+      for (let k = this.fCount[s]; k > 0; k--) {
+        const x = readVarint(pool, cur);
+        if (Math.floor(x / 2) === t) return true;
+        if (x % 2) readVarint(pool, cur);
+      }
+    }
     return false;
   }
 

@@ -1,7 +1,7 @@
 import type { LexicalHit, LexicalSearcher } from './memory-view';
 import { terms as toTerms } from './tokenize';
 import { kthLargest } from '../../core/kth-largest';
-import { grown, MAX_TF, type Posting } from './posting';
+import { grown, MAX_TF, postingOf, PostingReader, readVarint, type Posting } from './posting';
 import { PackableLexicalDocs } from './lexical-docs-pack';
 import { ownerOf, partOf } from './passages';
 
@@ -53,6 +53,8 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
   private touchedScratch = new Int32Array(0);
   /** Scratch for the top-`limit` cut of `search`. */
   private cutScratch = new Float64Array(0);
+  /** Second scratch reader for the phrase walk. */
+  private readonly readerB = new PostingReader();
   /** `k1 × lengthNorm(len, normAvg)` per slot (see `lengthFactors`); NaN: not computed. */
   private norms = new Float64Array(0);
 
@@ -100,32 +102,39 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     let out: Posting | null = null;
     if (a !== undefined && b !== undefined && this.df[a] > 0 && this.df[b] > 0) {
       // Both postings are in slot order: walk them together and scan only the items holding both words.
-      const pa = this.postings[a]!;
-      const pb = this.postings[b]!;
+      const ra = this.reader.reset(this.postings[a]!);
+      const rb = this.readerB.reset(this.postings[b]!);
       const docs: number[] = [];
       const tfs: number[] = [];
       const seq = this.seqPool;
-      for (let i = 0, j = 0; i < pa.n && j < pb.n; ) {
-        const s = pa.doc[i];
-        if (s < pb.doc[j]) {
-          i++;
+      const cur = this.cur;
+      let more = ra.next() && rb.next();
+      while (more) {
+        const s = ra.slot;
+        if (s < rb.slot) {
+          more = ra.next();
           continue;
         }
-        if (s > pb.doc[j]) {
-          j++;
+        if (s > rb.slot) {
+          more = rb.next();
           continue;
         }
-        i++;
-        j++;
+        more = ra.next() && rb.next();
         if (this.ids[s] === undefined) continue;
         let c = 0;
-        for (let k = this.sStart[s], e = k + this.sCount[s] - 1; k < e; k++) if (seq[k] === a && seq[k + 1] === b) c++;
+        cur.at = this.sStart[s];
+        let prev = -1;
+        for (let k = this.sCount[s]; k > 0; k--) {
+          const t = readVarint(seq, cur);
+          if (prev === a && t === b) c++;
+          prev = t;
+        }
         if (c) {
           docs.push(s);
           tfs.push(Math.min(c, MAX_TF));
         }
       }
-      if (docs.length) out = { doc: Int32Array.from(docs), tf: Uint16Array.from(tfs), n: docs.length };
+      if (docs.length) out = postingOf(docs, tfs);
     }
     if (this.phraseCache.size > 512) this.phraseCache.clear();
     this.phraseCache.set(term, out);
@@ -236,15 +245,16 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     let touchedAll = this.touchedScratch;
     let nTouched = 0;
     const k1 = this.k1;
+    const r = this.reader;
     for (let u = 0; u < used.length; u++) {
-      const p = used[u].p;
+      r.reset(used[u].p);
       const idf = this.idf(used[u].term) * used[u].w;
       const word = u >>> 5;
       const bit = 1 << (u & 31);
-      for (let j = 0; j < p.n; j++) {
-        const s = p.doc[j];
+      while (r.next()) {
+        const s = r.slot;
         if (this.ids[s] === undefined) continue;
-        const tf = p.tf[j];
+        const tf = r.tf;
         const x = idf * ((tf * (k1 + 1)) / (tf + norm[s]));
         if (acc[s] === 0) {
           if (nTouched === touchedAll.length) touchedAll = this.touchedScratch = grown(touchedAll, nTouched + 1);

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { appendPosting, newPosting, PostingReader, MAX_TF } from '../../lib/memory/index/posting';
+import { LexicalIndex } from '../../lib/memory/index/lexical-index';
+
+describe('compact postings', () => {
+  it('read back every slot and count written, whatever the gaps and counts', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 5_000_000 }), fc.integer({ min: 1, max: MAX_TF })), { maxLength: 200 }), (steps) => {
+        const p = newPosting(1);
+        const want: [number, number][] = [];
+        let slot = -1;
+        for (const [gap, tf] of steps) {
+          slot += gap + 1;
+          appendPosting(p, slot, tf);
+          want.push([slot, tf]);
+        }
+        const r = new PostingReader().reset(p);
+        const got: [number, number][] = [];
+        while (r.next()) got.push([r.slot, r.tf]);
+        expect(got).toEqual(want);
+      }),
+    );
+  });
+
+  it('an item repeating a word hundreds of times among thousands of distinct words keeps its counts and phrases', () => {
+    const idx = new LexicalIndex();
+    // Enough distinct words that term ids take three bytes, and counts above a byte.
+    const filler = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}x`).join(' ');
+    idx.addItem({ id: 'a', title: '', text: filler, tags: [], people: [] });
+    // One passage (two-letter words are a word piece each), a count above what one byte holds.
+    idx.addItem({ id: 'b', title: '', text: `kiln zo ${'ab '.repeat(200)}`, tags: [], people: [] });
+    const terms = idx.termsOf('b')!;
+    expect(terms.get('ab')).toBe(200);
+    expect(terms.get('zo')).toBe(1);
+    expect(idx.docHas('b', 'kiln')).toBe(true);
+    expect(idx.docHas('b', 'w0x')).toBe(false);
+    expect(idx.termsOf('a')!.size).toBe(20_000);
+    const hits = idx.search(new Map([['zo ab', 1]]), 5);
+    expect(hits.map((h) => h.id)).toEqual(['b']);
+    expect(new Set(idx.holders('wfffx'))).toEqual(new Set(['a']));
+    expect(idx.search(new Map([['wfffx', 1]]), 5).map((h) => h.id)).toEqual(['a']);
+  });
+});
