@@ -16,8 +16,9 @@
  *   former float32 Map path.
  * - vector_bytes_per_item: vector payload per item (int8 codes + scale) against float32; the measured heap
  *   growth including the id bookkeeping is printed too.
- * - memory_mb_100k: heap of the ranking state (items, BM25, vectors) for 100k items in Node: what the service
- *   worker holds after loading 100k items.
+ * - heap_mb_100k: heap of the ranking state (items, BM25, vectors) for 100k items in Node, a fifth of them long
+ *   (300-1,200 words: a vector and a BM25 document per passage): what the service worker holds after loading them.
+ *   heap_mb_100k_no_long: the same without long items; memory_mb_100k (the former name) repeats heap_mb_100k.
  * - store_load_ms_10k: MemoryStore.load() of 10k items in fake-indexeddb, from the persisted index pack against
  *   the tables alone (baseline).
  * - panel_update_ms_p50 / cold_start_ms / index_items_per_s_browser: in headless Chromium with the built extension
@@ -132,10 +133,21 @@ async function main() {
     extra[`load_ms_per_1k_items`] = r1((b.buildMs / n) * 1000);
     if (n >= 100_000) {
       b.floats.clear();
-      const mb = (heap() - h0) / 1e6;
-      extra.memory_mb_100k = r1(mb);
-      rows.push({ name: 'memory_mb_100k', what: 'heap of the ranking state for 100k items (Node)', value: r1(mb), target: 'reported' });
+      extra.heap_mb_100k_no_long = r1((heap() - h0) / 1e6);
     }
+  }
+  if (extra.heap_mb_100k_no_long !== undefined) {
+    log('building 100k synthetic notes, a fifth of them long (a vector and a BM25 document per passage), for the heap');
+    const h0 = heap();
+    const b = buildMemory(100_000, corpus, 0.2);
+    b.floats.clear();
+    const mb = r1((heap() - h0) / 1e6);
+    extra.heap_mb_100k = mb;
+    extra.memory_mb_100k = mb; // the figure's former name, for readers of older runs
+    rows.push({
+      name: 'heap_mb_100k', what: 'heap of the ranking state for 100k items, a fifth long with passages (Node)', value: mb,
+      target: '<= 150 MB', ok: mb <= 150, note: `without long items ${extra.heap_mb_100k_no_long} MB`,
+    });
   }
 
   log('loading 10k items through MemoryStore (fake-indexeddb): tables vs persisted pack');
