@@ -143,7 +143,9 @@ export class MemoryStore {
     if (this.writing) return this.packs.schedule(); // a write is between IndexedDB and memory: try again later
     if (opts.whenIdle && this.pending) return this.packs.afterIndexing(); // it would be stale at once
     this.packs.written();
-    await this.db.packs.put(buildPack(this.mem, this.model ?? '', this.contexts.prints));
+    const row = buildPack(this.mem, this.model ?? '', this.contexts.prints);
+    this.mem.trim(); // changes have paused (a load, an import): the indexes give back the room they grew into
+    await this.db.packs.put(row);
   }
 
   /** Ids of items still waiting for an embedding (model missing, or an import indexed in the background). */

@@ -120,6 +120,8 @@ export function buildMemory(n: number, corpus: SyntheticCorpus, longShare = 0) {
     mem.put(item, parts > 1 ? [v, ...Array.from({ length: parts - 1 }, () => corpus.vector(topics[i], r))] : v);
     floats.set(item.id, v);
   }
+  // As the store does when it writes the pack after a load or an import (MemoryStore.savePack).
+  mem.trim();
   const buildMs = performance.now() - t0;
   const hMem = heap() - h0; // includes the float map, measured below and subtracted
   return { mem, floats, topics, buildMs, heapWithFloats: hMem, now };

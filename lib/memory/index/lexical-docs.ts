@@ -293,6 +293,18 @@ export class LexicalDocs {
     this.phraseCache.clear();
   }
 
+  /**
+   * Gives back the unused tails of the pools, the per-slot arrays and the postings (they grow by half as items come
+   * in): called once a load or an import is done. The next addition grows them again.
+   */
+  trim(): void {
+    const n = this.ids.length;
+    this.fPool = this.fPool.slice(0, this.fTop);
+    this.seqPool = this.seqPool.slice(0, this.sTop);
+    for (const k of ['lens', 'asked', 'isPart', 'fStart', 'fCount', 'sStart', 'sCount', 'acc'] as const) this[k] = this[k].slice(0, n) as never;
+    for (const p of this.postings) if (p && p.bytes.length > p.end) p.bytes = p.bytes.slice(0, p.end);
+  }
+
   /** Ids of the items holding `term` (an item of several passages once per passage holding it). Walks its postings only. */
   *holders(term: string): Iterable<string> {
     const k = this.termId.get(term);

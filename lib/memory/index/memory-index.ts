@@ -130,6 +130,13 @@ export class IndexedMemory implements MemoryView {
   addPackedContextVectors(ids: string[], slots: ArrayLike<number>, dim: number, codes: Int8Array, scales: Float32Array): void {
     this.contextVectors.addPacked(ids, slots, dim, codes, scales);
   }
+  /** Gives back the room the indexes grew into but do not use (once a load or an import is done). */
+  trim(): void {
+    this.vectors.trim();
+    this.contextVectors.trim();
+    this.lexicalIndex.trim();
+  }
+
   /** Forgets every vector and context vector (they were made by another model); items and the BM25 index stay. */
   clearVectors(): void {
     this.vectors = new VectorIndex();

@@ -130,6 +130,11 @@ export class VectorIndex {
     this.slots.clear();
   }
 
+  /** Gives back the room beyond the stored vectors (called once a load or an import is done). */
+  trim(): void {
+    if (this.scales.length > this.ids.length) this.allocate(Math.max(16, this.ids.length));
+  }
+
   /** The codes and scales of the stored vectors, slot order, trimmed to size (copies), for persisting. */
   packed(): { ids: string[]; dim: number; codes: Int8Array; scales: Float32Array } {
     const n = this.ids.length;

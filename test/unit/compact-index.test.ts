@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { appendPosting, newPosting, PostingReader, MAX_TF } from '../../lib/memory/index/posting';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
+import { IndexedMemory } from '../../lib/memory/index/memory-index';
+import { passagesOf } from '../../lib/memory/index/item-text';
+import { createItem } from '../../lib/memory/normalize';
 
 describe('compact postings', () => {
   it('read back every slot and count written, whatever the gaps and counts', () => {
@@ -40,5 +43,48 @@ describe('compact postings', () => {
     expect(hits.map((h) => h.id)).toEqual(['b']);
     expect(new Set(idx.holders('wfffx'))).toEqual(new Set(['a']));
     expect(idx.search(new Map([['wfffx', 1]]), 5).map((h) => h.id)).toEqual(['a']);
+  });
+});
+
+describe('giving back unused room', () => {
+  const words = 'budget kiln pottery class hiring offer invoice travel garden recipe deploy review'.split(' ');
+  const note = (i: number) => ({
+    id: `n${i}`,
+    title: `note ${i}`,
+    // Every fifth note is long (several passages).
+    text: Array.from({ length: i % 5 === 0 ? 700 : 30 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(' ') + '.',
+    tags: [],
+    people: i % 3 ? [] : ['Alice'],
+    createdAt: Date.UTC(2025, 0, 1 + i),
+  });
+  const vec = (i: number, k: number) => Float32Array.from({ length: 16 }, (_, d) => Math.sin(i * 13 + k * 5 + d));
+  const build = (n: number) => {
+    const mem = new IndexedMemory();
+    for (let i = 0; i < n; i++) {
+      const item = createItem(note(i), Date.UTC(2025, 6, 1));
+      mem.put(item, passagesOf(item).map((_, k) => vec(i, k)));
+    }
+    return mem;
+  };
+  const answers = (mem: IndexedMemory) =>
+    JSON.stringify([
+      mem.lexicalIndex.search(new Map([['kiln', 1], ['potteri class', 2], ['@alic', 0.5]]), 50),
+      [...mem.denseScores([vec(3, 0)], [1], 40)],
+      [...mem.items()].map((it) => [...(mem.lexicalIndex.termsOf(it.id) ?? [])]),
+    ]);
+
+  it('a trimmed memory answers as before and keeps taking items', () => {
+    const mem = build(300);
+    const before = answers(mem);
+    mem.trim();
+    expect(answers(mem)).toBe(before);
+    for (let i = 300; i < 400; i++) {
+      const item = createItem(note(i), Date.UTC(2025, 6, 1));
+      mem.put(item, passagesOf(item).map((_, k) => vec(i, k)));
+    }
+    mem.delete('n7');
+    const fresh = build(400);
+    fresh.delete('n7');
+    expect(answers(mem)).toBe(answers(fresh));
   });
 });
