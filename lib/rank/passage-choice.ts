@@ -52,6 +52,16 @@ export function choosePassages(
   const best = fused[order[0]];
   // Nothing points anywhere (no vectors, no words matched): the item's start, as a card showed before passages.
   const chosen = best > 0 ? order.filter((k) => fused[k] >= PASSAGE_KEEP * best).slice(0, MAX_PASSAGES) : [0];
-  const item = memory.get(id)!;
-  return { passages: chosen, of: passages.length, tokens: countTokens(excerpt(item.text, passages, chosen)) };
+  // Counted when selection first asks (it reaches a few of the pool), then kept: most pool items are never weighed
+  // against the budget, and counting a long excerpt costs more than choosing it. An own enumerable property, so the
+  // card carries the count wherever it is copied.
+  const text = memory.get(id)!.text;
+  let tokens: number | undefined;
+  return {
+    passages: chosen,
+    of: passages.length,
+    get tokens() {
+      return (tokens ??= countTokens(excerpt(text, passages, chosen)));
+    },
+  };
 }
