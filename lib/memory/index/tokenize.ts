@@ -90,8 +90,13 @@ export function splitByTerms(text: string, matched: Iterable<string>): string[] 
 export function writtenWords(matched: readonly string[], text: string): string[] {
   const want = new Set(matched);
   const found = new Map<string, string>();
+  // A term starts with its word's first character lower-cased (stemming only cuts and changes endings), so most words
+  // of a long text are passed over without being stemmed.
+  const starts = new Set<string>();
+  for (const t of want) starts.add(t[0]);
   for (const m of text.matchAll(WRITTEN_WORD)) {
     if (found.size === want.size) break;
+    if (!starts.has(m[0].toLowerCase()[0])) continue;
     const term = termOf(m[0]);
     if (want.has(term) && !found.has(term)) found.set(term, m[0].replace(/['’]s$/i, ''));
   }
