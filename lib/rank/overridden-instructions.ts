@@ -107,7 +107,9 @@ export function overriddenInstructions(items: MemoryItem[], memo?: OverrideMemo)
   const out = new Map<MemoryItem, MemoryItem>();
   for (const [key, g] of groups) {
     if (g.length < 2) continue;
-    g.sort((a, b) => lastTouched(b) - lastTouched(a));
+    // Rules saved at the same moment (an import) in a fixed order, not in the order this task's retrieval met them:
+    // which one stands must not change with what the user types (and the memo then finds the same group again).
+    g.sort((a, b) => lastTouched(b) - lastTouched(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     // Bounded for very large memories: the newest 200 of one scope.
     const newest = g.slice(0, 200);
     const found = memo ? memo.find(key, newest) : overrides(newest);
