@@ -184,12 +184,13 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
    */
   private bestParts(touched: Int32Array): { heads: number[]; parts: Map<number, number[]> } {
     const acc = this.acc;
-    const best = new Map<string, number>();
-    const groups = new Map<string, number[]>();
+    const owner = this.ownerLabels();
+    const best = new Map<number, number>();
+    const groups = new Map<number, number[]>();
     const isPart = this.isPart;
     for (const s of touched) {
       if (!isPart[s]) continue;
-      const id = ownerOf(this.ids[s]!);
+      const id = owner[s];
       const group = groups.get(id);
       if (group) group.push(s);
       else groups.set(id, [s]);
@@ -200,13 +201,13 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     for (const [id, s] of best) parts.set(s, groups.get(id)!);
     // Heads in first-match order: each item at the place of its first matched passage.
     const out: number[] = [];
-    const placed = new Set<string>();
+    const placed = new Set<number>();
     for (const s of touched) {
       if (!isPart[s]) {
         out.push(s);
         continue;
       }
-      const id = ownerOf(this.ids[s]!);
+      const id = owner[s];
       if (!placed.has(id)) {
         placed.add(id);
         out.push(best.get(id)!);
@@ -214,6 +215,28 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     }
     return { heads: out, parts };
   }
+
+  /** Per slot, a number its item's passages share (as their keys' `ownerOf` would); made again after any change. */
+  private ownerLabels(): Int32Array {
+    const ids = this.ids;
+    const made = this.owners;
+    if (made && made.ids === ids && made.n === ids.length) return made.labels;
+    // Reading every passage key's owner from its string, per search, was most of a large memory's search time.
+    const labels = new Int32Array(ids.length);
+    const seen = new Map<string, number>();
+    for (let s = 0; s < ids.length; s++) {
+      const key = ids[s];
+      if (key === undefined || !this.isPart[s]) continue;
+      const id = ownerOf(key);
+      let label = seen.get(id);
+      if (label === undefined) seen.set(id, (label = seen.size));
+      labels[s] = label;
+    }
+    this.owners = { ids, n: ids.length, labels };
+    return labels;
+  }
+  /** `ownerLabels` as last made: for this `ids` array at this length (slots are only appended, or all renumbered). */
+  private owners?: { ids: readonly (string | undefined)[]; n: number; labels: Int32Array };
 
   search(terms: Map<string, number>, limit: number): LexicalHit[] {
     const n = this.slotOf.size;
