@@ -1,5 +1,6 @@
 import type { LexicalHit, MemoryView } from '../memory/index/memory-view';
-import { excerpt } from '../memory/index/passages';
+import { excerpt, type Passage } from '../memory/index/passages';
+import type { MemoryItem } from '../memory/types';
 import { countTokens } from '../memory/tokens';
 import type { Weights } from './types';
 import type { Tuning } from './tuning';
@@ -55,13 +56,33 @@ export function choosePassages(
   // Counted when selection first asks (it reaches a few of the pool), then kept: most pool items are never weighed
   // against the budget, and counting a long excerpt costs more than choosing it. An own enumerable property, so the
   // card carries the count wherever it is copied.
-  const text = memory.get(id)!.text;
+  const item = memory.get(id)!;
   let tokens: number | undefined;
   return {
     passages: chosen,
     of: passages.length,
     get tokens() {
-      return (tokens ??= countTokens(excerpt(text, passages, chosen)));
+      return (tokens ??= excerptTokens(item, passages, chosen));
     },
   };
+}
+
+/**
+ * Token counts of the excerpts last counted, per item (an edit makes a new item) and choice of passages: the panel
+ * ranks the same task again at each pause in typing, and the same long items come back with the same passages.
+ */
+const counted = new WeakMap<MemoryItem, Map<string, number>>();
+
+function excerptTokens(item: MemoryItem, passages: readonly Passage[], chosen: number[]): number {
+  let byChoice = counted.get(item);
+  if (!byChoice) counted.set(item, (byChoice = new Map()));
+  const key = chosen.join(',');
+  let n = byChoice.get(key);
+  if (n === undefined) {
+    n = countTokens(excerpt(item.text, passages, chosen));
+    // A few choices per item are worth keeping; an item met by many different tasks starts again.
+    if (byChoice.size >= 8) byChoice.clear();
+    byChoice.set(key, n);
+  }
+  return n;
 }
