@@ -1,4 +1,4 @@
-import type { MemoryItem } from '../memory/types';
+import type { MemoryItem, MemoryScope } from '../memory/types';
 import { lastTouched } from '../core/items';
 import { scopeKey, scopeOf } from './scope';
 import { terms } from '../memory/index/tokenize';
@@ -91,6 +91,14 @@ export class OverrideMemo {
 
 const sameItems = (a: MemoryItem[], b: MemoryItem[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
+// Every ranking groups every instruction by its scope: each scope's key is written once.
+const keys = new WeakMap<MemoryScope, string>();
+function keyOf(scope: MemoryScope): string {
+  let key = keys.get(scope);
+  if (key === undefined) keys.set(scope, (key = scopeKey(scope)));
+  return key;
+}
+
 /**
  * Instructions among `items` that contradict a newer one for the same scope: the older, and what overrode it.
  * With a memo, scopes whose instructions are unchanged since its last call are not compared again.
@@ -99,7 +107,7 @@ export function overriddenInstructions(items: MemoryItem[], memo?: OverrideMemo)
   const groups = new Map<string, MemoryItem[]>();
   for (const i of items) {
     if (i.kind !== 'instruction') continue;
-    const key = scopeKey(scopeOf(i));
+    const key = keyOf(scopeOf(i));
     const g = groups.get(key);
     if (g) g.push(i);
     else groups.set(key, [i]);
@@ -107,7 +115,9 @@ export function overriddenInstructions(items: MemoryItem[], memo?: OverrideMemo)
   const out = new Map<MemoryItem, MemoryItem>();
   for (const [key, g] of groups) {
     if (g.length < 2) continue;
-    g.sort((a, b) => lastTouched(b) - lastTouched(a));
+    // Rules saved at the same moment (an import) in a fixed order, not in the order this task's retrieval met them:
+    // which one stands must not change with what the user types (and the memo then finds the same group again).
+    g.sort((a, b) => lastTouched(b) - lastTouched(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     // Bounded for very large memories: the newest 200 of one scope.
     const newest = g.slice(0, 200);
     const found = memo ? memo.find(key, newest) : overrides(newest);

@@ -1,7 +1,7 @@
 import type { Destination } from '../core/destinations';
 import type { RankedCard } from './types';
 import { countTokens } from '../memory/tokens';
-import { excerpt, splitPassages } from '../memory/index/passages';
+import { excerpt, splitPassages, type Passage } from '../memory/index/passages';
 
 function oneLine(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
@@ -50,12 +50,16 @@ function render(dest: Destination, instr: string[], evid: string[]): string {
  * What a card puts in: a long item's chosen passages (`parts`, default all it matched) in their order within the item
  * with "…" between them, or the whole text of an item of one passage. Insert and the package use the same words.
  */
-export function cardText(c: Pick<RankedCard, 'item' | 'passages'>, parts = c.passages?.passages): string {
-  return parts ? excerpt(c.item.text, splitPassages(c.item.text), parts) : c.item.text;
+export function cardText(
+  c: Pick<RankedCard, 'item' | 'passages'>,
+  parts = c.passages?.passages,
+  split: (text: string) => readonly Passage[] = splitPassages,
+): string {
+  return parts ? excerpt(c.item.text, split(c.item.text), parts) : c.item.text;
 }
 
-function lineOf(c: RankedCard, dest: Destination, parts?: number[]): string {
-  const text = oneLine(cardText(c, parts));
+function lineOf(c: RankedCard, dest: Destination, parts: number[] | undefined, split: (text: string) => readonly Passage[]): string {
+  const text = oneLine(cardText(c, parts, split));
   const title = oneLine(c.item.title);
   if (!title || text.toLowerCase().startsWith(title.toLowerCase()) || c.kind === 'instruction') return text;
   return dest === 'chat' ? `**${title}:** ${text}` : `${title}: ${text}`;
@@ -150,11 +154,18 @@ function packWith(
   // often the package is re-rendered around it.
   const partsOf = new Map<RankedCard, number[] | undefined>();
   const lines = new Map<string, string>();
+  // A long card's line is tried with fewer passages until it fits: its text is split once.
+  const splits = new Map<string, readonly Passage[]>();
+  const split = (text: string) => {
+    let ps = splits.get(text);
+    if (!ps) splits.set(text, (ps = splitPassages(text)));
+    return ps;
+  };
   const line = (c: RankedCard) => {
     const parts = partsOf.get(c);
     const key = `${c.item.id}\u0000${parts?.join(',') ?? ''}`;
     let l = lines.get(key);
-    if (l === undefined) lines.set(key, (l = lineOf(c, destination, parts)));
+    if (l === undefined) lines.set(key, (l = lineOf(c, destination, parts, split)));
     return l;
   };
   let text = '';

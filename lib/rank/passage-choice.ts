@@ -1,5 +1,6 @@
 import type { LexicalHit, MemoryView } from '../memory/index/memory-view';
-import { excerpt } from '../memory/index/passages';
+import { excerpt, type Passage } from '../memory/index/passages';
+import type { MemoryItem } from '../memory/types';
 import { countTokens } from '../memory/tokens';
 import type { Weights } from './types';
 import type { Tuning } from './tuning';
@@ -52,6 +53,36 @@ export function choosePassages(
   const best = fused[order[0]];
   // Nothing points anywhere (no vectors, no words matched): the item's start, as a card showed before passages.
   const chosen = best > 0 ? order.filter((k) => fused[k] >= PASSAGE_KEEP * best).slice(0, MAX_PASSAGES) : [0];
+  // Counted when selection first asks (it reaches a few of the pool), then kept: most pool items are never weighed
+  // against the budget, and counting a long excerpt costs more than choosing it. An own enumerable property, so the
+  // card carries the count wherever it is copied.
   const item = memory.get(id)!;
-  return { passages: chosen, of: passages.length, tokens: countTokens(excerpt(item.text, passages, chosen)) };
+  let tokens: number | undefined;
+  return {
+    passages: chosen,
+    of: passages.length,
+    get tokens() {
+      return (tokens ??= excerptTokens(item, passages, chosen));
+    },
+  };
+}
+
+/**
+ * Token counts of the excerpts last counted, per item (an edit makes a new item) and choice of passages: the panel
+ * ranks the same task again at each pause in typing, and the same long items come back with the same passages.
+ */
+const counted = new WeakMap<MemoryItem, Map<string, number>>();
+
+function excerptTokens(item: MemoryItem, passages: readonly Passage[], chosen: number[]): number {
+  let byChoice = counted.get(item);
+  if (!byChoice) counted.set(item, (byChoice = new Map()));
+  const key = chosen.join(',');
+  let n = byChoice.get(key);
+  if (n === undefined) {
+    n = countTokens(excerpt(item.text, passages, chosen));
+    // A few choices per item are worth keeping; an item met by many different tasks starts again.
+    if (byChoice.size >= 8) byChoice.clear();
+    byChoice.set(key, n);
+  }
+  return n;
 }

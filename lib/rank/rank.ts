@@ -171,6 +171,13 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
     sim,
   });
 
+  // A card's explanation and its trace entry's are the same words: made once.
+  const explained = new Map<Scored, string[]>();
+  const explain = (s: Scored) => {
+    let why = explained.get(s);
+    if (!why) explained.set(s, (why = explainScore(s)));
+    return why;
+  };
   const cards: RankedCard[] = panelOrder(selected).map((d) => ({
     item: d.s.item,
     kind: d.s.item.kind,
@@ -178,7 +185,7 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
     factors: d.s.factors,
     matched: d.s.signal.matched,
     ...(d.s.signal.passages ? { passages: d.s.signal.passages } : {}),
-    why: [...(d.guaranteed ? [d.reason] : []), ...explainScore(d.s)],
+    why: [...(d.guaranteed ? [d.reason] : []), ...explain(d.s)],
     ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
   }));
 
@@ -187,7 +194,7 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
     id: d.s.item.id,
     title: displayTitle(d.s.item),
     included: d.included,
-    reason: d.stage === 'selected' ? scoreSummary(d.s) : `${d.reason}. ${scoreSummary(d.s)}`,
+    reason: d.stage === 'selected' ? scoreSummary(d.s, explain(d.s)) : `${d.reason}. ${scoreSummary(d.s, explain(d.s))}`,
     score: d.s.score,
     factors: d.s.factors,
     contributions: d.s.contributions,

@@ -37,8 +37,8 @@ export function explainScore(s: Scored): string[] {
   return out;
 }
 
-export function scoreSummary(s: Scored): string {
-  const why = explainScore(s);
+/** The score and its explanation (`why`, when the caller has it already) in one line, as the trace gives it. */
+export function scoreSummary(s: Scored, why: string[] = explainScore(s)): string {
   return `Score ${s.score.toFixed(2)}${why.length ? ': ' + why.join('; ') : ''}`;
 }
 

@@ -174,4 +174,29 @@ describe('passages in the index', () => {
     expect(hits[0]).toMatchObject({ id: 'long', passages: [{ part: 4 }] });
     expect(hits.map((h) => h.id)).toEqual(['long', 'after']);
   });
+
+  it('answers for each long item alone as it is searched between removals, re-adds and compactions', () => {
+    const idx = new LexicalIndex();
+    const note = (k: number) => longNote().replace('zebra', `zebra${k}`);
+    const search = () => idx.search(LexicalIndex.queryTerms('zebra migration Mara'), 50);
+    const check = (live: number[]) => {
+      const hits = search();
+      // Every live long item once, with its own fifth passage; none of a removed one.
+      expect(hits.filter((h) => h.passages).map((h) => h.id).sort()).toEqual(live.map((k) => `long${k}`).sort());
+      for (const h of hits) if (h.passages) expect(h.passages.map((p) => p.part)).toContain(4);
+    };
+    for (let k = 0; k < 2; k++) idx.addItem({ id: `long${k}`, text: note(k), title: '', tags: [], people: [] });
+    check([0, 1]);
+    for (let k = 2; k < 4; k++) idx.addItem({ id: `long${k}`, text: note(k), title: '', tags: [], people: [] });
+    check([0, 1, 2, 3]);
+    idx.remove('long1');
+    check([0, 2, 3]);
+    idx.addItem({ id: 'long1', text: note(1), title: '', tags: [], people: [] });
+    idx.remove('long2');
+    check([0, 1, 3]);
+    for (let i = 0; i < 1100; i++) idx.addItem({ id: `n${i}`, text: `Short note ${i} about boots.`, title: '', tags: [], people: [] });
+    for (let i = 0; i < 1100; i++) idx.remove(`n${i}`);
+    idx.addItem({ id: 'long2', text: note(2), title: '', tags: [], people: [] });
+    check([0, 1, 2, 3]);
+  });
 });

@@ -490,6 +490,17 @@ describe('ranking at scale keeps every decision explained', () => {
 });
 
 describe('how an item is named and which rule is newer', () => {
+  it('of two contradicting rules saved at the same moment, the same one stands whatever the task asks about', () => {
+    const at = { createdAt: NOW - 3 * DAY, updatedAt: NOW - 3 * DAY };
+    const british = item('Always use British spelling in replies', { id: 'british', kind: 'instruction', ...at });
+    const american = item('Always use American spelling in replies', { id: 'american', kind: 'instruction', ...at });
+    const overridden = (ask: string) =>
+      rankMemory(request([british, american], task(ask))).trace.filter((t) => t.reason.startsWith('Superseded by')).map((t) => t.id);
+    const one = overridden('british spelling in replies');
+    expect(one).toHaveLength(1);
+    expect(overridden('american spelling in replies')).toEqual(one);
+  });
+
   it('an untitled item is named by the start of its text; an instruction edited last is the standing one', () => {
     const long = 'Quarterly budget review: the contractor line moves to the operations cost centre from July onwards';
     const r = rankMemory(request([item(long, { id: 'u' })], task('quarterly budget review contractor line')));

@@ -9,17 +9,10 @@ import { NodeWorkerEngine } from './node-engines';
 import { NODE_MODEL_ROOT } from '../../../lib/embed/node-embedder';
 import { useLocalModels } from '../../../lib/embed/local-models';
 import { VectorIndex } from '../../../lib/memory/index/vector-index';
-import { floatDenseScores } from './float-vectors';
 import { openMemoryDB } from '../../../lib/memory/db';
 import { MemoryStore } from '../../../lib/memory/store';
 import { IndexedMemory } from '../../../lib/memory/index/memory-index';
 import { passagesOf } from '../../../lib/memory/index/item-text';
-import { rankMemory } from '../../../lib/rank/rank';
-import { OverrideMemo } from '../../../lib/rank/overridden-instructions';
-import { taskQueryTexts } from '../../../lib/rank/query';
-import type { TaskReading } from '../../../lib/rank/types';
-import type { MemoryView } from '../../../lib/memory/index/memory-view';
-import { DEFAULT_SETTINGS } from '../../../lib/settings/defaults';
 import { createItem } from '../../../lib/memory/normalize';
 import { SyntheticCorpus, englishNote, percentile, rng } from './synthetic';
 
@@ -142,48 +135,6 @@ export function vectorHeap(n: number, corpus: SyntheticCorpus) {
   const float = (heap() - h0) / n;
   if (idx.size + map.size < 0) console.log(); // keep both alive until measured
   return { quant, float };
-}
-
-/** A view over the same memory with the former float path: float32 vectors in a Map, every one scored. */
-export function floatView(mem: IndexedMemory, floats: Map<string, Float32Array>): MemoryView {
-  return new Proxy(mem, {
-    get(target, prop) {
-      if (prop === 'denseScores') return (queries: Float32Array[], weights: number[]) => floatDenseScores(floats.entries(), queries, weights);
-      if (prop === 'vector') return (id: string) => floats.get(id);
-      const v = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  }) as MemoryView;
-}
-
-/** The full ranker (situation -> package) for `queries` tasks; query embeddings are precomputed (excluded). */
-export function rankTimes(view: MemoryView, corpus: SyntheticCorpus, now: number, queries = 30, seed = 77) {
-  const r = rng(seed);
-  const times: number[] = [];
-  let cards = 0;
-  // Held across the rankings as the service's tab ranker holds it.
-  const overrides = new OverrideMemo();
-  for (let q = 0; q < queries + 3; q++) {
-    const topic = Math.floor(r() * corpus.topics.length);
-    const task: TaskReading = {
-      url: 'https://mail.google.com/mail/u/0/#inbox',
-      title: 'Inbox',
-      site: 'mail.google.com',
-      adapter: 'gmail',
-      destination: 'email',
-      field: { text: corpus.text(topic, 14, r), kind: 'contenteditable' },
-      subject: corpus.text(topic, 4, r),
-      people: ['Alice'],
-      at: now,
-    };
-    const queryVectors = taskQueryTexts(task).map(() => corpus.vector(topic, r, 0.8));
-    const t0 = performance.now();
-    const res = rankMemory({ task, memory: view, settings: DEFAULT_SETTINGS, queryVectors, overrides, now });
-    const dt = performance.now() - t0;
-    if (q >= 3) times.push(dt); // the first few warm the JIT
-    cards += res.cards.length;
-  }
-  return { p50: percentile(times, 50), p95: percentile(times, 95), cards: cards / (queries + 3) };
 }
 
 export { heap };

@@ -189,40 +189,67 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
 
   /**
    * The matched slots with each item of several passages reduced to its best passage (`heads`, first-match order
-   * kept); `parts` lists, under that best slot, every matched slot of the item.
+   * kept); `parts(best)` lists, under each of those best slots, every matched slot of its item (in match order), made
+   * only for the few slots search returns.
    */
-  private bestParts(touched: Int32Array): { heads: number[]; parts: Map<number, number[]> } {
+  private bestParts(touched: Int32Array): { heads: number[]; parts: (best: ArrayLike<number>) => Map<number, number[]> } {
     const acc = this.acc;
-    const best = new Map<string, number>();
-    const groups = new Map<string, number[]>();
+    const owner = this.ownerLabels();
+    const best = new Map<number, number>();
     const isPart = this.isPart;
     for (const s of touched) {
       if (!isPart[s]) continue;
-      const id = ownerOf(this.ids[s]!);
-      const group = groups.get(id);
-      if (group) group.push(s);
-      else groups.set(id, [s]);
+      const id = owner[s];
       const b = best.get(id);
       if (b === undefined || acc[s] > acc[b]) best.set(id, s);
     }
-    const parts = new Map<number, number[]>();
-    for (const [id, s] of best) parts.set(s, groups.get(id)!);
     // Heads in first-match order: each item at the place of its first matched passage.
     const out: number[] = [];
-    const placed = new Set<string>();
+    const placed = new Set<number>();
     for (const s of touched) {
       if (!isPart[s]) {
         out.push(s);
         continue;
       }
-      const id = ownerOf(this.ids[s]!);
+      const id = owner[s];
       if (!placed.has(id)) {
         placed.add(id);
         out.push(best.get(id)!);
       }
     }
+    const parts = (heads: ArrayLike<number>) => {
+      const groups = new Map<number, number[]>();
+      for (let i = 0; i < heads.length; i++) if (isPart[heads[i]]) groups.set(owner[heads[i]], []);
+      const byBest = new Map<number, number[]>();
+      if (!groups.size) return byBest;
+      for (const s of touched) if (isPart[s]) groups.get(owner[s])?.push(s);
+      for (const [id, group] of groups) byBest.set(best.get(id)!, group);
+      return byBest;
+    };
     return { heads: out, parts };
   }
+
+  /** Per slot, a number its item's passages share (as their keys' `ownerOf` would); made again after any change. */
+  private ownerLabels(): Int32Array {
+    const ids = this.ids;
+    const made = this.owners;
+    if (made && made.ids === ids && made.n === ids.length) return made.labels;
+    // Reading every passage key's owner from its string, per search, was most of a large memory's search time.
+    const labels = new Int32Array(ids.length);
+    const seen = new Map<string, number>();
+    for (let s = 0; s < ids.length; s++) {
+      const key = ids[s];
+      if (key === undefined || !this.isPart[s]) continue;
+      const id = ownerOf(key);
+      let label = seen.get(id);
+      if (label === undefined) seen.set(id, (label = seen.size));
+      labels[s] = label;
+    }
+    this.owners = { ids, n: ids.length, labels };
+    return labels;
+  }
+  /** `ownerLabels` as last made: for this `ids` array at this length (slots are only appended, or all renumbered). */
+  private owners?: { ids: readonly (string | undefined)[]; n: number; labels: Int32Array };
 
   search(terms: Map<string, number>, limit: number): LexicalHit[] {
     const n = this.slotOf.size;
@@ -266,7 +293,8 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     }
     const touched = touchedAll.subarray(0, nTouched);
     // An item of several passages competes with its best passage only; its other matching passages are kept for it.
-    const { heads, parts } = this.partsOf.size ? this.bestParts(touched) : { heads: touched, parts: undefined };
+    const reduced = this.partsOf.size ? this.bestParts(touched) : undefined;
+    const heads = reduced?.heads ?? touched;
     const nHeads = heads.length;
     // The best `limit` (stable: equal scores keep the order items were first matched in), then the acc is zeroed.
     let top: ArrayLike<number> = heads;
@@ -282,6 +310,7 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     order.sort((x, y) => acc[top[y]] - acc[top[x]] || x - y);
     const m = Math.min(order.length, limit);
     const hits: LexicalHit[] = new Array(m);
+    const parts = reduced?.parts(order.slice(0, m).map((i) => top[i]));
     const matchedAt = (s: number) => {
       const matched: string[] = [];
       const o = s * words;

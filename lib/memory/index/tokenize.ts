@@ -88,14 +88,97 @@ export function splitByTerms(text: string, matched: Iterable<string>): string[] 
  * stands for it ("retri" → "Retry", "exampl" → "example"), or stays as it is where the text has no such word.
  */
 export function writtenWords(matched: readonly string[], text: string): string[] {
-  const want = new Set(matched);
-  const found = new Map<string, string>();
-  for (const m of text.matchAll(WRITTEN_WORD)) {
-    if (found.size === want.size) break;
-    const term = termOf(m[0]);
-    if (want.has(term) && !found.has(term)) found.set(term, m[0].replace(/['’]s$/i, ''));
-  }
+  const found = firstWritten(new Set(matched), text);
   return [...new Set(matched.map((t) => found.get(t) ?? t))];
+}
+
+const asWritten = (word: string) => word.replace(/['’]s$/i, '');
+
+/**
+ * Each wanted term's first word in the text, as written. The ranker explains every candidate it traces, long items
+ * included, so the text is not read word by word: a term less its last letter begins the lower-cased word it stands
+ * for (stemming only cuts endings and turns a final y into i), unless the word has an apostrophe, so only the places
+ * where that beginning occurs, and the words with an apostrophe, are read. Texts whose lower case is not the same
+ * length, or that hold a capital sigma (lower-cased by context), are read word by word.
+ */
+function firstWritten(want: Set<string>, text: string): Map<string, string> {
+  const found = new Map<string, string>();
+  if (!want.size) return found;
+  const lower = text.toLowerCase();
+  if (lower.length !== text.length || text.includes('Σ')) {
+    for (const m of text.matchAll(WRITTEN_WORD)) {
+      if (found.size === want.size) break;
+      const term = termOf(m[0]);
+      if (want.has(term) && !found.has(term)) found.set(term, asWritten(m[0]));
+    }
+    return found;
+  }
+  const at = new Map<string, number>();
+  // Words with an apostrophe ("don't", "O'Neil"): stemmed where they are.
+  for (const q of ["'", '’']) {
+    let end = 0;
+    for (let i = text.indexOf(q); i >= 0; i = text.indexOf(q, i + 1)) {
+      if (i < end || !wordCharBefore(text, i) || !WORD_CHAR.test(text.codePointAt(i + 1) === undefined ? '' : String.fromCodePoint(text.codePointAt(i + 1)!))) continue;
+      const start = wordStart(text, i);
+      const m = wordAt(text, start);
+      if (!m) continue;
+      end = start + m.length;
+      const term = termOf(m);
+      if (want.has(term) && !(at.get(term)! <= start)) {
+        at.set(term, start);
+        found.set(term, asWritten(m));
+      }
+    }
+  }
+  for (const t of want) {
+    if (!t) continue;
+    const head = t.length > 1 ? t.slice(0, -1) : t;
+    const before = at.get(t) ?? Infinity;
+    for (let i = lower.indexOf(head); i >= 0 && i < before; i = lower.indexOf(head, i + 1)) {
+      if (!isWordStart(text, i)) continue;
+      const m = wordAt(text, i);
+      if (m && termOf(m) === t) {
+        found.set(t, asWritten(m));
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+const STICKY_WORD = new RegExp(WRITTEN_WORD.source, 'uy');
+
+/** The written word starting at `i`, if one does. */
+function wordAt(text: string, i: number): string | undefined {
+  STICKY_WORD.lastIndex = i;
+  return STICKY_WORD.exec(text)?.[0];
+}
+
+/** Whether the character ending just before `i` (a whole surrogate pair counted as one) is a letter or digit. */
+function wordCharBefore(text: string, i: number): boolean {
+  if (i <= 0) return false;
+  const low = text.charCodeAt(i - 1);
+  const from = low >= 0xdc00 && low <= 0xdfff && i >= 2 ? i - 2 : i - 1;
+  return WORD_CHAR.test(String.fromCodePoint(text.codePointAt(from)!));
+}
+
+/** Whether a written word starts at `i` as `WRITTEN_WORD` reads the text: not inside a word, nor after its apostrophe. */
+function isWordStart(text: string, i: number): boolean {
+  if (wordCharBefore(text, i)) return false;
+  const prev = text[i - 1];
+  return !((prev === "'" || prev === '’') && wordCharBefore(text, i - 1));
+}
+
+/** The start of the written word holding the inner apostrophe at `i`. */
+function wordStart(text: string, i: number): number {
+  let s = i;
+  for (;;) {
+    while (wordCharBefore(text, s)) s -= text.charCodeAt(s - 1) >= 0xdc00 && text.charCodeAt(s - 1) <= 0xdfff && s >= 2 ? 2 : 1;
+    const prev = text[s - 1];
+    if ((prev === "'" || prev === '’') && wordCharBefore(text, s - 1)) s -= 1;
+    else return s;
+  }
 }
 
 /** Index terms of a text: stop words removed, stemmed. Repeats are kept (term frequency). */
