@@ -95,8 +95,9 @@ export class SyntheticCorpus {
 
   /**
    * `n` memory inputs of ~60 words each, some with people and sites, a few pinned and instructions; `longShare` of
-   * them are long (300-1,200 words, sentences of about 15: several passages each), as mails, assistant answers and
-   * note sections are in real imports (a third of LongMemEval's turns are longer than the model's window).
+   * them are long (120-360 words in sentences of about 15, about 2,200 characters: several passages each), as mails,
+   * assistant answers and note sections are in real imports (in LongMemEval's dev file 38% of the turns are longer
+   * than 1,100 characters, the model's window, and those average 2,100 characters).
    */
   inputs(n: number, seed = 11, tokens = 60, longShare = 0): { inputs: MemoryInput[]; topics: number[] } {
     const r = rng(seed);
@@ -109,7 +110,7 @@ export class SyntheticCorpus {
       const created = t0 + Math.floor(r() * 500) * 86_400_000;
       inputs.push({
         id: `n${i}`,
-        text: r() < longShare ? this.longText(topic, 300 + Math.floor(r() * 900), r) : this.text(topic, tokens, r),
+        text: r() < longShare ? this.longText(topic, 120 + Math.floor(r() * 240), r) : this.text(topic, tokens, r),
         title: this.text(topic, 5, r),
         kind: r() < 0.02 ? 'instruction' : 'evidence',
         people: r() < 0.2 ? [PEOPLE[Math.floor(r() * PEOPLE.length)]] : [],
