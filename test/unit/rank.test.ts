@@ -253,6 +253,33 @@ describe('a long answer after a matching turn', () => {
   });
 });
 
+describe('an ask answered across several conversations', () => {
+  // One long chat about a kayak trip matches the ask in every turn; another chat holds the one turn that says which
+  // kayak the user sold. Asked about both, the user needs that turn in the first few, not after the whole first chat.
+  const trip = Array.from({ length: 8 }, (_, i) =>
+    item(`Day ${i + 1} of the kayak trip: we paddled along the coast and camped on a beach near the river mouth.`, {
+      id: `trip${i}`,
+      title: i % 2 ? 'Assistant' : 'You',
+      thread: { id: 'trip', seq: i },
+    }),
+  );
+  const sold = item('After the trip I sold the kayak to a neighbour.', { id: 'sold', title: 'You', thread: { id: 'garage', seq: 0 } });
+  const chats = [...trip, sold, item('Reminder: renew the car insurance before March.', { id: 'other' })];
+  const ask = task('Which kayak did I sell, and where did the kayak trip go?');
+  const order = (threadSpread: number) => scoreMemory(request(chats, ask), { ...TUNING, threadSpread }).ranked.map((s) => s.item.id);
+
+  it('brings the other conversation’s turn up among the first conversation’s best turns', () => {
+    const ids = order(TUNING.threadSpread);
+    expect(ids.indexOf('sold')).toBe(TUNING.threadFree);
+    // The first conversation's best turns keep their places.
+    expect(ids.slice(0, TUNING.threadFree).every((id) => id.startsWith('trip'))).toBe(true);
+  });
+
+  it('without the spread, the whole first conversation comes first', () => {
+    expect(order(0).indexOf('sold')).toBeGreaterThanOrEqual(7);
+  });
+});
+
 describe('budget, redundancy, trace, empty state', () => {
   const many = Array.from({ length: 20 }, (_, i) =>
     item(`Budget item ${i}: the budget review covers spend category ${i} and its forecast for next quarter budget planning.`, { id: `b${i}` }),
