@@ -2,20 +2,21 @@
  * Developer tool: compare ranker tuning variants on LoCoMo (prepared dev data) and LongMemEval (questions whose
  * vectors are already in the bench cache) in one run, so no change is judged on one benchmark alone. Not part of the
  * bench commands.
- * Usage: [BENCH_DATASETS=DIR] npx tsx bench/lib/explore.ts '[["name", {tuning overrides}, {weight overrides}?, {lexical options}?], ...]' [LME A-B]
+ * Usage: [BENCH_DATASETS=DIR] [EXPLORE_DUMP=FILE] npx tsx bench/lib/explore.ts '[["name", {tuning overrides}, {weight overrides}?, {lexical options}?], ...]' [LME A-B]
+ * The first line is plain BM25 on the same LongMemEval questions (the bench's baseline). EXPLORE_DUMP writes each
+ * variant's top 20 per LongMemEval question, with the evidence turns' places and signals, to read what outranks them.
  */
+import { writeFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 import { rankMemory, scoreMemory } from '../../lib/rank/rank';
 import { TUNING, type Tuning } from '../../lib/rank/tuning';
 import type { RankSettings } from '../../lib/rank/types';
-import type { LexicalIndex, LexicalIndexOptions } from '../../lib/memory/index/lexical-index';
+import { LexicalIndex, type LexicalIndexOptions } from '../../lib/memory/index/lexical-index';
 import { AllAnyTally, Tally } from './metrics';
 import { openBenchCache, prepare, prepareConversations } from './prepare';
 import { readLmeQuestions } from './longmemeval-data';
-import { LexicalIndex as PlainIndex } from '../../lib/memory/index/lexical-index';
-import { writeFileSync } from 'node:fs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DATASETS = process.env.BENCH_DATASETS ?? join(ROOT, '..', 'shared', 'datasets');
@@ -31,9 +32,9 @@ const defaults = (locomo[0].view.lexicalIndex as LexicalIndex).options();
   const bm = new AllAnyTally();
   let top5 = 0;
   lme.forEach((p, i) => {
-    const plain = new PlainIndex();
+    const plain = new LexicalIndex();
     for (const it of p.conv.items) plain.add(it.id, `${it.title}: ${it.text}`);
-    const ids = plain.search(PlainIndex.queryTerms(lmeQs[i].question), p.conv.items.length).map((h) => h.id);
+    const ids = plain.search(LexicalIndex.queryTerms(lmeQs[i].question), p.conv.items.length).map((h) => h.id);
     bm.add(ids, p.questions[0].relevant);
     top5 += new Set(ids.slice(0, 5).map((id) => lmeQs[i].sessionOf.get(id))).size;
   });
