@@ -2,15 +2,18 @@
  * Developer tool: compare ranker tuning variants on LoCoMo (prepared dev data) and LongMemEval (questions whose
  * vectors are already in the bench cache) in one run, so no change is judged on one benchmark alone. Not part of the
  * bench commands.
- * Usage: [BENCH_DATASETS=DIR] npx tsx bench/lib/explore.ts '[["name", {tuning overrides}, {weight overrides}?, {lexical options}?], ...]' [LME A-B]
+ * Usage: [BENCH_DATASETS=DIR] [EXPLORE_DUMP=FILE] npx tsx bench/lib/explore.ts '[["name", {tuning overrides}, {weight overrides}?, {lexical options}?], ...]' [LME A-B]
+ * The first line is plain BM25 on the same LongMemEval questions (the bench's baseline). EXPLORE_DUMP writes each
+ * variant's top 20 per LongMemEval question, with the evidence turns' places and signals, to read what outranks them.
  */
+import { writeFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 import { rankMemory, scoreMemory } from '../../lib/rank/rank';
 import { TUNING, type Tuning } from '../../lib/rank/tuning';
 import type { RankSettings } from '../../lib/rank/types';
-import type { LexicalIndex, LexicalIndexOptions } from '../../lib/memory/index/lexical-index';
+import { LexicalIndex, type LexicalIndexOptions } from '../../lib/memory/index/lexical-index';
 import { AllAnyTally, Tally } from './metrics';
 import { openBenchCache, prepare, prepareConversations } from './prepare';
 import { readLmeQuestions } from './longmemeval-data';
@@ -24,6 +27,22 @@ const lmeQs = readLmeQuestions(join(DATASETS, 'longmemeval-s-dev.json'), lmeRang
 const lme = await prepareConversations(lmeQs, 'q8', openBenchCache(ROOT, 'q8'));
 const f = (x: number) => x.toFixed(3);
 const defaults = (locomo[0].view.lexicalIndex as LexicalIndex).options();
+// The baseline beside every variant: plain BM25 over "Role: text" of the same turns (what bench:longmemeval reports).
+{
+  const bm = new AllAnyTally();
+  let top5 = 0;
+  lme.forEach((p, i) => {
+    const plain = new LexicalIndex();
+    for (const it of p.conv.items) plain.add(it.id, `${it.title}: ${it.text}`);
+    const ids = plain.search(LexicalIndex.queryTerms(lmeQs[i].question), p.conv.items.length).map((h) => h.id);
+    bm.add(ids, p.questions[0].relevant);
+    top5 += new Set(ids.slice(0, 5).map((id) => lmeQs[i].sessionOf.get(id))).size;
+  });
+  const t = bm.stats();
+  console.log(`${'bm25'.padEnd(22)} | ${' '.repeat(62)} | LME(${lme.length}) all@5 ${f(t.recall_all5)} all@10 ${f(t.recall_all10)} nDCG ${f(t.ndcg10)} top5 sessions ${(top5 / lme.length).toFixed(1)}`);
+}
+// EXPLORE_DUMP=FILE: each variant's top 20 per LME question with its signals, for reading traces.
+const dump: Record<string, unknown> = {};
 for (const [name, tune, w, lex] of variants) {
   // Lexical scoring options (4th element) apply on top of the index's defaults.
   for (const p of [...locomo, ...lme]) (p.view.lexicalIndex as LexicalIndex).configure({ ...defaults, ...(lex ?? {}) });
@@ -44,8 +63,22 @@ for (const [name, tune, w, lex] of variants) {
   lme.forEach((p, i) => {
     const q = p.questions[0];
     const req = { task: q.task, memory: p.view, settings, queryVector: q.vectors[0], queryVectors: q.vectors, now: p.conv.now };
-    const ids = scoreMemory(req, tuning).ranked.map((s) => s.item.id);
+    const sm = scoreMemory(req, tuning);
+    const ids = sm.ranked.map((s) => s.item.id);
     turns.add(ids, q.relevant);
+    if (process.env.EXPLORE_DUMP)
+      dump[`${name}#${i + lmeRange[0]}`] = {
+        question: lmeQs[i].question,
+        relevant: [...q.relevant].map((id) => {
+          const s = sm.ranked.find((r) => r.item.id === id);
+          const sg = sm.retrieval.signals.get(id);
+          return { id, rank: ids.indexOf(id) + 1, score: s?.score, sem: sg?.semantic, lex: sg?.lexical, matched: sg?.matched, text: s ? s.item.title + ': ' + s.item.text.slice(0, 100) : undefined };
+        }),
+        top: sm.ranked.slice(0, 20).map((s) => ({
+          id: s.item.id, rel: q.relevant.has(s.item.id), score: +s.score.toFixed(3), sem: +s.signal.semantic.toFixed(3), lex: +s.signal.lexical.toFixed(3),
+          rec: +s.factors.recency.toFixed(3), matched: s.signal.matched, via: s.signal.viaNeighbour, text: s.item.title + ': ' + s.item.text.slice(0, 100),
+        })),
+      };
     top5 += new Set(ids.slice(0, 5).map((id) => lmeQs[i].sessionOf.get(id))).size;
     const c = rankMemory(req, tuning).cards.map((x) => x.item.id);
     nCards += c.length;
@@ -57,3 +90,4 @@ for (const [name, tune, w, lex] of variants) {
     `${name.padEnd(22)} | LoCoMo R@5 ${f(l.recall5)} R@10 ${f(l.recall10)} nDCG ${f(l.ndcg10)} cardsR@10 ${f(locCards.stats().recall10)} | LME(${lme.length}) all@5 ${f(t.recall_all5)} all@10 ${f(t.recall_all10)} nDCG ${f(t.ndcg10)} cards all ${f(cards.stats().recall_all10)} (${(nCards / lme.length).toFixed(1)}/q) top5 sessions ${(top5 / lme.length).toFixed(1)}`,
   );
 }
+if (process.env.EXPLORE_DUMP) writeFileSync(process.env.EXPLORE_DUMP, JSON.stringify(dump, null, 1));

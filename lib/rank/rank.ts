@@ -94,6 +94,10 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
     else ranked.push(scoreOf(item));
   }
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
+  if (tuning.threadSpread > 0) {
+    spreadThreads(ranked, tuning.threadSpread, tuning.threadFree);
+    ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
+  }
   markSuperseded(ranked, memory);
   ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
 
@@ -118,6 +122,21 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   };
   const situated = ranked.filter((s) => !s.item.pinned && !isListedInstruction(s.item) && explicitlyTied(s.item, task));
   return { plan, retrieval, ranked, filtered, pinned, instructions, situated };
+}
+
+/**
+ * Past the first `free` items of a thread (ranked is best first), each loses `share` of its score per place: a
+ * conversation that matches throughout makes room for other conversations (see `Tuning.threadFree`).
+ */
+function spreadThreads(ranked: Scored[], share: number, free: number): void {
+  const seen = new Map<string, number>();
+  for (const s of ranked) {
+    const t = s.item.thread?.id;
+    if (!t) continue;
+    const n = seen.get(t) ?? 0;
+    seen.set(t, n + 1);
+    if (n >= free) s.score *= Math.pow(1 - share, n - free + 1);
+  }
 }
 
 /**

@@ -144,7 +144,7 @@ export function retrieve(
   const index = memory.lexicalIndex;
   const lexical = lexicalPass(index, plan, t);
   const ids = candidates(dense, lexical.hits, index, t);
-  const signals = signalsOf(ids, { index, dense, lexical, plan, weights, t });
+  const signals = signalsOf(ids, { index, dense, lexical, plan, weights, t }, memory);
   const pool = topFused([...signals.values()], t.pool);
   for (const id of pool) {
     const choice = choosePassages(memory, id, lexical.byId.get(id), qvs, qw, weights, t);
@@ -207,9 +207,9 @@ const lexOf = (x: SignalInputs, id: string | undefined) => (id ? (x.lexical.byId
 const denOf = (x: SignalInputs, id: string | undefined) => (id ? (x.dense.get(id) ?? 0) : 0);
 
 /** Each candidate's signals: its own evidence with its thread's, normalised, discounted when off the named person. */
-function signalsOf(ids: Set<string>, x: SignalInputs): Map<string, Signal> {
+function signalsOf(ids: Set<string>, x: SignalInputs, memory: MemoryView): Map<string, Signal> {
   const { index, lexical, t } = x;
-  const ctxLex = threadLexical(ids, x);
+  const ctxLex = threadLexical(ids, x, memory);
   let maxLex = 0;
   for (const v of ctxLex) if (v > maxLex) maxLex = v;
   // Scale by the best candidate, but never above what an ideal match would score: a weak best match stays weak
@@ -241,7 +241,7 @@ function signalsOf(ids: Set<string>, x: SignalInputs): Map<string, Signal> {
 }
 
 /** Each candidate's lexical evidence with its thread's, in candidate order. */
-function threadLexical(ids: Set<string>, x: SignalInputs): Float64Array {
+function threadLexical(ids: Set<string>, x: SignalInputs, memory: MemoryView): Float64Array {
   const { index, t } = x;
   const out = new Float64Array(ids.size);
   let at = 0;
@@ -253,15 +253,22 @@ function threadLexical(ids: Set<string>, x: SignalInputs): Float64Array {
       if (t.echo > 0) v *= 1 - t.echo * echoShare(x, id, prev);
       // A reply inherits more from a question it answers.
       const fromPrev = lexOf(x, prev) * (prev && index.asks(prev) ? 1 + t.replyBoost : 1);
-      v += t.neighbourLexical * Math.max(fromPrev, 0.5 * lexOf(x, next));
+      let inherited = t.neighbourLexical * Math.max(fromPrev, 0.5 * lexOf(x, next));
       // Further along the thread, the same topic with a decaying share.
       if (t.window2 > 0)
         for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-          v += w * t.neighbourLexical * Math.max(lexOf(x, index.neighbour(id, -k)), lexOf(x, index.neighbour(id, k)));
+          inherited += w * t.neighbourLexical * Math.max(lexOf(x, index.neighbour(id, -k)), lexOf(x, index.neighbour(id, k)));
+      if (inherited > 0) v += inherited * standaloneShare(memory, id, t);
     }
     out[at++] = v;
   }
   return out;
+}
+
+/** How much of its neighbours' evidence an item takes: all when short, less the longer it is (see `Tuning.standalone`). */
+function standaloneShare(memory: MemoryView, id: string, t: Tuning): number {
+  const tokens = t.standalone > 0 ? (memory.get(id)?.tokens ?? 0) : 0;
+  return tokens > t.standalone ? t.standalone / tokens : 1;
 }
 
 /** The share of the ask words `id` matched that its predecessor `prev` matched as well (0 when none, or no predecessor). */

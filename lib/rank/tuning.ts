@@ -27,6 +27,19 @@ export interface Tuning {
    * repeats the words of the one before it (an echo) does not outrank the turn that said them first.
    */
   echo: number;
+  /**
+   * Length (tokens) past which an item stands on its own: the lexical evidence it inherits from its thread
+   * neighbours shrinks as `standalone / tokens`. A short reply ("Yes, on Saturday") is found by the turn it answers;
+   * a long answer that happens to follow a matching turn says enough itself, and does not take that turn's place.
+   */
+  standalone: number;
+  /**
+   * Turns of one thread (a chat, a mail thread) that keep their score; each further one loses `threadSpread` of it per
+   * place (the fourth 5%, the fifth 10%, ...), so a conversation that matches throughout does not fill the list and an
+   * ask answered across several conversations finds them all.
+   */
+  threadFree: number;
+  threadSpread: number;
   /** Whether the semantic side also looks further than the adjacent items. */
   semanticWindow: boolean;
   /** Weight of the person field for ask words that name someone in memory (relative to the word itself). */
@@ -74,6 +87,15 @@ export const TUNING: Tuning = {
   // Measured on LoCoMo and LongMemEval in one run (docs/benchmarks.md, 1 Dec 2026 night): 0.8 lifts LongMemEval's
   // NDCG@10 0.390 → 0.515 (an assistant's long answer repeats the user's words) and LoCoMo's nDCG@10 0.658 → 0.662.
   echo: 0.8,
+  // About 300 characters: longer than nearly every turn of a spoken conversation, shorter than an assistant's answer.
+  // Chosen on LoCoMo dev and LongMemEval questions 1-10 in one run (bench/lib/explore.ts): LoCoMo unchanged, LongMemEval
+  // turn NDCG@10 0.515 → 0.616; on questions 11-20, not looked at while choosing, 0.679 → 0.857.
+  standalone: 75,
+  // Chosen on LoCoMo dev and LongMemEval questions 1-10 in one run (bench/lib/explore.ts): LoCoMo unchanged (R@10
+  // 0.796), LongMemEval recall_all@10 0.700 → 0.800; questions 11-20, not looked at while choosing, 0.700 → 0.800.
+  // Spreading from the second turn on, or by 10% or more a place, costs LoCoMo, whose answers sit beside the question.
+  threadFree: 3,
+  threadSpread: 0.05,
   personWeight: 0.5,
   personFocus: 0.3,
   dateWeight: 1,

@@ -217,6 +217,69 @@ describe('an answer that repeats the words of the turn before it', () => {
   });
 });
 
+describe('a long answer after a matching turn', () => {
+  // Two chats with an assistant. In the first the user asks about a trip and the assistant's long answer is general
+  // packing advice; in the second the user says when the trip is. Asked later, the second chat's turn holds the fact;
+  // the long answer only follows a turn with the same words.
+  const advice = 'For a hiking trip in the Lake District: ' + Array.from(
+    { length: 8 },
+    (_, i) => `Point ${i + 1}: bring layers, a waterproof jacket, sturdy boots, a map, snacks and plenty of water, and check the forecast each morning.`,
+  ).join(' ');
+  const chats = [
+    item('What should I pack for my hiking trip to the Lake District?', { id: 'ask', title: 'You', thread: { id: 'c1', seq: 0 } }),
+    item(advice, { id: 'long-answer', title: 'Assistant', thread: { id: 'c1', seq: 1 } }),
+    item('Thanks, that list helps.', { id: 'thanks', title: 'You', thread: { id: 'c1', seq: 2 } }),
+    item('By the way, I booked the Lake District trip for the second week of October.', { id: 'fact', title: 'You', thread: { id: 'c2', seq: 0 } }),
+    item('Great, October is a lovely time for the fells.', { id: 'reply', title: 'Assistant', thread: { id: 'c2', seq: 1 } }),
+    item('Reminder: renew the car insurance before March.', { id: 'other' }),
+  ];
+  const ask = task('When is my hiking trip to the Lake District?');
+  const order = (standalone: number) => scoreMemory(request(chats, ask), { ...TUNING, standalone }).ranked.map((s) => s.item.id);
+  const place = (ids: string[], id: string) => ids.indexOf(id);
+
+  it('ranks the turn that states the fact above the long answer that only follows a matching question', () => {
+    const ids = order(TUNING.standalone);
+    expect(place(ids, 'fact')).toBeLessThan(place(ids, 'long-answer'));
+  });
+
+  it('a long answer no longer takes the whole of the question’s evidence: taking it all, it ranks above the fact', () => {
+    const ids = order(0);
+    expect(place(ids, 'long-answer')).toBeLessThan(place(ids, 'fact'));
+  });
+
+  it('a short reply still inherits the turn it answers (it ranks above the unrelated note)', () => {
+    const ids = order(TUNING.standalone);
+    expect(place(ids, 'reply')).toBeLessThan(place(ids, 'other'));
+  });
+});
+
+describe('an ask answered across several conversations', () => {
+  // One long chat about a kayak trip matches the ask in every turn; another chat holds the one turn that says which
+  // kayak the user sold. Asked about both, the user needs that turn in the first few, not after the whole first chat.
+  const trip = Array.from({ length: 8 }, (_, i) =>
+    item(`Day ${i + 1} of the kayak trip: we paddled along the coast and camped on a beach near the river mouth.`, {
+      id: `trip${i}`,
+      title: i % 2 ? 'Assistant' : 'You',
+      thread: { id: 'trip', seq: i },
+    }),
+  );
+  const sold = item('After the trip I sold the kayak to a neighbour.', { id: 'sold', title: 'You', thread: { id: 'garage', seq: 0 } });
+  const chats = [...trip, sold, item('Reminder: renew the car insurance before March.', { id: 'other' })];
+  const ask = task('Which kayak did I sell, and where did the kayak trip go?');
+  const order = (threadSpread: number) => scoreMemory(request(chats, ask), { ...TUNING, threadSpread }).ranked.map((s) => s.item.id);
+
+  it('brings the other conversation’s turn up among the first conversation’s best turns', () => {
+    const ids = order(TUNING.threadSpread);
+    expect(ids.indexOf('sold')).toBe(TUNING.threadFree);
+    // The first conversation's best turns keep their places.
+    expect(ids.slice(0, TUNING.threadFree).every((id) => id.startsWith('trip'))).toBe(true);
+  });
+
+  it('without the spread, the whole first conversation comes first', () => {
+    expect(order(0).indexOf('sold')).toBeGreaterThanOrEqual(7);
+  });
+});
+
 describe('budget, redundancy, trace, empty state', () => {
   const many = Array.from({ length: 20 }, (_, i) =>
     item(`Budget item ${i}: the budget review covers spend category ${i} and its forecast for next quarter budget planning.`, { id: `b${i}` }),
