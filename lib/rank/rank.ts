@@ -135,7 +135,9 @@ function spreadThreads(ranked: Scored[], share: number, free: number): void {
     if (!t) continue;
     const n = seen.get(t) ?? 0;
     seen.set(t, n + 1);
-    if (n >= free) s.score *= Math.pow(1 - share, n - free + 1);
+    if (n < free) continue;
+    s.score *= Math.pow(1 - share, n - free + 1);
+    s.threadPlace = n + 1;
   }
 }
 

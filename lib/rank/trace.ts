@@ -33,6 +33,7 @@ export function explainScore(s: Scored): string[] {
     out.push(line);
   }
   if (s.signal.viaNeighbour.length && s.signal.matched.length) out.push(`its thread neighbour matched ${quoted(s.signal.viaNeighbour, 4)}`);
+  if (s.threadPlace) out.push(`the ${ordinal(s.threadPlace)} turn of its conversation in this list (a little less, so other conversations get room)`);
   if (s.supersededBy) out.push(`superseded by “${displayTitle(s.supersededBy)}” (a newer decision on the same subject)`);
   return out;
 }
@@ -42,3 +43,8 @@ export function scoreSummary(s: Scored, why: string[] = explainScore(s)): string
   return `Score ${s.score.toFixed(2)}${why.length ? ': ' + why.join('; ') : ''}`;
 }
 
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}

@@ -275,6 +275,18 @@ describe('an ask answered across several conversations', () => {
     expect(ids.slice(0, TUNING.threadFree).every((id) => id.startsWith('trip'))).toBe(true);
   });
 
+  it('says on Why? of a later turn that it was placed lower to make room', () => {
+    const r = rankMemory(request(chats, ask, { maxCards: 12, budgetTokens: 2000 }));
+    const ranked = scoreMemory(request(chats, ask), TUNING).ranked.filter((s) => s.item.thread?.id === 'trip');
+    const first = ranked.slice(0, TUNING.threadFree).map((s) => s.item.id);
+    const later = ranked.slice(TUNING.threadFree).map((s) => s.item.id);
+    const said = (id: string) => [traceOf(r, id)?.reason ?? '', ...(r.cards.find((c) => c.item.id === id)?.why ?? [])].join(' ');
+    const note = /turn of its conversation in this list/;
+    expect(later.length).toBeGreaterThan(0);
+    for (const id of later) expect(said(id)).toMatch(note);
+    for (const id of first) expect(said(id)).not.toMatch(note);
+  });
+
   it('without the spread, the whole first conversation comes first', () => {
     expect(order(0).indexOf('sold')).toBeGreaterThanOrEqual(7);
   });
