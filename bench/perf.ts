@@ -99,12 +99,21 @@ async function main() {
     const { launchExtension } = await import('../test/e2e/harness');
     const { indexCeilingFigures, indexCeilingRows } = await import('./lib/perf/index-ceiling');
     const h = await launchExtension();
+    // --baseline-build DIR[,DIR]: other builds' imports in the same rounds, against the same ceiling.
+    const baselines = [];
+    for (const dir of a.baselineBuild?.split(',') ?? []) baselines.push({ label: dir, h: await launchExtension({ buildDir: dir }) });
     try {
-      const r = indexCeilingRows(await indexCeilingFigures(h, log, { items: a.indexItems, rounds: a.indexRounds }));
+      const f = await indexCeilingFigures(h, log, { items: a.indexItems, rounds: a.indexRounds, baselines });
+      const r = indexCeilingRows(f);
+      for (const b of f.baselines) {
+        r.extra[`index_tokens_per_s_${b.label}`] = Math.round(b.rate);
+        r.extra[`index_tokens_share_of_ceiling_${b.label}`] = Math.round(b.ratio * 1000) / 1000;
+      }
       rows.push(...r.rows);
       Object.assign(extra, r.extra);
     } finally {
       await h.close();
+      for (const b of baselines) await b.h.close();
     }
   }
 

@@ -93,7 +93,7 @@ function engineScript(): string {
  * no note takes another's vectors. `padding`: tokens the engines run over real tokens, for the product's batches
  * (lengthBatches) and for the ceiling's (sorted by the real count).
  */
-export async function indexCeilingFigures(h: Harness, log: (s: string) => void, opts: { items?: number; rounds?: number } = {}) {
+export async function indexCeilingFigures(h: Harness, log: (s: string) => void, opts: { items?: number; rounds?: number; baselines?: { label: string; h: Harness }[] } = {}) {
   const n = opts.items ?? 200;
   const rounds = opts.rounds ?? 2;
   const count = await pieceCounter();
@@ -118,25 +118,29 @@ export async function indexCeilingFigures(h: Harness, log: (s: string) => void, 
     if (r.made !== batches.flat().length) throw new Error(`the ceiling made ${r.made} vectors for ${batches.flat().length} texts`);
     return r.s;
   };
-  const status = () => h.call<{ state: string; unembedded: number; indexBackend?: string; indexProblem?: string }>('model:status', {});
-  const product = async (items: { id: string; text: string }[]) => {
-    await h.call('memory:clear', {});
+  const status = (b = h) => b.call<{ state: string; unembedded: number; indexBackend?: string; indexProblem?: string }>('model:status', {});
+  const product = async (items: { id: string; text: string }[], b = h) => {
+    await b.call('memory:clear', {});
     const t0 = Date.now();
-    await h.seed(items);
-    while ((await status()).unembedded) await new Promise((ok) => setTimeout(ok, 100));
+    await b.seed(items);
+    while ((await status(b)).unembedded) await new Promise((ok) => setTimeout(ok, 100));
     return (Date.now() - t0) / 1000;
   };
-  while ((await status()).state === 'loading') await new Promise((ok) => setTimeout(ok, 50));
+  // Other builds (e.g. of an earlier commit), measured the same way in the same rounds, against the same ceiling.
+  const others = opts.baselines ?? [];
+  for (const b of [h, ...others.map((o) => o.h)]) while ((await status(b)).state === 'loading') await new Promise((ok) => setTimeout(ok, 50));
 
   // Both warmed on other turns first: each engine loads the model and V8 optimises its runtime copy while it runs.
   const warm = chatTurns(0, n, Math.min(n, 150), 'warm');
   const warmTexts = [...new Set(warm.flatMap((x) => passageEmbedTexts(createItem(x, 0))))].sort((a, b) => a.length - b.length);
   log(`index ceiling: warming the offscreen document (${warm.length} turns) and the bare Workers (${warmTexts.length} texts)`);
   await product(warm);
+  for (const o of others) await product(warm, o.h);
   await ceiling(Array.from({ length: Math.ceil(warmTexts.length / BATCH) }, (_, i) => warmTexts.slice(i * BATCH, (i + 1) * BATCH)));
 
   const productRates: number[] = [];
   const ceilingRates: number[] = [];
+  const otherRates = others.map(() => [] as number[]);
   // The document closes after 30 s without work (OFFSCREEN_IDLE_MS), as it would between a user's imports; an
   // untimed import of a few other turns opens it again first, so a round times a running import, as most of a
   // large export's is, not the model's load.
@@ -145,14 +149,25 @@ export async function indexCeilingFigures(h: Harness, log: (s: string) => void, 
     await product(reopen);
     const p = tokens / (await product(notes));
     const s = await status();
+    for (const [k, o] of others.entries()) {
+      await product(reopen, o.h);
+      otherRates[k].push(tokens / (await product(notes, o.h)));
+      const so = await status(o.h);
+      log(`index round ${round}: ${o.label} ${Math.round(otherRates[k].at(-1)!)} tokens/s (${so.indexBackend}${so.indexProblem ? `; ${so.indexProblem}` : ''})`);
+    }
     const c = tokens / (await ceiling(ceilingBatches));
     productRates.push(p);
     ceilingRates.push(c);
     log(`index round ${round}: product ${Math.round(p)} tokens/s (${s.indexBackend}${s.indexProblem ? `; ${s.indexProblem}` : ''}), ceiling ${Math.round(c)} tokens/s, ${(p / c).toFixed(3)} of it`);
   }
-  await h.call('memory:clear', {});
+  for (const b of [h, ...others.map((o) => o.h)]) await b.call('memory:clear', {});
   const ratios = productRates.map((p, i) => p / ceilingRates[i]);
-  return { n, texts: texts.length, tokens, padding, productRates, ceilingRates, ratios, product: percentile(productRates, 50), ceiling: percentile(ceilingRates, 50), ratio: percentile(ratios, 50) };
+  const baselines = others.map((o, k) => {
+    const rs = otherRates[k].map((p, i) => p / ceilingRates[i]);
+    log(`index ${o.label}: ${otherRates[k].map(Math.round).join(', ')} tokens/s, ${rs.map((r) => r.toFixed(3)).join(', ')} of the ceiling (this build ${ratios.map((r) => r.toFixed(3)).join(', ')})`);
+    return { label: o.label, rates: otherRates[k], ratios: rs, rate: percentile(otherRates[k], 50), ratio: percentile(rs, 50) };
+  });
+  return { n, texts: texts.length, tokens, padding, productRates, ceilingRates, ratios, product: percentile(productRates, 50), ceiling: percentile(ceilingRates, 50), ratio: percentile(ratios, 50), baselines };
 }
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
