@@ -1,4 +1,4 @@
-import { MAX_WORD_PIECES, windowText } from '../embed/embedder';
+import { MAX_WORD_PIECES, windowText, type Embedder } from '../embed/embedder';
 import { pieceCosts } from './index/passages';
 import type { EmbedJob } from './context-vectors';
 import type { StoredVector } from './db';
@@ -88,6 +88,29 @@ export async function inBatches(
     if (done.length) await store(done.map((i) => jobs[i]), done.map((i) => made[i]));
     for (const i of done) made[i] = [];
   }
+}
+
+/**
+ * The indexing engine, falling back to the worker's own model (`fallback`) if it fails (offscreen document refused
+ * or gone) and that model is the same one (vectors of two models never mix).
+ */
+export function indexingEngine(first: Embedder, fallback: () => Promise<Embedder | null>) {
+  let embedder = first;
+  return {
+    parallel: () => Math.max(1, embedder.parallel ?? 1),
+    backend: () => embedder.backend,
+    embed: async (texts: string[]): Promise<Float32Array[]> => {
+      const used = embedder;
+      try {
+        return await used.embed(texts);
+      } catch (e) {
+        const other = await fallback();
+        if (!other || other === used || other.modelId !== used.modelId) throw e;
+        embedder = other;
+        return other.embed(texts);
+      }
+    },
+  };
 }
 
 /** Indexing progress in memories: one is done when every job of it (its own vectors, its context vector) is stored. */

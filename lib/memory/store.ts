@@ -5,7 +5,7 @@ import { planImport, type ImportCounts } from './import-plan';
 import { intake, type Provenance } from './intake';
 import { createItem, patchItem } from './normalize';
 import { ContextVectors, donatedVectors, ownJob, sameTextIndex, sameTexts, type EmbedJob } from './context-vectors';
-import { inBatches, MemoryProgress, perJob, storedVector, textCount } from './embed-batches';
+import { inBatches, indexingEngine, MemoryProgress, perJob, storedVector, textCount } from './embed-batches';
 import { buildPack, PackSchedule, textHash } from './pack';
 import { loadStored } from './store-load';
 import { isQuotaError, StorageFullError } from './storage-full';
@@ -336,7 +336,7 @@ export class MemoryStore {
     if (!jobs.length) return 0;
     embedder.runSize?.(textCount(jobs));
     const progress = new MemoryProgress(jobs, onProgress);
-    const engine = this.indexingEngine(embedder);
+    const engine = indexingEngine(embedder, this.getEmbedder);
     const model = embedder.modelId;
     let done = 0;
     const stored = async (part: EmbedJob[], vectors: Float32Array[][]) => {
@@ -366,29 +366,6 @@ export class MemoryStore {
     // Context vectors held are kept current by every write (and checked at load): only missing ones are looked for.
     const threaded = [...this.mem.items()].filter((it) => it.thread && !this.contexts.prints.has(it.id)).map((it) => it.id);
     return [...own, ...this.contexts.jobs(threaded)];
-  }
-
-  /**
-   * The indexing engine, falling back to the worker's own model if it fails (offscreen document refused or gone) and
-   * that model is the same one (vectors of two models never mix).
-   */
-  private indexingEngine(first: Embedder) {
-    let embedder = first;
-    return {
-      parallel: () => Math.max(1, embedder.parallel ?? 1),
-      backend: () => embedder.backend,
-      embed: async (texts: string[]): Promise<Float32Array[]> => {
-        const used = embedder;
-        try {
-          return await used.embed(texts);
-        } catch (e) {
-          const fallback = await this.getEmbedder();
-          if (!fallback || fallback === used || fallback.modelId !== used.modelId) throw e;
-          embedder = fallback;
-          return fallback.embed(texts);
-        }
-      },
-    };
   }
 
   /** Vectors of `texts` from the worker's model, or null (no model, or it failed). Held items are never asked for. */
