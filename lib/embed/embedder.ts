@@ -12,11 +12,6 @@ export interface Embedder {
   readonly parallel?: number;
   /** Told how many texts an indexing run holds before its first batch (engines that pick a backend by the work). */
   runSize?(texts: number): void;
-  /**
-   * How many word pieces the model reads of each text ([CLS] and [SEP] included, the window at most), by its own
-   * tokenizer: indexing sorts its batches by it (engines that hold the tokenizer).
-   */
-  pieces?(texts: string[]): number[];
 }
 
 export const MODEL_ID = 'all-MiniLM-L6-v2';

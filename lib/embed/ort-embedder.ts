@@ -76,7 +76,6 @@ export async function createOrtEmbedder(opts: {
   }
 
   return {
-    pieces: (texts) => texts.map((t) => (tokenizer(windowText(t), { truncation: true, max_length: MAX_WORD_PIECES }) as unknown as { input_ids: { dims: number[] } }).input_ids.dims[1]),
     modelId: modelTag(opts.dtype),
     dim: MODEL_DIM,
     backend: opts.backend,

@@ -42,7 +42,6 @@ export async function createTransformersEmbedder(opts: TransformersEmbedderOptio
   })) as FeatureExtractionPipeline;
   const batchSize = opts.batchSize ?? 16;
   return {
-    pieces: (texts) => texts.map((t) => (extractor.tokenizer(windowText(t), { truncation: true, max_length: MAX_WORD_PIECES }).input_ids as Tensor).dims[1]),
     modelId: modelTag(opts.dtype ?? 'q4'),
     dim: MODEL_DIM,
     backend: `${opts.device ?? 'node'}/${opts.dtype ?? 'q4'}`,

@@ -21,28 +21,23 @@ export function storedVector(id: string, model: string, vectors: Float32Array[])
   return { id, model, vector: vectors[0], ...(vectors.length > 1 ? { passages: vectors.slice(1) } : {}) };
 }
 
-/** Word pieces the model reads of each text ([CLS] and [SEP] included, its window at most). */
-export type PieceCount = (texts: string[]) => number[];
-
 /**
- * An estimate of PieceCount where the model's tokenizer is not at hand (passages.ts pieceCosts). Characters are a
- * poor guide (a window of code or of another script holds far fewer).
+ * What the model reads of a text, in estimated word pieces ([CLS] and [SEP] included, its window at most): the key
+ * batches are sorted by. Characters are a poor guide (a window of code or of another script holds far fewer).
  */
-export const estimatedPieces: PieceCount = (texts) =>
-  texts.map((text) => {
-    const t = windowText(text);
-    return Math.min(MAX_WORD_PIECES, pieceCosts(t)[t.length] + 2);
-  });
+export function readPieces(text: string): number {
+  const t = windowText(text);
+  return Math.min(MAX_WORD_PIECES, pieceCosts(t)[t.length] + 2);
+}
 
 /**
  * The jobs' distinct texts (a text two jobs share, or a job repeats, is made once) cut into batches of `size`, in
  * order of length: the model pads every text of a batch to its longest, so a batch of like lengths wastes little
  * work. Sorting texts rather than jobs matters with passages: a long item's last passage is usually short.
  */
-export function lengthBatches(jobs: EmbedJob[], size: number, count: PieceCount = estimatedPieces): string[][] {
+export function lengthBatches(jobs: EmbedJob[], size: number): string[][] {
   const texts = [...new Set(jobs.flatMap((j) => j.texts))];
-  const n = count(texts);
-  const pieces = new Map(texts.map((t, i) => [t, n[i]]));
+  const pieces = new Map(texts.map((t) => [t, readPieces(t)]));
   texts.sort((a, b) => pieces.get(a)! - pieces.get(b)! || a.length - b.length);
   const out: string[][] = [];
   for (let i = 0; i < texts.length; i += size) out.push(texts.slice(i, i + size));
@@ -61,13 +56,12 @@ export async function inBatches(
   parallel: () => number,
   make: (texts: string[]) => Promise<Float32Array[]>,
   store: (part: EmbedJob[], vectors: Float32Array[][]) => Promise<void>,
-  count: PieceCount = estimatedPieces,
 ): Promise<void> {
   const uses = new Map<string, { job: number; k: number }[]>();
   jobs.forEach((job, i) => job.texts.forEach((t, k) => (uses.get(t) ?? uses.set(t, []).get(t)!).push({ job: i, k })));
   const made: Float32Array[][] = jobs.map(() => []);
   const left = jobs.map((j) => j.texts.length);
-  const batches = lengthBatches(jobs, size, count);
+  const batches = lengthBatches(jobs, size);
   const ahead: { texts: string[]; vectors: Promise<Float32Array[]> }[] = [];
   for (let next = 0; next < batches.length || ahead.length; ) {
     while (ahead.length < parallel() && next < batches.length) {

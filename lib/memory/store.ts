@@ -348,15 +348,11 @@ export class MemoryStore {
     const donated = await donatedVectors(jobs, sameTextIndex(this.mem), (ids) => this.db.vectors.bulkGet(ids), this.model);
     const given = jobs.flatMap((job, i) => (donated[i] ? [{ job, vs: donated[i] }] : []));
     if (given.length) await stored(given.map((g) => g.job), given.map((g) => g.vs));
-    // Batches sorted by the model's own count of word pieces: the worker's model holds the tokenizer, the offscreen
-    // document's engines are out of reach.
-    const reader = embedder.pieces ? embedder : await this.getEmbedder().catch(() => null);
-    const count = reader?.pieces ? (texts: string[]) => reader.pieces!(texts) : undefined;
     const toMake = jobs.filter((_, i) => !donated[i]);
     await inBatches(toMake, batch, engine.parallel, engine.embed, async (part, vectors) => {
       this.indexBackend = engine.backend();
       await stored(part, vectors);
-    }, count);
+    });
     return done;
   }
 

@@ -83,20 +83,6 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(padded / real).toBeLessThan(1.1);
   });
 
-  it("sorts the batches by the model's own count of word pieces where the worker's model has its tokenizer", async () => {
-    // Long plain words are one word piece each to this tokenizer; short made-up ones are several.
-    const count = (t: string) => t.split(' ').reduce((n, w) => n + (w.startsWith('zq') ? 3 : 1), 0);
-    const own = { ...recordingEmbedder('worker').embedder, pieces: (texts: string[]) => texts.map(count) };
-    const engine = recordingEmbedder('offscreen');
-    const store = new MemoryStore(freshDb(), async () => own, async () => engine.embedder);
-    const notes = Array.from({ length: 16 }, (_, i) => ({ id: `n${i}`, text: i % 2 ? `${'internationalisation '.repeat(4 + i)}${i}` : `${'zqx '.repeat(2 + i)}${i}` }));
-    await store.commitImport(notes, { importId: 'a', provenance: { from: 'import', trusted: false } });
-    await store.embedPending(undefined, 4);
-    const counts = engine.batches.flat().map(count);
-    expect(counts).toHaveLength(16);
-    expect(counts).toEqual([...counts].sort((a, b) => a - b));
-  });
-
   it.each([
     ['one batch at a time', undefined],
     ['a second batch sent ahead', 2],
