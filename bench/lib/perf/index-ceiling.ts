@@ -88,7 +88,8 @@ function engineScript(): string {
 /**
  * index_tokens_per_s and index_ceiling_tokens_per_s, in one browser, taking turns round by round: an import of chat
  * turns through the product's path (memory:import, the store, background indexing in the offscreen document, each
- * batch stored), timed until nothing is left unembedded; and the ceiling on the same texts (CEILING_SRC). Both in the
+ * batch stored), timed until nothing is left unembedded; and the ceiling on the same texts (CEILING_SRC), before and
+ * after the imports of each round. Both in the
  * model's word pieces per second (its own tokenizer, padding not counted). Memory is cleared before each import, so
  * no note takes another's vectors. `padding`: tokens the engines run over real tokens, for the product's batches
  * (lengthBatches) and for the ceiling's (sorted by the real count).
@@ -146,6 +147,9 @@ export async function indexCeilingFigures(h: Harness, log: (s: string) => void, 
   // large export's is, not the model's load.
   const reopen = chatTurns(0, n + warm.length, 24, 'reopen');
   for (let round = 1; round <= rounds; round++) {
+    // The ceiling before and after the imports of the round: the machine's load drifts within minutes (other work
+    // on it), and a round's ratio is taken against the two's mean time.
+    const before = await ceiling(ceilingBatches);
     await product(reopen);
     const p = tokens / (await product(notes));
     const s = await status();
@@ -155,7 +159,7 @@ export async function indexCeilingFigures(h: Harness, log: (s: string) => void, 
       const so = await status(o.h);
       log(`index round ${round}: ${o.label} ${Math.round(otherRates[k].at(-1)!)} tokens/s (${so.indexBackend}${so.indexProblem ? `; ${so.indexProblem}` : ''})`);
     }
-    const c = tokens / (await ceiling(ceilingBatches));
+    const c = tokens / ((before + (await ceiling(ceilingBatches))) / 2);
     productRates.push(p);
     ceilingRates.push(c);
     log(`index round ${round}: product ${Math.round(p)} tokens/s (${s.indexBackend}${s.indexProblem ? `; ${s.indexProblem}` : ''}), ceiling ${Math.round(c)} tokens/s, ${(p / c).toFixed(3)} of it`);
