@@ -1,7 +1,7 @@
 /**
  * Speed and memory (issue #6). Every figure is printed beside its baseline measured in the same run, and written as
  * JSON with --json. Usage: npm run bench:perf -- [--json OUT] [--quick] [--no-browser] [--browser-only] [--sizes 10000,100000]
- *   [--memory-browser] [--list-sizes 10000,100000] [--baseline-build DIR] [--baseline-sizes 10000]
+ *   [--memory-browser] [--list-sizes 10000,100000] [--baseline-build DIR] [--baseline-sizes 10000] [--index-ceiling]
  *
  * - embed_query_ms_p50: one 16-token query on onnxruntime-web WASM, one thread, in Node; the int8 rewrite
  *   (model_quantized.onnx, what the extension loads first) against the q4 model as shipped, interleaved.
@@ -35,6 +35,12 @@
  *   package_mb_*: each part of the unpacked shipping build (model, runtime_wasm, runtime_webgpu, webgpu_engine_js,
  *   other, total), and of the WASM-only build (_wasm_only). zip_mb_chrome / zip_mb_firefox: the store zips the last
  *   `npm run zip` wrote to .output/ (what an install downloads); null when there is none.
+ * - index_tokens_per_s / index_ceiling_tokens_per_s / index_tokens_share_of_ceiling: LongMemEval chat turns (read from
+ *   ../shared/datasets at bench time) imported through memory:import and embedded by the offscreen document, against
+ *   the same texts in the same batch sizes run by the offscreen engine script in two bare Workers of an extension
+ *   page (no store), in alternating rounds; word pieces per second by the model's tokenizer. index_padding_share:
+ *   tokens the engines run, padding included, over real tokens, for the store's batches
+ *   (bench/lib/perf/index-ceiling.ts; `--index-ceiling [--index-items N] [--index-rounds R]` runs just these).
  * - memory_first_rows_ms_10k / _100k, memory_filter_ms_*, memory_panel_heap_mb_*: the side panel's Memory tab in
  *   headless Chromium (bench/lib/perf/memory-browser.ts; `--memory-browser` runs just these): click -> first rows,
  *   a word typed into its filter -> the filtered list, and the panel page's heap. `--baseline-build DIR` measures
@@ -70,6 +76,11 @@ function args(argv: string[]) {
     /** Chromium with WebGPU on (a machine's GPU, or SwiftShader where there is none) for index_items_per_s_webgpu. */
     webgpu: argv.includes('--webgpu'),
     sizes: (get('--sizes') ?? '10000,100000').split(',').map(Number),
+    /** Only the browser indexing rate against its ceiling (index_tokens_per_s, index_ceiling_tokens_per_s). */
+    indexCeiling: argv.includes('--index-ceiling'),
+    /** Notes per round and rounds for --index-ceiling. */
+    indexItems: Number(get('--index-items') ?? 200),
+    indexRounds: Number(get('--index-rounds') ?? 2),
     /** Only the memory browser's figures (first rows, filtered list, panel heap) in Chromium. */
     memoryBrowser: argv.includes('--memory-browser'),
     /** Memory sizes for the memory browser's figures. */
@@ -89,7 +100,29 @@ async function main() {
   const extra: Record<string, number | string | null> = {};
   const log = (s: string) => console.error(`[perf] ${s}`);
 
-  if (!a.browserOnly && !a.memoryBrowser) {
+  if (a.indexCeiling) {
+    const { launchExtension } = await import('../test/e2e/harness');
+    const { indexCeilingFigures, indexCeilingRows } = await import('./lib/perf/index-ceiling');
+    const h = await launchExtension();
+    // --baseline-build DIR[,DIR]: other builds' imports in the same rounds, against the same ceiling.
+    const baselines = [];
+    for (const dir of a.baselineBuild?.split(',') ?? []) baselines.push({ label: dir, h: await launchExtension({ buildDir: dir }) });
+    try {
+      const f = await indexCeilingFigures(h, log, { items: a.indexItems, rounds: a.indexRounds, baselines });
+      const r = indexCeilingRows(f);
+      for (const b of f.baselines) {
+        r.extra[`index_tokens_per_s_${b.label}`] = Math.round(b.rate);
+        r.extra[`index_tokens_share_of_ceiling_${b.label}`] = Math.round(b.ratio * 1000) / 1000;
+      }
+      rows.push(...r.rows);
+      Object.assign(extra, r.extra);
+    } finally {
+      await h.close();
+      for (const b of baselines) await b.h.close();
+    }
+  }
+
+  if (!a.browserOnly && !a.memoryBrowser && !a.indexCeiling) {
   log('embedding one query (WASM, 1 thread): int8 vs q4, interleaved');
   const eq = await embedQuery(a.quick ? 15 : 40);
   rows.push({
@@ -177,7 +210,7 @@ async function main() {
   extra.vector_heap_bytes_per_item_baseline = Math.round(vh.float);
   }
 
-  if (a.browser && !a.memoryBrowser) {
+  if (a.browser && !a.memoryBrowser && !a.indexCeiling) {
     try {
       const { browserFigures } = await import('./lib/perf/browser');
       const { buildParts, buildWasmOnly } = await import('./lib/perf/build-parts');
@@ -209,7 +242,7 @@ async function main() {
     }
   }
 
-  if (a.browser) {
+  if (a.browser && !a.indexCeiling) {
     try {
       const { memoryBrowserFigures, catalogQueryTimes } = await import('./lib/perf/memory-browser');
       for (const n of a.listSizes) {

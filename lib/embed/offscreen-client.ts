@@ -1,5 +1,5 @@
 import { NoReceiverError, sendRuntime, type Req, type Res } from '../channel/rpc';
-import { MODEL_DIM, type Embedder } from './embedder';
+import { MAX_WORD_PIECES, MODEL_DIM, type Embedder } from './embedder';
 import { modelTag } from './model-tag';
 import { unpackVectors, type OffscreenProtocol } from './offscreen-wire';
 import { GPU_FIRST_MS, type EmbedBackendChoice } from './gpu-adapter';
@@ -14,13 +14,16 @@ function callOffscreen<K extends keyof OffscreenProtocol>(type: K, payload: Req<
 }
 
 /**
- * How long a request may go unanswered: set-up (document, model) plus a generous time per text. An engine Worker
- * that dies without an error event never answers; past this the document is closed (its engines with it) and the
- * caller falls back to the service worker's own model.
+ * How long a request may go unanswered: set-up (document, model) plus a generous time per text and per word piece it
+ * may hold (a window-long passage is several times the work of a chat turn, and a batch may wait behind two others
+ * at its engine). An engine Worker that dies without an error event never answers; past this the document is closed
+ * (its engines with it) and the caller falls back to the service worker's own model.
  */
-export function replyBudgetMs(texts: number, backend: EmbedBackendChoice = 'auto'): number {
+export function replyBudgetMs(texts: string[], backend: EmbedBackendChoice = 'auto'): number {
+  // About four characters a word piece in English; a text is read up to the model's window.
+  const pieces = texts.reduce((n, t) => n + Math.min(MAX_WORD_PIECES, Math.ceil(t.length / 4)), 0);
   // WebGPU chosen in the options is waited for as it starts (gpu-engine-start.ts: minutes on a software adapter).
-  return 20_000 + 500 * texts + (backend === 'webgpu' ? GPU_FIRST_MS.software : 0);
+  return 20_000 + 500 * texts.length + 20 * pieces + (backend === 'webgpu' ? GPU_FIRST_MS.software : 0);
 }
 
 /** The offscreen engine did not answer in time. */
@@ -74,7 +77,7 @@ export class OffscreenEmbedder implements Embedder {
 
   constructor(
     private readonly idleMs = OFFSCREEN_IDLE_MS,
-    private readonly budgetMs: (texts: number, backend: EmbedBackendChoice) => number = replyBudgetMs,
+    private readonly budgetMs: (texts: string[], backend: EmbedBackendChoice) => number = replyBudgetMs,
     /** The user's backend choice (settings `embed.backend`), read for every request so a change applies at once. */
     private readonly backendChoice: () => Promise<EmbedBackendChoice> = async () => 'auto',
   ) {}
@@ -125,7 +128,7 @@ export class OffscreenEmbedder implements Embedder {
 
   private async answer(texts: string[]) {
     const backend = await this.backendChoice();
-    const ms = this.budgetMs(texts.length, backend);
+    const ms = this.budgetMs(texts, backend);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new EngineTimeoutError(ms)), ms)));
     try {

@@ -108,28 +108,23 @@ export function rowVectors(row: StoredVector): Float32Array[] {
 }
 
 /**
- * Vectors for the jobs' texts, per job: an item's own read from IndexedDB where an item with the same texts has them
- * made by `model` (exactly as the model made them), the rest from the model, each distinct text once.
+ * Vectors for the jobs an item with the same texts already has, made by `model` (read from IndexedDB, exactly as the
+ * model made them); undefined for a job the model must make.
  */
-export async function embedOnce(
+export async function donatedVectors(
   jobs: EmbedJob[],
   sameText: ReturnType<typeof sameTextIndex>,
   readVectors: (ids: string[]) => Promise<(StoredVector | undefined)[]>,
   model: string | undefined,
-  embed: (texts: string[]) => Promise<Float32Array[]>,
-): Promise<Float32Array[][]> {
+): Promise<(Float32Array[] | undefined)[]> {
   const out: (Float32Array[] | undefined)[] = new Array(jobs.length);
-  const donors = jobs.map((j) => (j.print === undefined ? sameText.donor(j.texts) : undefined));
-  const rows = donors.some(Boolean) ? await readVectors(donors.map((d) => d ?? '')) : [];
-  rows.forEach((row, i) => {
-    const vs = donors[i] && row && row.model === model ? rowVectors(row) : undefined;
+  const donors = jobs.map((j, i) => ({ i, id: j.print === undefined ? sameText.donor(j.texts) : undefined })).filter((d) => d.id !== undefined);
+  if (!donors.length) return out;
+  const rows = await readVectors(donors.map((d) => d.id!));
+  rows.forEach((row, n) => {
+    const { i } = donors[n];
+    const vs = row && row.model === model ? rowVectors(row) : undefined;
     if (vs && vs.length === jobs[i].texts.length) out[i] = vs;
   });
-  const missing = [...new Set(jobs.flatMap((j, i) => (out[i] ? [] : j.texts)))];
-  if (missing.length) {
-    const made = await embed(missing);
-    const byText = new Map(missing.map((t, k) => [t, made[k]]));
-    jobs.forEach((j, i) => (out[i] ??= j.texts.map((t) => byText.get(t)!)));
-  }
-  return out as Float32Array[][];
+  return out;
 }

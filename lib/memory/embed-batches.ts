@@ -1,3 +1,5 @@
+import { MAX_WORD_PIECES, windowText, type Embedder } from '../embed/embedder';
+import { pieceCosts } from './index/passages';
 import type { EmbedJob } from './context-vectors';
 import type { StoredVector } from './db';
 
@@ -19,47 +21,90 @@ export function storedVector(id: string, model: string, vectors: Float32Array[])
   return { id, model, vector: vectors[0], ...(vectors.length > 1 ? { passages: vectors.slice(1) } : {}) };
 }
 
-/** Jobs cut into batches of about `size` texts (an item's texts stay in one batch). */
-function batchesOf(jobs: EmbedJob[], size: number): EmbedJob[][] {
-  const out: EmbedJob[][] = [];
-  let cur: EmbedJob[] = [];
-  let n = 0;
-  for (const job of jobs) {
-    cur.push(job);
-    n += job.texts.length;
-    if (n >= size) {
-      out.push(cur);
-      cur = [];
-      n = 0;
-    }
-  }
-  if (cur.length) out.push(cur);
+/**
+ * What the model reads of a text, in estimated word pieces ([CLS] and [SEP] included, its window at most): the key
+ * batches are sorted by. Characters are a poor guide (a window of code or of another script holds far fewer).
+ */
+export function readPieces(text: string): number {
+  const t = windowText(text);
+  return Math.min(MAX_WORD_PIECES, pieceCosts(t)[t.length] + 2);
+}
+
+/**
+ * The jobs' distinct texts (a text two jobs share, or a job repeats, is made once) cut into batches of `size`, in
+ * order of length: the model pads every text of a batch to its longest, so a batch of like lengths wastes little
+ * work. Sorting texts rather than jobs matters with passages: a long item's last passage is usually short.
+ */
+export function lengthBatches(jobs: EmbedJob[], size: number): string[][] {
+  const texts = [...new Set(jobs.flatMap((j) => j.texts))];
+  const pieces = new Map(texts.map((t) => [t, readPieces(t)]));
+  texts.sort((a, b) => pieces.get(a)! - pieces.get(b)! || a.length - b.length);
+  const out: string[][] = [];
+  for (let i = 0; i < texts.length; i += size) out.push(texts.slice(i, i + size));
   return out;
 }
 
 /**
- * Runs `make` on batches of the jobs and `store` on each result in order; with `parallel` above one (engines that
- * queue work on threads of their own), the next batches are started before the last one is stored.
+ * Makes the jobs' vectors with `make`, batches of like lengths (lengthBatches), and hands `store` the jobs a batch
+ * completed, each with all its vectors (an item's passages may be made in several batches; it is stored once the last
+ * is made, so a run stopped before that leaves it waiting). With `parallel` above one (engines that queue work on
+ * threads of their own), the next batches are started before the last one is stored.
  */
 export async function inBatches(
   jobs: EmbedJob[],
   size: number,
   parallel: () => number,
-  make: (part: EmbedJob[]) => Promise<Float32Array[][]>,
+  make: (texts: string[]) => Promise<Float32Array[]>,
   store: (part: EmbedJob[], vectors: Float32Array[][]) => Promise<void>,
 ): Promise<void> {
-  const batches = batchesOf(jobs, size);
-  const ahead: { part: EmbedJob[]; vectors: Promise<Float32Array[][]> }[] = [];
+  const uses = new Map<string, { job: number; k: number }[]>();
+  jobs.forEach((job, i) => job.texts.forEach((t, k) => (uses.get(t) ?? uses.set(t, []).get(t)!).push({ job: i, k })));
+  const made: Float32Array[][] = jobs.map(() => []);
+  const left = jobs.map((j) => j.texts.length);
+  const batches = lengthBatches(jobs, size);
+  const ahead: { texts: string[]; vectors: Promise<Float32Array[]> }[] = [];
   for (let next = 0; next < batches.length || ahead.length; ) {
     while (ahead.length < parallel() && next < batches.length) {
-      const part = batches[next++];
-      const vectors = make(part);
+      const texts = batches[next++];
+      const vectors = make(texts);
       vectors.catch(() => undefined); // awaited in turn below; a batch started ahead must not fail unobserved
-      ahead.push({ part, vectors });
+      ahead.push({ texts, vectors });
     }
-    const { part, vectors } = ahead.shift()!;
-    await store(part, await vectors);
+    const { texts, vectors } = ahead.shift()!;
+    const vs = await vectors;
+    const done: number[] = [];
+    texts.forEach((t, i) => {
+      for (const { job, k } of uses.get(t)!) {
+        made[job][k] = vs[i];
+        if (--left[job] === 0) done.push(job);
+      }
+    });
+    if (done.length) await store(done.map((i) => jobs[i]), done.map((i) => made[i]));
+    for (const i of done) made[i] = [];
   }
+}
+
+/**
+ * The indexing engine, falling back to the worker's own model (`fallback`) if it fails (offscreen document refused
+ * or gone) and that model is the same one (vectors of two models never mix).
+ */
+export function indexingEngine(first: Embedder, fallback: () => Promise<Embedder | null>) {
+  let embedder = first;
+  return {
+    parallel: () => Math.max(1, embedder.parallel ?? 1),
+    backend: () => embedder.backend,
+    embed: async (texts: string[]): Promise<Float32Array[]> => {
+      const used = embedder;
+      try {
+        return await used.embed(texts);
+      } catch (e) {
+        const other = await fallback();
+        if (!other || other === used || other.modelId !== used.modelId) throw e;
+        embedder = other;
+        return other.embed(texts);
+      }
+    },
+  };
 }
 
 /** Indexing progress in memories: one is done when every job of it (its own vectors, its context vector) is stored. */

@@ -4,8 +4,8 @@ import type { BackstoryDB } from './db';
 import { planImport, type ImportCounts } from './import-plan';
 import { intake, type Provenance } from './intake';
 import { createItem, patchItem } from './normalize';
-import { ContextVectors, embedOnce, ownJob, sameTextIndex, sameTexts, type EmbedJob } from './context-vectors';
-import { inBatches, MemoryProgress, perJob, storedVector, textCount } from './embed-batches';
+import { ContextVectors, donatedVectors, ownJob, sameTextIndex, sameTexts, type EmbedJob } from './context-vectors';
+import { inBatches, indexingEngine, MemoryProgress, perJob, storedVector, textCount } from './embed-batches';
 import { buildPack, PackSchedule, textHash } from './pack';
 import { loadStored } from './store-load';
 import { isQuotaError, StorageFullError } from './storage-full';
@@ -338,53 +338,32 @@ export class MemoryStore {
     if (!jobs.length) return 0;
     embedder.runSize?.(textCount(jobs));
     const progress = new MemoryProgress(jobs, onProgress);
-    const engine = this.indexingEngine(embedder);
-    const sameText = sameTextIndex(this.mem);
+    const engine = indexingEngine(embedder, this.getEmbedder);
     const model = embedder.modelId;
     let done = 0;
-    await inBatches(jobs, batch, engine.parallel, (part) => embedOnce(part, sameText, (ids) => this.db.vectors.bulkGet(ids), this.model, engine.embed), async (part, vectors) => {
-      this.indexBackend = engine.backend();
+    const stored = async (part: EmbedJob[], vectors: Float32Array[][]) => {
       await this.storeVectors(part, vectors, model);
-      for (const job of part) if (job.print === undefined && this.mem.hasVector(job.id)) sameText.add(job.texts, job.id);
       done += textCount(part);
       progress.stored(part);
+    };
+    // Items whose texts another item already has vectors for take those; repeats within the run are made once.
+    const donated = await donatedVectors(jobs, sameTextIndex(this.mem), (ids) => this.db.vectors.bulkGet(ids), this.model);
+    const given = jobs.flatMap((job, i) => (donated[i] ? [{ job, vs: donated[i] }] : []));
+    if (given.length) await stored(given.map((g) => g.job), given.map((g) => g.vs));
+    const toMake = jobs.filter((_, i) => !donated[i]);
+    await inBatches(toMake, batch, engine.parallel, engine.embed, async (part, vectors) => {
+      this.indexBackend = engine.backend();
+      await stored(part, vectors);
     });
     return done;
   }
 
-  /**
-   * What an indexing run embeds: items without their vectors, then the context vectors missing, longest text of a
-   * job last, so a batch holds texts of similar length and the model pads little.
-   */
+  /** What an indexing run embeds: items without their vectors, then the context vectors missing (inBatches orders them). */
   private pendingJobs(): EmbedJob[] {
     const own = this.unembedded().map((id) => ownJob(this.mem.get(id)!));
     // Context vectors held are kept current by every write (and checked at load): only missing ones are looked for.
     const threaded = [...this.mem.items()].filter((it) => it.thread && !this.contexts.prints.has(it.id)).map((it) => it.id);
-    const longest = (j: EmbedJob) => j.texts.reduce((m, t) => Math.max(m, t.length), 0);
-    return [...own, ...this.contexts.jobs(threaded)].map((j) => ({ j, n: longest(j) })).sort((a, b) => a.n - b.n).map((x) => x.j);
-  }
-
-  /**
-   * The indexing engine, falling back to the worker's own model if it fails (offscreen document refused or gone) and
-   * that model is the same one (vectors of two models never mix).
-   */
-  private indexingEngine(first: Embedder) {
-    let embedder = first;
-    return {
-      parallel: () => Math.max(1, embedder.parallel ?? 1),
-      backend: () => embedder.backend,
-      embed: async (texts: string[]): Promise<Float32Array[]> => {
-        const used = embedder;
-        try {
-          return await used.embed(texts);
-        } catch (e) {
-          const fallback = await this.getEmbedder();
-          if (!fallback || fallback === used || fallback.modelId !== used.modelId) throw e;
-          embedder = fallback;
-          return fallback.embed(texts);
-        }
-      },
-    };
+    return [...own, ...this.contexts.jobs(threaded)];
   }
 
   /** Vectors of `texts` from the worker's model, or null (no model, or it failed). Held items are never asked for. */

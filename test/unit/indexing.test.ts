@@ -65,6 +65,24 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(store.unembedded()).toEqual([]);
   });
 
+  it('batches texts of like length from an import of chat turns and long answers, so little of the work is padding', async () => {
+    const engine = recordingEmbedder('offscreen');
+    const store = new MemoryStore(freshDb(), async () => engine.embedder);
+    // An export as real ones are: short turns, and long answers split into passages whose last one is short.
+    const words = (n: number, w: string) => Array.from({ length: n }, (_, k) => `${w}${k % 10}`).join(' ');
+    const sentences = (n: number) => Array.from({ length: n }, (_, k) => `${words(14, 'point')} ${k}.`).join(' ');
+    const notes = Array.from({ length: 160 }, (_, i) => ({ id: `n${i}`, text: `${i % 4 === 3 ? sentences(14 + (i % 7) * 3) : words(4 + ((i * 37) % 60), 'turn')} n${i}` }));
+    await store.commitImport(notes, { importId: 'a', provenance: { from: 'import', trusted: false } });
+    await store.embedPending(undefined, 8);
+    expect(store.unembedded()).toEqual([]);
+    // The model pads each batch to its longest text: words stand for its word pieces here.
+    const len = (t: string) => t.split(' ').length;
+    const real = engine.batches.flat().reduce((s, t) => s + len(t), 0);
+    const padded = engine.batches.reduce((s, b) => s + b.length * Math.max(...b.map(len)), 0);
+    expect(engine.batches.flat().length).toBeGreaterThan(notes.length); // long answers gave several texts
+    expect(padded / real).toBeLessThan(1.1);
+  });
+
   it.each([
     ['one batch at a time', undefined],
     ['a second batch sent ahead', 2],

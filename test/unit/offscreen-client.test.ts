@@ -46,10 +46,11 @@ const chromeFake = {
 };
 
 let OffscreenEmbedder: typeof import('../../lib/embed/offscreen-client').OffscreenEmbedder;
+let replyBudgetMs: typeof import('../../lib/embed/offscreen-client').replyBudgetMs;
 let offscreenAvailable: typeof import('../../lib/embed/offscreen-client').offscreenAvailable;
 beforeAll(async () => {
   (globalThis as { chrome?: unknown }).chrome = chromeFake; // before wxt/browser is first imported
-  ({ OffscreenEmbedder, offscreenAvailable } = await import('../../lib/embed/offscreen-client'));
+  ({ OffscreenEmbedder, offscreenAvailable, replyBudgetMs } = await import('../../lib/embed/offscreen-client'));
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -101,9 +102,20 @@ describe('the service worker side of the offscreen engine', () => {
     await e.close();
   });
 
+  it('waits for a batch of window-long passages in proportion to their word pieces, not only to how many they are', () => {
+    // Under load two engines made about 430 word pieces a second (bench: index_ceiling_tokens_per_s); a batch of 16
+    // window-long passages queued behind two like it then takes about 30 s, past the old 28 s budget, and the whole
+    // import fell back to the worker's single thread.
+    const passage = 'word '.repeat(300);
+    const note = 'a short chat turn about the trip';
+    const slowest = (texts: string[]) => 1000 * (3 * texts.length * Math.min(256, passage.length / 4)) / 430;
+    expect(replyBudgetMs(Array(16).fill(passage))).toBeGreaterThan(slowest(Array(16).fill(passage)));
+    expect(replyBudgetMs(Array(16).fill(passage))).toBeGreaterThan(2 * replyBudgetMs(Array(16).fill(note)));
+  });
+
   it('gives up on a document that never answers, closes it, and opens a fresh one for the next request', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const e = new OffscreenEmbedder(30_000, (n) => 1_000 + 100 * n);
+    const e = new OffscreenEmbedder(30_000, (texts) => 1_000 + 100 * texts.length);
     fake.hang = true;
     const waiting = e.embed(['a', 'b']);
     const failed = expect(waiting).rejects.toThrow('the indexing engine did not answer within 1 s');
