@@ -53,10 +53,10 @@ describe('a long note in the panel', () => {
     await expect.poll(() => page.locator('#field').inputValue(), { timeout: 15_000 }).toContain(EVIDENCE);
     expect(await page.locator('#field').inputValue()).not.toContain(START);
 
-    // "Show all" unfolds the whole note, and Insert then puts all of it in.
+    // "Show all" unfolds the whole note, and Insert then puts all of it in. The field keeps what it has: emptying it
+    // would be a new task, and the panel would rightly rank for that instead.
     await card.locator('[data-testid="card-show-all"]').click();
     expect(await shown.textContent()).toContain(START);
-    await page.locator('#field').fill('');
     await card.locator('[data-testid="card-insert"]').click();
     await expect.poll(() => page.locator('#field').inputValue(), { timeout: 15_000 }).toContain(START);
     expect(await page.locator('#field').inputValue()).toContain(EVIDENCE);
