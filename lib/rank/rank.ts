@@ -93,13 +93,10 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
     if (!item.pinned && isListedInstruction(item) && !retrieval.signals.has(item.id)) laterInstructions.push(item);
     else ranked.push(scoreOf(item));
   }
-  ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
-  if (tuning.threadSpread > 0) {
-    spreadThreads(ranked, tuning.threadSpread, tuning.threadFree);
-    ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
-  }
-  markSuperseded(ranked, memory);
-  ranked.sort((a, b) => b.score - a.score || b.item.createdAt - a.item.createdAt);
+  ranked.sort(byScore);
+  // Each step below reads the order the one before left; a step that moved no score needs no new sort.
+  if (tuning.threadSpread > 0 && spreadThreads(ranked, tuning.threadSpread, tuning.threadFree)) ranked.sort(byScore);
+  if (markSuperseded(ranked, memory)) ranked.sort(byScore);
 
   const pinned = ranked.filter((s) => s.item.pinned);
   // In-scope instructions newest first; each entry holds its item and, once scored, its score (no type test per look).
@@ -128,7 +125,8 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
  * Past the first `free` items of a thread (ranked is best first), each loses `share` of its score per place: a
  * conversation that matches throughout makes room for other conversations (see `Tuning.threadFree`).
  */
-function spreadThreads(ranked: Scored[], share: number, free: number): void {
+function spreadThreads(ranked: Scored[], share: number, free: number): boolean {
+  let moved = false;
   const seen = new Map<string, number>();
   for (const s of ranked) {
     const t = s.item.thread?.id;
@@ -138,7 +136,14 @@ function spreadThreads(ranked: Scored[], share: number, free: number): void {
     if (n < free) continue;
     s.score *= Math.pow(1 - share, n - free + 1);
     s.threadPlace = n + 1;
+    moved = true;
   }
+  return moved;
+}
+
+/** Best score first; of equal scores the newer item. */
+function byScore(a: Scored, b: Scored): number {
+  return b.score - a.score || b.item.createdAt - a.item.createdAt;
 }
 
 /**

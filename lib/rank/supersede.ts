@@ -25,11 +25,13 @@ export function isDecision(item: MemoryItem): boolean {
 
 /**
  * Marks each decision that a newer decision on the same subject supersedes, and ranks it just below that one: the
- * older is still there to read (why things changed), never above what replaced it.
+ * older is still there to read (why things changed), never above what replaced it. Returns whether any score moved
+ * (the caller then sorts again).
  */
-export function markSuperseded(ranked: Scored[], memory: MemoryView): void {
+export function markSuperseded(ranked: Scored[], memory: MemoryView): boolean {
   const decisions = ranked.filter((s) => isDecision(s.item)).slice(0, COMPARED);
-  if (decisions.length < 2) return;
+  if (decisions.length < 2) return false;
+  let moved = false;
   const words = new Map<Scored, Set<string>>();
   const wordsOf = (s: Scored) => {
     let w = words.get(s);
@@ -48,7 +50,11 @@ export function markSuperseded(ranked: Scored[], memory: MemoryView): void {
       const older = byAge[j];
       if (older.supersededBy || lastTouched(older.item) >= lastTouched(newer.item) || !same(newer, older)) continue;
       older.supersededBy = newer.item;
-      if (older.score >= newer.score) older.score = Math.max(0, newer.score - 0.001);
+      if (older.score >= newer.score) {
+        older.score = Math.max(0, newer.score - 0.001);
+        moved = true;
+      }
     }
   }
+  return moved;
 }
