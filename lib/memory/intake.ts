@@ -22,7 +22,7 @@ export const FIELD_CAPS = { title: 300, listItems: 50, tag: 80, person: 200, sit
 /** The memory file's own format name (`source.format` of its items, set by its reader whatever the file says). */
 export const MEMORY_FILE_FORMAT: ImportFormat = 'memory-file';
 
-/** Scopes that reach beyond one person or subject: a foreign file's instructions with one are asked about first. */
+/** Scopes that reach beyond one person or subject (the question about a foreign file counts them apart). */
 export function isWideScope(scope: MemoryScope): boolean {
   return scope.kind === 'everywhere' || scope.kind === 'destination' || scope.kind === 'sites';
 }
@@ -66,7 +66,7 @@ function foreignMemoryItem(input: MemoryInput, now: number): MemoryInput {
   const given = parseScope(rest.scope);
   // A scope the file says the user chose is the file's say, not the user's.
   const scope: MemoryScope = given ? { ...given, set: given.set === 'user' ? 'source' : given.set } : guessScope({ ...out, source: foreign });
-  if (out.kind === 'instruction' && isWideScope(scope)) {
+  if (out.kind === 'instruction') {
     // Asked about before the commit; arriving here, the user chose "Import as evidence" (or was never asked).
     out.kind = 'evidence';
     out.scope = guessScope({ ...out, sites: [], source: foreign });

@@ -58,10 +58,11 @@ const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 
  * pinned card. It was not exported from this browser profile: keep them, or import them as evidence?"
  */
 export function trustQuestion(job: ImportJob): string {
-  const a = job.asks ?? { everywhere: 0, wide: 0, pinned: 0, feedback: 0 };
+  const a = { everywhere: 0, wide: 0, scoped: 0, pinned: 0, feedback: 0, ...job.asks };
   const parts = [
     a.everywhere ? `${plural(a.everywhere, 'instruction', 'instructions')} that ${a.everywhere === 1 ? 'applies' : 'apply'} everywhere` : '',
     a.wide ? `${plural(a.wide, 'instruction', 'instructions')} for all your email, chats, documents or a whole site` : '',
+    a.scoped ? `${plural(a.scoped, 'instruction', 'instructions')} for particular people or subjects` : '',
     a.pinned ? plural(a.pinned, 'pinned card', 'pinned cards') : '',
     a.feedback ? `${plural(a.feedback, 'piece', 'pieces')} of feedback to learn from` : '',
   ].filter(Boolean);
