@@ -14,7 +14,8 @@ export class ResidentItems {
   private readonly lists = new Map<string, readonly string[]>();
   private readonly sources = new Map<string, MemorySource>();
   private readonly scopes = new Map<string, MemoryScope>();
-  private readonly threadIds = new Map<string, string>();
+  /** Thread ids and the titles of threaded items. */
+  private readonly strings = new Map<string, string>();
 
   /** The resident copy of `item` (a new object: the caller's is left as it was). */
   of(item: MemoryItem): MemoryItem {
@@ -25,18 +26,23 @@ export class ResidentItems {
       tags: this.list(item.tags),
       people: this.list(item.people),
       sites: this.list(item.sites),
-      source: this.source(item.source),
+      // A page's capture has a source of its own (its URL): a table entry would cost more than it saves.
+      source: item.thread || !item.source.url ? this.source(item.source) : item.source,
     };
     if (item.scope) out.scope = this.scope(item.scope);
-    // A thread's id is repeated by every item of it (each row read from IndexedDB brings its own copy).
-    if (item.thread) out.thread = { id: this.threadId(item.thread.id), seq: item.thread.seq };
+    if (item.thread) {
+      // A thread's id, and mostly its title ("<conversation> · You"), are repeated by every item of it: each row read
+      // from IndexedDB brings its own copy. Items outside threads have titles of their own, not worth a table entry.
+      out.thread = { id: this.shared(item.thread.id), seq: item.thread.seq };
+      out.title = this.shared(item.title);
+    }
     return out;
   }
 
-  private threadId(s: string): string {
-    const had = this.threadIds.get(s);
+  private shared(s: string): string {
+    const had = this.strings.get(s);
     if (had !== undefined) return had;
-    this.threadIds.set(s, s);
+    this.strings.set(s, s);
     return s;
   }
 
