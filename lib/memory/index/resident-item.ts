@@ -14,6 +14,8 @@ export class ResidentItems {
   private readonly lists = new Map<string, readonly string[]>();
   private readonly sources = new Map<string, MemorySource>();
   private readonly scopes = new Map<string, MemoryScope>();
+  private lastSource?: MemorySource;
+  private lastScope?: MemoryScope;
   /** Thread ids and the titles of threaded items. */
   private readonly strings = new Map<string, string>();
 
@@ -47,10 +49,11 @@ export class ResidentItems {
   }
 
   private list(xs: readonly string[]): string[] {
-    const key = xs.join('\u0001');
+    if (!xs.length) return NONE as string[];
+    const key = xs.length === 1 ? xs[0] : xs.join('\u0001');
     let had = this.lists.get(key);
     // Two lists join alike only when they hold the same strings ('a\u0001b' is not a tag: joined keys are checked).
-    if (!had || had.length !== xs.length || had.some((x, i) => x !== xs[i])) {
+    if (!had || !sameList(had, xs)) {
       had = Object.freeze([...xs]);
       this.lists.set(key, had);
     }
@@ -59,33 +62,49 @@ export class ResidentItems {
   }
 
   private source(s: MemorySource): MemorySource {
-    const key = JSON.stringify([s.url, s.title, s.importId, s.format, Object.keys(s).length]);
+    // Rows come in import order: a thread's items follow each other and share a source.
+    if (this.lastSource && sameSource(this.lastSource, s)) return this.lastSource;
+    const key = `${s.url ?? ''}\u0001${s.title ?? ''}\u0001${s.importId ?? ''}\u0001${s.format ?? ''}`;
     let had = this.sources.get(key);
-    if (!had || !sameFields(had, s)) {
+    if (!had || !sameSource(had, s)) {
       had = Object.freeze({ ...s });
       this.sources.set(key, had);
     }
-    return had;
+    return (this.lastSource = had);
   }
 
   private scope(s: MemoryScope): MemoryScope {
-    const key = JSON.stringify([s.kind, s.set, s.values]);
+    if (this.lastScope && sameScope(this.lastScope, s)) return this.lastScope;
+    const key = `${s.kind}\u0001${s.set}\u0001${s.values.join('\u0001')}`;
     let had = this.scopes.get(key);
-    if (!had || !sameFields(had, s)) {
+    if (!had || !sameScope(had, s)) {
       had = Object.freeze({ ...s, values: this.list(s.values) });
       this.scopes.set(key, had);
     }
-    return had;
+    return (this.lastScope = had);
   }
 }
 
-/** Same keys and values, arrays compared by their items: what makes a shared copy equal to the item's own. */
-function sameFields(a: object, b: object): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => {
-    const x = (a as Record<string, unknown>)[k];
-    const y = (b as Record<string, unknown>)[k];
-    return Array.isArray(x) && Array.isArray(y) ? x.length === y.length && x.every((v, i) => v === y[i]) : x === y;
-  });
+/** The one empty list items share (most have no tags, people or sites). */
+const NONE: readonly string[] = Object.freeze([]);
+
+function sameSource(a: MemorySource, b: MemorySource): boolean {
+  return a.url === b.url && a.title === b.title && a.importId === b.importId && a.format === b.format && fields(a) === fields(b);
+}
+
+function sameScope(a: MemoryScope, b: MemoryScope): boolean {
+  return a.kind === b.kind && a.set === b.set && sameList(a.values, b.values) && fields(a) === fields(b);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** How many fields an object has (a row may carry one this code does not know: then it is not shared). */
+function fields(o: object): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
 }
