@@ -58,5 +58,4 @@ describe('items held in memory', () => {
     expect(mem.get('chat-2')!.tags).toEqual([]);
     expect(mem.get('chat-2')!.source.format).toBe('chatgpt');
   });
-
 });

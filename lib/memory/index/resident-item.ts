@@ -3,8 +3,8 @@ import type { MemoryItem, MemoryScope, MemorySource } from '../types';
 /**
  * The copy of an item the in-memory index keeps: the same fields and values, with the parts most items repeat
  * shared instead of held once per item. An item made by `createItem` or read from IndexedDB carries its own empty
- * arrays, source object, scope object and copies of strings like its kind or import id: about 300 bytes an item
- * (30 MB at 100k) that say nothing new. Shared parts are frozen, so code that changed one in place would throw
+ * arrays, source object, scope object and copies of strings like its kind or thread id: 300-400 bytes an item
+ * (30-40 MB at 100k) that say nothing new. Shared parts are frozen, so code that changed one in place would throw
  * rather than change every item holding it.
  *
  * The tables only grow, by the distinct values this worker has seen (a few per import, scope or person list); a
