@@ -6,6 +6,7 @@ import { personKey } from './situation-keys';
 import { VectorIndex } from './vector-index';
 import { passagesOf } from './item-text';
 import { ownerOf, passageKey, type Passage } from './passages';
+import { ResidentItems } from './resident-item';
 
 export { passageKey };
 
@@ -16,6 +17,8 @@ export { passageKey };
  */
 export class IndexedMemory implements MemoryView {
   private byId = new Map<string, MemoryItem>();
+  /** What `put` keeps: each item's copy with the parts items repeat shared (lib/memory/index/resident-item.ts). */
+  private resident = new ResidentItems();
   /** int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/memory/index/vector-index.ts. */
   private vectors = new VectorIndex();
   /** Embeddings of `contextText(item, previous item of its thread)`: the item read with the turn before it. */
@@ -147,8 +150,10 @@ export class IndexedMemory implements MemoryView {
   /**
    * Adds or replaces an item (and its vector, when given) in every index. `lexicalLoaded`: the item's BM25 entry is
    * already in `lexicalIndex` (loaded from the store's pack with LexicalIndex.loadPacked), so it is not tokenised.
+   * What is kept is a copy equal to `item` whose repeated parts are shared and frozen (`get` returns it).
    */
-  put(item: MemoryItem, vector?: Float32Array | Float32Array[], lexicalLoaded = false): void {
+  put(given: MemoryItem, vector?: Float32Array | Float32Array[], lexicalLoaded = false): void {
+    const item = this.resident.of(given);
     this.flaggedList = undefined;
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
