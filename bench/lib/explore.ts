@@ -28,6 +28,7 @@ const lme = await prepareConversations(lmeQs, 'q8', openBenchCache(ROOT, 'q8'));
 const f = (x: number) => x.toFixed(3);
 const defaults = (locomo[0].view.lexicalIndex as LexicalIndex).options();
 // The baseline beside every variant: plain BM25 over "Role: text" of the same turns (what bench:longmemeval reports).
+const bm25Ranks: string[][] = [];
 {
   const bm = new AllAnyTally();
   let top5 = 0;
@@ -36,6 +37,7 @@ const defaults = (locomo[0].view.lexicalIndex as LexicalIndex).options();
     for (const it of p.conv.items) plain.add(it.id, `${it.title}: ${it.text}`);
     const ids = plain.search(LexicalIndex.queryTerms(lmeQs[i].question), p.conv.items.length).map((h) => h.id);
     bm.add(ids, p.questions[0].relevant);
+    bm25Ranks.push(ids);
     top5 += new Set(ids.slice(0, 5).map((id) => lmeQs[i].sessionOf.get(id))).size;
   });
   const t = bm.stats();
@@ -53,7 +55,21 @@ for (const [name, tune, w, lex] of variants) {
   for (const p of locomo)
     for (const q of p.questions) {
       const req = { task: q.task, memory: p.view, settings, queryVector: q.vectors[0], queryVectors: q.vectors, now: p.conv.now };
-      loc.add(scoreMemory(req, tuning).ranked.map((s) => s.item.id), q.relevant, 0);
+      const sm = scoreMemory(req, tuning);
+      const ids = sm.ranked.map((s) => s.item.id);
+      loc.add(ids, q.relevant, 0);
+      // A LoCoMo question with evidence placed 6-20: the ones R@5 or R@10 lose, with what outranks them.
+      if (process.env.EXPLORE_DUMP && [...q.relevant].some((id) => ids.indexOf(id) >= 5 && ids.indexOf(id) < 20))
+        dump[`${name}#locomo:${p.conv.id}:${q.task.field?.text}`] = {
+          relevant: [...q.relevant].map((id) => {
+            const s = sm.ranked.find((r) => r.item.id === id);
+            return { id, rank: ids.indexOf(id) + 1, score: s?.score, sem: s?.signal.semantic, lex: s?.signal.lexical, matched: s?.signal.matched, via: s?.signal.viaNeighbour, text: s ? s.item.title + ': ' + s.item.text.slice(0, 100) : undefined };
+          }),
+          top: sm.ranked.slice(0, 12).map((s) => ({
+            id: s.item.id, rel: q.relevant.has(s.item.id), score: +s.score.toFixed(3), sem: +s.signal.semantic.toFixed(3), lex: +s.signal.lexical.toFixed(3),
+            matched: s.signal.matched, via: s.signal.viaNeighbour, text: s.item.title + ': ' + s.item.text.slice(0, 80),
+          })),
+        };
       locCards.add(rankMemory(req, tuning).cards.map((c) => c.item.id), q.relevant, 0);
     }
   const turns = new AllAnyTally();
@@ -72,7 +88,7 @@ for (const [name, tune, w, lex] of variants) {
         relevant: [...q.relevant].map((id) => {
           const s = sm.ranked.find((r) => r.item.id === id);
           const sg = sm.retrieval.signals.get(id);
-          return { id, rank: ids.indexOf(id) + 1, score: s?.score, sem: sg?.semantic, lex: sg?.lexical, matched: sg?.matched, text: s ? s.item.title + ': ' + s.item.text.slice(0, 100) : undefined };
+          return { id, rank: ids.indexOf(id) + 1, bm25: bm25Ranks[i].indexOf(id) + 1, score: s?.score, sem: sg?.semantic, lex: sg?.lexical, matched: sg?.matched, text: s ? s.item.title + ': ' + s.item.text.slice(0, 100) : undefined };
         }),
         top: sm.ranked.slice(0, 20).map((s) => ({
           id: s.item.id, rel: q.relevant.has(s.item.id), score: +s.score.toFixed(3), sem: +s.signal.semantic.toFixed(3), lex: +s.signal.lexical.toFixed(3),

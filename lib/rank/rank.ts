@@ -14,6 +14,7 @@ import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from '../memory/index/tokenize';
 import { likeness } from './likeness';
 import { TUNING, type Tuning } from './tuning';
+import type { LexicalSearcher } from '../memory/index/memory-view';
 import { displayTitle, lastTouched } from '../core/items';
 
 export interface ScoredMemory {
@@ -95,7 +96,7 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   }
   ranked.sort(byScore);
   // Each step below reads the order the one before left; a step that moved no score needs no new sort.
-  if (tuning.threadSpread > 0 && spreadThreads(ranked, tuning.threadSpread, tuning.threadFree)) ranked.sort(byScore);
+  if (tuning.threadSpread > 0 && spreadThreads(ranked, tuning, memory.lexicalIndex)) ranked.sort(byScore);
   if (markSuperseded(ranked, memory)) ranked.sort(byScore);
 
   const pinned = ranked.filter((s) => s.item.pinned);
@@ -122,23 +123,33 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
 }
 
 /**
- * Past the first `free` items of a thread (ranked is best first), each loses `share` of its score per place: a
- * conversation that matches throughout makes room for other conversations (see `Tuning.threadFree`).
+ * Past the first free items of a thread (`Tuning.threadFree`, `threadFreeShare` of its turns; ranked is best first),
+ * each loses `threadSpread` of its score per place: a conversation that matches throughout makes room for other
+ * conversations.
  */
-function spreadThreads(ranked: Scored[], share: number, free: number): boolean {
+function spreadThreads(ranked: Scored[], t: Tuning, index: LexicalSearcher): boolean {
   let moved = false;
-  const seen = new Map<string, number>();
+  const seen = new Map<string, { n: number; free: number }>();
   for (const s of ranked) {
-    const t = s.item.thread?.id;
-    if (!t) continue;
-    const n = seen.get(t) ?? 0;
-    seen.set(t, n + 1);
-    if (n < free) continue;
-    s.score *= Math.pow(1 - share, n - free + 1);
+    const th = s.item.thread?.id;
+    if (!th) continue;
+    let at = seen.get(th);
+    if (!at) seen.set(th, (at = { n: 0, free: Math.max(t.threadFree, Math.floor(t.threadFreeShare * threadLength(index, s.item.id))) }));
+    const n = at.n++;
+    if (n < at.free) continue;
+    s.score *= Math.pow(1 - t.threadSpread, n - at.free + 1);
     s.threadPlace = n + 1;
     moved = true;
   }
   return moved;
+}
+
+/** Turns of the thread around `id`, read along it while they follow each other (once per thread and ranking). */
+function threadLength(index: LexicalSearcher, id: string): number {
+  let len = 1;
+  while (index.neighbour(id, -len)) len++;
+  for (let k = 1; index.neighbour(id, k); k++) len++;
+  return len;
 }
 
 /** Best score first; of equal scores the newer item. */

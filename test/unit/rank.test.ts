@@ -290,6 +290,32 @@ describe('an ask answered across several conversations', () => {
   it('without the spread, the whole first conversation comes first', () => {
     expect(order(0).indexOf('sold')).toBeGreaterThanOrEqual(7);
   });
+
+  it('a short chat on one topic keeps only its two best turns ahead of the other conversation’s turn', () => {
+    expect(order(TUNING.threadSpread).indexOf('sold')).toBe(2);
+  });
+});
+
+describe('a long conversation that matches in several places', () => {
+  // A thirty-turn talk over many things mentions the shed roof in five turns, far apart; a note says the same once.
+  // Each of the talk's mentions may be a different fact (who repairs it, when, the cost): they keep their places
+  // ahead of the note, where a short chat's fourth and fifth turns on one topic would give way.
+  const roof = ['Tom', 'Ann', 'Bob', 'Eve', 'Joe'].map((who) => `${who} looked at the shed roof.`);
+  const talk = Array.from({ length: 30 }, (_, i) =>
+    item(i % 6 === 0 ? roof[i / 6] : `Turn ${i}: we chatted about the weather, the kids and dinner plans.`, {
+      id: `talk${i}`,
+      title: i % 2 ? 'Sam' : 'You',
+      thread: { id: 'talk', seq: i },
+    }),
+  );
+  const note = item('Kim looked at the shed roof.', { id: 'note', createdAt: NOW - 40 * DAY, updatedAt: NOW - 40 * DAY });
+  const ask = task('What about the shed roof?');
+
+  it('keeps all five mentions of the long talk ahead of the older note', () => {
+    const ids = scoreMemory(request([...talk, note], ask), TUNING).ranked.map((s) => s.item.id);
+    const mentions = [0, 6, 12, 18, 24].map((i) => ids.indexOf(`talk${i}`));
+    expect(Math.max(...mentions)).toBeLessThan(ids.indexOf('note'));
+  });
 });
 
 describe('budget, redundancy, trace, empty state', () => {
