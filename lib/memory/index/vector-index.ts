@@ -226,7 +226,7 @@ export class VectorIndex {
     }
     const best = this.bestSlots(all, limit);
     if (best) {
-      for (const k of best) out.set(this.ids[k], all[k]);
+      for (let i = 0; i < best.length; i++) out.set(this.ids[best[i]], all[best[i]]);
       return out;
     }
     if (this.cutScratch.length < n) this.cutScratch = new Float32Array(this.scales.length);
