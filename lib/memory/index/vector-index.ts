@@ -222,13 +222,13 @@ export class VectorIndex {
     if (!q) return out;
     const all = this.scoreAll(q);
     const ids = this.ids;
-    const put = keyOf
-      ? (k: number) => {
-          const key = keyOf(ids[k]);
-          const had = out.get(key);
-          if (had === undefined || all[k] > had) out.set(key, all[k]);
-        }
-      : (k: number) => void out.set(ids[k], all[k]);
+    // One function whichever the keys, so the loops below stay monomorphic.
+    const put = (k: number) => {
+      if (!keyOf) return void out.set(ids[k], all[k]);
+      const key = keyOf(ids[k]);
+      const had = out.get(key);
+      if (had === undefined || all[k] > had) out.set(key, all[k]);
+    };
     if (limit >= n) {
       for (let k = 0; k < n; k++) put(k);
       return out;
