@@ -167,10 +167,12 @@ describe('passages in the index', () => {
 
   it('scores a long item by its best passage and lists the passages that matched, as the passages indexed one by one', () => {
     const words = 'zebra migration river garden shed boots invoice kiln travel recipe'.split(' ');
+    let several = 0;
     const sentence = fc.array(fc.constantFrom(...words, 'the', 'and', 'notes'), { minLength: 4, maxLength: 14 }).map((ws) => ws.join(' ') + '. ');
-    const text = fc.array(sentence, { minLength: 1, maxLength: 60 }).map((ss) => ss.join(''));
+    // Short notes and notes of two to four passages.
+    const text = fc.oneof(fc.array(sentence, { minLength: 1, maxLength: 5 }), fc.array(sentence, { minLength: 30, maxLength: 80, size: 'max' })).map((ss) => ss.join(''));
     fc.assert(
-      fc.property(fc.array(text, { minLength: 1, maxLength: 8 }), fc.subarray(words, { minLength: 1, maxLength: 4 }), (texts, ask) => {
+      fc.property(fc.array(text, { minLength: 1, maxLength: 6 }), fc.subarray(words, { minLength: 1, maxLength: 4 }), (texts, ask) => {
         const idx = new LexicalIndex();
         const flat = new LexicalIndex();
         texts.forEach((t, i) => {
@@ -188,6 +190,7 @@ describe('passages in the index', () => {
           byItem.set(id, e);
         }
         const hits = idx.search(q, 1000);
+        several += hits.filter((h) => h.passages).length;
         expect(hits.map((h) => h.id).sort()).toEqual([...byItem.keys()].sort());
         for (let i = 1; i < hits.length; i++) expect(hits[i].score).toBeLessThanOrEqual(hits[i - 1].score);
         for (const h of hits) {
@@ -200,6 +203,7 @@ describe('passages in the index', () => {
       }),
       { numRuns: 150 },
     );
+    expect(several).toBeGreaterThan(50); // long items were searched, not only short ones
   });
 
   it('keeps finding a passage after the index compacts its dead slots', () => {
