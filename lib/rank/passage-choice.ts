@@ -79,7 +79,9 @@ function excerptTokens(item: MemoryItem, passages: readonly Passage[], chosen: n
   const key = chosen.join(',');
   let n = byChoice.get(key);
   if (n === undefined) {
-    n = countTokens(excerpt(item.text, passages, chosen));
+    const shown = excerpt(item.text, passages, chosen);
+    // Every passage chosen shows the whole text, whose count the item already carries (as `itemCardTokens` reads it).
+    n = shown === item.text ? item.tokens || countTokens(shown) : countTokens(shown);
     // A few choices per item are worth keeping; an item met by many different tasks starts again.
     if (byChoice.size >= 8) byChoice.clear();
     byChoice.set(key, n);

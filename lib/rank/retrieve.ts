@@ -231,11 +231,11 @@ function signalsOf(ids: Set<string>, x: SignalInputs, memory: MemoryView): Map<s
     let semantic = x.dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
     const terms = matchedTerms(id, prev, next, x);
     // An ask that names someone in memory is about them: items neither by nor about them are discounted.
-    const focus = named.length && !named.some((n) => index.docHas(id, n)) ? 1 - t.personFocus : 1;
+    const focus = named.length && !holdsAny(index, id, named) ? 1 - t.personFocus : 1;
     semantic *= focus;
     lexical *= focus;
     const fused = ws + wl > 0 ? (ws * semantic + wl * lexical) / (ws + wl) : (semantic + lexical) / 2;
-    signals.set(id, { id, semantic, lexical, ...terms, fused });
+    signals.set(id, { id, semantic, lexical, matched: terms.matched, viaNeighbour: terms.viaNeighbour, expanded: terms.expanded, fused });
   }
   return signals;
 }
@@ -300,19 +300,35 @@ function namedPeople(x: SignalInputs): string[] {
   return named;
 }
 
+/** Whether the item holds any of these terms. */
+function holdsAny(index: LexicalSearcher, id: string, terms: string[]): boolean {
+  for (const term of terms) if (index.docHas(id, term)) return true;
+  return false;
+}
+
+/** A word of the ask as the card shows it matched: not an expansion, date, person or phrase term. */
+function isPlainTerm(m: string, expanded: Set<string>): boolean {
+  return !expanded.has(m) && !m.startsWith(DATE_PREFIX) && !m.startsWith(PERSON_PREFIX) && !m.includes(' ');
+}
+
 /** The query words a candidate matched itself, those only its neighbours matched, and the expansion terms it matched. */
 function matchedTerms(id: string, prev: string | undefined, next: string | undefined, x: SignalInputs): Pick<Signal, 'matched' | 'viaNeighbour' | 'expanded'> {
   const lex = x.lexical.byId;
   const expSet = x.lexical.expanded;
-  const plainTerm = (m: string) => !expSet.has(m) && !m.startsWith(DATE_PREFIX) && !m.startsWith(PERSON_PREFIX) && !m.includes(' ');
   const hit = lex.get(id);
-  const matched = hit ? hit.matched.filter(plainTerm) : [];
-  const expanded = hit && expSet.size ? hit.matched.filter((m) => expSet.has(m)) : [];
+  const matched: string[] = [];
+  const expanded: string[] = [];
+  // One pass per list, no closures: this runs for every candidate (hundreds per ranking), most with no hit at all.
+  if (hit)
+    for (const m of hit.matched) {
+      if (isPlainTerm(m, expSet)) matched.push(m);
+      if (expSet.size && expSet.has(m)) expanded.push(m);
+    }
   let viaNeighbour: string[] = [];
   if (prev || next) {
     const nbMatched = new Set<string>();
     for (const nb of [prev, next]) for (const m of (nb && lex.get(nb)?.matched) || []) nbMatched.add(m);
-    viaNeighbour = [...nbMatched].filter((m) => !matched.includes(m) && plainTerm(m));
+    viaNeighbour = [...nbMatched].filter((m) => !matched.includes(m) && isPlainTerm(m, expSet));
   }
   return { matched, viaNeighbour, expanded };
 }

@@ -4,6 +4,7 @@
  * or a row made before passages is rebuilt, and a stopped indexing run leaves the rest waiting.
  */
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../lib/embed/embedder';
 import { openMemoryDB } from '../../lib/memory/db';
@@ -162,6 +163,47 @@ describe('passages in the index', () => {
     expect(parts.indexOf(Math.max(...parts))).toBe(4);
     expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('zebra migration'), 5)[0]).toMatchObject({ id: 'long', passages: [{ part: 4 }] });
     expect([...store.view.lexicalIndex.holders([...LexicalIndex.queryTerms('money').keys()][0])]).toEqual(['long4']);
+  });
+
+  it('scores a long item by its best passage and lists the passages that matched, as the passages indexed one by one', () => {
+    const words = 'zebra migration river garden shed boots invoice kiln travel recipe'.split(' ');
+    let several = 0;
+    const sentence = fc.array(fc.constantFrom(...words, 'the', 'and', 'notes'), { minLength: 4, maxLength: 14 }).map((ws) => ws.join(' ') + '. ');
+    // Short notes and notes of two to four passages.
+    const text = fc.oneof(fc.array(sentence, { minLength: 1, maxLength: 5 }), fc.array(sentence, { minLength: 30, maxLength: 80, size: 'max' })).map((ss) => ss.join(''));
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 6 }), fc.subarray(words, { minLength: 1, maxLength: 4 }), (texts, ask) => {
+        const idx = new LexicalIndex();
+        const flat = new LexicalIndex();
+        texts.forEach((t, i) => {
+          idx.addItem({ id: `i${i}`, text: t, title: '', tags: [], people: [] });
+          splitPassages(t).forEach((p, k) => flat.addItem({ id: `i${i}#${k}`, text: t.slice(p.start, p.end), title: '', tags: [], people: [] }));
+        });
+        const q = LexicalIndex.queryTerms(ask.join(' '));
+        const byItem = new Map<string, { score: number; matched: Set<string>; parts: Map<number, number> }>();
+        for (const h of flat.search(q, 1000)) {
+          const [id, k] = h.id.split('#');
+          const e = byItem.get(id) ?? { score: 0, matched: new Set<string>(), parts: new Map<number, number>() };
+          e.score = Math.max(e.score, h.score);
+          for (const m of h.matched) e.matched.add(m);
+          e.parts.set(Number(k), h.score);
+          byItem.set(id, e);
+        }
+        const hits = idx.search(q, 1000);
+        several += hits.filter((h) => h.passages).length;
+        expect(hits.map((h) => h.id).sort()).toEqual([...byItem.keys()].sort());
+        for (let i = 1; i < hits.length; i++) expect(hits[i].score).toBeLessThanOrEqual(hits[i - 1].score);
+        for (const h of hits) {
+          const e = byItem.get(h.id)!;
+          expect(h.score).toBeCloseTo(e.score, 9);
+          expect(new Set(h.matched)).toEqual(e.matched);
+          if (h.passages) expect(new Map(h.passages.map((p) => [p.part, p.score]))).toEqual(e.parts);
+          else expect([...e.parts.keys()]).toEqual([0]);
+        }
+      }),
+      { numRuns: 150 },
+    );
+    expect(several).toBeGreaterThan(50); // long items were searched, not only short ones
   });
 
   it('keeps finding a passage after the index compacts its dead slots', () => {

@@ -9,7 +9,9 @@ import type { TaskReading, RankedCard } from '../../lib/rank/types';
 import { rankMemory } from '../../lib/rank/rank';
 import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { passageEmbedTexts } from '../../lib/memory/index/item-text';
-import { splitPassages } from '../../lib/memory/index/passages';
+import { excerpt, splitPassages } from '../../lib/memory/index/passages';
+import { choosePassages } from '../../lib/rank/passage-choice';
+import { TUNING } from '../../lib/rank/tuning';
 import { buildPackage, cardText } from '../../lib/rank/package';
 import { terms } from '../../lib/memory/index/tokenize';
 import { longNote, RANK_SETTINGS as SETTINGS } from './rank-fixtures';
@@ -88,6 +90,24 @@ describe('cards and the package carry passages', () => {
     expect(pkg.text).toContain(text.slice(ps[5].start, ps[5].end).trim().slice(0, 60));
     expect(pkg.text).toContain(text.slice(ps[1].start, ps[1].end).trim().slice(0, 60));
     expect(pkg.text).not.toContain(text.slice(ps[3].start, ps[3].end).trim().slice(0, 60));
+  });
+
+  it("counts the tokens of what a long item's card shows: the whole text when every passage matched, else the excerpt", () => {
+    const mem = memory();
+    const it = mem.get('long')!;
+    const weights = { semantic: 0, lexical: 1, recency: 0, priority: 0, continuity: 0, situation: 0 };
+    const choose = (scores: number[]) =>
+      choosePassages(mem, 'long', { id: 'long', score: 1, matched: [], passages: scores.map((score, part) => ({ part, score })) }, [], [], weights, TUNING)!;
+    const two = item('long', text.slice(0, ps[2].start).trim());
+    const memTwo = arrayMemoryView([two], new Map());
+    expect(memTwo.passages('long').length).toBe(2);
+    const both = choosePassages(memTwo, 'long', { id: 'long', score: 1, matched: [], passages: [{ part: 0, score: 1 }, { part: 1, score: 1 }] }, [], [], weights, TUNING)!;
+    expect(both.passages.length).toBe(2);
+    expect(both.tokens).toBe(countTokens(two.text));
+    const one = choose(ps.map((_, k) => (k === 4 ? 1 : 0)));
+    expect(one.passages).toEqual([4]);
+    expect(one.tokens).toBe(countTokens(excerpt(it.text, ps, [4])));
+    expect(one.tokens).toBeLessThan(it.tokens);
   });
 
   it('packs and inserts a short item whole, as before passages', () => {

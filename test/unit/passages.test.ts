@@ -84,6 +84,23 @@ describe('splitPassages', () => {
     );
   });
 
+  it('keeps a text whole exactly when its estimated pieces and its characters fit one passage', () => {
+    const word = fc.stringMatching(/^[a-zé漢]{1,14}$/);
+    const gap = fc.constantFrom(' ', '. ', ', ', '\n', '\n\n', ' — ', '? ');
+    const seen = { fit: 0, split: 0 };
+    fc.assert(
+      fc.property(fc.array(fc.tuple(word, gap), { minLength: 30, maxLength: 420, size: 'max' }), (parts) => {
+        const text = parts.map(([w, g]) => w + g).join('');
+        const fits = pieceCosts(text)[text.length] <= PASSAGE_PIECES && text.length <= PASSAGE_CHARS;
+        expect(splitPassages(text).length === 1).toBe(fits);
+        if (fits) seen.fit++;
+        else seen.split++;
+      }),
+      { numRuns: 300 },
+    );
+    expect(Math.min(seen.fit, seen.split)).toBeGreaterThan(30); // both sides of the line were tried
+  });
+
   it('splits in time linear in the length: 100 KB with no space or line break, and 100 KB of prose', async () => {
     expect(await costGrowth(splitPassages, (n) => 'x'.repeat(n))).toBeLessThan(GROWTH_LIMIT);
     expect(await costGrowth(splitPassages, (n) => repeatTo('Word. ', n))).toBeLessThan(GROWTH_LIMIT);

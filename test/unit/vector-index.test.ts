@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VectorIndex } from '../../lib/memory/index/vector-index';
+import { ownerOf, passageKey } from '../../lib/memory/index/passages';
 
 function rng(seed: number) {
   let a = seed >>> 0;
@@ -80,5 +82,25 @@ describe('int8 vector index', () => {
     const rank = sorted.indexOf(sharedScore);
     const top = idx.scores([q], [1], rank + 1);
     expect([...top.values()].filter((s) => s === sharedScore)).toHaveLength(600);
+  });
+
+  it("gives each item its best passage's score, in one map, as grouping every passage's score does", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }), fc.nat(1000), (parts, limit, seed) => {
+        const r = rng(seed + 1);
+        const idx = new VectorIndex();
+        parts.forEach((n, i) => {
+          for (let k = 0; k < n; k++) idx.set(passageKey(`n${i}`, k), unitVector(16, r));
+        });
+        const q = [unitVector(16, r)];
+        const grouped = new Map<string, number>();
+        for (const [key, v] of idx.scores(q, [1], limit)) {
+          const id = ownerOf(key);
+          if (!(grouped.get(id)! >= v)) grouped.set(id, v);
+        }
+        expect([...idx.scores(q, [1], limit, ownerOf)]).toEqual([...grouped]);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -195,39 +195,51 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
   private bestParts(touched: Int32Array): { heads: number[]; parts: (best: ArrayLike<number>) => Map<number, number[]> } {
     const acc = this.acc;
     const owner = this.ownerLabels();
-    const best = new Map<number, number>();
     const isPart = this.isPart;
-    for (const s of touched) {
+    // Per item (its owner label), its best matched slot + 1 (0: none yet); zero again once its head is placed.
+    if (this.bestOf.length < owner.length) this.bestOf = new Int32Array(Math.max(owner.length, this.lens.length));
+    const bestOf = this.bestOf;
+    const n = touched.length;
+    for (let i = 0; i < n; i++) {
+      const s = touched[i];
       if (!isPart[s]) continue;
       const id = owner[s];
-      const b = best.get(id);
-      if (b === undefined || acc[s] > acc[b]) best.set(id, s);
+      const b = bestOf[id] - 1;
+      if (b < 0 || acc[s] > acc[b]) bestOf[id] = s + 1;
     }
     // Heads in first-match order: each item at the place of its first matched passage.
     const out: number[] = [];
-    const placed = new Set<number>();
-    for (const s of touched) {
+    for (let i = 0; i < n; i++) {
+      const s = touched[i];
       if (!isPart[s]) {
         out.push(s);
         continue;
       }
-      const id = owner[s];
-      if (!placed.has(id)) {
-        placed.add(id);
-        out.push(best.get(id)!);
+      const b = bestOf[owner[s]];
+      if (b > 0) {
+        out.push(b - 1);
+        bestOf[owner[s]] = 0;
       }
     }
+    // `heads` are best slots: each stands for its item's group.
     const parts = (heads: ArrayLike<number>) => {
       const groups = new Map<number, number[]>();
-      for (let i = 0; i < heads.length; i++) if (isPart[heads[i]]) groups.set(owner[heads[i]], []);
+      const headOf = new Map<number, number>();
+      for (let i = 0; i < heads.length; i++)
+        if (isPart[heads[i]]) {
+          groups.set(owner[heads[i]], []);
+          headOf.set(owner[heads[i]], heads[i]);
+        }
       const byBest = new Map<number, number[]>();
       if (!groups.size) return byBest;
-      for (const s of touched) if (isPart[s]) groups.get(owner[s])?.push(s);
-      for (const [id, group] of groups) byBest.set(best.get(id)!, group);
+      for (let i = 0; i < n; i++) if (isPart[touched[i]]) groups.get(owner[touched[i]])?.push(touched[i]);
+      for (const [id, group] of groups) byBest.set(headOf.get(id)!, group);
       return byBest;
     };
     return { heads: out, parts };
   }
+  /** `bestParts`' scratch, per owner label (all zero between searches). */
+  private bestOf = new Int32Array(0);
 
   /** Per slot, a number its item's passages share (as their keys' `ownerOf` would); made again after any change. */
   private ownerLabels(): Int32Array {
@@ -330,7 +342,8 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
       const matched = [...new Set(passages.flatMap((p) => p.matched))];
       hits[i] = { id, score: acc[s], matched, passages: passages.map(({ part, score }) => ({ part, score })) };
     }
-    for (const s of touched) {
+    for (let i = 0; i < touched.length; i++) {
+      const s = touched[i];
       acc[s] = 0;
       for (let k = s * words, e = k + words; k < e; k++) bits[k] = 0;
     }

@@ -57,15 +57,7 @@ export class IndexedMemory implements MemoryView {
    * typed-array pass; an item of several passages scores its best passage's.
    */
   denseScores(queries: Float32Array[], weights: number[], limit?: number): Map<string, number> {
-    const all = this.vectors.scores(queries, weights, limit);
-    if (!this.parts.size) return all;
-    const out = new Map<string, number>();
-    for (const [key, v] of all) {
-      const id = ownerOf(key);
-      const had = out.get(id);
-      if (had === undefined || v > had) out.set(id, v);
-    }
-    return out;
+    return this.vectors.scores(queries, weights, limit, this.parts.size ? ownerOf : undefined);
   }
   /** The passages of an item: its whole text as one unless it is longer than the model's window. */
   passages(id: string): readonly Passage[] {

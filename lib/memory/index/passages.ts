@@ -4,6 +4,8 @@
  * derived from the item's text on every run (never stored as items); the same text always splits the same way.
  */
 
+import { lastWhere } from '../../core/last-where';
+
 /**
  * The key of passage `k` of an item in the indexes (vectors, BM25 documents): the item's id for its first (its own
  * vector and entry, as before passages), the id and the number after a U+0000 for the others. Ids never hold U+0000
@@ -53,12 +55,23 @@ const ONE_PIECE_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u
  * classified by a regular expression only when it is not plain ASCII.
  */
 export function pieceCosts(text: string): Float64Array {
+  const cost = new Float64Array(text.length + 1);
+  countPieces(text, Infinity, cost);
+  return cost;
+}
+
+/**
+ * Estimated word pieces of the whole text (as `pieceCosts(text)[text.length]`), filling `cost` when given. Without
+ * `cost` it stops once the count passes `cap` (any count above it is returned): whether a text fits one passage is
+ * asked of every pool item on every ranking, and most fit, so that question allocates nothing.
+ */
+function countPieces(text: string, cap: number, cost?: Float64Array): number {
   const n = text.length;
-  const cost = new Float64Array(n + 1);
   let total = 0;
   let word = 0;
   for (let i = 0; i < n; i++) {
-    cost[i] = total;
+    if (cost) cost[i] = total;
+    else if (total > cap) return total;
     const c = text.charCodeAt(i);
     const ascii = c < 128;
     const isWord = ascii ? (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) : WORD_CHAR.test(text[i]);
@@ -71,8 +84,8 @@ export function pieceCosts(text: string): Float64Array {
     if (isWord || !(c === 32 || c === 10 || c === 9 || c === 13 || (!ascii && /\s/.test(text[i])))) total += 1;
   }
   if (word) total += Math.ceil(word / 6);
-  cost[n] = total;
-  return cost;
+  if (cost) cost[n] = total;
+  return total;
 }
 
 /** Boundary strengths, strongest last: a passage ends at the strongest boundary inside its window. */
@@ -149,9 +162,9 @@ export function splitPassages(text: string): Passage[] {
   const n = text.length;
   // No text costs more pieces than characters: a short one fits without counting (most items).
   if (n <= PASSAGE_PIECES) return [{ start: 0, end: n }];
+  if (n <= PASSAGE_CHARS && countPieces(text, PASSAGE_PIECES) <= PASSAGE_PIECES) return [{ start: 0, end: n }];
   const cost = pieceCosts(text);
   const fits = (from: number, to: number) => cost[to] - cost[from] <= PASSAGE_PIECES && to - from <= PASSAGE_CHARS;
-  if (fits(0, n)) return [{ start: 0, end: n }];
   const { cuts, inFence } = boundaries(text);
   const ends = [...cuts.map((c) => new Cursor(c)), new Cursor(inFence)];
   // Where an overlap may start: a sentence, line or paragraph start.
@@ -166,10 +179,12 @@ export function splitPassages(text: string): Passage[] {
       out.push({ start, end: n });
       break;
     }
-    // The room: up to `hi` (the last offset that fits); a boundary counts from `lo` (half the room) on.
-    while (hi < n && fits(start, hi + 1)) hi++;
-    lo = Math.max(lo, start, out.length ? out[out.length - 1].end : 0); // each passage reaches past the last
-    while (lo < hi && cost[lo] - cost[start] < PASSAGE_PIECES * MIN_SHARE && lo - start < PASSAGE_CHARS * MIN_SHARE) lo++;
+    // The room: up to `hi` (the last offset that fits); a boundary counts from `lo` (half the room) on. Both tests
+    // hold up to a point and fail after it (costs only grow), so each end is found by halving, not by stepping.
+    hi = lastWhere(hi, n, (x) => fits(start, x));
+    const from = Math.max(lo, start, out.length ? out[out.length - 1].end : 0); // each passage reaches past the last
+    const short = (x: number) => x < from || (cost[x] - cost[start] < PASSAGE_PIECES * MIN_SHARE && x - start < PASSAGE_CHARS * MIN_SHARE);
+    lo = from < hi ? Math.min(hi, 1 + lastWhere(from - 1, hi, short)) : from;
     let end = -1;
     let kind = KINDS;
     // Strongest first in the second half of the room; failing that, a shorter passage rather than a cut inside a

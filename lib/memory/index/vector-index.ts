@@ -212,28 +212,37 @@ export class VectorIndex {
   /**
    * Weighted mean cosine with several query vectors, Σ w_i cos(q_i, v) / Σ w_i, for every stored vector. Because it
    * is linear in the queries it is one dot product per item with the combined query. With `limit`, only the best
-   * `limit` scores are returned (ties at the cut kept).
+   * `limit` scores are returned (ties at the cut kept). With `keyOf`, the scores are keyed by `keyOf(id)` instead, the
+   * best of those sharing a key kept (an item's passages under the item), in one map.
    */
-  scores(queries: Float32Array[], weights: number[], limit = Infinity): Map<string, number> {
+  scores(queries: Float32Array[], weights: number[], limit = Infinity, keyOf?: (id: string) => string): Map<string, number> {
     const out = new Map<string, number>();
     const n = this.ids.length;
     const q = n ? this.combinedQuery(queries, weights) : null;
     if (!q) return out;
     const all = this.scoreAll(q);
+    const ids = this.ids;
+    // One function whichever the keys, so the loops below stay monomorphic.
+    const put = (k: number) => {
+      if (!keyOf) return void out.set(ids[k], all[k]);
+      const key = keyOf(ids[k]);
+      const had = out.get(key);
+      if (had === undefined || all[k] > had) out.set(key, all[k]);
+    };
     if (limit >= n) {
-      for (let k = 0; k < n; k++) out.set(this.ids[k], all[k]);
+      for (let k = 0; k < n; k++) put(k);
       return out;
     }
     const best = this.bestSlots(all, limit);
     if (best) {
-      for (const k of best) out.set(this.ids[k], all[k]);
+      for (let i = 0; i < best.length; i++) put(best[i]);
       return out;
     }
     if (this.cutScratch.length < n) this.cutScratch = new Float32Array(this.scales.length);
     const copy = this.cutScratch.subarray(0, n);
     copy.set(all);
     const cut = kthLargest(copy, limit);
-    for (let k = 0; k < n; k++) if (all[k] >= cut) out.set(this.ids[k], all[k]);
+    for (let k = 0; k < n; k++) if (all[k] >= cut) put(k);
     return out;
   }
 
