@@ -134,7 +134,7 @@ function spreadThreads(ranked: Scored[], t: Tuning, index: LexicalSearcher): boo
     const th = s.item.thread?.id;
     if (!th) continue;
     let at = seen.get(th);
-    if (!at) seen.set(th, (at = { n: 0, free: Math.max(t.threadFree, Math.floor(t.threadFreeShare * threadLength(index, s.item.id))) }));
+    if (!at) seen.set(th, (at = { n: 0, free: Math.max(t.threadFree, Math.floor(t.threadFreeShare * index.threadSize(s.item.id))) }));
     const n = at.n++;
     if (n < at.free) continue;
     s.score *= Math.pow(1 - t.threadSpread, n - at.free + 1);
@@ -142,14 +142,6 @@ function spreadThreads(ranked: Scored[], t: Tuning, index: LexicalSearcher): boo
     moved = true;
   }
   return moved;
-}
-
-/** Turns of the thread around `id`, read along it while they follow each other (once per thread and ranking). */
-function threadLength(index: LexicalSearcher, id: string): number {
-  let len = 1;
-  while (index.neighbour(id, -len)) len++;
-  for (let k = 1; index.neighbour(id, k); k++) len++;
-  return len;
 }
 
 /** Best score first; of equal scores the newer item. */

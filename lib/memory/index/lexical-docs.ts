@@ -366,6 +366,12 @@ export class LexicalDocs {
     return s !== undefined && !!this.threadOf[s];
   }
 
+  threadSize(id: string): number {
+    const s = this.slotOf.get(id);
+    const th = s === undefined ? undefined : this.threadOf[s];
+    return (th && this.threads.get(th.id)?.size) || 1;
+  }
+
   neighbour(id: string, offset: number): string | undefined {
     const s = this.slotOf.get(id);
     const th = s === undefined ? undefined : this.threadOf[s];

@@ -57,6 +57,8 @@ export interface LexicalSearcher {
   neighbour(id: string, offset: number): string | undefined;
   /** Whether the item is indexed with a thread; when false, `neighbour` finds nothing for it. */
   inThread(id: string): boolean;
+  /** How many indexed items the item's thread holds (1 for an item in none). */
+  threadSize(id: string): number;
 }
 
 export interface LexicalHit {
