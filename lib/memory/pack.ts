@@ -65,7 +65,8 @@ function offsets(a: ArrayLike<number>, end: number): boolean {
  */
 function inRange(p: PackRow): boolean {
   const l = p.lexical;
-  const terms = l.terms ? l.terms.split('\u0000').length : 0;
+  let terms = l.terms ? 1 : 0;
+  for (let at = l.terms.indexOf('\u0000'); at >= 0; at = l.terms.indexOf('\u0000', at + 1)) terms++;
   const vectors = p.scales.length;
   const { owner, part, slot } = p.passages;
   for (let j = 0; j < owner.length; j++) {
