@@ -189,11 +189,16 @@ function bytes(v: number): number {
   return v < 128 ? 1 : v < 16384 ? 2 : varintBytes(v);
 }
 
-/** `writeVarint`, with the one-byte case written in place. */
+/** `writeVarint`, with the one- and two-byte cases written in place. */
 function put(b: Uint8Array, at: number, v: number): number {
   if (v < 128) {
     b[at] = v;
     return at + 1;
+  }
+  if (v < 16384) {
+    b[at] = (v & 127) | 128;
+    b[at + 1] = v >>> 7;
+    return at + 2;
   }
   return writeVarint(b, at, v);
 }
