@@ -77,7 +77,7 @@ const CEILING_SRC = `async ([workerUrl, modelRoot, wasmUrl, engines, queue]) => 
     waiting.set(id, (r) => (r.error ? fail(new Error(r.error)) : done(r.vectors.length)));
     worker.postMessage({ id, texts, modelRoot, wasmUrl, engine });
   });
-  await Promise.all(w.workers.slice(0, engines).map(async (wk) => { while (at < queue.length) made += await run(wk); }));
+  await Promise.all(w.workers.slice(0, engines).map(async (wk) => { while (at < queue.length) { const k = await run(wk); made += k; } }));
   return { s: (performance.now() - t0) / 1000, made };
 }`;
 
