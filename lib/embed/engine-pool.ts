@@ -39,26 +39,52 @@ export function shares(n: number, parts: number): [number, number][] {
 }
 
 /**
- * Several single-threaded engines as one Embedder: every batch is split into one contiguous share per engine, run at
- * once. Single-threaded engines side by side hold up better than one engine on two WASM threads, whose per-operator
- * synchronisation stalls as soon as the cores are shared, and they need no SharedArrayBuffer, so no cross-origin
- * isolation. `parallel` asks callers to keep two batches outstanding: each
- * engine then has the next share queued while the caller stores the last batch, instead of waiting idle for it.
+ * Several single-threaded engines as one Embedder: every batch is split into one contiguous share per engine (the
+ * model runs that many texts at once), and each share goes to the next engine that is free. Single-threaded engines
+ * side by side hold up better than one engine on two WASM threads, whose per-operator synchronisation stalls as soon
+ * as the cores are shared, and they need no SharedArrayBuffer, so no cross-origin isolation. Handing shares out as
+ * engines free up (rather than share k to engine k) keeps every engine busy when one is slowed, by another program on
+ * its core or by always drawing the longer half of a batch sorted by length. `parallel` asks callers to keep two
+ * batches outstanding: the engines then have the next shares waiting while the caller stores the last batch.
  */
 export class EnginePool implements Embedder {
   readonly dim = MODEL_DIM;
   readonly parallel = 2;
+  /** Shares waiting for an engine, oldest first. */
+  private waiting: { texts: string[]; done: (v: Float32Array[]) => void; fail: (e: unknown) => void }[] = [];
+  private free: Engine[];
+  private readonly engines: number;
   constructor(
-    private readonly engines: Engine[],
+    engines: Engine[],
     readonly backend = `pool/${engines.length}`,
     /** The engines' model (they run the int8 file in the extension: offscreen-worker.ts). */
     readonly modelId = modelTag('q8'),
   ) {
     if (!engines.length) throw new Error('an engine pool needs at least one engine');
+    this.free = [...engines];
+    this.engines = engines.length;
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    const parts = await Promise.all(shares(texts.length, this.engines.length).map(([a, b], i) => this.engines[i].embed(texts.slice(a, b))));
+    const parts = await Promise.all(shares(texts.length, this.engines).map(([a, b]) => this.share(texts.slice(a, b))));
     return parts.flat();
+  }
+
+  private share(texts: string[]): Promise<Float32Array[]> {
+    return new Promise((done, fail) => {
+      this.waiting.push({ texts, done, fail });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.free.length && this.waiting.length) {
+      const engine = this.free.shift()!;
+      const { texts, done, fail } = this.waiting.shift()!;
+      engine.embed(texts).then(done, fail).finally(() => {
+        this.free.push(engine);
+        this.dispatch();
+      });
+    }
   }
 }

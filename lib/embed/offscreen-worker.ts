@@ -19,7 +19,7 @@ export type EngineReply = { id: number; vectors: Float32Array[]; backend: string
 
 let engine: Promise<Embedder> | undefined;
 let patched = false;
-// One request at a time: the document keeps the next batch queued here while the last one is being stored, and one
+// One request at a time: the document hands an engine its next share once it answered the last (engine-pool.ts), and one
 // model session must not run two batches at once.
 let queue: Promise<void> = Promise.resolve();
 

@@ -45,7 +45,41 @@ export function lexicalCanary(): string {
 /** How many BM25 documents a pack's lexicon holds (an item of several passages has one per passage). */
 const docs = (l: PackRow['lexical']) => l.items[l.items.length - 1];
 
-/** The arrays a pack must hold, of the right kinds and lengths: a damaged row is ignored, never trusted. */
+/** Every value of `a` is below `bound` (an index into a table of that many rows). */
+function allBelow(a: ArrayLike<number>, bound: number): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] >= bound) return false;
+  return true;
+}
+
+/** Offsets into a table of `end` rows: from 0 to `end`, never running backwards. */
+function offsets(a: ArrayLike<number>, end: number): boolean {
+  if (a[0] !== 0 || a[a.length - 1] !== end) return false;
+  for (let i = 1; i < a.length; i++) if (a[i] < a[i - 1]) return false;
+  return true;
+}
+
+/**
+ * Every number in the pack that points into one of its tables points inside it: term numbers into the lexicon,
+ * entry bounds into the terms and sequences, vector slots into the vectors, passages to items the pack holds. A
+ * damaged number would load a term that never matches, a vector of garbage, or a length that takes the worker down.
+ */
+function inRange(p: PackRow): boolean {
+  const l = p.lexical;
+  let terms = l.terms ? 1 : 0;
+  for (let at = l.terms.indexOf('\u0000'); at >= 0; at = l.terms.indexOf('\u0000', at + 1)) terms++;
+  const vectors = p.scales.length;
+  const { owner, part, slot } = p.passages;
+  for (let j = 0; j < owner.length; j++) {
+    const i = owner[j];
+    if (i >= p.ids.length || part[j] < 1 || part[j] >= l.items[i + 1] - l.items[i] || slot[j] < 0 || slot[j] >= vectors) return false;
+  }
+  return (
+    offsets(l.start, l.term.length) && offsets(l.seqStart, l.seq.length) && allBelow(l.term, terms) && allBelow(l.seq, terms) &&
+    allBelow(p.slots, vectors)
+  );
+}
+
+/** The arrays a pack must hold, of the right kinds and lengths, pointing inside each other: a damaged row is ignored, never trusted. */
 export function wellFormed(p: PackRow): boolean {
   const l = p.lexical;
   const n = p.ids?.length ?? -1;
@@ -62,7 +96,8 @@ export function wellFormed(p: PackRow): boolean {
     l.seqStart instanceof Uint32Array && l.seqStart.length === docs(l) + 1 && l.seq instanceof Uint32Array && l.seq.length === l.seqStart[docs(l)] &&
     Array.isArray(l.threads) && typeof l.terms === 'string' &&
     !!c && Array.isArray(c.ids) && c.prints instanceof Uint32Array && c.prints.length === c.ids.length &&
-    c.codes instanceof Int8Array && c.scales instanceof Float32Array && c.scales.length === c.ids.length && c.codes.length === c.scales.length * c.dim
+    c.codes instanceof Int8Array && c.scales instanceof Float32Array && c.scales.length === c.ids.length && c.codes.length === c.scales.length * c.dim &&
+    inRange(p)
   );
 }
 

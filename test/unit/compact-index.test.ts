@@ -43,6 +43,16 @@ describe('compact postings', () => {
     expect(hits.map((h) => h.id)).toEqual(['b']);
     expect(new Set(idx.holders('wfffx'))).toEqual(new Set(['a']));
     expect(idx.search(new Map([['wfffx', 1]]), 5).map((h) => h.id)).toEqual(['a']);
+    // The same read back from the store's pack (its loader writes the bytes itself), and still taking edits.
+    const p = idx.exportDocs(['a', 'b']);
+    const loaded = new LexicalIndex();
+    loaded.loadPacked(p, p.terms.split('\u0000'), [0, 1], ['a', 'b']);
+    expect(loaded.termsOf('b')).toEqual(terms);
+    expect(loaded.termsOf('a')).toEqual(idx.termsOf('a'));
+    expect(loaded.search(new Map([['zo ab', 1]]), 5)).toEqual(hits);
+    expect(loaded.search(new Map([['wfffx', 1]]), 5)).toEqual(idx.search(new Map([['wfffx', 1]]), 5));
+    for (const x of [idx, loaded]) x.addItem({ id: 'c', title: '', text: 'wfffx kiln ab ab', tags: [], people: [] });
+    expect(loaded.search(new Map([['wfffx', 1], ['ab', 1]]), 5)).toEqual(idx.search(new Map([['wfffx', 1], ['ab', 1]]), 5));
   });
 });
 

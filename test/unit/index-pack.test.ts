@@ -4,6 +4,7 @@ import type { Embedder } from '../../lib/embed/embedder';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
+import { usablePack } from '../../lib/memory/pack';
 
 /** A deterministic fake model: the vector is a hash of the text, so a changed text has a different vector. */
 const fakeEmbedder: Embedder = {
@@ -97,6 +98,46 @@ describe('persisted index pack', () => {
       expect(reopened.view.lexicalIndex.search(q, 3)[0]).toMatchObject({ id: 'a', matched: ['paint', 'hous', 'paint hous'] });
       await reopened.savePack();
       expect((await db.packs.get('index'))!.version).toBe(4);
+    }
+  });
+
+  it('refuses a pack whose numbers point outside its own tables, and rebuilds from the tables', async () => {
+    const { db, store } = await seeded();
+    // A long note: several passages, each with a vector and a BM25 entry of its own.
+    await store.add([{ id: 'long', text: Array.from({ length: 60 }, (_, i) => `Section ${i} of the greenhouse log: seedlings watered, vents opened.`).join(' ') }], { from: 'user' });
+    await store.savePack();
+    const good = (await db.packs.get('index'))!;
+    const l = good.lexical;
+    expect(good.passages.owner.length).toBeGreaterThan(0);
+    const T = l.terms.split('\u0000').length;
+    const vectors = good.scales.length;
+    const set = <A extends Uint32Array | Int32Array>(a: A, at: number, v: number): A => {
+      const b = a.slice() as A;
+      b[at] = v;
+      return b;
+    };
+    const damaged: [string, typeof good][] = [
+      ['a term number past the lexicon', { ...good, lexical: { ...l, term: set(l.term, 0, T) } }],
+      ['a phrase-sequence term past the lexicon', { ...good, lexical: { ...l, seq: set(l.seq, 0, T + 5) } }],
+      ['entry bounds that run backwards', { ...good, lexical: { ...l, start: set(l.start, 1, l.start[2] + 1) } }],
+      ['sequence bounds that run backwards', { ...good, lexical: { ...l, seqStart: set(l.seqStart, 1, l.seqStart[2] + 1) } }],
+      ['a vector slot past the vectors', { ...good, slots: set(good.slots, 0, vectors) }],
+      ['a passage vector slot past the vectors', { ...good, passages: { ...good.passages, slot: set(good.passages.slot, 0, vectors + 3) } }],
+      ['a passage of an item the pack does not hold', { ...good, passages: { ...good.passages, owner: set(good.passages.owner, 0, good.ids.length) } }],
+    ];
+    expect(usablePack(good, undefined)).toBe(true);
+    for (const [what, row] of damaged) {
+      expect(usablePack(row, undefined), what).toBe(false);
+      await db.packs.put(row);
+      const reopened = new MemoryStore(db, async () => fakeEmbedder);
+      await reopened.load();
+      expect(snapshot(reopened), what).toEqual(snapshot(store));
+      expect(reopened.view.passages('long').length, what).toBe(store.view.passages('long').length);
+      // The store rewrites a refused pack at once, whole again.
+      await reopened.savePack();
+      const rewritten = (await db.packs.get('index'))!;
+      expect(Array.from(rewritten.lexical.term), what).toEqual(Array.from(l.term));
+      expect(Array.from(rewritten.slots), what).toEqual(Array.from(good.slots));
     }
   });
 

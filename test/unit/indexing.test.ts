@@ -215,6 +215,29 @@ describe('the engine pool splits each batch between its engines', () => {
     await expect(failing.embed(texts)).rejects.toThrow('engine 1 crashed');
   });
 
+  it('hands the next share to whichever engine is free, so a slowed engine does not hold the others back', async () => {
+    const { EnginePool } = await import('../../lib/embed/engine-pool');
+    // Engine 1 is slowed (another program on its core): its shares wait until released; engine 0 answers at once.
+    const ran = [0, 0];
+    const held: (() => void)[] = [];
+    const engine = (k: number) => ({
+      async embed(texts: string[]) {
+        ran[k]++;
+        if (k === 1) await new Promise<void>((ok) => held.push(ok));
+        return texts.map(fakeVector);
+      },
+    });
+    const pool = new EnginePool([engine(0), engine(1)]);
+    const batches = Array.from({ length: 3 }, (_, b) => Array.from({ length: 4 }, (_, i) => `batch ${b} text ${i}`));
+    // Three batches outstanding, as the store keeps the next ones queued while it stores the last.
+    const made = batches.map((texts) => pool.embed(texts));
+    for (let i = 0; i < 20; i++) await new Promise((ok) => setTimeout(ok, 0));
+    // Engine 0 took every share engine 1 was not already running: five of the six.
+    expect(ran).toEqual([5, 1]);
+    held.forEach((ok) => ok());
+    for (const [b, texts] of batches.entries()) expect((await made[b]).map((v) => Array.from(v))).toEqual(texts.map((t) => Array.from(fakeVector(t))));
+  });
+
   it("gives each engine runtime bytes of its own that still compile to the same module", async () => {
     const { engineRuntimeBytes } = await import('../../lib/embed/engine-pool');
     const { readFileSync } = await import('node:fs');

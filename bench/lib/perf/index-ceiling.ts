@@ -54,13 +54,14 @@ function paddedTokens(batches: string[][], pieces: Map<string, number>, engines:
 
 /**
  * The ceiling, in an extension page: the offscreen document's own engine script (the same model file, the same runtime
- * build, one WASM thread each) in bare Workers, no store, no messages to the service worker. Each batch is split between
- * the Workers as the engine pool splits it, and every batch is posted at once, so no Worker ever waits. Resolves to
- * the seconds from the first request to the last vector. The Workers are kept on the page between calls (warm).
+ * build, one WASM thread each) in bare Workers, no store, no messages to the service worker. Each batch is split into
+ * the pool's shares (`shares`), and each share goes to the next Worker that is free, as the engine pool hands them out;
+ * every share is ready at once, so no Worker ever waits for work. Resolves to the seconds from the first request to
+ * the last vector. The Workers are kept on the page between calls (warm).
  */
-const CEILING_SRC = `async ([workerUrl, modelRoot, wasmUrl, parts]) => {
+const CEILING_SRC = `async ([workerUrl, modelRoot, wasmUrl, engines, queue]) => {
   const w = (window.__ceiling ??= { workers: [], next: 0 });
-  while (w.workers.length < parts.length) {
+  while (w.workers.length < engines) {
     const engine = w.workers.length;
     const worker = new Worker(workerUrl, { type: 'module' });
     const waiting = new Map();
@@ -68,13 +69,15 @@ const CEILING_SRC = `async ([workerUrl, modelRoot, wasmUrl, parts]) => {
     w.workers.push({ engine, worker, waiting });
   }
   const t0 = performance.now();
-  const replies = parts.flatMap((batches, k) => batches.map((texts) => new Promise((done, fail) => {
-    const { engine, worker, waiting } = w.workers[k];
+  let at = 0;
+  let made = 0;
+  const run = ({ engine, worker, waiting }) => new Promise((done, fail) => {
     const id = w.next++;
+    const texts = queue[at++];
     waiting.set(id, (r) => (r.error ? fail(new Error(r.error)) : done(r.vectors.length)));
     worker.postMessage({ id, texts, modelRoot, wasmUrl, engine });
-  })));
-  const made = (await Promise.all(replies)).reduce((a, b) => a + b, 0);
+  });
+  await Promise.all(w.workers.slice(0, engines).map(async (wk) => { while (at < queue.length) { const k = await run(wk); made += k; } }));
   return { s: (performance.now() - t0) / 1000, made };
 }`;
 
@@ -113,9 +116,9 @@ export async function indexCeilingFigures(h: Harness, log: (s: string) => void, 
   const page = await h.extensionPage();
   const base = `chrome-extension://${h.extensionId}`;
   const ceiling = async (batches: string[][]) => {
-    // Each engine's share of every batch, as the pool splits it.
-    const parts = Array.from({ length: engines }, (_, k) => batches.map((b) => { const [a, z] = shares(b.length, engines)[k] ?? [0, 0]; return b.slice(a, z); }).filter((s) => s.length));
-    const r = (await page.evaluate(`(${CEILING_SRC})(${JSON.stringify([base + engineScript(), `${base}/models/`, base + ORT_WASM_PATH, parts])})`)) as { s: number; made: number };
+    // Every batch's shares, as the pool splits it, in the order the pool hands them out.
+    const queue = batches.flatMap((b) => shares(b.length, engines).map(([a, z]) => b.slice(a, z)));
+    const r = (await page.evaluate(`(${CEILING_SRC})(${JSON.stringify([base + engineScript(), `${base}/models/`, base + ORT_WASM_PATH, engines, queue])})`)) as { s: number; made: number };
     if (r.made !== batches.flat().length) throw new Error(`the ceiling made ${r.made} vectors for ${batches.flat().length} texts`);
     return r.s;
   };

@@ -1,7 +1,7 @@
 import { LexicalDocs } from './lexical-docs';
 import type { PackedLexicon } from './lexical-pack';
 import { passageKey } from './passages';
-import { newPosting, varintBytes, writeVarint } from './posting';
+import { varintBytes, writeVarint, type Posting } from './posting';
 
 /**
  * The documents of a BM25 index written out in one piece for the store's pack, and loaded back from it: the
@@ -113,25 +113,40 @@ export class PackableLexicalDocs extends LexicalDocs {
     this.termStr = terms.slice();
     this.termId = new Map();
     for (let t = 0; t < T; t++) this.termId.set(terms[t], t);
-    this.df = new Int32Array(T);
-    // Exact sizes of the pools and postings, so nothing is copied while loading and nothing is left over.
+    const df = (this.df = new Int32Array(T));
+    const { start, term, tf, seqStart, seq } = p;
+    // Exact sizes of the pools and postings, so nothing is copied while loading and nothing is left over. The
+    // varints are written inline (bytes): this loop runs once per term of every item at every start.
     const postBytes = new Uint32Array(T);
     const lastSlot = new Int32Array(T).fill(-1);
     let fBytes = 0;
     let seqBytes = 0;
-    entries.forEach((i, slot) => {
-      for (let k = p.start[i]; k < p.start[i + 1]; k++) {
-        const t = p.term[k];
-        const c = p.tf[k];
-        fBytes += varintBytes(t * 2 + 1) + (c > 1 ? varintBytes(c) : 0);
-        postBytes[t] += varintBytes((slot - lastSlot[t] - 1) * 2 + 1) + (c > 1 ? varintBytes(c) : 0);
+    for (let slot = 0; slot < entries.length; slot++) {
+      const i = entries[slot];
+      for (let k = start[i], z = start[i + 1]; k < z; k++) {
+        const t = term[k];
+        const c = tf[k];
+        const more = c > 1 ? bytes(c) : 0;
+        fBytes += bytes(t * 2 + 1) + more;
+        postBytes[t] += bytes((slot - lastSlot[t] - 1) * 2 + 1) + more;
         lastSlot[t] = slot;
+        df[t]++;
       }
-      for (let k = p.seqStart[i]; k < p.seqStart[i + 1]; k++) seqBytes += varintBytes(p.seq[k]);
-    });
-    for (let t = 0; t < T; t++) if (postBytes[t]) this.postings[t] = newPosting(postBytes[t]); // post() counts df
-    this.fPool = new Uint8Array(fBytes);
-    this.seqPool = new Uint8Array(seqBytes);
+      for (let k = seqStart[i], z = seqStart[i + 1]; k < z; k++) seqBytes += bytes(seq[k]);
+    }
+    // One buffer holds every term's postings, each a view of its own stretch: a load makes no per-term buffers.
+    let total = 0;
+    for (let t = 0; t < T; t++) total += postBytes[t];
+    const all = new Uint8Array(total);
+    const postings: Posting[] = new Array(T);
+    for (let t = 0, at = 0; t < T; t++) {
+      if (!postBytes[t]) continue;
+      postings[t] = { bytes: all.subarray(at, at + postBytes[t]), end: 0, n: df[t], last: lastSlot[t] };
+      at += postBytes[t];
+    }
+    this.postings = postings;
+    const fPool = (this.fPool = new Uint8Array(fBytes));
+    const seqPool = (this.seqPool = new Uint8Array(seqBytes));
     const n = entries.length;
     this.lens = new Uint32Array(n);
     this.asked = new Uint8Array(n);
@@ -141,21 +156,49 @@ export class PackableLexicalDocs extends LexicalDocs {
     this.sStart = new Uint32Array(n);
     this.sCount = new Uint32Array(n);
     this.acc = new Float64Array(n);
-    entries.forEach((i, d) => {
+    lastSlot.fill(-1);
+    let fTop = 0;
+    let sTop = 0;
+    for (let d = 0; d < n; d++) {
+      const i = entries[d];
       const slot = this.newSlot(ids[d], p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined);
-      this.fStart[slot] = this.fTop;
-      this.fCount[slot] = p.start[i + 1] - p.start[i];
-      for (let k = p.start[i]; k < p.start[i + 1]; k++) {
-        const t = p.term[k];
-        const c = p.tf[k];
-        this.fTop = writeVarint(this.fPool, this.fTop, t * 2 + (c > 1 ? 1 : 0));
-        if (c > 1) this.fTop = writeVarint(this.fPool, this.fTop, c);
-        this.post(t, slot, c);
+      this.fStart[slot] = fTop;
+      this.fCount[slot] = start[i + 1] - start[i];
+      for (let k = start[i], z = start[i + 1]; k < z; k++) {
+        const t = term[k];
+        const c = tf[k];
+        fTop = put(fPool, fTop, t * 2 + (c > 1 ? 1 : 0));
+        if (c > 1) fTop = put(fPool, fTop, c);
+        const post = postings[t];
+        post.end = put(post.bytes, post.end, (slot - lastSlot[t] - 1) * 2 + (c > 1 ? 1 : 0));
+        if (c > 1) post.end = put(post.bytes, post.end, c);
+        lastSlot[t] = slot;
       }
-      this.sStart[slot] = this.sTop;
-      this.sCount[slot] = p.seqStart[i + 1] - p.seqStart[i];
-      for (let k = p.seqStart[i]; k < p.seqStart[i + 1]; k++) this.sTop = writeVarint(this.seqPool, this.sTop, p.seq[k]);
-    });
+      this.sStart[slot] = sTop;
+      this.sCount[slot] = seqStart[i + 1] - seqStart[i];
+      for (let k = seqStart[i], z = seqStart[i + 1]; k < z; k++) sTop = put(seqPool, sTop, seq[k]);
+    }
+    this.fTop = fTop;
+    this.sTop = sTop;
   }
 }
 
+
+/** `varintBytes`, with the one- and two-byte cases (most term numbers, gaps and counts) answered without a loop. */
+function bytes(v: number): number {
+  return v < 128 ? 1 : v < 16384 ? 2 : varintBytes(v);
+}
+
+/** `writeVarint`, with the one- and two-byte cases written in place. */
+function put(b: Uint8Array, at: number, v: number): number {
+  if (v < 128) {
+    b[at] = v;
+    return at + 1;
+  }
+  if (v < 16384) {
+    b[at] = (v & 127) | 128;
+    b[at + 1] = v >>> 7;
+    return at + 2;
+  }
+  return writeVarint(b, at, v);
+}
