@@ -75,6 +75,10 @@ describe(`Backstory in Firefox (${process.env.FIREFOX_PATH ?? 'firefox-esr'})`, 
     const options = await h.openExtensionPage('/options.html');
     const input = (await options.waitForSelector('[data-testid="import-file"]')) as ElementHandle<HTMLInputElement>;
     await input.uploadFile(join(ROOT, 'demo', 'memory.json'));
+    // The demo file is not signed by this profile: its instructions wait for the user's answer.
+    const question = await options.waitForSelector('[data-testid="import-trust-text"]', { timeout: 60_000 });
+    expect(await question!.evaluate((e) => e.textContent)).toMatch(/^memory\.json asks for \d+ instructions? for particular people or subjects/);
+    await (await options.waitForSelector('[data-testid="import-trust-keep"]'))!.click();
     await expect
       .poll(() => options.$eval('[data-testid="import-message"]', (e) => e.textContent).catch(() => ''), { timeout: 60_000 })
       .toBe('Imported memory.json: 7 new, 0 updated, 0 unchanged.');
