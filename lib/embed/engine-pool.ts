@@ -53,7 +53,8 @@ export class EnginePool implements Embedder {
   /** Shares waiting for an engine, oldest first. */
   private waiting: { texts: string[]; done: (v: Float32Array[]) => void; fail: (e: unknown) => void }[] = [];
   private free: Engine[];
-  private readonly engines: number;
+  /** How many engines (the shares each batch is split into). */
+  private readonly size: number;
   constructor(
     engines: Engine[],
     readonly backend = `pool/${engines.length}`,
@@ -62,11 +63,11 @@ export class EnginePool implements Embedder {
   ) {
     if (!engines.length) throw new Error('an engine pool needs at least one engine');
     this.free = [...engines];
-    this.engines = engines.length;
+    this.size = engines.length;
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    const parts = await Promise.all(shares(texts.length, this.engines).map(([a, b]) => this.share(texts.slice(a, b))));
+    const parts = await Promise.all(shares(texts.length, this.size).map(([a, b]) => this.share(texts.slice(a, b))));
     return parts.flat();
   }
 

@@ -1,7 +1,7 @@
-import { intake, isWideScope, MEMORY_FILE_FORMAT } from './intake';
+import { intake, MEMORY_FILE_FORMAT } from './intake';
 import { guessKind } from './kind-guess';
 import { guessScope, parseScope } from './scope-guess';
-import type { MemoryInput } from './types';
+import type { MemoryInput, MemoryScope } from './types';
 
 /**
  * What a memory file this profile did not sign asks for beyond evidence: instructions (wherever they apply: a rule for
@@ -17,6 +17,11 @@ export interface TrustAsks {
   pinned: number;
   /** Feedback events and phrase counts. */
   feedback: number;
+}
+
+/** Scopes that reach beyond one person or subject: the question names them apart. */
+function isWideScope(scope: MemoryScope): boolean {
+  return scope.kind === 'everywhere' || scope.kind === 'destination' || scope.kind === 'sites';
 }
 
 /** The asks of a memory file's items and feedback, as they would land if kept; undefined when there are none. */

@@ -22,11 +22,6 @@ export const FIELD_CAPS = { title: 300, listItems: 50, tag: 80, person: 200, sit
 /** The memory file's own format name (`source.format` of its items, set by its reader whatever the file says). */
 export const MEMORY_FILE_FORMAT: ImportFormat = 'memory-file';
 
-/** Scopes that reach beyond one person or subject (the question about a foreign file counts them apart). */
-export function isWideScope(scope: MemoryScope): boolean {
-  return scope.kind === 'everywhere' || scope.kind === 'destination' || scope.kind === 'sites';
-}
-
 const capList = (xs: string[] | undefined, len: number): string[] | undefined =>
   xs?.slice(0, FIELD_CAPS.listItems).map((x) => (typeof x === 'string' ? x.slice(0, len) : '')).filter(Boolean);
 

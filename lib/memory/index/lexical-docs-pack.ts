@@ -115,8 +115,7 @@ export class PackableLexicalDocs extends LexicalDocs {
     for (let t = 0; t < T; t++) this.termId.set(terms[t], t);
     const df = (this.df = new Int32Array(T));
     const { start, term, tf, seqStart, seq } = p;
-    // Exact sizes of the pools and postings, so nothing is copied while loading and nothing is left over. The
-    // varints are written inline (bytes): this loop runs once per term of every item at every start.
+    // Exact sizes of the pools and postings, so nothing is copied while loading and nothing is left over.
     const postBytes = new Uint32Array(T);
     const lastSlot = new Int32Array(T).fill(-1);
     let fBytes = 0;
@@ -126,13 +125,13 @@ export class PackableLexicalDocs extends LexicalDocs {
       for (let k = start[i], z = start[i + 1]; k < z; k++) {
         const t = term[k];
         const c = tf[k];
-        const more = c > 1 ? bytes(c) : 0;
-        fBytes += bytes(t * 2 + 1) + more;
-        postBytes[t] += bytes((slot - lastSlot[t] - 1) * 2 + 1) + more;
+        const more = c > 1 ? varintBytes(c) : 0;
+        fBytes += varintBytes(t * 2 + 1) + more;
+        postBytes[t] += varintBytes((slot - lastSlot[t] - 1) * 2 + 1) + more;
         lastSlot[t] = slot;
         df[t]++;
       }
-      for (let k = seqStart[i], z = seqStart[i + 1]; k < z; k++) seqBytes += bytes(seq[k]);
+      for (let k = seqStart[i], z = seqStart[i + 1]; k < z; k++) seqBytes += varintBytes(seq[k]);
     }
     // One buffer holds every term's postings, each a view of its own stretch: a load makes no per-term buffers.
     let total = 0;
@@ -167,38 +166,18 @@ export class PackableLexicalDocs extends LexicalDocs {
       for (let k = start[i], z = start[i + 1]; k < z; k++) {
         const t = term[k];
         const c = tf[k];
-        fTop = put(fPool, fTop, t * 2 + (c > 1 ? 1 : 0));
-        if (c > 1) fTop = put(fPool, fTop, c);
+        fTop = writeVarint(fPool, fTop, t * 2 + (c > 1 ? 1 : 0));
+        if (c > 1) fTop = writeVarint(fPool, fTop, c);
         const post = postings[t];
-        post.end = put(post.bytes, post.end, (slot - lastSlot[t] - 1) * 2 + (c > 1 ? 1 : 0));
-        if (c > 1) post.end = put(post.bytes, post.end, c);
+        post.end = writeVarint(post.bytes, post.end, (slot - lastSlot[t] - 1) * 2 + (c > 1 ? 1 : 0));
+        if (c > 1) post.end = writeVarint(post.bytes, post.end, c);
         lastSlot[t] = slot;
       }
       this.sStart[slot] = sTop;
       this.sCount[slot] = seqStart[i + 1] - seqStart[i];
-      for (let k = seqStart[i], z = seqStart[i + 1]; k < z; k++) sTop = put(seqPool, sTop, seq[k]);
+      for (let k = seqStart[i], z = seqStart[i + 1]; k < z; k++) sTop = writeVarint(seqPool, sTop, seq[k]);
     }
     this.fTop = fTop;
     this.sTop = sTop;
   }
-}
-
-
-/** `varintBytes`, with the one- and two-byte cases (most term numbers, gaps and counts) answered without a loop. */
-function bytes(v: number): number {
-  return v < 128 ? 1 : v < 16384 ? 2 : varintBytes(v);
-}
-
-/** `writeVarint`, with the one- and two-byte cases written in place. */
-function put(b: Uint8Array, at: number, v: number): number {
-  if (v < 128) {
-    b[at] = v;
-    return at + 1;
-  }
-  if (v < 16384) {
-    b[at] = (v & 127) | 128;
-    b[at + 1] = v >>> 7;
-    return at + 2;
-  }
-  return writeVarint(b, at, v);
 }

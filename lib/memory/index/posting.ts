@@ -92,6 +92,17 @@ const EMPTY = new Uint8Array(0);
 
 /** Writes `v` (a non-negative integer) as 7-bit groups, low first, the high bit set on all but the last; returns the end. */
 export function writeVarint(bytes: Uint8Array, at: number, v: number): number {
+  // The one- and two-byte cases (most term numbers, gaps and counts) in place: this runs for every term of every
+  // item when an index is built or loaded from the pack.
+  if (v < 128) {
+    bytes[at] = v;
+    return at + 1;
+  }
+  if (v < 16384) {
+    bytes[at] = (v & 127) | 128;
+    bytes[at + 1] = v >>> 7;
+    return at + 2;
+  }
   while (v > 127) {
     bytes[at++] = (v & 127) | 128;
     v = Math.floor(v / 128);
@@ -102,6 +113,8 @@ export function writeVarint(bytes: Uint8Array, at: number, v: number): number {
 
 /** Bytes `writeVarint` takes for `v`. */
 export function varintBytes(v: number): number {
+  if (v < 128) return 1;
+  if (v < 16384) return 2;
   let n = 1;
   while (v > 127) {
     v = Math.floor(v / 128);
