@@ -103,7 +103,7 @@ for (const [name, tune, w, lex] of variants) {
   const l = loc.stats();
   const t = turns.stats();
   console.log(
-    `${name.padEnd(22)} | LoCoMo R@5 ${f(l.recall5)} R@10 ${f(l.recall10)} nDCG ${f(l.ndcg10)} cardsR@10 ${f(locCards.stats().recall10)} | LME(${lme.length}) all@5 ${f(t.recall_all5)} all@10 ${f(t.recall_all10)} nDCG ${f(t.ndcg10)} cards all ${f(cards.stats().recall_all10)} (${(nCards / lme.length).toFixed(1)}/q) top5 sessions ${(top5 / lme.length).toFixed(1)}`,
+    `${name.padEnd(22)} | LoCoMo R@5 ${f(l.recall5)} R@10 ${f(l.recall10)} nDCG ${f(l.ndcg10)} MRR ${f(l.mrr)} cardsR@10 ${f(locCards.stats().recall10)} | LME(${lme.length}) all@5 ${f(t.recall_all5)} all@10 ${f(t.recall_all10)} nDCG ${f(t.ndcg10)} cards all ${f(cards.stats().recall_all10)} (${(nCards / lme.length).toFixed(1)}/q) top5 sessions ${(top5 / lme.length).toFixed(1)}`,
   );
 }
 if (process.env.EXPLORE_DUMP) writeFileSync(process.env.EXPLORE_DUMP, JSON.stringify(dump, null, 1));
