@@ -11,7 +11,7 @@ import { useLocalModels } from '../../../lib/embed/local-models';
 import { VectorIndex } from '../../../lib/memory/index/vector-index';
 import { openMemoryDB } from '../../../lib/memory/db';
 import { MemoryStore } from '../../../lib/memory/store';
-import { IndexedMemory } from '../../../lib/memory/index/memory-index';
+import { HYDRATED_CHARS, IndexedMemory } from '../../../lib/memory/index/memory-index';
 import { passagesOf } from '../../../lib/memory/index/item-text';
 import { createItem } from '../../../lib/memory/normalize';
 import type { MemoryItem } from '../../../lib/memory/types';
@@ -132,6 +132,18 @@ export function buildMemory(n: number, corpus: SyntheticCorpus, longShare = 0) {
   const buildMs = performance.now() - t0;
   const hMem = heap() - h0; // includes the float map, measured below and subtracted
   return { mem, stored, add, floats, topics, buildMs, heapWithFloats: hMem, now, heapBefore: h0 };
+}
+
+/** Hydrates items until the texts the index keeps reach their bound (`HYDRATED_CHARS`), as after a while of rankings. */
+export async function fillHydrated(mem: IndexedMemory): Promise<void> {
+  const ids = [...mem.items()].map((it) => it.id);
+  let chars = 0;
+  let k = 0;
+  while (chars <= 2 * HYDRATED_CHARS && k < ids.length) {
+    const part = ids.slice(k, (k += 500));
+    for (const it of (await mem.hydrate(part)).values()) chars += it.text.length + it.title.length;
+  }
+  await mem.hydrate(ids.slice(k, k + 1)); // trims to the bound
 }
 
 /** Heap growth of holding `n` vectors: the shipping VectorIndex vs the former Map<string, Float32Array>. */

@@ -14,10 +14,11 @@ export { passageKey };
 export type ItemReader = (ids: string[]) => Promise<(MemoryItem | undefined)[]>;
 
 /**
- * Whole items kept after a hydration, at most (the newest; a hydration larger than this keeps all of its own until
- * the next one). A ranking hydrates a few hundred; typing re-ranks mostly the same ones.
+ * Characters of text and title kept from hydrations, at most (about 2-4 MB): the newest items; a hydration larger than
+ * this keeps all of its own until the next one. A ranking hydrates a few hundred items, and typing re-ranks mostly the
+ * same ones, so they are read from IndexedDB once.
  */
-const HYDRATED_KEPT = 4000;
+export const HYDRATED_CHARS = 2_000_000;
 
 /** An item's text was read before `hydrate` brought it: a bug in the caller, said plainly rather than read as empty. */
 export class NotHydratedError extends Error {
@@ -45,6 +46,8 @@ export class IndexedMemory implements MemoryView {
   private prints = new Map<string, number>();
   /** Whole items read by `hydrate`, oldest first; an entry counts only while its head is the one held. */
   private hydrated = new Map<string, { head: ItemHead; item: MemoryItem }>();
+  /** Characters of text and title `hydrated` holds. */
+  private hydratedChars = 0;
   /** int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/memory/index/vector-index.ts. */
   private vectors = new VectorIndex();
   /** Embeddings of `contextText(item, previous item of its thread)`: the item read with the turn before it. */
@@ -80,7 +83,7 @@ export class IndexedMemory implements MemoryView {
   }
   /**
    * Reads the whole items of these ids (those held; unknown ids are left out) and keeps them for `get` until later
-   * hydrations push them out (`HYDRATED_KEPT`); with `keep` false (the store's bulk work: an import's items, an
+   * hydrations push them out (`HYDRATED_CHARS`); with `keep` false (the store's bulk work: an import's items, an
    * indexing run) they are only returned. An item changed while it was read is read again.
    */
   async hydrate(ids: Iterable<string>, keep = true): Promise<Map<string, MemoryItem>> {
@@ -114,7 +117,7 @@ export class IndexedMemory implements MemoryView {
         const row = rows[i];
         if (row?.id !== id || typeof row.text !== 'string') return; // not stored: left out, as an unknown id is
         const item = { ...head, text: row.text, title: row.title } as MemoryItem;
-        if (keep) this.hydrated.set(id, { head, item });
+        if (keep) this.keepHydrated(id, { head, item });
         out.set(id, item);
       });
       missing = again;
@@ -126,13 +129,22 @@ export class IndexedMemory implements MemoryView {
     for (const id of asked) if (out.has(id)) ordered.set(id, out.get(id)!);
     return ordered;
   }
-  /** Drops the oldest hydrated items past `HYDRATED_KEPT`. */
+  private keepHydrated(id: string, h: { head: ItemHead; item: MemoryItem }): void {
+    this.dropHydrated(id);
+    this.hydrated.set(id, h);
+    this.hydratedChars += h.item.text.length + h.item.title.length;
+  }
+  private dropHydrated(id: string): void {
+    const h = this.hydrated.get(id);
+    if (!h) return;
+    this.hydrated.delete(id);
+    this.hydratedChars -= h.item.text.length + h.item.title.length;
+  }
+  /** Drops the oldest hydrated items until they hold at most `HYDRATED_CHARS`. */
   private forgetHydrated(): void {
-    let over = this.hydrated.size - HYDRATED_KEPT;
-    if (over <= 0) return;
     for (const id of this.hydrated.keys()) {
-      if (over-- <= 0) break;
-      this.hydrated.delete(id);
+      if (this.hydratedChars <= HYDRATED_CHARS) break;
+      this.dropHydrated(id);
     }
   }
   /** `contentPrint` of the item's title, text and captions (0: not held). */
@@ -249,7 +261,7 @@ export class IndexedMemory implements MemoryView {
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
     this.passageCache.delete(item.id);
-    this.hydrated.delete(item.id);
+    this.dropHydrated(item.id);
     this.prints.set(item.id, content);
     this.byId.set(item.id, this.reader ? headOf(item) : item);
     if (item.needsReview || item.id.includes('\u0000')) {
@@ -300,7 +312,7 @@ export class IndexedMemory implements MemoryView {
     this.unkey(old);
     this.byId.delete(id);
     this.passageCache.delete(id);
-    this.hydrated.delete(id);
+    this.dropHydrated(id);
     this.prints.delete(id);
     this.setVectors(id, undefined);
     this.contextVectors.delete(id);
