@@ -63,7 +63,7 @@ function request(s: Situation, learned?: LearnedWeights): RankRequest {
 }
 
 /** The full scored order the ranker gives (what nDCG is computed on), ids best first. */
-const order = (s: Situation, learned?: LearnedWeights) => scoreMemory(request(s, learned)).ranked.map((x) => x.item.id);
+const order = async (s: Situation, learned?: LearnedWeights) => (await scoreMemory(request(s, learned))).ranked.map((x) => x.item.id);
 
 /**
  * A simulated user: which items it wants in a situation. Hidden from the learner, which sees only what the user
@@ -119,11 +119,11 @@ function shuffle<T>(xs: T[], r: () => number): T[] {
 }
 
 /** What the user does with the cards shown: inserts the first one it wants; a top card it does not want, "not useful". */
-function act(s: Situation, user: SimUser, learned: LearnedWeights | undefined, r: () => number): FeedbackEvent[] {
-  const pool = order(s).slice(0, 30);
+async function act(s: Situation, user: SimUser, learned: LearnedWeights | undefined, r: () => number): Promise<FeedbackEvent[]> {
+  const pool = (await order(s)).slice(0, 30);
   const wanted = user.wants(s, pool);
   if (!wanted.size) return [];
-  const cards = rankMemory(request(s, learned)).cards;
+  const cards = (await rankMemory(request(s, learned))).cards;
   const shown = cards.map((c) => ({ id: c.item.id, factors: c.factors, ...(c.item.pinned ? { pinned: true } : {}) }));
   const base = { at: s.now, site: s.task.site, destination: s.task.destination, shown };
   const out: FeedbackEvent[] = [];
@@ -200,7 +200,7 @@ async function main() {
     const events: FeedbackEvent[] = [];
     let learned: LearnedWeights | undefined;
     for (const [i, s] of train.entries()) {
-      events.push(...act(s, user, learned, r));
+      events.push(...await act(s, user, learned, r));
       if (i % 10 === 9) learned = fitWeights(preferencePairs(events.slice(-1000)), DEFAULT_SETTINGS.weights);
     }
     learned = fitWeights(preferencePairs(events.slice(-1000)), DEFAULT_SETTINGS.weights);
@@ -208,29 +208,29 @@ async function main() {
     let nl = 0;
     let n = 0;
     for (const s of test) {
-      const pool = order(s).slice(0, 30);
+      const pool = (await order(s)).slice(0, 30);
       const wanted = user.wants(s, pool);
       if (!wanted.size) continue;
-      nd += ndcgAt(order(s), wanted, 5);
-      nl += ndcgAt(order(s, learned), wanted, 5);
+      nd += ndcgAt(await order(s), wanted, 5);
+      nl += ndcgAt(await order(s, learned), wanted, 5);
       n++;
     }
     // LoCoMo as bench:locomo asks it (a plain page, no site, no person), R@10 with the defaults and with what was
     // learned: the weights for everywhere, and those of each site the user gave feedback on; the worst counts.
-    const r10 = (weights: Weights) => {
+    const r10 = async (weights: Weights) => {
       let sum = 0;
       let nq = 0;
       for (const p of prepared)
         for (const q of p.questions) {
           const s: Situation = { task: benchTask(q.question, p.conv.now), queryVector: q.vectors[0], memory: p.view, items: new Map(), evidence: q.relevant, now: p.conv.now };
           const req = { ...request(s), settings: { ...DEFAULT_SETTINGS, weights }, queryVectors: q.vectors };
-          sum += recallAt(scoreMemory(req).ranked.map((x) => x.item.id), q.relevant, 10);
+          sum += recallAt((await scoreMemory(req)).ranked.map((x) => x.item.id), q.relevant, 10);
           nq++;
         }
       return sum / (nq || 1);
     };
-    const rd = r10(DEFAULT_SETTINGS.weights);
-    const perPlace = ['', ...SITES.map(([site]) => site)].map((site) => r10(learnedWeightsFor(DEFAULT_SETTINGS.weights, learned, site)));
+    const rd = await r10(DEFAULT_SETTINGS.weights);
+    const perPlace = await Promise.all(['', ...SITES.map(([site]) => site)].map((site) => r10(learnedWeightsFor(DEFAULT_SETTINGS.weights, learned, site))));
     results[user.name] = {
       ndcg5_defaults: nd / (n || 1),
       ndcg5_learned: nl / (n || 1),

@@ -149,15 +149,15 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
       // backstory-bench-view: the shipping ranker's full scored order (stages 1-4 with default settings) over the
       // array-built memory, before the panel's budget and card limit cut it to a few cards; -cards: those cards.
       t0 = performance.now();
-      tallies['backstory-bench-view'].add(scoreMemory(req).ranked.map((s) => s.item.id), q.relevant, ms(t0));
+      tallies['backstory-bench-view'].add((await scoreMemory(req)).ranked.map((s) => s.item.id), q.relevant, ms(t0));
       t0 = performance.now();
-      tallies['backstory-bench-view-cards'].add(rankMemory(req).cards.map((c) => c.item.id), q.relevant, ms(t0));
+      tallies['backstory-bench-view-cards'].add((await rankMemory(req)).cards.map((c) => c.item.id), q.relevant, ms(t0));
 
       // backstory: the same ranker's full order over the imported store, query vectors embedded as the service does.
       t0 = performance.now();
       const texts = taskQueryTexts(q.task).filter((t) => t.trim());
       const queryVectors = await Promise.all(texts.map((t) => queryCache.get(embedder, t)));
-      const full = scoreMemory({ task: q.task, memory: store.view, settings: DEFAULT_SETTINGS, queryVectors, now: p.conv.now }).ranked.map((s) => s.item.id);
+      const full = (await scoreMemory({ task: q.task, memory: store.view, settings: DEFAULT_SETTINGS, queryVectors, now: p.conv.now })).ranked.map((s) => s.item.id);
       tallies.backstory.add(full, q.relevant, ms(t0));
 
       // backstory-cards: the panel's cards, from the function the service calls.

@@ -103,7 +103,7 @@ export async function runLongMemEval(dataFile: string, range?: [number, number])
     });
     const lists: Record<Method, string[]> = {
       bm25: plain.search(LexicalIndex.queryTerms(q.question), q.items.length).map((h) => h.id),
-      backstory: scoreMemory({ task, memory: store.view, settings: DEFAULT_SETTINGS, queryVectors, now: q.now }).ranked.map((s) => s.item.id),
+      backstory: (await scoreMemory({ task, memory: store.view, settings: DEFAULT_SETTINGS, queryVectors, now: q.now })).ranked.map((s) => s.item.id),
       'backstory-cards': state.cards.map((c) => c.item.id),
     };
     const sessionOf = (id: string) => q.sessionOf.get(id);

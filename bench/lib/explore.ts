@@ -55,7 +55,7 @@ for (const [name, tune, w, lex] of variants) {
   for (const p of locomo)
     for (const q of p.questions) {
       const req = { task: q.task, memory: p.view, settings, queryVector: q.vectors[0], queryVectors: q.vectors, now: p.conv.now };
-      const sm = scoreMemory(req, tuning);
+      const sm = await scoreMemory(req, tuning);
       const ids = sm.ranked.map((s) => s.item.id);
       loc.add(ids, q.relevant, 0);
       // A LoCoMo question with evidence placed 6-20: the ones R@5 or R@10 lose, with what outranks them.
@@ -70,16 +70,16 @@ for (const [name, tune, w, lex] of variants) {
             matched: s.signal.matched, via: s.signal.viaNeighbour, text: s.item.title + ': ' + s.item.text.slice(0, 80),
           })),
         };
-      locCards.add(rankMemory(req, tuning).cards.map((c) => c.item.id), q.relevant, 0);
+      locCards.add((await rankMemory(req, tuning)).cards.map((c) => c.item.id), q.relevant, 0);
     }
   const turns = new AllAnyTally();
   const cards = new AllAnyTally();
   let top5 = 0;
   let nCards = 0;
-  lme.forEach((p, i) => {
+  lme.forEach(async (p, i) => {
     const q = p.questions[0];
     const req = { task: q.task, memory: p.view, settings, queryVector: q.vectors[0], queryVectors: q.vectors, now: p.conv.now };
-    const sm = scoreMemory(req, tuning);
+    const sm = await scoreMemory(req, tuning);
     const ids = sm.ranked.map((s) => s.item.id);
     turns.add(ids, q.relevant);
     if (process.env.EXPLORE_DUMP)
@@ -96,7 +96,7 @@ for (const [name, tune, w, lex] of variants) {
         })),
       };
     top5 += new Set(ids.slice(0, 5).map((id) => lmeQs[i].sessionOf.get(id))).size;
-    const c = rankMemory(req, tuning).cards.map((x) => x.item.id);
+    const c = (await rankMemory(req, tuning)).cards.map((x) => x.item.id);
     nCards += c.length;
     cards.add(c, q.relevant);
   });

@@ -14,9 +14,9 @@ export function learnedSettings(settings: RankSettings, learned: LearnedWeights 
  * The ranker with learning applied: it ranks with the learned weights, and a card a learned weight put above the
  * next one says so on the card and in the trace.
  */
-export function rankLearned(req: RankRequest & { learned?: LearnedWeights }): RankResult {
+export async function rankLearned(req: RankRequest & { learned?: LearnedWeights }): Promise<RankResult> {
   const { learned, ...request } = req;
-  const result = rankMemory({ ...request, settings: learnedSettings(request.settings, learned, request.task.site) });
+  const result = await rankMemory({ ...request, settings: learnedSettings(request.settings, learned, request.task.site) });
   if (learned) markLearnedOrder(result, request.settings.weights, learned, request.task.site);
   return result;
 }

@@ -12,12 +12,11 @@ function overlap(a: string, b: string): number {
 }
 
 /** An item already in memory that a new capture nearly repeats (the best such), so the user can merge them. */
-export function nearDuplicate(item: MemoryItem, memory: MemoryView): { item: MemoryItem; overlap: number } | undefined {
+export async function nearDuplicate(item: MemoryItem, memory: MemoryView): Promise<{ item: MemoryItem; overlap: number } | undefined> {
   let best: { item: MemoryItem; overlap: number } | undefined;
   const hits = memory.lexicalIndex.search(LexicalIndex.queryTerms(item.text.slice(0, 2000)), 8) ?? [];
-  for (const { id } of hits) {
-    if (id === item.id) continue;
-    const other = memory.get(id);
+  const others = await memory.hydrate(hits.map((h) => h.id).filter((id) => id !== item.id), false);
+  for (const other of others.values()) {
     if (!other || other.archived) continue;
     const o = overlap(item.text, other.text);
     if (o >= SAME && (!best || o > best.overlap)) best = { item: other, overlap: o };

@@ -1,5 +1,5 @@
 import { hostOf, siteKey } from '../core/hosts';
-import type { MemoryItem, MemoryKind } from '../memory/types';
+import type { ItemHead, MemoryItem, MemoryKind } from '../memory/types';
 import type { LexicalIndex } from '../memory/index/lexical-index';
 import { itemsWithWords, textHasWords } from './word-filter';
 
@@ -57,11 +57,15 @@ export interface MemoryPage {
   thread?: { id: string; title: string };
 }
 
-/** The memory a query reads: the store's in-memory items and the ranker's lexical index. */
+/**
+ * The memory a query reads: the store's in-memory heads and the ranker's lexical index; the page's items are read
+ * whole (`hydrate`) once they are known.
+ */
 export interface BrowsableMemory {
   readonly size: number;
-  get(id: string): MemoryItem | undefined;
-  items(): Iterable<MemoryItem>;
+  head(id: string): ItemHead | undefined;
+  items(): Iterable<ItemHead>;
+  hydrate(ids: Iterable<string>, keep?: boolean): Promise<Map<string, MemoryItem>>;
   readonly lexicalIndex: LexicalIndex;
 }
 
@@ -79,8 +83,13 @@ export class MemoryCatalog {
   private stamps = new Float64Array(0);
   private hosts = new Map<string, string>();
 
-  query(mem: BrowsableMemory, q: MemoryQuery): MemoryPage {
-    const page = this.run(mem, q) ?? (this.reorder(mem), this.run(mem, q)!);
+  async query(mem: BrowsableMemory, q: MemoryQuery): Promise<MemoryPage> {
+    let page = await this.run(mem, q);
+    for (let tries = 0; !page && tries < 3; tries++) {
+      this.reorder(mem);
+      page = await this.run(mem, q);
+    }
+    if (!page) throw new Error('Memory kept changing while it was listed; try again.');
     // Not kept between queries: an import may change an item's tags without changing its time. Asked for when the
     // browser opens or memory changes, not per keystroke.
     if (q.facets) page.facets = this.facetsOf(mem);
@@ -95,37 +104,48 @@ export class MemoryCatalog {
   }
 
   /** One pass over the kept order; undefined when the order no longer describes memory (then it is rebuilt). */
-  private run(mem: BrowsableMemory, q: MemoryQuery): MemoryPage | undefined {
+  private async run(mem: BrowsableMemory, q: MemoryQuery): Promise<MemoryPage | undefined> {
     if (this.ids.length !== mem.size) return undefined;
     const f = q.filter;
     const text = f.text?.trim() ? f.text : '';
     const withWords = text ? itemsWithWords(mem.lexicalIndex, text) : undefined;
     const offset = Math.max(0, q.offset | 0);
     const limit = Math.max(0, q.limit | 0);
-    const inThread: MemoryItem[] = [];
-    const items: MemoryItem[] = [];
+    // Held items are in no index: their own words are searched, read for those the other filters leave.
+    const held = text ? await mem.hydrate(this.ids.filter((id) => { const h = mem.head(id); return !!h?.needsReview && this.matches(h, f); }), false) : undefined;
+    const inThread: ItemHead[] = [];
+    const shown: string[] = [];
     let total = 0;
     for (let i = 0; i < this.ids.length; i++) {
-      const it = mem.get(this.ids[i]);
+      const it = mem.head(this.ids[i]);
       if (!it || (it.updatedAt || 0) !== this.stamps[i]) return undefined;
       if (!this.matches(it, f)) continue;
-      if (text && !(it.needsReview ? textHasWords(`${it.title}\n${it.text}`, text) : withWords === undefined || withWords.has(it.id))) continue;
+      if (text && !(it.needsReview ? hasWords(held?.get(it.id), text) : withWords === undefined || withWords.has(it.id))) continue;
       if (f.threadId) inThread.push(it);
-      else if (total >= offset && items.length < limit) items.push(it);
+      else if (total >= offset && shown.length < limit) shown.push(it.id);
       total++;
     }
-    if (!f.threadId) return { items, total, size: mem.size };
+    if (!f.threadId) return this.whole(mem, shown, (items) => ({ items, total, size: mem.size }));
     inThread.sort((a, b) => (a.thread?.seq ?? 0) - (b.thread?.seq ?? 0));
-    const first = inThread[0];
-    return {
-      items: inThread.slice(offset, offset + limit),
-      total,
-      size: mem.size,
-      thread: { id: f.threadId, title: first ? first.source?.title || first.title : '' },
-    };
+    const ids = inThread.slice(offset, offset + limit).map((it) => it.id);
+    const first = inThread[0]?.id;
+    return this.whole(mem, first && !ids.includes(first) ? [first, ...ids] : ids, (items, read) => {
+      const head = first ? read.get(first) : undefined;
+      return { items: items.filter((it) => ids.includes(it.id)), total, size: mem.size, thread: { id: f.threadId!, title: head ? head.source?.title || head.title : '' } };
+    });
   }
 
-  private matches(it: MemoryItem, f: MemoryFilter): boolean {
+  /** The page made from its items read whole; undefined when one was deleted meanwhile (the query runs again). */
+  private async whole(
+    mem: BrowsableMemory,
+    ids: string[],
+    page: (items: MemoryItem[], read: Map<string, MemoryItem>) => MemoryPage,
+  ): Promise<MemoryPage | undefined> {
+    const read = await mem.hydrate(ids, false);
+    return read.size === ids.length ? page([...read.values()], read) : undefined;
+  }
+
+  private matches(it: ItemHead, f: MemoryFilter): boolean {
     if (f.kind && it.kind !== f.kind) return false;
     if (f.pinned !== undefined && it.pinned !== f.pinned) return false;
     if (f.excluded !== undefined && !!it.excluded !== f.excluded) return false;
@@ -186,4 +206,8 @@ function topValues(counts: Map<string, number>): string[] {
   let keys = [...counts.keys()];
   if (keys.length > MAX_FACET_VALUES) keys = keys.sort((a, b) => counts.get(b)! - counts.get(a)!).slice(0, MAX_FACET_VALUES);
   return keys.sort((a, b) => a.localeCompare(b));
+}
+
+function hasWords(item: MemoryItem | undefined, words: string): boolean {
+  return !!item && textHasWords(`${item.title}\n${item.text}`, words);
 }

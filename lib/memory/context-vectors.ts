@@ -1,7 +1,7 @@
 import { contextText, passageEmbedTexts } from './index/item-text';
 import type { IndexedMemory } from './index/memory-index';
 import type { StoredVector } from './db';
-import { textHash } from './pack';
+import { textHash } from '../core/text-hash';
 import type { MemoryItem } from './types';
 
 /**
@@ -13,6 +13,9 @@ export interface EmbedJob {
   texts: string[];
   print?: number;
 }
+
+/** Reads whole items by id (those that exist). */
+export type ItemsRead = (ids: string[]) => Promise<Map<string, MemoryItem>>;
 
 /** The job making an item's own vectors. */
 export function ownJob(item: MemoryItem): EmbedJob {
@@ -43,27 +46,39 @@ export class ContextVectors {
   }
 
   /**
-   * The text of an item's context vector: its thread's previous item, then the item. None for an item that is not
-   * threaded, is first in its thread, or is held, or whose predecessor is held.
+   * The texts of these items' context vectors: the thread's previous item, then the item (undefined for an item that
+   * is not threaded, is first in its thread, or is held, or whose predecessor is held). `read` gives whole items
+   * (IndexedMemory.hydrate, or the rows at hand while loading).
    */
-  textOf(item: MemoryItem): string | undefined {
-    if (!item.thread || item.needsReview) return undefined;
+  async textsOf(ids: string[], read: ItemsRead = (ids) => this.mem().hydrate(ids, false)): Promise<Map<string, string | undefined>> {
     const mem = this.mem();
-    const prevId = mem.lexicalIndex.neighbour(item.id, -1);
-    const prev = prevId ? mem.get(prevId) : undefined;
-    return prev && !prev.needsReview ? contextText(item, prev) : undefined;
+    const prevOf = new Map<string, string>();
+    for (const id of ids) {
+      const head = mem.head(id);
+      const prev = head?.thread && !head.needsReview ? mem.lexicalIndex.neighbour(id, -1) : undefined;
+      if (prev) prevOf.set(id, prev);
+    }
+    const items = prevOf.size ? await read([...prevOf.keys(), ...prevOf.values()]) : new Map<string, MemoryItem>();
+    const out = new Map<string, string | undefined>();
+    for (const id of ids) {
+      const item = items.get(id);
+      const prev = items.get(prevOf.get(id) ?? '');
+      out.set(id, item && prev && !prev.needsReview ? contextText(item, prev) : undefined);
+    }
+    return out;
   }
 
   /**
    * Context vectors to make for these items: those missing or stale. A stale one, or one the item should no longer
    * have, is dropped from memory at once; its row is replaced when it is made again.
    */
-  jobs(ids: Iterable<string>): EmbedJob[] {
+  async jobs(ids: Iterable<string>, read?: ItemsRead): Promise<EmbedJob[]> {
     const mem = this.mem();
+    const list = [...ids];
+    const texts = await this.textsOf(list, read);
     const jobs: EmbedJob[] = [];
-    for (const id of [...ids]) {
-      const item = mem.get(id);
-      const text = item && this.textOf(item);
+    for (const id of list) {
+      const text = texts.get(id);
       const print = text === undefined ? undefined : textHash(text);
       const held = this.prints.get(id);
       if (held !== undefined && held === print && mem.hasContextVector(id)) continue;
@@ -78,30 +93,22 @@ export class ContextVectors {
 }
 
 /**
- * The items that have their vectors, by a hash of the texts the model sees: a note whose text another already has
- * (a duplicate capture, the same notes imported under other ids) takes those vectors instead of the model's time.
- * Built once per indexing run.
+ * The items that have their vectors, by the print of their words (`IndexedMemory.contentPrint`): a note whose text
+ * another already has (a duplicate capture, the same notes imported under other ids) takes those vectors instead of
+ * the model's time. Built once per indexing run, from prints held in memory (the texts stay in IndexedDB).
  */
 export function sameTextIndex(mem: IndexedMemory) {
-  const byHash = new Map<number, string[]>();
-  const key = (texts: readonly string[]) => texts.join('\u0000');
-  const add = (texts: readonly string[], id: string) => {
-    const h = textHash(key(texts));
-    const ids = byHash.get(h);
-    if (ids) ids.push(id);
-    else byHash.set(h, [id]);
-  };
-  for (const it of mem.items()) if (!it.needsReview && mem.hasVector(it.id)) add(passageEmbedTexts(it), it.id);
-  return {
-    add,
-    /** An item that has its vectors and exactly these texts (the hash only narrows the search). */
-    donor: (texts: readonly string[]) => byHash.get(textHash(key(texts)))?.find((id) => {
-      const it = mem.get(id);
-      return !!it && !it.needsReview && mem.hasVector(id) && sameTexts(passageEmbedTexts(it), texts);
-    }),
-  };
+  const byPrint = new Map<number, string[]>();
+  for (const it of mem.items()) {
+    if (it.needsReview || !mem.hasVector(it.id)) continue;
+    const p = mem.contentPrint(it.id);
+    const ids = byPrint.get(p);
+    if (ids) ids.push(it.id);
+    else byPrint.set(p, [it.id]);
+  }
+  /** Items that may have the same words as `id` (the print only narrows the search: `donatedVectors` confirms). */
+  return (id: string): string[] => (byPrint.get(mem.contentPrint(id)) ?? []).filter((d) => d !== id);
 }
-
 /** A stored row's vectors, one per passage. */
 export function rowVectors(row: StoredVector): Float32Array[] {
   return [row.vector, ...(row.passages ?? [])];
@@ -109,18 +116,27 @@ export function rowVectors(row: StoredVector): Float32Array[] {
 
 /**
  * Vectors for the jobs an item with the same texts already has, made by `model` (read from IndexedDB, exactly as the
- * model made them); undefined for a job the model must make.
+ * model made them); undefined for a job the model must make. A donor counts only if its texts are the job's.
  */
 export async function donatedVectors(
   jobs: EmbedJob[],
-  sameText: ReturnType<typeof sameTextIndex>,
+  candidates: ReturnType<typeof sameTextIndex>,
+  read: ItemsRead,
   readVectors: (ids: string[]) => Promise<(StoredVector | undefined)[]>,
   model: string | undefined,
 ): Promise<(Float32Array[] | undefined)[]> {
   const out: (Float32Array[] | undefined)[] = new Array(jobs.length);
-  const donors = jobs.map((j, i) => ({ i, id: j.print === undefined ? sameText.donor(j.texts) : undefined })).filter((d) => d.id !== undefined);
+  const asked = jobs.map((j, i) => ({ i, ids: j.print === undefined ? candidates(j.id).slice(0, 4) : [] })).filter((d) => d.ids.length);
+  if (!asked.length) return out;
+  const items = await read([...new Set(asked.flatMap((d) => d.ids))]);
+  const donors = asked
+    .map(({ i, ids }) => ({ i, id: ids.find((id) => {
+      const it = items.get(id);
+      return !!it && !it.needsReview && sameTexts(passageEmbedTexts(it), jobs[i].texts);
+    }) }))
+    .filter((d): d is { i: number; id: string } => d.id !== undefined);
   if (!donors.length) return out;
-  const rows = await readVectors(donors.map((d) => d.id!));
+  const rows = await readVectors(donors.map((d) => d.id));
   rows.forEach((row, n) => {
     const { i } = donors[n];
     const vs = row && row.model === model ? rowVectors(row) : undefined;

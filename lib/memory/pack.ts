@@ -1,31 +1,26 @@
 import { LexicalIndex } from './index/lexical-index';
 import { passageKey, type IndexedMemory } from './index/memory-index';
 import type { PackRow } from './db';
-import type { MemoryItem } from './types';
+import type { ItemHead } from './types';
+import { textHash } from '../core/text-hash';
 
 export const PACK_KEY = 'index';
 /**
  * Bump when the pack's layout changes; a pack of another version is ignored (and rewritten). v2: BM25 entries hold
  * the body's term sequence instead of phrase terms (lib/memory/index/lexical-pack.ts PackedLexicon), tf as Uint16Array.
  * v3: threaded items' context vectors are in the pack too. v4: an item longer than the model's window has a vector
- * and a BM25 entry per passage (lib/memory/index/passages.ts); bump it too when the split of passages changes.
+ * and a BM25 entry per passage (lib/memory/index/passages.ts); bump it too when the split of passages changes. v5: an
+ * entry's print reads the text and title by their print (`indexPrint`).
  */
-export const PACK_VERSION = 4;
+export const PACK_VERSION = 5;
 
-/** FNV-1a of a text (the pack's fingerprints, the same-text index, context prints; matches are confirmed where it matters). */
-export function textHash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** FNV-1a of the fields an item's vector and BM25 entry are made from: a pack entry is used only if it matches. */
-export function indexPrint(item: MemoryItem): number {
+/**
+ * FNV-1a of the fields an item's vectors and BM25 entry are made from, its text and title by their print
+ * (`contentPrint`, kept in memory while the texts stay in IndexedDB): a pack entry is used only if it matches.
+ */
+export function indexPrint(item: ItemHead, content: number): number {
   const s = [
-    item.id, item.title ?? '', item.text, item.aux ?? '', (item.tags ?? []).join('\u0001'), (item.people ?? []).join('\u0001'),
+    item.id, String(content), (item.tags ?? []).join('\u0001'), (item.people ?? []).join('\u0001'),
     item.thread ? `${item.thread.id}\u0001${item.thread.seq}` : '', String(item.createdAt ?? ''), item.needsReview ? '1' : '',
   ].join('\u0000');
   return textHash(s);
@@ -127,7 +122,7 @@ export function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<
   });
   return {
     key: PACK_KEY, version: PACK_VERSION, model, canary: lexicalCanary(), dim: pv.dim, ids,
-    prints: Uint32Array.from(all, indexPrint), slots: Int32Array.from(ids, (id) => slotOf.get(id) ?? -1),
+    prints: Uint32Array.from(all, (it) => indexPrint(it, mem.contentPrint(it.id))), slots: Int32Array.from(ids, (id) => slotOf.get(id) ?? -1),
     passages: { owner: Uint32Array.from(owner), part: Uint32Array.from(part), slot: Int32Array.from(slot) },
     codes: pv.codes, scales: pv.scales, lexical: mem.lexicalIndex.exportDocs(ids),
     contexts: { ids: cv.ids, prints: Uint32Array.from(cv.ids, (id) => contextPrints.get(id) ?? 0), dim: cv.dim, codes: cv.codes, scales: cv.scales },

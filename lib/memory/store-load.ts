@@ -5,6 +5,7 @@ import type { BackstoryDB, StoredVector } from './db';
 import { rowVectors, type ContextVectors } from './context-vectors';
 import { indexPrint, PACK_KEY, usablePack } from './pack';
 import { countTokens } from './tokens';
+import { contentPrint, passagesOf } from './index/item-text';
 
 /**
  * Reads the stored memory into `mem`, once per worker life. Items always come from `items`; their vectors and BM25
@@ -45,9 +46,11 @@ export async function loadStored(
   const rest: string[] = [];
   // The print of each pack entry whose item still matches it.
   const printAt = new Map<number, number>();
-  const fromPack = items.map((item) => {
+  // Each item's words are hashed once: the pack's check and the index (which keeps the print, not the text) share it.
+  const contents = items.map(contentPrint);
+  const fromPack = items.map((item, k) => {
     const i = at.get(item.id);
-    const ok = !!pack && i !== undefined && pack.prints[i] === indexPrint(item);
+    const ok = !!pack && i !== undefined && pack.prints[i] === indexPrint(item, contents[k]);
     if (ok) printAt.set(i!, pack!.prints[i!]);
     if (ok && !item.needsReview) {
       entries.push(i!);
@@ -60,7 +63,9 @@ export async function loadStored(
   });
   // BM25 entries of unchanged items first, as loaded (postings are built per term on first use), then the rest.
   if (pack) mem.lexicalIndex.loadPacked(pack.lexical, terms, entries, entries.map((i) => pack.ids[i]));
-  items.forEach((item, k) => mem.put(item, undefined, fromPack[k] && !item.needsReview));
+  items.forEach((item, k) => mem.put(item, undefined, fromPack[k] && !item.needsReview, contents[k]));
+  // The rows at hand are the whole items until this load ends (the index keeps their heads).
+  const rowOf = new Map(items.map((it) => [it.id, it]));
   if (pack) {
     // Other passages of the items taken from the pack, under their passage keys.
     const { owner, part, slot } = pack.passages;
@@ -75,10 +80,10 @@ export async function loadStored(
   // A row is used only if it holds a vector for every passage the item has now (a row made before passages, or
   // by another split, is embedded again).
   const useRow = (v: StoredVector | undefined) => {
-    const item = v && v.model === model ? mem.get(v.id) : undefined;
+    const item = v && v.model === model && mem.head(v.id) ? rowOf.get(v.id) : undefined;
     if (!item || item.needsReview) return;
     const vs = rowVectors(v!);
-    mem.setVectors(item.id, vs.length === mem.passages(item.id).length ? vs : undefined);
+    mem.setVectors(item.id, vs.length === passagesOf(item).length ? vs : undefined);
   };
   if (rest.length) for (const v of rest.length > items.length / 2 ? await db.vectors.toArray() : await db.vectors.bulkGet(rest)) useRow(v);
   const fullRead = mem.vectorCount !== vectorRows;
@@ -98,11 +103,12 @@ export async function loadStored(
     c.ids.forEach((id, i) => contexts.prints.set(id, c.prints[i]));
   } else if (contextRows) {
     for (const row of await db.contexts.toArray()) {
-      if (row.model !== model || !mem.get(row.id)) continue;
+      if (row.model !== model || !mem.head(row.id)) continue;
       mem.setContextVector(row.id, row.vector);
       contexts.prints.set(row.id, row.print);
     }
   }
-  contexts.jobs(contexts.prints.keys()); // drops the stale ones
+  const fromRows = async (ids: string[]) => new Map(ids.flatMap((id) => (rowOf.has(id) ? [[id, rowOf.get(id)!] as const] : [])));
+  await contexts.jobs(contexts.prints.keys(), fromRows); // drops the stale ones
   return { stale: rest.length, rewrite: !pack || fullRead || (contextsRead && contextRows > 0) };
 }

@@ -6,21 +6,23 @@ import { intake, type Provenance } from './intake';
 import { createItem, patchItem } from './normalize';
 import { ContextVectors, donatedVectors, ownJob, sameTextIndex, sameTexts, type EmbedJob } from './context-vectors';
 import { inBatches, indexingEngine, MemoryProgress, perJob, storedVector, textCount } from './embed-batches';
-import { buildPack, PackSchedule, textHash } from './pack';
+import { buildPack, PackSchedule } from './pack';
+import { textHash } from '../core/text-hash';
 import { loadStored } from './store-load';
 import { isQuotaError, StorageFullError } from './storage-full';
-import type { MemoryInput, MemoryItem, MemoryPatch } from './types';
+import type { ItemHead, MemoryInput, MemoryItem, MemoryPatch } from './types';
 
 export type { ImportCounts } from './import-plan';
 export { StorageFullError } from './storage-full';
 
 /**
- * The memory: IndexedDB is the truth; an IndexedMemory (items, vectors, context vectors, the BM25 index) is kept in
- * step with it so ranking never waits on the database. Runs in the service worker and in Node (fake-indexeddb).
+ * The memory: IndexedDB is the truth; an IndexedMemory (item heads, vectors, context vectors, the BM25 index) is kept
+ * in step with it so ranking searches without the database, and reads from it only the texts of the few items it
+ * ranks (`IndexedMemory.hydrate`). Runs in the service worker and in Node (fake-indexeddb).
  * Every write goes to IndexedDB first, in one transaction, and only then to the in-memory indexes.
  */
 export class MemoryStore {
-  private mem = new IndexedMemory();
+  private mem: IndexedMemory;
   private loaded?: Promise<void>;
   private pending?: Promise<number>;
   /**
@@ -42,7 +44,14 @@ export class MemoryStore {
      * If it fails, indexing goes on with getEmbedder's.
      */
     private readonly getIndexEmbedder: () => Promise<Embedder | null> = getEmbedder,
-  ) {}
+  ) {
+    this.mem = this.emptyMemory();
+  }
+
+  /** An index whose items' texts and titles stay in IndexedDB until a ranking or a page reads them. */
+  private emptyMemory(): IndexedMemory {
+    return new IndexedMemory((ids) => this.db.items.bulkGet(ids));
+  }
 
   /** The memory as the ranker reads it. */
   get view(): IndexedMemory {
@@ -51,11 +60,28 @@ export class MemoryStore {
   get size(): number {
     return this.mem.size;
   }
-  get(id: string): MemoryItem | undefined {
-    return this.mem.get(id);
+  /** An item's head (all but its text and title), without reading IndexedDB. */
+  head(id: string): ItemHead | undefined {
+    return this.mem.head(id);
   }
-  items(): Iterable<MemoryItem> {
+  /** The whole item. */
+  async read(id: string): Promise<MemoryItem | undefined> {
+    await this.load();
+    return (await this.mem.hydrate([id])).get(id);
+  }
+  /** Whole items, those that exist, in the order asked. */
+  async readMany(ids: string[]): Promise<MemoryItem[]> {
+    await this.load();
+    return [...(await this.mem.hydrate(ids, false)).values()];
+  }
+  /** Every item's head. */
+  items(): Iterable<ItemHead> {
     return this.mem.items();
+  }
+  /** Every item, whole (read from IndexedDB), in id order. */
+  async all(): Promise<MemoryItem[]> {
+    await this.load();
+    return this.db.items.toArray();
   }
   /** The model of the vectors held, if any are. */
   get vectorModel(): string | undefined {
@@ -161,9 +187,10 @@ export class MemoryStore {
   async add(inputs: MemoryInput[], provenance: Provenance, opts: { deferEmbedding?: boolean; now?: number } = {}): Promise<MemoryItem[]> {
     const items = inputs.map((input) => createItem(intake(input, provenance), opts.now ?? Date.now()));
     const jobs = await this.inTurn(async () => {
+      const olds = await this.mem.hydrate(items.map((it) => it.id), false);
       // An item replaced by one whose embedded text is the same (a re-import of the same notes) keeps its vector.
       const keeps = (it: MemoryItem) => {
-        const old = this.mem.get(it.id);
+        const old = olds.get(it.id);
         return !!old && !it.needsReview && this.mem.hasVector(it.id) && sameTexts(ownJob(old).texts, ownJob(it).texts);
       };
       const kept = new Set(items.filter(keeps).map((it) => it.id));
@@ -174,7 +201,7 @@ export class MemoryStore {
       }, items.length);
       for (const item of items) this.mem.put(item); // put() leaves the vector held (kept items)
       for (const item of dropped) this.mem.setVector(item.id, undefined);
-      const contexts = this.contexts.jobs(this.contexts.withSuccessors(items.map((it) => it.id))); // stale ones dropped
+      const contexts = await this.contexts.jobs(this.contexts.withSuccessors(items.map((it) => it.id))); // stale ones dropped
       if (opts.deferEmbedding) return []; // embedPending makes them
       return [...dropped.filter((it) => !it.needsReview).map(ownJob), ...contexts];
     });
@@ -185,7 +212,7 @@ export class MemoryStore {
   /** Applies `patch` to the item as stored when its turn comes, then embeds it again if its text or title changed. */
   async update(id: string, patch: MemoryPatch, now = Date.now()): Promise<MemoryItem> {
     const { item, jobs } = await this.inTurn(async () => {
-      const current = this.mem.get(id);
+      const current = (await this.mem.hydrate([id])).get(id);
       if (!current) throw new Error(`No memory with id ${id}.`);
       const { item, textChanged } = patchItem(current, patch, now);
       const reembed = textChanged || item.title !== current.title;
@@ -196,7 +223,7 @@ export class MemoryStore {
       this.mem.put(item);
       if (reembed) this.mem.setVector(id, undefined);
       const own: EmbedJob[] = reembed && !item.needsReview ? [ownJob(item)] : [];
-      return { item, jobs: [...own, ...this.contexts.jobs(this.contexts.withSuccessors([id]))] };
+      return { item, jobs: [...own, ...(await this.contexts.jobs(this.contexts.withSuccessors([id])))] };
     });
     await this.embedNow(jobs);
     return item;
@@ -213,14 +240,15 @@ export class MemoryStore {
   commitImport(inputs: MemoryInput[], opts: { importId: string; provenance: Provenance; now?: number }): Promise<ImportCounts> {
     return this.inTurn(async () => {
       const taken = inputs.map((input) => intake(input, opts.provenance));
-      const { counts, changed, reembed } = planImport(taken, (id) => this.mem.get(id), opts.importId, opts.now ?? Date.now());
+      const olds = await this.mem.hydrate(taken.flatMap((t) => (t.id ? [t.id] : [])), false);
+      const { counts, changed, reembed } = planImport(taken, (id) => olds.get(id), opts.importId, opts.now ?? Date.now());
       await this.write(async () => {
         await this.db.items.bulkPut(changed);
         await this.db.vectors.bulkDelete(reembed);
       }, changed.length);
       for (const item of changed) this.mem.put(item);
       for (const id of reembed) this.mem.setVector(id, undefined);
-      this.contexts.jobs(this.contexts.withSuccessors(changed.map((it) => it.id))); // stale ones dropped; embedPending makes them
+      await this.contexts.jobs(this.contexts.withSuccessors(changed.map((it) => it.id))); // stale ones dropped; embedPending makes them
       return counts;
     });
   }
@@ -233,7 +261,7 @@ export class MemoryStore {
   /** Marks items as used now (continuity and recency count it). */
   touch(ids: string[], now = Date.now()): Promise<void> {
     return this.inTurn(async () => {
-      const items = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x).map((it) => ({ ...it, lastUsedAt: now }));
+      const items = [...(await this.mem.hydrate(ids, false)).values()].map((it) => ({ ...it, lastUsedAt: now }));
       await this.db.items.bulkPut(items);
       for (const it of items) this.mem.put(it);
     });
@@ -245,7 +273,7 @@ export class MemoryStore {
 
   /** Deletes items; only inside a turn. */
   private async removeNow(ids: string[]): Promise<MemoryItem[]> {
-    const removed = ids.map((id) => this.mem.get(id)).filter((x): x is MemoryItem => !!x);
+    const removed = [...(await this.mem.hydrate(ids, false)).values()];
     // Their successors' context vectors were made with them: they go too.
     const gone = new Set(ids);
     const next = this.contexts.withSuccessors(ids).filter((id) => !gone.has(id));
@@ -258,7 +286,7 @@ export class MemoryStore {
       this.mem.delete(id);
       this.contexts.prints.delete(id);
     }
-    this.contexts.jobs(next);
+    await this.contexts.jobs(next);
     return removed;
   }
 
@@ -270,7 +298,7 @@ export class MemoryStore {
         await this.db.vectors.clear();
         await this.db.contexts.clear();
       }, Infinity);
-      this.mem = new IndexedMemory();
+      this.mem = this.emptyMemory();
       this.contexts.prints.clear();
     });
   }
@@ -293,11 +321,19 @@ export class MemoryStore {
 
   private async storeVectorsNow(jobs: EmbedJob[], vectors: Float32Array[][], model: string): Promise<void> {
     if (model !== this.model) return; // the model changed while these were made
+    const ids = jobs.map((j) => j.id);
+    const [items, contextTexts] = await Promise.all([
+      this.mem.hydrate(ids.filter((_, i) => jobs[i].print === undefined), false),
+      this.contexts.textsOf(ids.filter((_, i) => jobs[i].print !== undefined)),
+    ]);
     const live = jobs.map((job, i) => ({ job, vs: vectors[i] })).filter(({ job, vs }) => {
-      const item = this.mem.get(job.id);
-      if (!item || item.needsReview || vs.length !== job.texts.length) return false;
-      if (job.print === undefined) return !this.mem.hasVector(job.id) && sameTexts(ownJob(item).texts, job.texts);
-      const text = this.contexts.textOf(item);
+      const head = this.mem.head(job.id);
+      if (!head || head.needsReview || vs.length !== job.texts.length) return false;
+      if (job.print === undefined) {
+        const item = items.get(job.id);
+        return !!item && !this.mem.hasVector(job.id) && sameTexts(ownJob(item).texts, job.texts);
+      }
+      const text = contextTexts.get(job.id);
       return text !== undefined && textHash(text) === job.print;
     });
     const own = live.filter(({ job }) => job.print === undefined);
@@ -333,7 +369,7 @@ export class MemoryStore {
     const embedder = await this.getIndexEmbedder();
     if (!embedder) return 0;
     this.useModel(embedder.modelId);
-    const jobs = this.pendingJobs();
+    const jobs = await this.pendingJobs();
     // Nothing waiting (every worker start checks): no same-text index, which reads every item.
     if (!jobs.length) return 0;
     embedder.runSize?.(textCount(jobs));
@@ -347,7 +383,9 @@ export class MemoryStore {
       progress.stored(part);
     };
     // Items whose texts another item already has vectors for take those; repeats within the run are made once.
-    const donated = await donatedVectors(jobs, sameTextIndex(this.mem), (ids) => this.db.vectors.bulkGet(ids), this.model);
+    const donated = await donatedVectors(
+      jobs, sameTextIndex(this.mem), (ids) => this.mem.hydrate(ids, false), (ids) => this.db.vectors.bulkGet(ids), this.model,
+    );
     const given = jobs.flatMap((job, i) => (donated[i] ? [{ job, vs: donated[i] }] : []));
     if (given.length) await stored(given.map((g) => g.job), given.map((g) => g.vs));
     const toMake = jobs.filter((_, i) => !donated[i]);
@@ -359,11 +397,11 @@ export class MemoryStore {
   }
 
   /** What an indexing run embeds: items without their vectors, then the context vectors missing (inBatches orders them). */
-  private pendingJobs(): EmbedJob[] {
-    const own = this.unembedded().map((id) => ownJob(this.mem.get(id)!));
+  private async pendingJobs(): Promise<EmbedJob[]> {
+    const own = [...(await this.mem.hydrate(this.unembedded(), false)).values()].map(ownJob);
     // Context vectors held are kept current by every write (and checked at load): only missing ones are looked for.
     const threaded = [...this.mem.items()].filter((it) => it.thread && !this.contexts.prints.has(it.id)).map((it) => it.id);
-    return [...own, ...this.contexts.jobs(threaded)];
+    return [...own, ...(await this.contexts.jobs(threaded))];
   }
 
   /** Vectors of `texts` from the worker's model, or null (no model, or it failed). Held items are never asked for. */

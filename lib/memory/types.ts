@@ -70,6 +70,12 @@ export interface MemoryItem {
   aux?: string;
 }
 
+/**
+ * What the in-memory index keeps of an item in the extension: every field but the text and the title, which stay in
+ * IndexedDB and are read for the few items a ranking or a page needs (`MemoryView.hydrate`).
+ */
+export type ItemHead = Omit<MemoryItem, 'text' | 'title'>;
+
 /** What a caller supplies to create an item; everything but text has a default. */
 export interface MemoryInput {
   id?: string;

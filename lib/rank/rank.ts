@@ -1,7 +1,7 @@
 import type { MemoryItem } from '../memory/types';
 import type { RankRequest, RankResult, RankedCard, TraceEntry } from './types';
 import { planQuery, type QueryPlan } from './query';
-import { retrieve, type Retrieval, type Signal } from './retrieve';
+import { choosePoolPassages, retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
 import { appliesBecause } from './scope';
@@ -41,7 +41,7 @@ function emptySignal(id: string): Signal {
  * hard filters, and the weighted factor score. Exposed so the bench can read the full order; the extension calls
  * `rankMemory`.
  */
-export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMemory {
+export async function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): Promise<ScoredMemory> {
   const { task, memory, settings } = req;
   const plan = planQuery(task);
   let qvs: Float32Array[] = [];
@@ -55,21 +55,20 @@ export function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): ScoredMe
   }
   const retrieval = retrieve(memory, plan, qvs, qw, settings.weights, tuning);
 
-  // Late hydration: only the pool, pinned items, instructions and items tied to this situation are loaded.
-  const hydrated = new Map<string, MemoryItem>();
-  for (const id of retrieval.pool) {
-    const it = memory.get(id);
-    if (it) hydrated.set(id, it);
-  }
-  for (const it of memory.flagged()) hydrated.set(it.id, it);
+  // Late hydration: retrieval read no text; only the pool, pinned items, instructions and items tied to this
+  // situation are read whole (in the extension, from IndexedDB), and nothing after this waits.
+  const wanted = [...retrieval.pool];
+  for (const it of memory.flagged()) wanted.push(it.id);
   const keys = taskSituationKeys(task);
-  if (keys.length) for (const it of memory.situated(keys)) hydrated.set(it.id, it);
+  if (keys.length) for (const it of memory.situated(keys)) wanted.push(it.id);
+  const hydrated = await memory.hydrate(wanted);
+  choosePoolPassages(memory, retrieval, qvs, qw, settings.weights, tuning);
 
   const dismissed = new Set(req.dismissed ?? []);
   const used = new Set(req.recentlyUsed ?? []);
   const usedThreads = new Set<string>();
   for (const id of used) {
-    const t = memory.get(id)?.thread?.id;
+    const t = memory.head(id)?.thread?.id;
     if (t) usedThreads.add(t);
   }
   const ranked: Scored[] = [];
@@ -150,13 +149,13 @@ function byScore(a: Scored, b: Scored): number {
 }
 
 /**
- * The ranker: cards for the panel, the context package, and a trace of every candidate. Pure and synchronous: the
- * same request gives the same result (an `overrides` memo in it only saves repeating work).
+ * The ranker: cards for the panel, the context package, and a trace of every candidate. Pure: the same request gives
+ * the same result (an `overrides` memo in it only saves repeating work). It waits only once, for the hydration.
  */
-export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResult {
+export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Promise<RankResult> {
   const t0 = now();
   const { settings, memory } = req;
-  const sm = scoreMemory(req, tuning);
+  const sm = await scoreMemory(req, tuning);
   const byId = new Map<string, Scored>();
   for (const s of sm.ranked) byId.set(s.item.id, s);
 

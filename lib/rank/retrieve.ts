@@ -29,6 +29,8 @@ export interface Retrieval {
   pool: string[];
   /** Terms added by pseudo-relevance feedback. */
   expansion: string[];
+  /** The BM25 hit of each item the lexical pass matched (its passages among them). */
+  lexical: Map<string, LexicalHit>;
 }
 
 function clamp01(x: number): number {
@@ -146,11 +148,15 @@ export function retrieve(
   const ids = candidates(dense, lexical.hits, index, t);
   const signals = signalsOf(ids, { index, dense, lexical, plan, weights, t }, memory);
   const pool = topFused([...signals.values()], t.pool);
-  for (const id of pool) {
-    const choice = choosePassages(memory, id, lexical.byId.get(id), qvs, qw, weights, t);
-    if (choice) signals.get(id)!.passages = choice;
+  return { signals, pool, expansion: lexical.expansion, lexical: lexical.byId };
+}
+
+/** The matching passages of each long item of the pool (`Signal.passages`), once the pool is hydrated (they read its text). */
+export function choosePoolPassages(memory: MemoryView, r: Retrieval, qvs: Float32Array[], qw: number[], weights: Weights, t: Tuning): void {
+  for (const id of r.pool) {
+    const choice = choosePassages(memory, id, r.lexical.get(id), qvs, qw, weights, t);
+    if (choice) r.signals.get(id)!.passages = choice;
   }
-  return { signals, pool, expansion: lexical.expansion };
 }
 
 interface LexicalPass {
@@ -267,7 +273,7 @@ function threadLexical(ids: Set<string>, x: SignalInputs, memory: MemoryView): F
 
 /** How much of its neighbours' evidence an item takes: all when short, less the longer it is (see `Tuning.standalone`). */
 function standaloneShare(memory: MemoryView, id: string, t: Tuning): number {
-  const tokens = t.standalone > 0 ? (memory.get(id)?.tokens ?? 0) : 0;
+  const tokens = t.standalone > 0 ? (memory.head(id)?.tokens ?? 0) : 0;
   return tokens > t.standalone ? t.standalone / tokens : 1;
 }
 

@@ -91,8 +91,8 @@ export class Capture {
   }
 
   /** The item the last "Remember this" saved, while it is recent and still exists. */
-  recent(): { item?: MemoryItem } {
-    const item = this.last && Date.now() - this.last.at < RECENT_MS ? this.store.get(this.last.item.id) : undefined;
+  async recent(): Promise<{ item?: MemoryItem }> {
+    const item = this.last && Date.now() - this.last.at < RECENT_MS ? await this.store.read(this.last.item.id) : undefined;
     return item ? { item } : {};
   }
 
@@ -122,16 +122,16 @@ export class Capture {
   /** A saved item the capture nearly repeats, which the quick edit offers to merge it into. */
   async duplicateOf(id: string): Promise<{ duplicate?: { id: string; title: string } }> {
     await this.store.load();
-    const item = this.store.get(id);
-    const dup = item && nearDuplicate(item, this.store.view);
+    const item = await this.store.read(id);
+    const dup = item && (await nearDuplicate(item, this.store.view));
     return dup ? { duplicate: { id: dup.item.id, title: displayTitle(dup.item) } } : {};
   }
 
   /** Merges the capture into the item it repeats (the user chose to). */
   async merge(id: string, into: string): Promise<{ item: MemoryItem }> {
     await this.store.load();
-    const capture = this.store.get(id);
-    const kept = this.store.get(into);
+    const capture = await this.store.read(id);
+    const kept = await this.store.read(into);
     if (!capture || !kept) throw new Error('That memory no longer exists.');
     const item = await this.store.update(into, mergePatch(kept, capture));
     await this.store.remove([id]);

@@ -24,7 +24,7 @@ export class Insertion {
   /** Inserts a card: the passages of a long item it shows (`passages`), or the whole item. */
   async card(tabId: number, id: string, passages?: number[]): Promise<InsertOutcome> {
     await this.store.load();
-    const item = this.store.get(id);
+    const item = await this.store.read(id);
     if (!item) throw new Error('That memory no longer exists.');
     const outcome = await this.insert(tabId, cardText({ item }, passages), [id]);
     if (outcome.ok) void this.feedback.record(tabId, id, 'insert');

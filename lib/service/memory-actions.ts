@@ -74,7 +74,7 @@ export class MemoryActions {
 
   async list(): Promise<{ items: MemoryItem[] }> {
     await this.store.load();
-    return { items: [...this.store.items()].sort((a, b) => b.updatedAt - a.updatedAt) };
+    return { items: (await this.store.all()).sort((a, b) => b.updatedAt - a.updatedAt) };
   }
 
   /**

@@ -47,7 +47,8 @@ export class PhraseOffers {
   /** The phrase to offer now, if one is due and no instruction says it already. */
   async offer(): Promise<{ offer?: PhraseOffer }> {
     await this.store.load();
-    const instructions = [...this.store.items()].filter((i) => i.kind === 'instruction').map((i) => i.text);
+    const ids = [...this.store.items()].filter((i) => i.kind === 'instruction').map((i) => i.id);
+    const instructions = (await this.store.readMany(ids)).map((i) => i.text);
     const row = await this.tally().due((key) => instructions.some((t) => saysPhrase(t, key)));
     return row ? { offer: { phrase: row.key, text: row.text, prompts: row.prompts } } : {};
   }

@@ -67,7 +67,7 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
   // Each query variant (the ask, the ask with its page around it...) is embedded once and cached.
   const texts = taskQueryTexts(task).filter((t) => t.trim());
   const queryVectors = inp.embedder && texts.length ? await Promise.all(texts.map((t) => inp.queries.get(inp.embedder!, t))) : undefined;
-  const result = rankLearned({
+  const result = await rankLearned({
     task,
     memory: inp.store.view,
     settings: inp.settings,

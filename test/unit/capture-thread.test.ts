@@ -26,18 +26,18 @@ describe('a capture joins the thread on screen', () => {
   it('a sent message comes after the imported turns, read with the last one', async () => {
     const { store, capture } = await setup();
     expect(await capture.sent(sent('Book the venue for 40 people.'), sender)).toEqual({ saved: true });
-    const item = [...store.items()].find((i) => i.text === 'Book the venue for 40 people.')!;
+    const item = (await store.all()).find((i) => i.text === 'Book the venue for 40 people.')!;
     expect(item.thread).toEqual({ id: 'chatgpt:c1', seq: 3 });
     expect(store.view.lexicalIndex.neighbour(item.id, -1)).toBe('chatgpt:c1:m2');
 
     await capture.sent(sent('And a vegetarian lunch.'), sender);
-    const next = [...store.items()].find((i) => i.text === 'And a vegetarian lunch.')!;
+    const next = (await store.all()).find((i) => i.text === 'And a vegetarian lunch.')!;
     expect(store.view.lexicalIndex.neighbour(next.id, -1)).toBe(item.id);
   });
 
   it('a first capture in a thread nobody imported starts it', async () => {
     const { store, capture } = await setup();
     await capture.sent({ ...sent('Draft the agenda.'), thread: { id: 'chatgpt:new' } }, sender);
-    expect([...store.items()].find((i) => i.text === 'Draft the agenda.')!.thread).toEqual({ id: 'chatgpt:new', seq: 0 });
+    expect((await store.all()).find((i) => i.text === 'Draft the agenda.')!.thread).toEqual({ id: 'chatgpt:new', seq: 0 });
   });
 });

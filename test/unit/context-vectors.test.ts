@@ -42,7 +42,7 @@ describe('context vectors in the store', () => {
     const store = new MemoryStore(fresh(factory), async () => m.embedder);
     await store.commitImport(session(), { importId: 'i', provenance: { from: 'import', trusted: false } });
     await store.embedPending();
-    const [a, b, c] = session().map((x) => store.get(x.id!)!);
+    const [a, b, c] = await store.readMany(session().map((x) => x.id!));
     expect(store.view.contextVector(a.id)).toBeUndefined(); // first of its thread: no context
     expect(close(store.view.contextVector(b.id), m.vec(contextText(b, a)!))).toBe(true);
     expect(close(store.view.contextVector(c.id), m.vec(contextText(c, b)!))).toBe(true);
@@ -64,10 +64,10 @@ describe('context vectors in the store', () => {
     const m = fakeModel('m');
     const store = new MemoryStore(fresh(), async () => m.embedder);
     await store.add(session(), { from: 'user' }); // a small add embeds at once, context vectors included
-    const b0 = store.get('s1:1')!;
-    expect(close(store.view.contextVector('s1:1'), m.vec(contextText(b0, store.get('s1:0')!)!))).toBe(true);
+    const b0 = (await store.read('s1:1'))!;
+    expect(close(store.view.contextVector('s1:1'), m.vec(contextText(b0, (await store.read('s1:0'))!)!))).toBe(true);
     const a = await store.update('s1:0', { text: 'Are you coming to the sculpture class?' });
-    expect(close(store.view.contextVector('s1:1'), m.vec(contextText(store.get('s1:1')!, a)!))).toBe(true);
+    expect(close(store.view.contextVector('s1:1'), m.vec(contextText((await store.read('s1:1'))!, a)!))).toBe(true);
     await store.remove(['s1:1']);
     expect(store.view.contextVector('s1:2')).toBeUndefined(); // its predecessor is gone
     expect(await store.embedPending()).toBe(0);
@@ -84,7 +84,7 @@ describe('context vectors in the store', () => {
     expect(store.view.contextVector('s1:1')).toBeUndefined(); // made from the old first turn: not used any more
     expect(store.view.contextVector('s1:2')).toBeDefined(); // its predecessor did not change
     await store.embedPending();
-    expect(close(store.view.contextVector('s1:1'), m.vec(contextText(store.get('s1:1')!, store.get('s1:0')!)!))).toBe(true);
+    expect(close(store.view.contextVector('s1:1'), m.vec(contextText((await store.read('s1:1'))!, (await store.read('s1:0'))!)!))).toBe(true);
   });
 });
 

@@ -51,9 +51,9 @@ describe('MemoryStore.commitImport', () => {
     later[1] = { ...later[1], text: 'Message 1, edited: the offsite moved to Porto' };
     expect(await store.commitImport(later, { importId: 'import-b', provenance: { from: 'import', trusted: false } })).toEqual({ added: 2, updated: 1, unchanged: 2 });
     expect(store.size).toBe(5);
-    expect(store.get('chatgpt:c1:m0')!.source.importId).toBe('import-a'); // unchanged: keeps the first import
-    expect(store.get('chatgpt:c1:m1')!.source.importId).toBe('import-b');
-    expect(store.get('chatgpt:c1:m1')!.text).toMatch(/Porto/);
+    expect((await store.read('chatgpt:c1:m0'))!.source.importId).toBe('import-a'); // unchanged: keeps the first import
+    expect((await store.read('chatgpt:c1:m1'))!.source.importId).toBe('import-b');
+    expect((await store.read('chatgpt:c1:m1'))!.text).toMatch(/Porto/);
     // Unchanged items keep their vectors; the edited one and the new ones wait for embedPending.
     expect(store.view.hasVector('chatgpt:c1:m0')).toBe(true);
     expect(store.unembedded().sort()).toEqual(['chatgpt:c1:m1', 'chatgpt:c1:m3', 'chatgpt:c1:m4']);
@@ -71,7 +71,7 @@ describe('MemoryStore.commitImport', () => {
     await store.commitImport(chat(2), { importId: 'a', provenance: { from: 'import', trusted: false } });
     await store.update('chatgpt:c1:m0', { pinned: true, excluded: true });
     expect(await store.commitImport(chat(2), { importId: 'b', provenance: { from: 'import', trusted: false } })).toEqual({ added: 0, updated: 0, unchanged: 2 });
-    expect(store.get('chatgpt:c1:m0')).toMatchObject({ pinned: true, excluded: true });
+    expect(await store.read('chatgpt:c1:m0')).toMatchObject({ pinned: true, excluded: true });
   });
 
   it('a file that gives no dates (notes, a hand-made memory file) imported again later is unchanged, not updated', async () => {
@@ -79,7 +79,7 @@ describe('MemoryStore.commitImport', () => {
     const notes: MemoryInput[] = [{ id: 'note:plan.md#0', text: 'Ship the beta in March', source: { format: 'markdown' } }, { id: 'note:plan.md#1', text: 'Dana owns the budget', source: { format: 'markdown' } }];
     await store.commitImport(notes, { importId: 'a', now: Date.UTC(2026, 0, 1), provenance: { from: 'import', trusted: false } });
     expect(await store.commitImport(notes, { importId: 'b', now: Date.UTC(2026, 5, 1), provenance: { from: 'import', trusted: false } })).toEqual({ added: 0, updated: 0, unchanged: 2 });
-    expect(store.get('note:plan.md#0')!.createdAt).toBe(Date.UTC(2026, 0, 1));
+    expect((await store.read('note:plan.md#0'))!.createdAt).toBe(Date.UTC(2026, 0, 1));
   });
 
   it('lands whole or not at all: one bad item leaves memory as it was, in memory and in IndexedDB', async () => {
@@ -99,7 +99,7 @@ describe('MemoryStore.commitImport', () => {
     await new MemoryStore(db, async () => null).commitImport(chat(2), { importId: 'a', provenance: { from: 'import', trusted: false } });
     const reopened = new MemoryStore(db, async () => null);
     await reopened.load();
-    expect(reopened.get('chatgpt:c1:m1')!.thread).toEqual({ id: 'chatgpt:c1', seq: 1 });
+    expect((await reopened.read('chatgpt:c1:m1'))!.thread).toEqual({ id: 'chatgpt:c1', seq: 1 });
     expect(reopened.view.lexicalIndex.neighbour('chatgpt:c1:m1', -1)).toBe('chatgpt:c1:m0');
   });
 

@@ -78,7 +78,7 @@ describe('a memory file\'s feedback', () => {
     });
     const job = await run(w, { events: [event(1)] });
     expect(job.state).toBe('done');
-    expect(w.store.get('a')).toBeDefined();
+    expect(await w.store.read('a')).toBeDefined();
     expect(job.warnings?.join(' ')).toMatch(/feedback could not be stored/);
   });
 

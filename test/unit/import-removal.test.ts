@@ -37,8 +37,8 @@ describe('Undo of "Delete this import" after the worker stopped', () => {
     const second = workerOn(db, clock);
     expect(await second.removal.restore('imp-chat')).toEqual({ restored: 3 });
     expect(second.store.size).toBe(4);
-    expect(second.store.get('chatgpt:c1:2')?.needsReview).toBe('it looks like a secret');
-    expect(second.store.get('chatgpt:c1:1')?.source).toMatchObject({ importId: 'imp-chat', format: 'chatgpt' });
+    expect((await second.store.read('chatgpt:c1:2'))?.needsReview).toBe('it looks like a secret');
+    expect((await second.store.read('chatgpt:c1:1'))?.source).toMatchObject({ importId: 'imp-chat', format: 'chatgpt' });
     expect(await db.removedImports.count()).toBe(0); // the deleted memories' copy is gone once it has served
     await expect(workerOn(db, clock).removal.restore('imp-chat')).rejects.toThrow(/Too late to undo/);
   });

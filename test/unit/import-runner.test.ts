@@ -64,7 +64,7 @@ describe('import jobs in the worker', () => {
     const done = await ended(w.jobs, job.id);
     expect(done).toMatchObject({ state: 'done', read: 32, counts: { added: 32, updated: 0, unchanged: 0 } });
     expect(w.store.size).toBe(32);
-    expect(w.store.get('note-3')!.source.importId).toBe(job.id);
+    expect((await w.store.read('note-3'))!.source.importId).toBe(job.id);
     expect(await w.jobs.files(job.id)).toEqual([]);
     expect(await w.jobs.staged(job.id)).toEqual([]);
     expect(w.pushed.map((j) => j.state)).toEqual(expect.arrayContaining(['reading', 'committing', 'indexing', 'done']));
@@ -166,7 +166,7 @@ describe('import jobs in the worker', () => {
     const done = await ended(w.jobs, job.id);
     expect(done.counts).toEqual({ added: 2, updated: 0, unchanged: 0 });
     expect(done.offers).toEqual([expect.objectContaining({ text: 'Answer in British English, briefly.' })]);
-    expect([...w.store.items()].some((i) => i.text.includes('British English'))).toBe(false);
+    expect((await w.store.all()).some((i) => i.text.includes('British English'))).toBe(false);
     expect(await w.runner.takeOffer(job.id, 0)).toMatchObject({ text: 'Answer in British English, briefly.' });
     expect((await w.jobs.get(job.id))!.offers).toEqual([]);
   });

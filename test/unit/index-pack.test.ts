@@ -4,7 +4,7 @@ import type { Embedder } from '../../lib/embed/embedder';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
-import { usablePack } from '../../lib/memory/pack';
+import { PACK_VERSION, usablePack } from '../../lib/memory/pack';
 
 /** A deterministic fake model: the vector is a hash of the text, so a changed text has a different vector. */
 const fakeEmbedder: Embedder = {
@@ -68,7 +68,7 @@ describe('persisted index pack', () => {
     await store.update('b', { text: 'Budget review moved to Friday.' });
     await store.remove(['c']);
     await store.embedPending();
-    await db.items.put({ ...store.get('a')!, text: 'Changed behind the store: tomatoes need hardening off.' });
+    await db.items.put({ ...(await store.read('a'))!, text: 'Changed behind the store: tomatoes need hardening off.' });
     const reopened = new MemoryStore(db, async () => fakeEmbedder);
     await reopened.load();
     await db.packs.clear();
@@ -77,14 +77,14 @@ describe('persisted index pack', () => {
     expect(snapshot(reopened)).toEqual(snapshot(truth));
     expect(reopened.view.lexicalIndex.termsOf('a')?.has('tomato')).toBe(true);
     expect(reopened.view.vector('d')).toBeDefined();
-    expect(reopened.get('c')).toBeUndefined();
+    expect(await reopened.read('c')).toBeUndefined();
   });
 
   it('rebuilds from the tables when the stored pack is of the former layout (v1, phrases as terms) or damaged', async () => {
     const { db, store } = await seeded();
     await store.savePack();
     const current = (await db.packs.get('index'))!;
-    expect(current.version).toBe(4);
+    expect(current.version).toBe(PACK_VERSION);
     // What v1 wrote: phrase pairs among the terms, counts as Uint32Array, no term sequences.
     const v1 = { ...current, version: 1, lexical: { terms: 'budget\u0000budget review\u0000review', start: new Uint32Array([0, 3]), term: new Uint32Array([0, 1, 2]), tf: new Uint32Array([1, 1, 1]), len: new Uint32Array([2]), asks: new Uint8Array([0]), threads: [null] } };
     const damaged = { ...current, lexical: { ...current.lexical, seq: undefined, seqStart: undefined } };
@@ -97,7 +97,7 @@ describe('persisted index pack', () => {
       const q = new Map([['paint', 1], ['hous', 1], ['paint hous', 1]]);
       expect(reopened.view.lexicalIndex.search(q, 3)[0]).toMatchObject({ id: 'a', matched: ['paint', 'hous', 'paint hous'] });
       await reopened.savePack();
-      expect((await db.packs.get('index'))!.version).toBe(4);
+      expect((await db.packs.get('index'))!.version).toBe(PACK_VERSION);
     }
   });
 
@@ -132,7 +132,7 @@ describe('persisted index pack', () => {
       const reopened = new MemoryStore(db, async () => fakeEmbedder);
       await reopened.load();
       expect(snapshot(reopened), what).toEqual(snapshot(store));
-      expect(reopened.view.passages('long').length, what).toBe(store.view.passages('long').length);
+      expect((await reopened.view.hydrate(['long']), reopened.view.passages('long')).length, what).toBe((await store.view.hydrate(['long']), store.view.passages('long')).length);
       // The store rewrites a refused pack at once, whole again.
       await reopened.savePack();
       const rewritten = (await db.packs.get('index'))!;

@@ -12,7 +12,7 @@ const NOTE = createItem({ id: 'n1', text: 'Q3 budget: hardware line is 12k' }, D
 function shortcut(opts: { cards: boolean; page?: InsertOutcome | Error }) {
   const sent: [string, unknown][] = [];
   const insertion = new Insertion(
-    { load: async () => {}, get: (id: string) => (id === NOTE.id ? NOTE : undefined), touch: async () => {} } as never,
+    { load: async () => {}, read: async (id: string) => (id === NOTE.id ? NOTE : undefined), touch: async () => {} } as never,
     {
       readNow: async () => {},
       callTaskFrame: async (_tab: number, type: string, payload: unknown) => {

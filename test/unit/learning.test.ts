@@ -114,15 +114,15 @@ describe('the ranker with learned weights', () => {
   const rank = (learned?: ReturnType<typeof fitWeights>) =>
     rankMemory({ task, memory: arrayMemoryView(items, new Map()), settings: DEFAULT_SETTINGS, now: NOW, ...(learned ? { learned } : {}) });
 
-  it('orders by what was learned, says so in the trace, and is back to the defaults without it', () => {
-    const before = rank();
+  it('orders by what was learned, says so in the trace, and is back to the defaults without it', async () => {
+    const before = await rank();
     expect(before.cards.map((c) => c.item.id)).toEqual(['old', 'new']);
     const learned = fitWeights(preferencePairs(recencyUser(200, 'mail.google.com')), BASE, NOW)!;
-    const after = rank(learned);
+    const after = await rank(learned);
     expect(after.cards.map((c) => c.item.id)).toEqual(['new', 'old']);
     expect(after.cards[0].learned).toMatch(/^Learned from your feedback: recency counts more (everywhere|on mail\.google\.com), so it is above “Offsite hotel booking: the Lisbon/);
     expect(after.trace.find((e) => e.id === 'new')?.reason).toMatch(/Learned from your feedback/);
-    expect(rank().cards.map((c) => c.item.id)).toEqual(['old', 'new']);
+    expect((await rank()).cards.map((c) => c.item.id)).toEqual(['old', 'new']);
   });
 });
 
@@ -158,11 +158,11 @@ describe('feedback on the device', () => {
 
   it('records a use against the cards the tab was shown, and nothing for a card it did not show', async () => {
     const learning = new Learning(() => fresh('tabs'));
-    const cards = rankMemory({
+    const cards = (await rankMemory({
       task: { url: 'https://mail.google.com/', title: '', site: 'mail.google.com', adapter: 'gmail', destination: 'email', field: { text: 'hotel', kind: 'textarea' }, at: NOW },
       memory: arrayMemoryView([createItem({ id: 'h', text: 'The hotel is booked.' }, NOW), createItem({ id: 'k', text: 'Hotel keys at the desk.' }, NOW)], new Map()),
       settings: DEFAULT_SETTINGS, now: NOW,
-    }).cards;
+    })).cards;
     learning.noteShown(7, { url: '', title: '', site: 'mail.google.com', adapter: 'gmail', destination: 'email', at: NOW }, cards);
     await learning.feedback(7, cards[1].item.id, 'copy', BASE);
     await learning.feedback(7, 'not-shown', 'insert', BASE);

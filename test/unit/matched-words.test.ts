@@ -18,17 +18,17 @@ const NOTE: MemoryItem = {
   createdAt: NOW, updatedAt: NOW, source: {}, tokens: countTokens(TEXT),
 };
 
-function topCard() {
+async function topCard() {
   const task: TaskReading = { url: 'https://example.com/', title: 'Page', site: 'example.com', adapter: 'generic', destination: 'documents', field: { text: 'How many retries does the example say?', kind: 'textarea' }, at: NOW };
-  const r = rankMemory({ task, memory: arrayMemoryView([NOTE], new Map()), settings: SETTINGS, queryVectors: [], now: NOW });
+  const r = await rankMemory({ task, memory: arrayMemoryView([NOTE], new Map()), settings: SETTINGS, queryVectors: [], now: NOW });
   const card = r.cards[0];
   expect(card?.item.id).toBe('retry');
   return card;
 }
 
 describe('the words a card shares with the task', () => {
-  it('Why? names them as the card writes them ("Retry", "example"), not as stems ("retri", "exampl")', () => {
-    const card = topCard();
+  it('Why? names them as the card writes them ("Retry", "example"), not as stems ("retri", "exampl")', async () => {
+    const card = await topCard();
     expect(card.matched).toEqual(expect.arrayContaining(['retri', 'exampl']));
     const why = plainWhy(card, [], NOW);
     expect(why).toContain('“Retry”');
@@ -40,8 +40,8 @@ describe('the words a card shares with the task', () => {
     expect(line).not.toMatch(/"(retri|exampl)"/);
   });
 
-  it('the card marks every word that stands for a shared stem, "Retry" and "retries" alike, and nothing else', () => {
-    const card = topCard();
+  it('the card marks every word that stands for a shared stem, "Retry" and "retries" alike, and nothing else', async () => {
+    const card = await topCard();
     const host = document.createElement('div');
     render(h(Snippet, { text: card.item.text, matched: card.matched }), host);
     const marked = Array.from(host.querySelectorAll('mark')).map((m) => m.textContent);

@@ -72,8 +72,8 @@ const sourdough: TaskReading = {
   url: 'https://docs.google.com/document/d/1/edit', title: 'Weekend baking', site: 'docs.google.com', adapter: 'gdocs', destination: 'documents',
   field: { text: 'Plan for baking sourdough this weekend: starter, levain, bake at 250 °C', kind: 'contenteditable' }, at: NOW,
 };
-const instructionCards = (store: MemoryStore, task: TaskReading) =>
-  rankMemory({ task, memory: arrayMemoryView([...store.items()], new Map()), settings: DEFAULT_SETTINGS, now: NOW }).cards.filter((c) => c.item.kind === 'instruction');
+const instructionCards = async (store: MemoryStore, task: TaskReading) =>
+  (await rankMemory({ task, memory: arrayMemoryView(await store.all(), new Map()), settings: DEFAULT_SETTINGS, now: NOW })).cards.filter((c) => c.item.kind === 'instruction');
 
 describe('a memory file from this profile', () => {
   it('round-trips exactly, asking nothing', async () => {
@@ -89,7 +89,8 @@ describe('a memory file from this profile', () => {
     const job = await importText(other, text);
     expect(job.state).toBe('done');
     const strip = (it: MemoryItem) => ({ ...it, source: { ...it.source, importId: undefined }, updatedAt: 0 });
-    expect([...other.store.items()].map(strip)).toEqual(items.map(strip));
+    const byId = (a: MemoryItem, b: MemoryItem) => (a.id < b.id ? -1 : 1);
+    expect((await other.store.all()).map(strip).sort(byId)).toEqual(items.map(strip).sort(byId));
   });
 
   it('the key never leaves the browser\'s crypto', async () => {
@@ -115,7 +116,7 @@ describe('a memory file from elsewhere', () => {
     await p.runner.answer(job.id, false);
     expect((await settled(p.jobs, job.id)).state).toBe('done');
     expect([...p.store.items()].map((i) => [i.kind, i.pinned])).toEqual(wide.map(() => ['evidence', false]));
-    expect(instructionCards(p.store, sourdough)).toEqual([]);
+    expect(await instructionCards(p.store, sourdough)).toEqual([]);
   });
 
   it('"Keep them": the file counts as the user\'s own', async () => {
@@ -123,7 +124,7 @@ describe('a memory file from elsewhere', () => {
     const job = await importText(p, foreign);
     await p.runner.answer(job.id, true);
     expect((await settled(p.jobs, job.id)).state).toBe('done');
-    expect(p.store.get('a')).toMatchObject({ kind: 'instruction', pinned: true, scope: { kind: 'everywhere', set: 'user' } });
+    expect(await p.store.read('a')).toMatchObject({ kind: 'instruction', pinned: true, scope: { kind: 'everywhere', set: 'user' } });
   });
 
   it('asks before an instruction for one person counts, and "Import as evidence" keeps it out of mail to them', async () => {
@@ -138,12 +139,12 @@ describe('a memory file from elsewhere', () => {
     expect(trustQuestion(job)).toMatch(/^memory\.json asks for 1 instruction for particular people or subjects\./);
     await p.runner.answer(job.id, false);
     expect((await settled(p.jobs, job.id)).state).toBe('done');
-    expect(p.store.get('p')).toMatchObject({ kind: 'evidence' });
+    expect(await p.store.read('p')).toMatchObject({ kind: 'evidence' });
     const toAlice: TaskReading = {
       url: 'https://mail.google.com/mail/u/0/#inbox?compose=new', title: 'Invoice', site: 'mail.google.com', adapter: 'gmail', destination: 'email',
       people: ['alice@corp.example'], subject: 'Invoice for October', field: { text: 'Hi Alice, here is the invoice for October', kind: 'contenteditable' }, at: NOW,
     };
-    expect(instructionCards(p.store, toAlice)).toEqual([]);
+    expect(await instructionCards(p.store, toAlice)).toEqual([]);
   });
 
   it('an edited export of this profile is foreign', async () => {

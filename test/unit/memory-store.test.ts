@@ -29,7 +29,7 @@ describe('MemoryStore with the real model', () => {
     expect(v).toBeInstanceOf(Float32Array);
     expect(v.length).toBe(384);
     const [q] = await embedder.embed(['what backoff should the sync worker use when retrying?']);
-    const result = rankMemory({ task: task('what backoff should the sync worker use when retrying?'), memory: reopened.view, settings: DEFAULT_SETTINGS, queryVector: q, now: Date.now() });
+    const result = await rankMemory({ task: task('what backoff should the sync worker use when retrying?'), memory: reopened.view, settings: DEFAULT_SETTINGS, queryVector: q, now: Date.now() });
     expect(result.cards[0].item.id).toBe(a.id);
   });
 
@@ -39,7 +39,7 @@ describe('MemoryStore with the real model', () => {
     const store = new MemoryStore(db, async () => embedder);
     const [item] = await store.add([{ text: 'The Lisbon offsite hotel is near Cais do Sodré.' }], { from: 'user' });
     expect(store.unembedded()).toEqual([item.id]);
-    const lexicalOnly = rankMemory({ task: task('which hotel for the Lisbon offsite?'), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() });
+    const lexicalOnly = await rankMemory({ task: task('which hotel for the Lisbon offsite?'), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() });
     expect(lexicalOnly.cards.map((c) => c.item.id)).toContain(item.id);
     embedder = await nodeEmbedder();
     expect(await store.embedPending()).toBe(1);
@@ -50,18 +50,18 @@ describe('MemoryStore with the real model', () => {
     const store = new MemoryStore(freshDb(), async () => null);
     await store.add([{ text: 'kept' }], { from: 'user' });
     await expect(store.add([{ text: 'fine' }, { text: '   ' }], { from: 'user' })).rejects.toThrow(/no text/i);
-    expect([...store.items()].map((i) => i.text)).toEqual(['kept']);
+    expect((await store.all()).map((i) => i.text)).toEqual(['kept']);
   });
 
   it('edits re-index the text, and deletes remove the item from ranking', async () => {
     const store = new MemoryStore(freshDb(), async () => null);
     const [item] = await store.add([{ text: 'Invoices from Acme are paid net 30.' }], { from: 'user' });
     await store.update(item.id, { text: 'Invoices from Globex are paid net 45.' });
-    const found = (q: string) => rankMemory({ task: task(q), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() }).cards.map((c) => c.item.id);
-    expect(found('Globex invoices')).toContain(item.id);
-    expect(found('Acme invoices net')).toContain(item.id); // "invoices", "net" still match
+    const found = async (q: string) => (await rankMemory({ task: task(q), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() })).cards.map((c) => c.item.id);
+    expect(await found('Globex invoices')).toContain(item.id);
+    expect(await found('Acme invoices net')).toContain(item.id); // "invoices", "net" still match
     await store.remove([item.id]);
-    expect(found('Globex invoices')).toEqual([]);
+    expect(await found('Globex invoices')).toEqual([]);
     expect(store.size).toBe(0);
   });
 });

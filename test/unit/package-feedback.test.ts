@@ -17,7 +17,7 @@ const task: TaskReading = { url: 'https://mail.google.com/', title: '', site: 'm
 const items = ['The offsite hotel is booked in Porto.', 'Offsite hotel keys are at the front desk.', 'The offsite hotel has a late checkout.', 'Offsite dinner at the hotel on Friday.'].map(
   (text, i) => createItem({ id: `h${i}`, text }, NOW),
 );
-const cards = rankMemory({ task, memory: arrayMemoryView(items, new Map()), settings: DEFAULT_SETTINGS, now: NOW }).cards;
+const cards = (await rankMemory({ task, memory: arrayMemoryView(items, new Map()), settings: DEFAULT_SETTINGS, now: NOW })).cards;
 
 describe('Insert all as feedback', () => {
   it('records a use of every inserted card, none preferred to another, each preferred to the cards left out', async () => {

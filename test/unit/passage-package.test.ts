@@ -55,9 +55,9 @@ describe('cards and the package carry passages', () => {
   const fifth = text.slice(ps[4].start, ps[4].end).trim();
   const first = text.slice(ps[0].start, ps[0].end).trim();
 
-  it("ranks the long item by its fifth passage and packs that passage, not the note's start", () => {
+  it("ranks the long item by its fifth passage and packs that passage, not the note's start", async () => {
     const ask = 'When did the zebra migration cross the Mara river with Joseph?';
-    const res = rankMemory({ task: task(ask), memory: memory(), settings: SETTINGS, queryVector: embed(ask), now: NOW });
+    const res = await rankMemory({ task: task(ask), memory: memory(), settings: SETTINGS, queryVector: embed(ask), now: NOW });
     const card = res.cards.find((c) => c.item.id === 'long');
     expect(card?.passages?.passages[0]).toBe(4);
     expect(card?.passages?.of).toBe(ps.length);
@@ -110,8 +110,8 @@ describe('cards and the package carry passages', () => {
     expect(one.tokens).toBeLessThan(it.tokens);
   });
 
-  it('packs and inserts a short item whole, as before passages', () => {
-    const res = rankMemory({ task: task('boots for the trip'), memory: memory(), settings: SETTINGS, queryVector: embed('boots for the trip'), now: NOW });
+  it('packs and inserts a short item whole, as before passages', async () => {
+    const res = await rankMemory({ task: task('boots for the trip'), memory: memory(), settings: SETTINGS, queryVector: embed('boots for the trip'), now: NOW });
     const card = res.cards.find((c) => c.item.id === 'boots')!;
     expect(card.passages).toBeUndefined();
     expect(cardText(card)).toBe('Our guide recommended good boots for the trip.');

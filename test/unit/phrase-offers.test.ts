@@ -125,7 +125,7 @@ describe('offering a phrase the user keeps typing', () => {
 describe('where prompts are read from', () => {
   const insertion = (adapter: string, destination: string, site: string, calls: [number | undefined, string, boolean][]) =>
     new Insertion(
-      { load: async () => {}, get: (id: string) => ({ id, text: 'card text' }), touch: async () => {} } as never,
+      { load: async () => {}, read: async (id: string) => ({ id, text: 'card text' }), touch: async () => {} } as never,
       { callTaskFrame: async () => ({ ok: true, technique: 'execCommand' }) } as never,
       { markUsed: () => {}, get: async () => ({ url: `https://${site}/`, title: '', site, adapter, destination, field: { text: 'Which sort is stable? keep it short', kind: 'contenteditable' }, at: 0 }) } as never,
       {} as never,

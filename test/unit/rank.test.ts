@@ -69,7 +69,7 @@ function request(items: MemoryItem[], t: TaskReading, settings: Partial<RankSett
 }
 
 const ids = (r: { cards: { item: MemoryItem }[] }) => r.cards.map((c) => c.item.id);
-const traceOf = (r: ReturnType<typeof rankMemory>, id: string) => r.trace.find((e) => e.id === id);
+const traceOf = (r: Awaited<ReturnType<typeof rankMemory>>, id: string) => r.trace.find((e) => e.id === id);
 
 describe('tokenize and lexical index', () => {
   it('lets inflections of a word meet', () => {
@@ -115,19 +115,19 @@ describe('query', () => {
     expect(plan.terms.get(terms('marketing')[0])).toBeLessThan(1);
   });
 
-  it('finds the background of a two-word ask through the page subject', () => {
+  it('finds the background of a two-word ask through the page subject', async () => {
     const notes = [
       item('The flaky upload retry loop: exponential backoff resets on 503, see ticket INFRA-212', { id: 'retry' }),
       item('Lunch options near the office: tacos, ramen, salads', { id: 'lunch' }),
       item('Holiday schedule for December', { id: 'holiday' }),
     ];
-    const r = rankMemory(request(notes, task('fix it', { subject: 'Upload retry backoff broken again' })));
+    const r = await rankMemory(request(notes, task('fix it', { subject: 'Upload retry backoff broken again' })));
     expect(ids(r)[0]).toBe('retry');
   });
 });
 
 describe('filters', () => {
-  it('never shows archived, never-include, dismissed or other-site items, however relevant', () => {
+  it('never shows archived, never-include, dismissed or other-site items, however relevant', async () => {
     const text = 'Quarterly budget for the marketing team is 40k';
     const notes = [
       item(text, { id: 'ok' }),
@@ -137,7 +137,7 @@ describe('filters', () => {
       item(text + ' (other site)', { id: 'site', sites: ['mail.google.com'] }),
       item('Always sign budget mails to Bob as B.', { id: 'bob-rule', kind: 'instruction', people: ['Bob'] }),
     ];
-    const r = rankMemory(request(notes, task('what is the marketing budget this quarter'), {}, { dismissed: ['dis'] }));
+    const r = await rankMemory(request(notes, task('what is the marketing budget this quarter'), {}, { dismissed: ['dis'] }));
     expect(ids(r)).toEqual(['ok']);
     for (const id of ['arch', 'never', 'dis', 'site', 'bob-rule']) expect(traceOf(r, id)?.stage).toBe('filter');
     expect(traceOf(r, 'arch')?.reason).toMatch(/archived/i);
@@ -145,15 +145,15 @@ describe('filters', () => {
     expect(r.package?.text).not.toContain('archived copy');
   });
 
-  it('keeps a site-scoped item on its own site', () => {
+  it('keeps a site-scoped item on its own site', async () => {
     const notes = [item('Gmail filters: label invoices automatically', { id: 'g', sites: ['mail.google.com'] })];
-    const r = rankMemory(request(notes, task('invoices label', { site: 'mail.google.com', url: 'https://mail.google.com/x' })));
+    const r = await rankMemory(request(notes, task('invoices label', { site: 'mail.google.com', url: 'https://mail.google.com/x' })));
     expect(ids(r)).toContain('g');
   });
 });
 
 describe('guarantees', () => {
-  it('keeps pinned items, global instructions and this recipient\'s notes even when evidence fills the budget', () => {
+  it('keeps pinned items, global instructions and this recipient\'s notes even when evidence fills the budget', async () => {
     const filler = Array.from({ length: 30 }, (_, i) =>
       item(`Project Falcon launch plan part ${i}: the launch checklist, launch dates and launch owners for Falcon.`, { id: `f${i}` }),
     );
@@ -164,7 +164,7 @@ describe('guarantees', () => {
       item('Never use exclamation marks.', { id: 'ins-new', kind: 'instruction', createdAt: NOW - DAY }),
       item('Dana prefers calls before 10am', { id: 'dana', people: ['dana@acme.com'] }),
     ];
-    const r = rankMemory(request(notes, task('Falcon launch checklist status', { people: ['Dana <dana@acme.com>'] }), { budgetTokens: 300 }));
+    const r = await rankMemory(request(notes, task('Falcon launch checklist status', { people: ['Dana <dana@acme.com>'] }), { budgetTokens: 300 }));
     const got = ids(r);
     expect(got[0]).toBe('pin');
     expect(got).toEqual(expect.arrayContaining(['ins-new', 'ins-old', 'dana']));
@@ -178,14 +178,14 @@ describe('guarantees', () => {
     expect(used).toBeLessThanOrEqual(300);
   });
 
-  it('brings a thread\'s children along after their parent', () => {
+  it('brings a thread\'s children along after their parent', async () => {
     const notes = [
       item('Vendor contract renewal: Acme wants a 3-year term', { id: 'p', thread: { id: 'p', seq: 0 } }),
       item('Reply: legal asked for a 1-year term instead', { id: 'c1', thread: { id: 'p', seq: 1 } }),
       item('Reply: Acme agreed to 2 years', { id: 'c2', thread: { id: 'p', seq: 2 } }),
       item('Unrelated note about printers', { id: 'x' }),
     ];
-    const r = rankMemory(request(notes, task('Acme vendor contract renewal term')));
+    const r = await rankMemory(request(notes, task('Acme vendor contract renewal term')));
     const got = ids(r);
     expect(got.indexOf('c1')).toBe(got.indexOf('p') + 1);
     expect(traceOf(r, 'c1')?.reason).toMatch(/Follows/);
@@ -206,14 +206,14 @@ describe('an answer that repeats the words of the turn before it', () => {
     item('Reminder: renew the car insurance before March.', { id: 'other' }),
   ];
   const ask = task('What is the name of the golden retriever puppy I adopted from the shelter?');
-  const order = (echo: number) => scoreMemory(request(chat, ask), { ...TUNING, echo }).ranked.map((s) => s.item.id);
+  const order = async (echo: number) => (await scoreMemory(request(chat, ask), { ...TUNING, echo })).ranked.map((s) => s.item.id);
 
-  it('ranks the turn that said it first above the answer that echoes it', () => {
-    expect(order(TUNING.echo).slice(0, 2)).toEqual(['user', 'answer']);
+  it('ranks the turn that said it first above the answer that echoes it', async () => {
+    expect((await order(TUNING.echo)).slice(0, 2)).toEqual(['user', 'answer']);
   });
 
-  it('the discount is what puts it first: without it the long answer leads', () => {
-    expect(order(0)[0]).toBe('answer');
+  it('the discount is what puts it first: without it the long answer leads', async () => {
+    expect((await order(0))[0]).toBe('answer');
   });
 });
 
@@ -234,21 +234,21 @@ describe('a long answer after a matching turn', () => {
     item('Reminder: renew the car insurance before March.', { id: 'other' }),
   ];
   const ask = task('When is my hiking trip to the Lake District?');
-  const order = (standalone: number) => scoreMemory(request(chats, ask), { ...TUNING, standalone }).ranked.map((s) => s.item.id);
+  const order = async (standalone: number) => (await scoreMemory(request(chats, ask), { ...TUNING, standalone })).ranked.map((s) => s.item.id);
   const place = (ids: string[], id: string) => ids.indexOf(id);
 
-  it('ranks the turn that states the fact above the long answer that only follows a matching question', () => {
-    const ids = order(TUNING.standalone);
+  it('ranks the turn that states the fact above the long answer that only follows a matching question', async () => {
+    const ids = await order(TUNING.standalone);
     expect(place(ids, 'fact')).toBeLessThan(place(ids, 'long-answer'));
   });
 
-  it('a long answer no longer takes the whole of the question’s evidence: taking it all, it ranks above the fact', () => {
-    const ids = order(0);
+  it('a long answer no longer takes the whole of the question’s evidence: taking it all, it ranks above the fact', async () => {
+    const ids = await order(0);
     expect(place(ids, 'long-answer')).toBeLessThan(place(ids, 'fact'));
   });
 
-  it('a short reply still inherits the turn it answers (it ranks above the unrelated note)', () => {
-    const ids = order(TUNING.standalone);
+  it('a short reply still inherits the turn it answers (it ranks above the unrelated note)', async () => {
+    const ids = await order(TUNING.standalone);
     expect(place(ids, 'reply')).toBeLessThan(place(ids, 'other'));
   });
 });
@@ -266,18 +266,18 @@ describe('an ask answered across several conversations', () => {
   const sold = item('After the trip I sold the kayak to a neighbour.', { id: 'sold', title: 'You', thread: { id: 'garage', seq: 0 } });
   const chats = [...trip, sold, item('Reminder: renew the car insurance before March.', { id: 'other' })];
   const ask = task('Which kayak did I sell, and where did the kayak trip go?');
-  const order = (threadSpread: number) => scoreMemory(request(chats, ask), { ...TUNING, threadSpread }).ranked.map((s) => s.item.id);
+  const order = async (threadSpread: number) => (await scoreMemory(request(chats, ask), { ...TUNING, threadSpread })).ranked.map((s) => s.item.id);
 
-  it('brings the other conversation’s turn up among the first conversation’s best turns', () => {
-    const ids = order(TUNING.threadSpread);
+  it('brings the other conversation’s turn up among the first conversation’s best turns', async () => {
+    const ids = await order(TUNING.threadSpread);
     expect(ids.indexOf('sold')).toBe(TUNING.threadFree);
     // The first conversation's best turns keep their places.
     expect(ids.slice(0, TUNING.threadFree).every((id) => id.startsWith('trip'))).toBe(true);
   });
 
-  it('says on Why? of a later turn that it was placed lower to make room', () => {
-    const r = rankMemory(request(chats, ask, { maxCards: 12, budgetTokens: 2000 }));
-    const ranked = scoreMemory(request(chats, ask), TUNING).ranked.filter((s) => s.item.thread?.id === 'trip');
+  it('says on Why? of a later turn that it was placed lower to make room', async () => {
+    const r = await rankMemory(request(chats, ask, { maxCards: 12, budgetTokens: 2000 }));
+    const ranked = (await scoreMemory(request(chats, ask), TUNING)).ranked.filter((s) => s.item.thread?.id === 'trip');
     const first = ranked.slice(0, TUNING.threadFree).map((s) => s.item.id);
     const later = ranked.slice(TUNING.threadFree).map((s) => s.item.id);
     const said = (id: string) => [traceOf(r, id)?.reason ?? '', ...(r.cards.find((c) => c.item.id === id)?.why ?? [])].join(' ');
@@ -287,12 +287,12 @@ describe('an ask answered across several conversations', () => {
     for (const id of first) expect(said(id)).not.toMatch(note);
   });
 
-  it('without the spread, the whole first conversation comes first', () => {
-    expect(order(0).indexOf('sold')).toBeGreaterThanOrEqual(7);
+  it('without the spread, the whole first conversation comes first', async () => {
+    expect((await order(0)).indexOf('sold')).toBeGreaterThanOrEqual(7);
   });
 
-  it('a short chat on one topic keeps only its two best turns ahead of the other conversation’s turn', () => {
-    expect(order(TUNING.threadSpread).indexOf('sold')).toBe(2);
+  it('a short chat on one topic keeps only its two best turns ahead of the other conversation’s turn', async () => {
+    expect((await order(TUNING.threadSpread)).indexOf('sold')).toBe(2);
   });
 });
 
@@ -311,8 +311,8 @@ describe('a long conversation that matches in several places', () => {
   const note = item('Kim looked at the shed roof.', { id: 'note', createdAt: NOW - 40 * DAY, updatedAt: NOW - 40 * DAY });
   const ask = task('What about the shed roof?');
 
-  it('keeps all five mentions of the long talk ahead of the older note', () => {
-    const ids = scoreMemory(request([...talk, note], ask), TUNING).ranked.map((s) => s.item.id);
+  it('keeps all five mentions of the long talk ahead of the older note', async () => {
+    const ids = (await scoreMemory(request([...talk, note], ask), TUNING)).ranked.map((s) => s.item.id);
     const mentions = [0, 6, 12, 18, 24].map((i) => ids.indexOf(`talk${i}`));
     expect(Math.max(...mentions)).toBeLessThan(ids.indexOf('note'));
   });
@@ -323,9 +323,9 @@ describe('budget, redundancy, trace, empty state', () => {
     item(`Budget item ${i}: the budget review covers spend category ${i} and its forecast for next quarter budget planning.`, { id: `b${i}` }),
   );
 
-  it('never exceeds the budget, in cards or in the package', () => {
+  it('never exceeds the budget, in cards or in the package', async () => {
     for (const budget of [40, 90, 150, 400]) {
-      const r = rankMemory(request(many, task('budget review forecast'), { budgetTokens: budget, maxCards: 20 }));
+      const r = await rankMemory(request(many, task('budget review forecast'), { budgetTokens: budget, maxCards: 20 }));
       const used = r.cards.reduce((n, c) => n + c.item.tokens + 6, 0);
       expect(used).toBeLessThanOrEqual(budget);
       expect(r.package!.tokens).toBeLessThanOrEqual(budget);
@@ -335,34 +335,34 @@ describe('budget, redundancy, trace, empty state', () => {
     }
   });
 
-  it('gives a question evidence spread over short turns more one-line cards, and long cards count whole', () => {
+  it('gives a question evidence spread over short turns more one-line cards, and long cards count whole', async () => {
     const short = Array.from({ length: 12 }, (_, i) => item(`Harbour visit ${i}: we met at the harbour cafe.`, { id: `s${i}` }));
-    const r = rankMemory(request(short, task('harbour cafe visit'), { maxCards: 4, budgetTokens: 5000 }));
+    const r = await rankMemory(request(short, task('harbour cafe visit'), { maxCards: 4, budgetTokens: 5000 }));
     expect(r.cards).toHaveLength(6);
     // One card stays one card.
-    expect(rankMemory(request(short, task('harbour cafe visit'), { maxCards: 1, budgetTokens: 5000 })).cards).toHaveLength(1);
+    expect((await rankMemory(request(short, task('harbour cafe visit'), { maxCards: 1, budgetTokens: 5000 }))).cards).toHaveLength(1);
     const long = Array.from({ length: 12 }, (_, i) =>
       item(`Harbour visit ${i}: we met at the harbour cafe. ${Array.from({ length: 40 }, (_, k) => `topic${i}n${k}`).join(' ')}`, { id: `l${i}` }),
     );
-    expect(rankMemory(request(long, task('harbour cafe visit'), { maxCards: 4, budgetTokens: 5000 })).cards).toHaveLength(4);
+    expect((await rankMemory(request(long, task('harbour cafe visit'), { maxCards: 4, budgetTokens: 5000 }))).cards).toHaveLength(4);
   });
 
-  it('drops a near-duplicate of a selected card and says which', () => {
+  it('drops a near-duplicate of a selected card and says which', async () => {
     const notes = [
       item('The wifi password for the guest network is tulip-42', { id: 'a' }),
       item('The wifi password for the guest network is tulip-42.', { id: 'dup' }),
       item('Printer on floor 2 needs toner', { id: 'z' }),
     ];
-    const r = rankMemory(request(notes, task('guest wifi password')));
+    const r = await rankMemory(request(notes, task('guest wifi password')));
     expect(ids(r).filter((id) => id === 'a' || id === 'dup')).toHaveLength(1);
     const dropped = traceOf(r, ids(r).includes('a') ? 'dup' : 'a');
     expect(dropped?.stage).toBe('redundancy');
     expect(dropped?.reason).toMatch(/same as/);
   });
 
-  it('names the deciding reason for each candidate left out', () => {
+  it('names the deciding reason for each candidate left out', async () => {
     // One-line cards count as half a card, up to half as many cards again: three of them for two cards.
-    const r = rankMemory(request(many, task('budget review forecast'), { maxCards: 2, budgetTokens: 5000 }));
+    const r = await rankMemory(request(many, task('budget review forecast'), { maxCards: 2, budgetTokens: 5000 }));
     expect(r.cards).toHaveLength(3);
     expect(r.trace.filter((e) => e.included)).toHaveLength(3);
     const left = r.trace.filter((e) => !e.included);
@@ -374,16 +374,16 @@ describe('budget, redundancy, trace, empty state', () => {
     expect(top.contributions!.lexical).toBeGreaterThan(0);
   });
 
-  it('says nothing is relevant instead of showing noise', () => {
-    const r = rankMemory(request(many, task('birthday cake recipe with strawberries')));
+  it('says nothing is relevant instead of showing noise', async () => {
+    const r = await rankMemory(request(many, task('birthday cake recipe with strawberries')));
     expect(r.empty).toBe(true);
     expect(r.cards.filter((c) => !c.guaranteed)).toHaveLength(0);
     expect(r.trace.some((e) => e.stage === 'threshold')).toBe(true);
   });
 });
 
-describe('package', () => {
-  const cards = rankMemory(
+describe('package', async () => {
+  const cards = (await rankMemory(
     request(
       [
         item('Dana owns the Q3 budget; the cap is 40k', { id: 'e1', title: 'Q3 budget' }),
@@ -391,7 +391,7 @@ describe('package', () => {
       ],
       task('Q3 budget cap question'),
     ),
-  ).cards;
+  )).cards;
 
   it('keeps instructions and evidence apart, formatted for the destination', () => {
     const chat = buildPackage(cards, 'chat', 500);
@@ -403,9 +403,9 @@ describe('package', () => {
     expect(mail.ids.sort()).toEqual(['e1', 'i1']);
   });
 
-  it('cuts rather than overflows when one card alone is over budget', () => {
+  it('cuts rather than overflows when one card alone is over budget', async () => {
     const long = item('word '.repeat(400), { id: 'long' });
-    const p = buildPackage(rankMemory(request([long], task('word'), { budgetTokens: 5000 })).cards, 'documents', 60);
+    const p = buildPackage((await rankMemory(request([long], task('word'), { budgetTokens: 5000 }))).cards, 'documents', 60);
     expect(p.tokens).toBeLessThanOrEqual(60);
     expect(p.ids).toEqual(['long']);
     expect(p.text).toMatch(/…$/);
@@ -413,9 +413,9 @@ describe('package', () => {
 });
 
 describe('retrieval signals', () => {
-  const order = (req: RankRequest) => scoreMemory(req).ranked.map((s) => s.item.id);
+  const order = async (req: RankRequest) => (await scoreMemory(req)).ranked.map((s) => s.item.id);
 
-  it('matches dates the ask names against the day and month items are dated', () => {
+  it('matches dates the ask names against the day and month items are dated', async () => {
     const may3 = new Date(2023, 4, 3, 14, 0).getTime();
     expect(askDateTerms('What did Maria do on May 3, 2023?', NOW)).toEqual(itemDateTerms(may3));
     expect(askDateTerms('What did she find on 3rd May, 2023?', NOW)).toEqual(itemDateTerms(may3));
@@ -426,33 +426,33 @@ describe('retrieval signals', () => {
       item('Went to the farmers market, got pears', { id: 'then', createdAt: may3 }),
       item('Went to the farmers market for honey', { id: 'late', createdAt: new Date(2023, 5, 9).getTime() }),
     ];
-    expect(order(request(items, task('What did I get at the market on May 3, 2023?')))[0]).toBe('then');
+    expect((await order(request(items, task('What did I get at the market on May 3, 2023?'))))[0]).toBe('then');
   });
 
-  it('prefers items by or about the person the ask names', () => {
+  it('prefers items by or about the person the ask names', async () => {
     const items = [
       item('I started learning the cello', { id: 'ana', people: ['Ana'] }),
       item('I started learning the cello', { id: 'ben', people: ['Ben'] }),
       item('Bought a bike', { id: 'other' }),
     ];
-    const sem = (ask: string, id: string) => scoreMemory(request(items, task(ask))).retrieval.signals.get(id)!.semantic;
+    const sem = async (ask: string, id: string) => (await scoreMemory(request(items, task(ask)))).retrieval.signals.get(id)!.semantic;
     // Same text, same meaning: only who it is by tells them apart.
-    expect(sem('When did they start learning the cello?', 'ana')).toBeCloseTo(sem('When did they start learning the cello?', 'ben'));
-    expect(sem('When did Ana start learning the cello?', 'ana')).toBeGreaterThan(sem('When did Ana start learning the cello?', 'ben'));
-    expect(order(request(items, task('When did Ana start learning the cello?')))[0]).toBe('ana');
-    expect(order(request(items, task('When did Ben start learning the cello?')))[0]).toBe('ben');
+    expect(await sem('When did they start learning the cello?', 'ana')).toBeCloseTo(await sem('When did they start learning the cello?', 'ben'));
+    expect(await sem('When did Ana start learning the cello?', 'ana')).toBeGreaterThan(await sem('When did Ana start learning the cello?', 'ben'));
+    expect((await order(request(items, task('When did Ana start learning the cello?'))))[0]).toBe('ana');
+    expect((await order(request(items, task('When did Ben start learning the cello?'))))[0]).toBe('ben');
   });
 
-  it('scores phrases: two ask words side by side beat the same words apart', () => {
+  it('scores phrases: two ask words side by side beat the same words apart', async () => {
     expect(phrases('the support group meets')).toEqual(['support group', 'group meet']);
     const items = [
       item('The group said my support of the plan helped', { id: 'apart' }),
       item('I joined a support group last week', { id: 'phrase' }),
     ];
-    expect(order(request(items, task('support group')))[0]).toBe('phrase');
+    expect((await order(request(items, task('support group'))))[0]).toBe('phrase');
   });
 
-  it('finds a reply by what it answers through its context vector', () => {
+  it('finds a reply by what it answers through its context vector', async () => {
     const q = item('Where did you go on holiday this summer?', { id: 'q', thread: { id: 't', seq: 0 } });
     const a = item('Lisbon, and the food was great', { id: 'a', thread: { id: 't', seq: 1 } });
     const other = item('Lunch plans for Friday', { id: 'o' });
@@ -461,19 +461,19 @@ describe('retrieval signals', () => {
     const t = task('summer holiday destination');
     const req = request([q, a, other], t);
     const view = req.memory as ReturnType<typeof arrayMemoryView>;
-    const before = scoreMemory(req).retrieval.signals.get('a')!.semantic;
+    const before = (await scoreMemory(req)).retrieval.signals.get('a')!.semantic;
     view.setContextVector('a', fakeEmbed(contextText(a, q)!));
-    expect(scoreMemory(req).retrieval.signals.get('a')!.semantic).toBeGreaterThan(before);
+    expect((await scoreMemory(req)).retrieval.signals.get('a')!.semantic).toBeGreaterThan(before);
   });
 });
 
 describe('ranking at scale keeps every decision explained', () => {
-  it('guarantees the newest instructions and explains every older one, even those never scored', () => {
+  it('guarantees the newest instructions and explains every older one, even those never scored', async () => {
     const rules = Array.from({ length: 40 }, (_, i) =>
       item(`House rule number ${i}: write the date in full.`, { id: `rule${i}`, kind: 'instruction', createdAt: NOW - (i + 1) * DAY, updatedAt: NOW - (i + 1) * DAY }),
     );
     const notes = [item('The kayak trip is on Saturday at the harbour.', { id: 'kayak' })];
-    const r = rankMemory(request([...rules, ...notes], task('When is the kayak trip?')));
+    const r = await rankMemory(request([...rules, ...notes], task('When is the kayak trip?')));
     expect(ids(r)).toContain('kayak');
     const included = r.cards.filter((c) => c.kind === 'instruction').map((c) => c.item.id);
     expect(included).toEqual(['rule0', 'rule1', 'rule2']);
@@ -486,22 +486,22 @@ describe('ranking at scale keeps every decision explained', () => {
     expect(new Set(r.trace.map((e) => e.id)).size).toBe(r.trace.length);
   });
 
-  it('explains the instructions left out when pinned cards already fill the panel', () => {
+  it('explains the instructions left out when pinned cards already fill the panel', async () => {
     // Three one-line pinned cards fill two cards' worth of reading (at most half as many cards again).
     const pins = Array.from({ length: 3 }, (_, i) => item(`Pinned fact ${i} about the harbour.`, { id: `pin${i}`, pinned: true }));
     const rules = Array.from({ length: 12 }, (_, i) => item(`Rule ${i}: sign with initials.`, { id: `r${i}`, kind: 'instruction', createdAt: NOW - (i + 1) * DAY }));
-    const r = rankMemory(request([...pins, ...rules], task('harbour'), { maxCards: 2 }));
+    const r = await rankMemory(request([...pins, ...rules], task('harbour'), { maxCards: 2 }));
     expect(r.cards).toHaveLength(3);
     for (let i = 0; i < 12; i++) expect(traceOf(r, `r${i}`)).toMatchObject({ included: false, stage: 'limit', reason: expect.stringMatching(/^Beyond the 2 cards shown/) });
   });
 
-  it('explains instructions too large for the budget or their share, and still includes one that fits', () => {
+  it('explains instructions too large for the budget or their share, and still includes one that fits', async () => {
     const pin = item('Pinned: the harbour office opens at nine and closes at five on weekdays, later in summer, and the key is with Ana at the front desk.', { id: 'pin', pinned: true });
     const long = Array.from({ length: 6 }, (_, i) =>
       item(`Rule ${i}: always write a long formal greeting that names the recipient, their role, their team and the date, then restate the question before answering it in full.`, { id: `long${i}`, kind: 'instruction', createdAt: NOW - (i + 1) * DAY }),
     );
     const short = item('Sign as B.', { id: 'short', kind: 'instruction', createdAt: NOW - 10 * DAY });
-    const r = rankMemory(request([pin, ...long, short], task('harbour office hours'), { budgetTokens: 120 }));
+    const r = await rankMemory(request([pin, ...long, short], task('harbour office hours'), { budgetTokens: 120 }));
     expect(ids(r)).toContain('short');
     for (let i = 0; i < 6; i++) expect(traceOf(r, `long${i}`)).toMatchObject({ included: false, stage: 'budget', reason: expect.stringMatching(/^Instructions may take 30% of the budget/) });
     expect(r.package!.tokens).toBeLessThanOrEqual(120);
@@ -591,25 +591,25 @@ describe('ranking at scale keeps every decision explained', () => {
 });
 
 describe('how an item is named and which rule is newer', () => {
-  it('of two contradicting rules saved at the same moment, the same one stands whatever the task asks about', () => {
+  it('of two contradicting rules saved at the same moment, the same one stands whatever the task asks about', async () => {
     const at = { createdAt: NOW - 3 * DAY, updatedAt: NOW - 3 * DAY };
     const british = item('Always use British spelling in replies', { id: 'british', kind: 'instruction', ...at });
     const american = item('Always use American spelling in replies', { id: 'american', kind: 'instruction', ...at });
-    const overridden = (ask: string) =>
-      rankMemory(request([british, american], task(ask))).trace.filter((t) => t.reason.startsWith('Superseded by')).map((t) => t.id);
-    const one = overridden('british spelling in replies');
+    const overridden = async (ask: string) =>
+      (await rankMemory(request([british, american], task(ask)))).trace.filter((t) => t.reason.startsWith('Superseded by')).map((t) => t.id);
+    const one = await overridden('british spelling in replies');
     expect(one).toHaveLength(1);
-    expect(overridden('american spelling in replies')).toEqual(one);
+    expect(await overridden('american spelling in replies')).toEqual(one);
   });
 
-  it('an untitled item is named by the start of its text; an instruction edited last is the standing one', () => {
+  it('an untitled item is named by the start of its text; an instruction edited last is the standing one', async () => {
     const long = 'Quarterly budget review: the contractor line moves to the operations cost centre from July onwards';
-    const r = rankMemory(request([item(long, { id: 'u' })], task('quarterly budget review contractor line')));
+    const r = await rankMemory(request([item(long, { id: 'u' })], task('quarterly budget review contractor line')));
     expect(r.trace.find((t) => t.id === 'u')?.title).toBe('Quarterly budget review: the contractor line moves to the op');
     // Written first but edited yesterday: the British rule is the newer decision, the American one gives way to it.
     const edited = item('Always use British spelling in replies', { id: 'british', kind: 'instruction', createdAt: NOW - 20 * DAY, updatedAt: NOW - DAY });
     const other = item('Always use American spelling in replies', { id: 'american', kind: 'instruction', createdAt: NOW - 5 * DAY, updatedAt: NOW - 5 * DAY });
-    const r2 = rankMemory(request([edited, other], task('which spelling in replies')));
+    const r2 = await rankMemory(request([edited, other], task('which spelling in replies')));
     expect(r2.cards.map((c) => c.item.id)).toContain('british');
     expect(r2.trace.find((t) => t.id === 'american')).toMatchObject({ included: false, reason: expect.stringMatching(/^Superseded by “Always use British spelling in replies”/) });
   });

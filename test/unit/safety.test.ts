@@ -31,11 +31,11 @@ describe('secrets on capture', () => {
     const store = new MemoryStore(openMemoryDB('s', { indexedDB: new IDBFactory(), IDBKeyRange }), async () => null);
     const [held] = await store.add([{ text: 'staging deploy token ghp_abcdefghijklmnopqrstuvwxyz0123456789ABCD', needsReview: 'secret' }], { from: 'user' });
     const rank = () => rankMemory({ task: task('staging deploy token'), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() });
-    expect(rank().cards).toEqual([]);
-    expect(rank().trace.find((t) => t.id === held.id)?.reason ?? 'not a candidate').not.toMatch(/^Score/);
+    expect((await rank()).cards).toEqual([]);
+    expect((await rank()).trace.find((t) => t.id === held.id)?.reason ?? 'not a candidate').not.toMatch(/^Score/);
     expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('staging'), 10).map((h) => h.id)).toEqual([]);
     await store.update(held.id, { needsReview: '' });
-    expect(rank().cards.map((c) => c.item.id)).toEqual([held.id]);
+    expect((await rank()).cards.map((c) => c.item.id)).toEqual([held.id]);
   });
 });
 

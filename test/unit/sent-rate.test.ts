@@ -24,7 +24,7 @@ describe('sent-message captures per tab', () => {
     for (let i = 0; i < 12; i++) results.push((await capture.sent(msg(`Planted rule number ${i}`), fromTab(7))).saved);
     expect(results.filter(Boolean)).toHaveLength(SENT_PER_TAB_PER_MINUTE);
     expect(results.slice(SENT_PER_TAB_PER_MINUTE).every((s) => !s)).toBe(true);
-    expect([...store.items()].filter((i) => i.text.startsWith('Planted rule'))).toHaveLength(SENT_PER_TAB_PER_MINUTE);
+    expect((await store.all()).filter((i) => i.text.startsWith('Planted rule'))).toHaveLength(SENT_PER_TAB_PER_MINUTE);
     expect(await capture.sent(msg('A question from another tab'), fromTab(8))).toEqual({ saved: true });
     expect(await capture.sent(msg('Saved from the panel'), { url: 'chrome-extension://backstory/sidepanel.html' } as never)).toEqual({ saved: true });
   });

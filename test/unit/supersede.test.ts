@@ -17,16 +17,16 @@ describe('a decision superseded by a newer one on the same subject', () => {
   const newer = createItem({ id: 'newer', text: 'Decided: the Q3 budget review is quarterly; the contractor line is cut by 15%.', createdAt: NOW - 5 * DAY }, NOW);
   const other = createItem({ id: 'other', text: 'Decided: the offsite is in Lisbon in November.', createdAt: NOW - 90 * DAY }, NOW);
 
-  it('ranks below the newer one and says what superseded it', () => {
-    const r = rankMemory({ task, memory: arrayMemoryView([older, newer, other], new Map()), settings: DEFAULT_SETTINGS, now: NOW });
+  it('ranks below the newer one and says what superseded it', async () => {
+    const r = await rankMemory({ task, memory: arrayMemoryView([older, newer, other], new Map()), settings: DEFAULT_SETTINGS, now: NOW });
     const ids = r.cards.map((c) => c.item.id);
     expect(ids.indexOf('newer')).toBeLessThan(ids.indexOf('older'));
     expect(r.trace.find((e) => e.id === 'older')?.reason).toMatch(/superseded by “Decided: the Q3 budget review is quarterly/);
     expect(r.trace.find((e) => e.id === 'newer')?.reason).not.toMatch(/superseded/);
   });
 
-  it('is ranked on its own merits when nothing newer covers it', () => {
-    const r = rankMemory({ task, memory: arrayMemoryView([older, other], new Map()), settings: DEFAULT_SETTINGS, now: NOW });
+  it('is ranked on its own merits when nothing newer covers it', async () => {
+    const r = await rankMemory({ task, memory: arrayMemoryView([older, other], new Map()), settings: DEFAULT_SETTINGS, now: NOW });
     expect(r.cards[0].item.id).toBe('older');
     expect(r.trace.some((e) => /superseded/.test(e.reason))).toBe(false);
   });
@@ -42,10 +42,10 @@ describe('contradicting instructions among many of one scope', () => {
   const older = createItem({ id: 'british', text: 'Use British spelling in client reports', kind: 'instruction', createdAt: NOW - 100 * DAY }, NOW);
   const newer = createItem({ id: 'american', text: 'Use American spelling in client reports', kind: 'instruction', createdAt: NOW - 2 * DAY }, NOW);
 
-  it('finds the one pair that contradicts and no other', () => {
+  it('finds the one pair that contradicts and no other', async () => {
     // Amid the newest 200 of the scope: 'british' is older than most of them.
     const memory = arrayMemoryView([...many.slice(0, 150), older, newer, ...many.slice(150)], new Map());
-    const r = rankMemory({ task: { ...task, field: { text: 'Spelling for the client reports', kind: 'contenteditable' } }, memory, settings: DEFAULT_SETTINGS, now: NOW });
+    const r = await rankMemory({ task: { ...task, field: { text: 'Spelling for the client reports', kind: 'contenteditable' } }, memory, settings: DEFAULT_SETTINGS, now: NOW });
     const superseded = r.trace.filter((e) => /^Superseded by/.test(e.reason)).map((e) => e.id);
     expect(superseded).toEqual(['british']);
   });
@@ -88,25 +88,25 @@ describe('rankings that keep the overrides they found', () => {
   const british = createItem({ id: 'british', text: 'Use British spelling in client reports', kind: 'instruction', createdAt: NOW - 100 * DAY }, NOW);
   const american = createItem({ id: 'american', text: 'Use American spelling in client reports', kind: 'instruction', createdAt: NOW - 2 * DAY }, NOW);
   const canadian = createItem({ id: 'canadian', text: 'Use Canadian spelling in client reports', kind: 'instruction', createdAt: NOW - DAY }, NOW);
-  const supersededIds = (r: ReturnType<typeof rankMemory>) => r.trace.filter((e) => /^Superseded by/.test(e.reason)).map((e) => e.id).sort();
+  const supersededIds = (r: Awaited<ReturnType<typeof rankMemory>>) => r.trace.filter((e) => /^Superseded by/.test(e.reason)).map((e) => e.id).sort();
 
-  it('see a newer contradicting instruction saved between two rankings', () => {
+  it('see a newer contradicting instruction saved between two rankings', async () => {
     const overrides = new OverrideMemo();
     const rank = (items: MemoryItem[]) => rankMemory({ task: spelling, memory: arrayMemoryView(items, new Map()), settings: DEFAULT_SETTINGS, overrides, now: NOW });
-    expect(supersededIds(rank([british, american]))).toEqual(['british']);
-    expect(supersededIds(rank([british, american]))).toEqual(['british']);
-    const after = rank([british, american, canadian]);
+    expect(supersededIds(await rank([british, american]))).toEqual(['british']);
+    expect(supersededIds(await rank([british, american]))).toEqual(['british']);
+    const after = await rank([british, american, canadian]);
     expect(supersededIds(after)).toEqual(['american', 'british']);
     expect(after.cards.map((c) => c.item.id)).toEqual(['canadian']);
-    expect(supersededIds(rank([british, american]))).toEqual(['british']);
+    expect(supersededIds(await rank([british, american]))).toEqual(['british']);
   });
 
-  it('rank exactly as rankings without them', () => {
+  it('rank exactly as rankings without them', async () => {
     const overrides = new OverrideMemo();
     for (const items of [[british, american], [british, american, canadian], [american, canadian], [british, american, canadian]]) {
       const memory = arrayMemoryView(items, new Map());
-      const kept = rankMemory({ task: spelling, memory, settings: DEFAULT_SETTINGS, overrides, now: NOW });
-      const fresh = rankMemory({ task: spelling, memory, settings: DEFAULT_SETTINGS, now: NOW });
+      const kept = await rankMemory({ task: spelling, memory, settings: DEFAULT_SETTINGS, overrides, now: NOW });
+      const fresh = await rankMemory({ task: spelling, memory, settings: DEFAULT_SETTINGS, now: NOW });
       expect({ cards: kept.cards, trace: kept.trace }).toEqual({ cards: fresh.cards, trace: fresh.trace });
     }
   });

@@ -61,7 +61,7 @@ describe('memory writes are applied in the order they were made', () => {
     await store.remove([item.id]);
     model.release();
     await edit;
-    expect(store.get(item.id)).toBeUndefined();
+    expect(await store.read(item.id)).toBeUndefined();
     expect(await db.items.get(item.id)).toBeUndefined();
     expect(await db.vectors.get(item.id)).toBeUndefined();
     expect((await reopened()).size).toBe(0);
@@ -103,9 +103,9 @@ describe('memory writes are applied in the order they were made', () => {
     await model.asked(2);
     model.release([1, 0]); // the later edit's embedding finishes first
     await Promise.all([first, second]);
-    expect(store.get(item.id)?.text).toBe('Invoices are paid net 60, said Priya.');
+    expect((await store.read(item.id))?.text).toBe('Invoices are paid net 60, said Priya.');
     const again = await reopened();
-    expect(again.get(item.id)?.text).toBe('Invoices are paid net 60, said Priya.');
+    expect((await again.read(item.id))?.text).toBe('Invoices are paid net 60, said Priya.');
     // Its vector is the later text's, not the earlier edit's.
     expect(Array.from(again.view.vector(item.id) ?? [])).toEqual(Array.from(store.view.vector(item.id) ?? []));
     expect(again.view.hasVector(item.id)).toBe(true);
@@ -121,7 +121,7 @@ describe('memory writes are applied in the order they were made', () => {
     model.release();
     await edit;
     const again = await reopened();
-    expect(again.get(item.id)).toMatchObject({ text: 'Invoices are paid net 45.', pinned: true });
+    expect(await again.read(item.id)).toMatchObject({ text: 'Invoices are paid net 45.', pinned: true });
   });
 
   it('a card inserted (marked used) right as it is deleted stays deleted, however the two interleave', async () => {
@@ -130,7 +130,7 @@ describe('memory writes are applied in the order they were made', () => {
       const removing = store.remove([item.id]);
       for (let i = 0; i < ticks; i++) await Promise.resolve(); // the insert arrives a moment after the delete
       await Promise.all([removing, store.touch([item.id])]);
-      expect(store.get(item.id)).toBeUndefined();
+      expect(await store.read(item.id)).toBeUndefined();
       expect(await db.items.get(item.id)).toBeUndefined();
       expect((await reopened()).size).toBe(0);
     }
@@ -149,7 +149,7 @@ describe('memory writes are applied in the order they were made', () => {
       for (let i = 0; i < ticks; i++) await Promise.resolve(); // the delete lands while the batch is being stored
       await store.remove(['n2']);
       await indexing;
-      expect(store.get('n2')).toBeUndefined();
+      expect(await store.read('n2')).toBeUndefined();
       expect(store.view.hasVector('n2')).toBe(false);
       expect(await db.items.get('n2')).toBeUndefined();
       expect(await db.vectors.get('n2')).toBeUndefined();

@@ -11,9 +11,10 @@ import { useLocalModels } from '../../../lib/embed/local-models';
 import { VectorIndex } from '../../../lib/memory/index/vector-index';
 import { openMemoryDB } from '../../../lib/memory/db';
 import { MemoryStore } from '../../../lib/memory/store';
-import { IndexedMemory } from '../../../lib/memory/index/memory-index';
+import { HYDRATED_CHARS, IndexedMemory } from '../../../lib/memory/index/memory-index';
 import { passagesOf } from '../../../lib/memory/index/item-text';
 import { createItem } from '../../../lib/memory/normalize';
+import type { MemoryItem } from '../../../lib/memory/types';
 import { SyntheticCorpus, englishNote, percentile, rng } from './synthetic';
 
 setFlagsFromString('--expose-gc');
@@ -96,18 +97,31 @@ async function tokenCount(texts: string[]): Promise<number> {
 
 /**
  * The memory for ranking: `n` synthetic notes with topic-derived vectors (see SyntheticCorpus.vector); `longShare` of
- * them long, with a vector per passage as the extension stores them.
+ * them long, with a vector per passage as the extension stores them. As in the extension, the index keeps item heads
+ * and reads whole items when a ranking hydrates them (`IndexedMemory.hydrate`); here from `stored`, a map standing
+ * for IndexedDB, made before the heap is first read (the database's copy is not the worker's heap). `add` puts an
+ * item in both.
  */
 export function buildMemory(n: number, corpus: SyntheticCorpus, longShare = 0) {
   const { inputs, topics } = corpus.inputs(n, 1234, 60, longShare);
   const r = rng(4321);
-  const h0 = heap();
-  const mem = new IndexedMemory();
-  const floats = new Map<string, Float32Array>();
   const now = Date.UTC(2025, 6, 1);
+  const stored = new Map<string, MemoryItem>();
+  for (const input of inputs) {
+    const item = createItem(input, now);
+    stored.set(item.id, item);
+  }
+  const ids = [...stored.keys()];
+  const h0 = heap();
+  const mem = new IndexedMemory(async (asked) => asked.map((id) => stored.get(id)));
+  const add = (item: MemoryItem, vector?: Float32Array | Float32Array[]) => {
+    stored.set(item.id, item);
+    mem.put(item, vector);
+  };
+  const floats = new Map<string, Float32Array>();
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
-    const item = createItem(inputs[i], now);
+    const item = stored.get(ids[i])!;
     const v = corpus.vector(topics[i], r);
     const parts = passagesOf(item).length;
     mem.put(item, parts > 1 ? [v, ...Array.from({ length: parts - 1 }, () => corpus.vector(topics[i], r))] : v);
@@ -117,7 +131,19 @@ export function buildMemory(n: number, corpus: SyntheticCorpus, longShare = 0) {
   mem.trim();
   const buildMs = performance.now() - t0;
   const hMem = heap() - h0; // includes the float map, measured below and subtracted
-  return { mem, floats, topics, buildMs, heapWithFloats: hMem, now };
+  return { mem, stored, add, floats, topics, buildMs, heapWithFloats: hMem, now, heapBefore: h0 };
+}
+
+/** Hydrates items until the texts the index keeps reach their bound (`HYDRATED_CHARS`), as after a while of rankings. */
+export async function fillHydrated(mem: IndexedMemory): Promise<void> {
+  const ids = [...mem.items()].map((it) => it.id);
+  let chars = 0;
+  let k = 0;
+  while (chars <= 2 * HYDRATED_CHARS && k < ids.length) {
+    const part = ids.slice(k, (k += 500));
+    for (const it of (await mem.hydrate(part)).values()) chars += it.text.length + it.title.length;
+  }
+  await mem.hydrate(ids.slice(k, k + 1)); // trims to the bound
 }
 
 /** Heap growth of holding `n` vectors: the shipping VectorIndex vs the former Map<string, Float32Array>. */

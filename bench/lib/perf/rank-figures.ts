@@ -1,5 +1,4 @@
-import type { MemoryInput, MemoryScope } from '../../../lib/memory/types';
-import type { IndexedMemory } from '../../../lib/memory/index/memory-index';
+import type { MemoryInput, MemoryItem, MemoryScope } from '../../../lib/memory/types';
 import type { MemoryView } from '../../../lib/memory/index/memory-view';
 import { createItem } from '../../../lib/memory/normalize';
 import { passagesOf } from '../../../lib/memory/index/item-text';
@@ -86,9 +85,9 @@ const LEARNED: LearnedWeights = {
 };
 
 /** Passages in the memory: an item of one passage counts one. */
-function passageCount(mem: IndexedMemory): number {
+function passageCount(stored: Map<string, MemoryItem>): number {
   let n = 0;
-  for (const item of mem.items()) n += passagesOf(item).length;
+  for (const item of stored.values()) n += passagesOf(item).length;
   return n;
 }
 
@@ -96,11 +95,10 @@ function passageCount(mem: IndexedMemory): number {
 export function rankSetups(n: number, corpus: SyntheticCorpus) {
   const plain = buildMemory(n, corpus);
   const built = buildMemory(n, corpus, 0.2);
-  const mem: IndexedMemory = built.mem;
   const r = rng(707);
-  for (const { input, topic } of scopedInstructions(n, corpus, built.now)) mem.put(createItem(input, built.now), corpus.vector(topic, r));
-  const product: RankSetup = { memory: mem, settings: DEFAULT_SETTINGS, learned: LEARNED };
-  return { product, plain: { memory: plain.mem, settings: DEFAULT_SETTINGS } as RankSetup, now: built.now, passages: passageCount(mem) };
+  for (const { input, topic } of scopedInstructions(n, corpus, built.now)) built.add(createItem(input, built.now), corpus.vector(topic, r));
+  const product: RankSetup = { memory: built.mem, settings: DEFAULT_SETTINGS, learned: LEARNED };
+  return { product, plain: { memory: plain.mem, settings: DEFAULT_SETTINGS } as RankSetup, now: built.now, passages: passageCount(built.stored) };
 }
 
 /**
@@ -108,7 +106,7 @@ export function rankSetups(n: number, corpus: SyntheticCorpus) {
  * tasks in the same run, the setups' order alternating task by task so machine noise hits them alike; query
  * embeddings are precomputed (excluded).
  */
-export function rankTimes(setups: RankSetup[], corpus: SyntheticCorpus, now: number, queries = 30, seed = 77) {
+export async function rankTimes(setups: RankSetup[], corpus: SyntheticCorpus, now: number, queries = 30, seed = 77) {
   const r = rng(seed);
   const times = setups.map(() => [] as number[]);
   const cards = setups.map(() => 0);
@@ -123,7 +121,7 @@ export function rankTimes(setups: RankSetup[], corpus: SyntheticCorpus, now: num
     for (const k of order) {
       const s = setups[k];
       const t0 = performance.now();
-      const res = rankLearned({ task, memory: s.memory, settings: s.settings, learned: s.learned, queryVectors, overrides: overrides[k], now });
+      const res = await rankLearned({ task, memory: s.memory, settings: s.settings, learned: s.learned, queryVectors, overrides: overrides[k], now });
       const dt = performance.now() - t0;
       if (q >= 3) times[k].push(dt); // the first few warm the JIT
       cards[k] += res.cards.length;

@@ -1,5 +1,6 @@
 /** The texts made from an item: what the lexical index reads and what the model embeds. */
 import { splitPassages, type Passage } from './passages';
+import { textHash } from '../../core/text-hash';
 
 /** The text an item is found by: title, body, image captions and the like, tags and people. */
 export function searchText(item: {
@@ -64,4 +65,12 @@ export function contextText(
   // start alone would fill it, and the turn after it would not be read at all).
   const before = passageEmbedTexts(prev);
   return `${before[before.length - 1]}\n${passageEmbedTexts(item)[0]}`;
+}
+
+/**
+ * FNV-1a of what an item's vectors and BM25 entry read of its words (title, body, captions): kept in memory for every
+ * item while the texts stay in IndexedDB (the pack's prints, the same-text index).
+ */
+export function contentPrint(item: { title?: string; text: string; aux?: string }): number {
+  return textHash(`${item.title ?? ''}\u0000${item.text}\u0000${item.aux ?? ''}`);
 }

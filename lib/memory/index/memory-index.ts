@@ -1,45 +1,155 @@
-import type { MemoryItem } from '../types';
+import type { ItemHead, MemoryItem } from '../types';
 import type { MemoryView } from './memory-view';
 import { LexicalIndex, RANK_LEXICAL } from './lexical-index';
 import { hostOf } from '../../core/hosts';
 import { personKey } from './situation-keys';
 import { VectorIndex } from './vector-index';
-import { passagesOf } from './item-text';
+import { contentPrint, passagesOf } from './item-text';
 import { ownerOf, passageKey, type Passage } from './passages';
 import { ResidentItems } from './resident-item';
 
 export { passageKey };
 
+/** Reads whole items (text and title with them) from where they are kept: IndexedDB in the extension. */
+export type ItemReader = (ids: string[]) => Promise<(MemoryItem | undefined)[]>;
+
 /**
- * The memory held for ranking: items, vectors, context vectors, the BM25 index, the few items that may need a guarantee, and items keyed by person, site and URL, so the ranker finds what
- * it must guarantee without scanning all memory. The extension's store keeps one in step with IndexedDB; Node
- * (tests, bench) builds one from arrays.
+ * Characters of text and title kept from hydrations, at most (about 2-4 MB): the newest items; a hydration larger than
+ * this keeps all of its own until the next one. A ranking hydrates a few hundred items, and typing re-ranks mostly the
+ * same ones, so they are read from IndexedDB once.
+ */
+export const HYDRATED_CHARS = 2_000_000;
+
+/** An item's text was read before `hydrate` brought it: a bug in the caller, said plainly rather than read as empty. */
+export class NotHydratedError extends Error {
+  constructor(id: string) {
+    super(`Memory ${id} was read before its text was loaded.`);
+  }
+}
+
+/**
+ * The memory held for ranking: items, vectors, context vectors, the BM25 index, the few items that may need a
+ * guarantee, and items keyed by person, site and URL, so the ranker finds what it must guarantee without scanning all
+ * memory.
+ *
+ * With an `ItemReader` (the extension's store) it keeps each item's head (`ItemHead`: every field but the text and
+ * the title, which are most of an item's bytes) and reads whole items only when asked (`hydrate`): the texts of
+ * 100k items stay in IndexedDB, not in the worker's heap. Without one (Node: tests, bench, `arrayMemoryView`) it
+ * keeps the items whole and `hydrate` reads nothing. The same code ranks both.
  */
 export class IndexedMemory implements MemoryView {
-  private byId = new Map<string, MemoryItem>();
+  /** Heads (whole items without a reader). */
+  private byId = new Map<string, ItemHead>();
   /** What `put` keeps: each item's copy with the parts items repeat shared (lib/memory/index/resident-item.ts). */
   private resident = new ResidentItems();
+  /** `contentPrint` of each item, made while its text was at hand. */
+  private prints = new Map<string, number>();
+  /** Whole items read by `hydrate`, oldest first; an entry counts only while its head is the one held. */
+  private hydrated = new Map<string, { head: ItemHead; item: MemoryItem }>();
+  /** Characters of text and title `hydrated` holds. */
+  private hydratedChars = 0;
   /** int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/memory/index/vector-index.ts. */
   private vectors = new VectorIndex();
   /** Embeddings of `contextText(item, previous item of its thread)`: the item read with the turn before it. */
   private contextVectors = new VectorIndex();
   readonly lexicalIndex = new LexicalIndex(RANK_LEXICAL);
   private flaggedIds = new Set<string>();
-  private flaggedList?: MemoryItem[];
+  private flaggedList?: ItemHead[];
   private byKey = new Map<string, Set<string>>();
   /** How many passage vectors an item of several passages has (items of one passage are not listed). */
   private parts = new Map<string, number>();
   /** Passages of items split into several, made on first use (dropped when the item changes). */
   private passageCache = new Map<string, Passage[]>();
 
+  constructor(private readonly reader?: ItemReader) {}
+
   get size(): number {
     return this.byId.size;
   }
-  items(): Iterable<MemoryItem> {
+  /** Every item's head. */
+  items(): Iterable<ItemHead> {
     return this.byId.values();
   }
-  get(id: string): MemoryItem | undefined {
+  head(id: string): ItemHead | undefined {
     return this.byId.get(id);
+  }
+  /** The whole item: held, or brought by a `hydrate` since its last change. Throws `NotHydratedError` otherwise. */
+  get(id: string): MemoryItem | undefined {
+    const head = this.byId.get(id);
+    if (!head || !this.reader) return head as MemoryItem | undefined;
+    const h = this.hydrated.get(id);
+    if (h?.head !== head) throw new NotHydratedError(id);
+    return h.item;
+  }
+  /**
+   * Reads the whole items of these ids (those held; unknown ids are left out) and keeps them for `get` until later
+   * hydrations push them out (`HYDRATED_CHARS`); with `keep` false (the store's bulk work: an import's items, an
+   * indexing run) they are only returned. An item changed while it was read is read again.
+   */
+  async hydrate(ids: Iterable<string>, keep = true): Promise<Map<string, MemoryItem>> {
+    const out = new Map<string, MemoryItem>();
+    const asked = [...ids];
+    let missing: string[] = [];
+    for (const id of asked) {
+      const head = this.byId.get(id);
+      if (!head || out.has(id)) continue;
+      if (!this.reader) out.set(id, head as MemoryItem);
+      else {
+        const h = this.hydrated.get(id);
+        if (h?.head === head) {
+          // The newest last: a ranking's items outlive older ones.
+          this.hydrated.delete(id);
+          this.hydrated.set(id, h);
+          out.set(id, h.item);
+        } else missing.push(id);
+      }
+    }
+    const read = missing.length > 0;
+    if (read && keep) this.forgetHydrated();
+    for (let round = 0; missing.length && round < 3; round++) {
+      const heads = missing.map((id) => this.byId.get(id));
+      const rows = await this.reader!(missing);
+      const again: string[] = [];
+      missing.forEach((id, i) => {
+        const head = this.byId.get(id);
+        if (!head) return; // deleted meanwhile
+        if (head !== heads[i]) return void again.push(id);
+        const row = rows[i];
+        if (row?.id !== id || typeof row.text !== 'string') return; // not stored: left out, as an unknown id is
+        const item = { ...head, text: row.text, title: row.title } as MemoryItem;
+        if (keep) this.keepHydrated(id, { head, item });
+        out.set(id, item);
+      });
+      missing = again;
+    }
+    if (missing.length) throw new Error(`Memory ${missing[0]} kept changing while it was read.`);
+    if (!read) return out;
+    // In the order asked (what was read comes back after what was kept): the ranker's ties keep that order.
+    const ordered = new Map<string, MemoryItem>();
+    for (const id of asked) if (out.has(id)) ordered.set(id, out.get(id)!);
+    return ordered;
+  }
+  private keepHydrated(id: string, h: { head: ItemHead; item: MemoryItem }): void {
+    this.dropHydrated(id);
+    this.hydrated.set(id, h);
+    this.hydratedChars += h.item.text.length + h.item.title.length;
+  }
+  private dropHydrated(id: string): void {
+    const h = this.hydrated.get(id);
+    if (!h) return;
+    this.hydrated.delete(id);
+    this.hydratedChars -= h.item.text.length + h.item.title.length;
+  }
+  /** Drops the oldest hydrated items until they hold at most `HYDRATED_CHARS`. */
+  private forgetHydrated(): void {
+    for (const id of this.hydrated.keys()) {
+      if (this.hydratedChars <= HYDRATED_CHARS) break;
+      this.dropHydrated(id);
+    }
+  }
+  /** `contentPrint` of the item's title, text and captions (0: not held). */
+  contentPrint(id: string): number {
+    return this.prints.get(id) ?? 0;
   }
   /** A copy of the item's vector (its first passage's), decoded from its int8 codes (allocates: use hasVector for a yes/no). */
   vector(id: string): Float32Array | undefined {
@@ -61,7 +171,7 @@ export class IndexedMemory implements MemoryView {
   }
   /** The passages of an item: its whole text as one unless it is longer than the model's window. */
   passages(id: string): readonly Passage[] {
-    const item = this.byId.get(id);
+    const item = this.get(id);
     if (!item) return [];
     let ps = this.passageCache.get(id);
     if (!ps) {
@@ -98,10 +208,10 @@ export class IndexedMemory implements MemoryView {
     return this.contextVectors.has(id);
   }
   /** The flagged items in flagging order, kept as an array until the memory changes (read on every ranking). */
-  flagged(): Iterable<MemoryItem> {
+  flagged(): Iterable<ItemHead> {
     return (this.flaggedList ??= [...this.flaggedIds].map((id) => this.byId.get(id)!));
   }
-  situated(keys: string[]): Iterable<MemoryItem> {
+  situated(keys: string[]): Iterable<ItemHead> {
     const ids = new Set<string>();
     for (const k of keys) for (const id of this.byKey.get(k) ?? []) ids.add(id);
     return [...ids].map((id) => this.byId.get(id)!);
@@ -142,15 +252,18 @@ export class IndexedMemory implements MemoryView {
   /**
    * Adds or replaces an item (and its vector, when given) in every index. `lexicalLoaded`: the item's BM25 entry is
    * already in `lexicalIndex` (loaded from the store's pack with LexicalIndex.loadPacked), so it is not tokenised.
+   * `content`: its `contentPrint`, when the caller made it already.
    * What is kept is a copy equal to `item` whose repeated parts are shared and frozen (`get` returns it).
    */
-  put(given: MemoryItem, vector?: Float32Array | Float32Array[], lexicalLoaded = false): void {
+  put(given: MemoryItem, vector?: Float32Array | Float32Array[], lexicalLoaded = false, content = contentPrint(given)): void {
     const item = this.resident.of(given);
     this.flaggedList = undefined;
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
-    if (old?.text !== item.text) this.passageCache.delete(item.id);
-    this.byId.set(item.id, item);
+    this.passageCache.delete(item.id);
+    this.dropHydrated(item.id);
+    this.prints.set(item.id, content);
+    this.byId.set(item.id, this.reader ? headOf(item) : item);
     if (item.needsReview || item.id.includes('\u0000')) {
       // Held back (e.g. it looks like a secret): kept, but in no index until the user confirms it.
       this.setVectors(item.id, undefined);
@@ -199,12 +312,14 @@ export class IndexedMemory implements MemoryView {
     this.unkey(old);
     this.byId.delete(id);
     this.passageCache.delete(id);
+    this.dropHydrated(id);
+    this.prints.delete(id);
     this.setVectors(id, undefined);
     this.contextVectors.delete(id);
     this.lexicalIndex.remove(id);
   }
 
-  private unkey(item: MemoryItem): void {
+  private unkey(item: ItemHead): void {
     this.flaggedIds.delete(item.id);
     for (const k of situationKeys(item)) this.byKey.get(k)?.delete(item.id);
   }
@@ -223,13 +338,19 @@ export function arrayMemoryView(
   return mem;
 }
 
+/** The item without its text and title (what a store-backed index keeps). */
+function headOf(item: MemoryItem): ItemHead {
+  const { text: _text, title: _title, ...head } = item;
+  return head;
+}
+
 /** Pinned items and instructions: few, and always considered. */
-export function isFlagged(item: MemoryItem): boolean {
+export function isFlagged(item: ItemHead): boolean {
   return item.pinned || item.kind === 'instruction' || item.sites.length > 0;
 }
 
 /** Keys under which an item is listed for `MemoryView.situated`: person, site, URL. */
-export function situationKeys(item: MemoryItem): string[] {
+export function situationKeys(item: ItemHead): string[] {
   const keys: string[] = [];
   for (const p of item.people) keys.push('person:' + personKey(p));
   for (const s of item.sites) keys.push('site:' + s.toLowerCase());

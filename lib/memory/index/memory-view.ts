@@ -1,4 +1,4 @@
-import type { MemoryItem } from '../types';
+import type { ItemHead, MemoryItem } from '../types';
 import type { Passage } from './passages';
 
 /**
@@ -6,7 +6,16 @@ import type { Passage } from './passages';
  * keeps in the extension and `arrayMemoryView` builds in Node (tests, bench).
  */
 export interface MemoryView {
-  items(): Iterable<MemoryItem>;
+  /** Every item's head (all but its text and title). */
+  items(): Iterable<ItemHead>;
+  head(id: string): ItemHead | undefined;
+  /**
+   * Reads these items whole (text and title), for the few a ranking reads: the texts of a store-backed memory stay in
+   * IndexedDB until asked for, and are kept for `get` a while (`keep` false: only returned). Resolves to those that
+   * exist, in the order asked.
+   */
+  hydrate(ids: Iterable<string>, keep?: boolean): Promise<Map<string, MemoryItem>>;
+  /** The whole item, once `hydrate` brought it (a store-backed memory throws for one it did not). */
   get(id: string): MemoryItem | undefined;
   vector(id: string): Float32Array | undefined;
   readonly size: number;
@@ -29,12 +38,12 @@ export interface MemoryView {
   /** The cosine of the (weighted) queries with each of the item's passage vectors, in passage order; empty without vectors. */
   passageScores(id: string, queries: Float32Array[], weights: number[]): number[];
   /** Items that may need a guarantee whatever their score: pinned, instructions, items tied to a site. */
-  flagged(): Iterable<MemoryItem>;
+  flagged(): Iterable<ItemHead>;
   /**
    * Items listed under any of these keys ('person:<name or email>', 'site:<host>', 'url:<url>'; see
    * `situationKeys` in lib/memory/index/memory-index.ts).
    */
-  situated(keys: string[]): Iterable<MemoryItem>;
+  situated(keys: string[]): Iterable<ItemHead>;
 }
 
 /** The part of a lexical index the ranker needs; `LexicalIndex` implements it. */
