@@ -1,5 +1,5 @@
 import type { MemoryItem } from '../memory/types';
-import type { RankRequest, RankResult, RankedCard, TraceEntry } from './types';
+import type { RankRequest, RankResult, RankedCard, ScoreNotes, TraceEntry } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
@@ -9,7 +9,7 @@ import { overriddenInstructions } from './overridden-instructions';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage } from './package';
-import { explainScore, scoreSummary } from './trace';
+import { explainNotes, reasonText, scoreNotes } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from '../memory/index/tokenize';
 import { likeness } from './likeness';
@@ -200,12 +200,12 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
     sim,
   });
 
-  // A card's explanation and its trace entry's are the same words: made once.
-  const explained = new Map<Scored, string[]>();
-  const explain = (s: Scored) => {
-    let why = explained.get(s);
-    if (!why) explained.set(s, (why = explainScore(s)));
-    return why;
+  // A card's explanation and its trace entry's are made from the same notes, read once per candidate.
+  const noted = new Map<Scored, ScoreNotes>();
+  const notesOf = (s: Scored) => {
+    let n = noted.get(s);
+    if (!n) noted.set(s, (n = scoreNotes(s)));
+    return n;
   };
   const cards: RankedCard[] = panelOrder(selected).map((d) => ({
     item: d.s.item,
@@ -214,19 +214,22 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
     factors: d.s.factors,
     matched: d.s.signal.matched,
     ...(d.s.signal.passages ? { passages: d.s.signal.passages } : {}),
-    why: [...(d.guaranteed ? [d.reason] : []), ...explain(d.s)],
+    why: [...(d.guaranteed ? [reasonText(d.reason)] : []), ...explainNotes(d.s.contributions, notesOf(d.s))],
     ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
   }));
 
+  // Hundreds of candidates are traced and the panel shows a few: entries carry numbers and notes, put in words
+  // where they are shown (`traceReason`).
   const trace: TraceEntry[] = [];
   const entry = (d: Decision): TraceEntry => ({
     id: d.s.item.id,
     title: displayTitle(d.s.item),
     included: d.included,
-    reason: d.stage === 'selected' ? scoreSummary(d.s, explain(d.s)) : `${d.reason}. ${scoreSummary(d.s, explain(d.s))}`,
+    decided: d.reason,
     score: d.s.score,
     factors: d.s.factors,
     contributions: d.s.contributions,
+    notes: notesOf(d.s),
     stage: d.stage,
   });
   for (const d of selected) trace.push(entry(d));
@@ -246,10 +249,10 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
     }
     const item = sm.instructions.item(i);
     const why = sm.instructions.leftOut(i) ?? unreached;
-    if (why) trace.push({ id: item.id, title: displayTitle(item), included: false, reason: why.reason, stage: why.stage });
+    if (why) trace.push({ id: item.id, title: displayTitle(item), included: false, decided: why.reason, stage: why.stage });
   }
   for (const f of sm.filtered)
-    trace.push({ id: f.item.id, title: displayTitle(f.item), included: false, reason: f.reason, stage: 'filter' });
+    trace.push({ id: f.item.id, title: displayTitle(f.item), included: false, decided: f.reason, stage: 'filter' });
 
   const empty = !selected.some((d) => d.s.score >= settings.threshold);
   const pkg = buildPackage(cards, req.task.destination, settings.budgetTokens);

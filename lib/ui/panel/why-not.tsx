@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { TraceEntry } from '../../rank/types';
 import { FactorBars } from '../card';
 import { stageText } from '../format';
+import { traceReason } from '../../rank/trace';
 
 /** Left-out candidates and why ("why not?"): every trace entry the ranker did not select. */
 export function WhyNot({ trace }: { trace: TraceEntry[] }) {
@@ -20,7 +21,7 @@ export function WhyNot({ trace }: { trace: TraceEntry[] }) {
         {shown.map((e) => (
           <li key={e.id} data-testid="why-not-item" data-id={e.id} data-stage={e.stage ?? ''}>
             <strong>{e.title}</strong> <span class="stage">{stageText(e)}</span>
-            <div class="muted">{e.reason}</div>
+            <div class="muted">{traceReason(e)}</div>
             {e.contributions ? <FactorBars values={e.contributions} label={`Score of ${e.title}`} /> : null}
           </li>
         ))}
