@@ -200,11 +200,11 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
     sim,
   });
 
-  // A card's explanation and its trace entry's are made from the same notes, read once per candidate.
+  // A card's explanation and its trace entry's are made from the same notes; only a card's words are read now.
   const noted = new Map<Scored, ScoreNotes>();
-  const notesOf = (s: Scored) => {
+  const notesOf = (s: Scored, withWords = false) => {
     let n = noted.get(s);
-    if (!n) noted.set(s, (n = scoreNotes(s)));
+    if (!n) noted.set(s, (n = scoreNotes(s, withWords)));
     return n;
   };
   const cards: RankedCard[] = panelOrder(selected).map((d) => ({
@@ -214,7 +214,7 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
     factors: d.s.factors,
     matched: d.s.signal.matched,
     ...(d.s.signal.passages ? { passages: d.s.signal.passages } : {}),
-    why: [...(d.guaranteed ? [reasonText(d.reason)] : []), ...explainNotes(d.s.contributions, notesOf(d.s))],
+    why: [...(d.guaranteed ? [reasonText(d.reason)] : []), ...explainNotes(d.s.contributions, notesOf(d.s, true))],
     ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
   }));
 

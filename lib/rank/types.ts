@@ -102,9 +102,12 @@ export interface NoRoom {
 
 /** What a score's explanation says besides its numbers (`explainNotes` in lib/rank/trace.ts puts it in words). */
 export interface ScoreNotes {
-  /** Whether it matched words of the task itself (not only through its thread neighbour). */
-  matched: boolean;
-  /** The task's words it matched, as its text writes them: read only when shared words count in the score. */
+  /** The task's terms it matched itself (not only through its thread neighbour), as the index keeps them. */
+  terms?: string[];
+  /**
+   * Those terms as its text writes them, where shared words count in the score (`writtenTerms`): read at once for
+   * a card, and for a trace entry only when it is shown (`needsWords`).
+   */
   words?: string[];
   /** Words its thread neighbour matched (for an item found through its neighbour). */
   viaNeighbour: string[];

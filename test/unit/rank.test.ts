@@ -12,7 +12,7 @@ import { contextText } from '../../lib/memory/index/item-text';
 import { planQuery, taskQueryText, taskQueryTexts } from '../../lib/rank/query';
 import { terms, askDateTerms, itemDateTerms, phrases } from '../../lib/memory/index/tokenize';
 import { RANK_SETTINGS as SETTINGS } from './rank-fixtures';
-import { traceReason } from '../../lib/rank/trace';
+import { needsWords, traceReason, withWords, writtenTerms } from '../../lib/rank/trace';
 
 // Deterministic stand-in for the model: a hashed bag of stemmed words, normalised. Texts sharing words are close.
 const DIM = 128;
@@ -356,8 +356,11 @@ describe('budget, redundancy, trace, empty state', () => {
     const r = rankMemory(request(many, task('budget review forecast'), { budgetTokens: 90, maxCards: 20 }));
     const over = r.trace.find((e) => e.stage === 'budget')!;
     const left = 90 - r.cards.reduce((n, c) => n + c.item.tokens + 6, 0);
-    const need = many.find((it) => it.id === over.id)!.tokens + 6;
-    expect(traceReason(over)).toMatch(
+    const note = many.find((it) => it.id === over.id)!;
+    const need = note.tokens + 6;
+    // Its words are read from its text when the panel shows it (the worker's `trace:words`).
+    expect(needsWords(over)).toBe(true);
+    expect(traceReason(withWords(over, writtenTerms(over.notes!.terms!, note)))).toMatch(
       new RegExp(`^Did not fit the 90-token budget \\(needs ${need}, ${left} left\\)\\. Score 0\\.\\d\\d: .*shares words \\(\\+0\\.\\d\\d\\): "Budget", "review", "forecast"`),
     );
     // The panel gets a copy of the trace (a message between the worker and the page): its words are the same.
