@@ -201,22 +201,21 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
   });
 
   // A card's explanation and its trace entry's are made from the same notes; only a card's words are read now.
-  const noted = new Map<Scored, ScoreNotes>();
-  const notesOf = (s: Scored, withWords = false) => {
-    let n = noted.get(s);
-    if (!n) noted.set(s, (n = scoreNotes(s, withWords)));
-    return n;
-  };
-  const cards: RankedCard[] = panelOrder(selected).map((d) => ({
-    item: d.s.item,
-    kind: d.s.item.kind,
-    score: d.s.score,
-    factors: d.s.factors,
-    matched: d.s.signal.matched,
-    ...(d.s.signal.passages ? { passages: d.s.signal.passages } : {}),
-    why: [...(d.guaranteed ? [reasonText(d.reason)] : []), ...explainNotes(d.s.contributions, notesOf(d.s, true))],
-    ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
-  }));
+  const cardNotes = new Map<Scored, ScoreNotes>();
+  const cards: RankedCard[] = panelOrder(selected).map((d) => {
+    const notes = scoreNotes(d.s, true);
+    cardNotes.set(d.s, notes);
+    return {
+      item: d.s.item,
+      kind: d.s.item.kind,
+      score: d.s.score,
+      factors: d.s.factors,
+      matched: d.s.signal.matched,
+      ...(d.s.signal.passages ? { passages: d.s.signal.passages } : {}),
+      why: [...(d.guaranteed ? [reasonText(d.reason)] : []), ...explainNotes(d.s.contributions, notes)],
+      ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
+    };
+  });
 
   // Hundreds of candidates are traced and the panel shows a few: entries carry numbers and notes, put in words
   // where they are shown (`traceReason`).
@@ -229,7 +228,7 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
     score: d.s.score,
     factors: d.s.factors,
     contributions: d.s.contributions,
-    notes: notesOf(d.s),
+    notes: cardNotes.get(d.s) ?? scoreNotes(d.s, false),
     stage: d.stage,
   });
   for (const d of selected) trace.push(entry(d));
