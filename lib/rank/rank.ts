@@ -226,7 +226,6 @@ export function rankMemory(req: RankRequest, tuning: Tuning = TUNING): RankResul
     included: d.included,
     decided: d.reason,
     score: d.s.score,
-    factors: d.s.factors,
     contributions: d.s.contributions,
     notes: cardNotes.get(d.s) ?? scoreNotes(d.s, false),
     stage: d.stage,

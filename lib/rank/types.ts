@@ -79,10 +79,12 @@ export interface TraceEntry {
    */
   decided: Reason;
   score?: number;
-  factors?: FactorScores;
   /** Which stage decided: 'filter' | 'guarantee' | 'threshold' | 'budget' | 'redundancy' | 'selected' | 'limit'. */
   stage?: TraceStage;
-  /** Each factor's weighted contribution to the score. */
+  /**
+   * Each factor's weighted contribution to the score (what the panel's bars show; the factors themselves are on the
+   * cards: the trace of thousands of candidates travels to the panel at every ranking).
+   */
   contributions?: FactorScores;
   /** With a score: what its explanation names besides the numbers. */
   notes?: ScoreNotes;
