@@ -54,6 +54,6 @@ export function markLearnedOrder(result: RankResult, base: Weights, learned: Lea
   }
   for (const e of result.trace) {
     const note = noted.get(e.id);
-    if (note) e.reason += `. ${note}`;
+    if (note) e.learned = note;
   }
 }

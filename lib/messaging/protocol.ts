@@ -103,6 +103,8 @@ export interface BackgroundProtocol {
   'settings:set': { req: { patch: SettingsPatch }; res: Settings };
   /** Panel: switch Backstory off (or on) for a site, in one step in the worker (no read-modify-write in the page). */
   'site:pause': { req: { site: string; paused: boolean }; res: Settings };
+  /** Panel: the words of the task that left-out items matched, as each one's text writes them ("Why not?"). */
+  'trace:words': { req: { items: { id: string; terms: string[] }[] }; res: { words: string[][] } };
   /** Panel: the package for a chosen set of the tab's cards (preview), and inserting it. */
   'package:build': { req: { tabId: number; ids: string[]; search?: string }; res: { text: string; tokens: number; ids: string[]; budget: number } };
   'package:insert': { req: { tabId: number; ids: string[]; search?: string }; res: InsertOutcome };

@@ -1,5 +1,5 @@
 import type { MemoryItem } from '../memory/types';
-import type { RankRequest, RankResult, RankedCard, TraceEntry } from './types';
+import type { RankRequest, RankResult, RankedCard, ScoreNotes, TraceEntry } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { choosePoolPassages, retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
@@ -9,7 +9,7 @@ import { overriddenInstructions } from './overridden-instructions';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
 import { buildPackage } from './package';
-import { explainScore, scoreSummary } from './trace';
+import { explainNotes, reasonText, scoreNotes } from './trace';
 import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from '../memory/index/tokenize';
 import { likeness } from './likeness';
@@ -199,33 +199,34 @@ export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Pro
     sim,
   });
 
-  // A card's explanation and its trace entry's are the same words: made once.
-  const explained = new Map<Scored, string[]>();
-  const explain = (s: Scored) => {
-    let why = explained.get(s);
-    if (!why) explained.set(s, (why = explainScore(s)));
-    return why;
-  };
-  const cards: RankedCard[] = panelOrder(selected).map((d) => ({
-    item: d.s.item,
-    kind: d.s.item.kind,
-    score: d.s.score,
-    factors: d.s.factors,
-    matched: d.s.signal.matched,
-    ...(d.s.signal.passages ? { passages: d.s.signal.passages } : {}),
-    why: [...(d.guaranteed ? [d.reason] : []), ...explain(d.s)],
-    ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
-  }));
+  // A card's explanation and its trace entry's are made from the same notes; only a card's words are read now.
+  const cardNotes = new Map<Scored, ScoreNotes>();
+  const cards: RankedCard[] = panelOrder(selected).map((d) => {
+    const notes = scoreNotes(d.s, true);
+    cardNotes.set(d.s, notes);
+    return {
+      item: d.s.item,
+      kind: d.s.item.kind,
+      score: d.s.score,
+      factors: d.s.factors,
+      matched: d.s.signal.matched,
+      ...(d.s.signal.passages ? { passages: d.s.signal.passages } : {}),
+      why: [...(d.guaranteed ? [reasonText(d.reason)] : []), ...explainNotes(d.s.contributions, notes)],
+      ...(d.guaranteed ? { guaranteed: d.guaranteed } : {}),
+    };
+  });
 
+  // Hundreds of candidates are traced and the panel shows a few: entries carry numbers and notes, put in words
+  // where they are shown (`traceReason`).
   const trace: TraceEntry[] = [];
   const entry = (d: Decision): TraceEntry => ({
     id: d.s.item.id,
     title: displayTitle(d.s.item),
     included: d.included,
-    reason: d.stage === 'selected' ? scoreSummary(d.s, explain(d.s)) : `${d.reason}. ${scoreSummary(d.s, explain(d.s))}`,
+    decided: d.reason,
     score: d.s.score,
-    factors: d.s.factors,
     contributions: d.s.contributions,
+    notes: cardNotes.get(d.s) ?? scoreNotes(d.s, false),
     stage: d.stage,
   });
   for (const d of selected) trace.push(entry(d));
@@ -245,10 +246,10 @@ export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Pro
     }
     const item = sm.instructions.item(i);
     const why = sm.instructions.leftOut(i) ?? unreached;
-    if (why) trace.push({ id: item.id, title: displayTitle(item), included: false, reason: why.reason, stage: why.stage });
+    if (why) trace.push({ id: item.id, title: displayTitle(item), included: false, decided: why.reason, stage: why.stage });
   }
   for (const f of sm.filtered)
-    trace.push({ id: f.item.id, title: displayTitle(f.item), included: false, reason: f.reason, stage: 'filter' });
+    trace.push({ id: f.item.id, title: displayTitle(f.item), included: false, decided: f.reason, stage: 'filter' });
 
   const empty = !selected.some((d) => d.s.score >= settings.threshold);
   const pkg = buildPackage(cards, req.task.destination, settings.budgetTokens);

@@ -1,4 +1,4 @@
-import type { RankSettings, TraceStage } from './types';
+import type { RankSettings, TraceStage, Reason } from './types';
 import type { Scored } from './score';
 import type { Tuning } from './tuning';
 import type { MemoryItem } from '../memory/types';
@@ -11,7 +11,8 @@ export interface Decision {
   s: Scored;
   included: boolean;
   stage: TraceStage;
-  reason: string;
+  /** Words, or a card the budget had no room for (`reasonText` in trace.ts says it). */
+  reason: Reason;
   guaranteed?: Guarantee;
   /** Redundancy with the closest already-selected card, when it mattered. */
   similarTo?: { title: string; sim: number };
@@ -140,7 +141,7 @@ class Selection {
 
   /** Why a card of `need` tokens is left out: the budget has no room for it. */
   noRoomFor(need: number): Verdict {
-    return { stage: 'budget', reason: `Did not fit the ${this.budget}-token budget (needs ${need}, ${Math.max(0, this.budget - this.used)} left)` };
+    return { stage: 'budget', reason: { budget: this.budget, need, left: Math.max(0, this.budget - this.used) } };
   }
 
   noRoom(s: Scored): Decision {

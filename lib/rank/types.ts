@@ -73,14 +73,53 @@ export interface TraceEntry {
   id: string;
   title: string;
   included: boolean;
-  /** The deciding reason in plain words. */
-  reason: string;
+  /**
+   * What decided, as data: the words are made only where the entry is shown (`traceReason` in lib/rank/trace.ts),
+   * since a ranking traces hundreds of candidates and the panel shows a few.
+   */
+  decided: Reason;
   score?: number;
-  factors?: FactorScores;
   /** Which stage decided: 'filter' | 'guarantee' | 'threshold' | 'budget' | 'redundancy' | 'selected' | 'limit'. */
   stage?: TraceStage;
-  /** Each factor's weighted contribution to the score. */
+  /**
+   * Each factor's weighted contribution to the score (what the panel's bars show; the factors themselves are on the
+   * cards: the trace of thousands of candidates travels to the panel at every ranking).
+   */
   contributions?: FactorScores;
+  /** With a score: what its explanation names besides the numbers. */
+  notes?: ScoreNotes;
+  /** Set by learning (lib/learn/learned-ranking.ts) when a learned weight put this card above the next one. */
+  learned?: string;
+}
+
+/** Why a candidate was taken or left out: words, or a card the budget had no room for. */
+export type Reason = string | NoRoom;
+
+/** A card that did not fit: the token budget, the tokens it needed and those left. */
+export interface NoRoom {
+  budget: number;
+  need: number;
+  left: number;
+}
+
+/** What a score's explanation says besides its numbers (`explainNotes` in lib/rank/trace.ts puts it in words). */
+export interface ScoreNotes {
+  /** The task's terms it matched itself (not only through its thread neighbour), as the index keeps them. */
+  terms?: string[];
+  /**
+   * Those terms as its text writes them, where shared words count in the score (`writtenTerms`): read at once for
+   * a card, and for a trace entry only when it is shown (`needsWords`).
+   */
+  words?: string[];
+  /** Words its thread neighbour matched (for an item found through its neighbour). */
+  viaNeighbour: string[];
+  /** How it is tied to this situation. */
+  situation: string[];
+  continuity?: string;
+  /** Its place among its conversation's turns, when discounted for it. */
+  threadPlace?: number;
+  /** The title of the newer decision on the same subject. */
+  supersededBy?: string;
 }
 
 export type TraceStage = 'filter' | 'guarantee' | 'threshold' | 'budget' | 'redundancy' | 'selected' | 'limit';

@@ -22,6 +22,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'settings:get': () => s.settings.get(),
     'settings:set': ({ patch }) => s.settings.set(patch),
     'site:pause': ({ site, paused }) => s.settings.pauseSite(site, paused),
+    'trace:words': ({ items }) => s.ranker.traceWords(items),
     'package:build': ({ tabId, ids, search }) => s.ranker.packageFor(tabId, ids, search),
     'package:insert': ({ tabId, ids, search }) => s.insertion.package(tabId, ids, search),
     'rank:preview': ({ text, settings, people, site }) => s.ranker.preview(text, settings, people, site),

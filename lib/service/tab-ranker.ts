@@ -1,6 +1,7 @@
 import type { MemoryStore } from '../memory/store';
 import type { PanelState, PreviewCard } from '../messaging/protocol';
 import { buildPackage } from '../rank/package';
+import { writtenTerms } from '../rank/trace';
 import { personKeys } from '../rank/situation';
 import { OverrideMemo } from '../rank/overridden-instructions';
 import type { RankSettings, TaskReading } from '../rank/types';
@@ -82,6 +83,12 @@ export class TabRanker implements PanelRanker {
     // What a search finds is put in as for any page.
     const dest = search?.trim() || !task ? 'documents' : task.destination;
     return { ...buildPackage(cards, dest, settings.budgetTokens), budget: settings.budgetTokens };
+  }
+
+  /** The matched terms of trace entries as each item's text writes them (the panel asks for those it shows). */
+  async traceWords(items: { id: string; terms: string[] }[]): Promise<{ words: string[][] }> {
+    const found = new Map((await this.store.readMany(items.map((x) => x.id))).map((it) => [it.id, it]));
+    return { words: items.map(({ id, terms }) => writtenTerms(terms, found.get(id))) };
   }
 
   /** How a sample task ranks under the given (unsaved) or the saved settings. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PanelState } from '../../lib/messaging/protocol';
 import { launchExtension, ROOT, type Harness } from './harness';
+import { reasonOf } from '../unit/rank-fixtures';
 
 // The demo `npm start` opens: the right background for an email to Dana and for a chat about the retry bug.
 let h: Harness;
@@ -38,7 +39,7 @@ describe('the demo', () => {
     // The code-style rule applies to code, not to this email: not offered, not in the package, and "why not?" says so.
     expect(ids).not.toContain('demo-code-style');
     expect(state.package?.ids).not.toContain('demo-code-style');
-    expect(state.trace.find((e) => e.id === 'demo-code-style')?.reason).toMatch(/only when the task mentions “code”/);
+    expect(reasonOf(state.trace, 'demo-code-style')).toMatch(/only when the task mentions “code”/);
   });
 
   it('brings the incident note first for the chat about the retry bug, and keeps Dana’s rule out', async () => {

@@ -109,7 +109,9 @@ describe('side panel', () => {
     expect(await left.count()).toBeGreaterThan(0);
     const shown = new Set(await ids(panel));
     for (const id of await left.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')!))) expect(shown.has(id)).toBe(false);
-    expect(await left.first().locator('.muted').innerText()).not.toBe('');
+    // The words an entry matched are read from its item once the list is open: the worker writes them as the item does.
+    await expect.poll(() => left.first().locator('.muted').innerText()).not.toBe('');
+    expect(await h.call('trace:words', { items: [{ id: 'q2', terms: ['juli', 'postpon', 'financ'] }] })).toEqual({ words: [['July', 'postponed', 'finance']] });
     await panel.close();
     await page.close();
   });

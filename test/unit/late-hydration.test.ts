@@ -6,6 +6,7 @@ import { createItem } from '../../lib/memory/normalize';
 import { arrayMemoryView, HYDRATED_CHARS, IndexedMemory, NotHydratedError } from '../../lib/memory/index/memory-index';
 import { rankMemory } from '../../lib/rank/rank';
 import { cardText } from '../../lib/rank/package';
+import { traceReason } from '../../lib/rank/trace';
 import type { RankRequest, TaskReading } from '../../lib/rank/types';
 import type { MemoryInput, MemoryItem } from '../../lib/memory/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
@@ -32,7 +33,7 @@ function inputs(): MemoryInput[] {
 const request = (memory: RankRequest['memory'], ask: string): RankRequest => ({ task: task(ask), memory, settings: DEFAULT_SETTINGS, now: NOW });
 const shown = (r: Awaited<ReturnType<typeof rankMemory>>) => ({
   cards: r.cards.map((c) => [c.item.id, c.item.text, c.item.title, c.passages, c.why]),
-  trace: r.trace.map((t) => [t.id, t.title, t.stage, t.reason]),
+  trace: r.trace.map((t) => [t.id, t.title, t.stage, traceReason(t)]),
   pkg: r.package?.text,
 });
 

@@ -12,6 +12,7 @@ import { FACTOR_NAMES as WEIGHT_NAMES, type FactorScores } from '../../lib/core/
 import type { TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 import { readFeedbackBlock } from '../../lib/learn/feedback-file';
+import { reasonOf } from './rank-fixtures';
 
 const BASE = DEFAULT_SETTINGS.weights;
 const NOW = Date.UTC(2026, 10, 1);
@@ -121,7 +122,7 @@ describe('the ranker with learned weights', () => {
     const after = await rank(learned);
     expect(after.cards.map((c) => c.item.id)).toEqual(['new', 'old']);
     expect(after.cards[0].learned).toMatch(/^Learned from your feedback: recency counts more (everywhere|on mail\.google\.com), so it is above “Offsite hotel booking: the Lisbon/);
-    expect(after.trace.find((e) => e.id === 'new')?.reason).toMatch(/Learned from your feedback/);
+    expect(reasonOf(after.trace, 'new')).toMatch(/Learned from your feedback/);
     expect((await rank()).cards.map((c) => c.item.id)).toEqual(['old', 'new']);
   });
 });

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { h, render } from 'preact';
 import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
@@ -9,6 +9,18 @@ import type { TaskReading } from '../../lib/rank/types';
 import { Snippet } from '../../lib/ui/card';
 import { plainWhy } from '../../lib/ui/format';
 import { RANK_SETTINGS as SETTINGS } from './rank-fixtures';
+import { needsWords, writtenTerms } from '../../lib/rank/trace';
+import { WhyNot } from '../../lib/ui/panel/why-not';
+
+// The worker's answer to `trace:words`, read from the memory the ranking used (as TabRanker.traceWords reads the store).
+const asked: { id: string; terms: string[] }[][] = [];
+vi.mock('../../lib/messaging/rpc', () => ({
+  callBackground: async (type: string, req: { items: { id: string; terms: string[] }[] }) => {
+    if (type !== 'trace:words') throw new Error(`unexpected ${type}`);
+    asked.push(req.items);
+    return { words: req.items.map((x) => writtenTerms(x.terms, x.id === NOTE.id ? NOTE : undefined)) };
+  },
+}));
 
 /** What *Why?* says a card shares with the task: the card's own words, never the ranker's stems. */
 const NOW = Date.UTC(2026, 5, 1);
@@ -18,9 +30,10 @@ const NOTE: MemoryItem = {
   createdAt: NOW, updatedAt: NOW, source: {}, tokens: countTokens(TEXT),
 };
 
+const TASK: TaskReading = { url: 'https://example.com/', title: 'Page', site: 'example.com', adapter: 'generic', destination: 'documents', field: { text: 'How many retries does the example say?', kind: 'textarea' }, at: NOW };
+
 async function topCard() {
-  const task: TaskReading = { url: 'https://example.com/', title: 'Page', site: 'example.com', adapter: 'generic', destination: 'documents', field: { text: 'How many retries does the example say?', kind: 'textarea' }, at: NOW };
-  const r = await rankMemory({ task, memory: arrayMemoryView([NOTE], new Map()), settings: SETTINGS, queryVectors: [], now: NOW });
+  const r = await rankMemory({ task: TASK, memory: arrayMemoryView([NOTE], new Map()), settings: SETTINGS, queryVectors: [], now: NOW });
   const card = r.cards[0];
   expect(card?.item.id).toBe('retry');
   return card;
@@ -48,5 +61,26 @@ describe('the words a card shares with the task', () => {
     expect(marked).toEqual(['Retry', 'example', 'retries', 'examples']);
     // Marked as text: the snippet reads the same as the card.
     expect(host.textContent).toBe(TEXT);
+  });
+
+  it('Why not? names them as the left-out item writes them too, read when the list is open', async () => {
+    // A budget too small for the note: it is left out, and its reason says what it shares.
+    const r = await rankMemory({ task: TASK, memory: arrayMemoryView([NOTE], new Map()), settings: { ...SETTINGS, budgetTokens: 10 }, queryVectors: [], now: NOW });
+    const left = r.trace.find((e) => e.id === NOTE.id)!;
+    expect(left).toMatchObject({ included: false, stage: 'budget' });
+    expect(needsWords(left)).toBe(true);
+    const host = document.createElement('div');
+    render(h(WhyNot, { trace: r.trace }), host);
+    expect(asked).toHaveLength(0); // closed: nothing is read
+    const details = host.querySelector('details')!;
+    details.open = true;
+    details.dispatchEvent(new Event('toggle'));
+    await vi.waitFor(() => expect(host.querySelector('[data-testid="why-not-item"] .muted')?.textContent).toMatch(/shares words/));
+    const reason = host.querySelector('[data-testid="why-not-item"] .muted')!.textContent!;
+    expect(reason).toMatch(/^Did not fit the 10-token budget \(needs \d+, 10 left\)\. Score 0\.\d\d: .*shares words \(\+0\.\d\d\): /);
+    expect(reason).toMatch(/"Retry"/);
+    expect(reason).toMatch(/"example"/);
+    expect(reason).not.toMatch(/"(retri|exampl)"/);
+    expect(asked).toEqual([[{ id: NOTE.id, terms: left.notes!.terms }]]);
   });
 });

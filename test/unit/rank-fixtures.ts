@@ -1,4 +1,5 @@
-import type { RankSettings } from '../../lib/rank/types';
+import type { RankSettings, TraceEntry } from '../../lib/rank/types';
+import { traceReason } from '../../lib/rank/trace';
 
 /** The ranking settings most ranking tests start from: the shipped weights' shape, an 800-token budget, 8 cards. */
 export const RANK_SETTINGS: RankSettings = {
@@ -18,4 +19,10 @@ export function longNote(): string {
     if (p === 4) lines[0] = 'The zebra migration crossed the Mara river at dawn, watched by our guide Joseph.';
     return lines.join(' ');
   }).join('\n\n');
+}
+
+/** The reason the trace gives for candidate `id`, in the words the panel shows (undefined when it was not traced). */
+export function reasonOf(trace: readonly TraceEntry[], id: string): string | undefined {
+  const e = trace.find((x) => x.id === id);
+  return e && traceReason(e);
 }

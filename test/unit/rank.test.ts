@@ -12,6 +12,7 @@ import { contextText } from '../../lib/memory/index/item-text';
 import { planQuery, taskQueryText, taskQueryTexts } from '../../lib/rank/query';
 import { terms, askDateTerms, itemDateTerms, phrases } from '../../lib/memory/index/tokenize';
 import { RANK_SETTINGS as SETTINGS } from './rank-fixtures';
+import { needsWords, traceReason, withWords, writtenTerms } from '../../lib/rank/trace';
 
 // Deterministic stand-in for the model: a hashed bag of stemmed words, normalised. Texts sharing words are close.
 const DIM = 128;
@@ -69,7 +70,11 @@ function request(items: MemoryItem[], t: TaskReading, settings: Partial<RankSett
 }
 
 const ids = (r: { cards: { item: MemoryItem }[] }) => r.cards.map((c) => c.item.id);
-const traceOf = (r: Awaited<ReturnType<typeof rankMemory>>, id: string) => r.trace.find((e) => e.id === id);
+/** A candidate's trace entry with its reason in words, as the panel shows it. */
+const traceOf = (r: Awaited<ReturnType<typeof rankMemory>>, id: string) => {
+  const e = r.trace.find((x) => x.id === id);
+  return e && { ...e, reason: traceReason(e) };
+};
 
 describe('tokenize and lexical index', () => {
   it('lets inflections of a word meet', () => {
@@ -331,7 +336,7 @@ describe('budget, redundancy, trace, empty state', () => {
       expect(r.package!.tokens).toBeLessThanOrEqual(budget);
       expect(countTokens(r.package!.text)).toBe(r.package!.tokens);
       const over = r.trace.find((e) => e.stage === 'budget');
-      if (r.cards.length < 20) expect(over?.reason).toMatch(/budget/);
+      if (r.cards.length < 20) expect(over && traceReason(over)).toMatch(/budget/);
     }
   });
 
@@ -345,6 +350,22 @@ describe('budget, redundancy, trace, empty state', () => {
       item(`Harbour visit ${i}: we met at the harbour cafe. ${Array.from({ length: 40 }, (_, k) => `topic${i}n${k}`).join(' ')}`, { id: `l${i}` }),
     );
     expect((await rankMemory(request(long, task('harbour cafe visit'), { maxCards: 4, budgetTokens: 5000 }))).cards).toHaveLength(4);
+  });
+
+  it('says why a card did not fit in the budget, with its score and the words it matched, the same after the trip to the panel', async () => {
+    const r = await rankMemory(request(many, task('budget review forecast'), { budgetTokens: 90, maxCards: 20 }));
+    const over = r.trace.find((e) => e.stage === 'budget')!;
+    const left = 90 - r.cards.reduce((n, c) => n + c.item.tokens + 6, 0);
+    const note = many.find((it) => it.id === over.id)!;
+    const need = note.tokens + 6;
+    // Its words are read from its text when the panel shows it (the worker's `trace:words`).
+    expect(needsWords(over)).toBe(true);
+    expect(traceReason(withWords(over, writtenTerms(over.notes!.terms!, note)))).toMatch(
+      new RegExp(`^Did not fit the 90-token budget \\(needs ${need}, ${left} left\\)\\. Score 0\\.\\d\\d: .*shares words \\(\\+0\\.\\d\\d\\): "Budget", "review", "forecast"`),
+    );
+    // The panel gets a copy of the trace (a message between the worker and the page): its words are the same.
+    const copied: typeof r.trace = JSON.parse(JSON.stringify(r.trace));
+    expect(copied.map(traceReason)).toEqual(r.trace.map(traceReason));
   });
 
   it('drops a near-duplicate of a selected card and says which', async () => {
@@ -368,9 +389,9 @@ describe('budget, redundancy, trace, empty state', () => {
     const left = r.trace.filter((e) => !e.included);
     expect(left.length).toBeGreaterThan(0);
     for (const e of left) expect(['limit', 'redundancy', 'threshold']).toContain(e.stage);
-    expect(left.some((e) => /Beyond the 2 cards/.test(e.reason))).toBe(true);
+    expect(left.some((e) => /Beyond the 2 cards/.test(traceReason(e)))).toBe(true);
     const top = r.trace[0];
-    expect(top.reason).toMatch(/shares words|similar in meaning/);
+    expect(traceReason(top)).toMatch(/shares words|similar in meaning/);
     expect(top.contributions!.lexical).toBeGreaterThan(0);
   });
 
@@ -596,7 +617,7 @@ describe('how an item is named and which rule is newer', () => {
     const british = item('Always use British spelling in replies', { id: 'british', kind: 'instruction', ...at });
     const american = item('Always use American spelling in replies', { id: 'american', kind: 'instruction', ...at });
     const overridden = async (ask: string) =>
-      (await rankMemory(request([british, american], task(ask)))).trace.filter((t) => t.reason.startsWith('Superseded by')).map((t) => t.id);
+      (await rankMemory(request([british, american], task(ask)))).trace.filter((t) => traceReason(t).startsWith('Superseded by')).map((t) => t.id);
     const one = await overridden('british spelling in replies');
     expect(one).toHaveLength(1);
     expect(await overridden('american spelling in replies')).toEqual(one);
@@ -611,6 +632,6 @@ describe('how an item is named and which rule is newer', () => {
     const other = item('Always use American spelling in replies', { id: 'american', kind: 'instruction', createdAt: NOW - 5 * DAY, updatedAt: NOW - 5 * DAY });
     const r2 = await rankMemory(request([edited, other], task('which spelling in replies')));
     expect(r2.cards.map((c) => c.item.id)).toContain('british');
-    expect(r2.trace.find((t) => t.id === 'american')).toMatchObject({ included: false, reason: expect.stringMatching(/^Superseded by “Always use British spelling in replies”/) });
+    expect(traceOf(r2, 'american')).toMatchObject({ included: false, reason: expect.stringMatching(/^Superseded by “Always use British spelling in replies”/) });
   });
 });

@@ -9,6 +9,7 @@ import { MemoryStore } from '../../lib/memory/store';
 import { rankMemory } from '../../lib/rank/rank';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 import { normalizeRankSettings } from '../../lib/settings/settings';
+import { reasonOf } from './rank-fixtures';
 
 const task = (text: string) => ({ url: 'https://x.test/', title: '', site: 'x.test', adapter: 'generic', destination: 'documents' as const, field: { text, kind: 'textarea' as const }, at: 0 });
 
@@ -32,7 +33,7 @@ describe('secrets on capture', () => {
     const [held] = await store.add([{ text: 'staging deploy token ghp_abcdefghijklmnopqrstuvwxyz0123456789ABCD', needsReview: 'secret' }], { from: 'user' });
     const rank = () => rankMemory({ task: task('staging deploy token'), memory: store.view, settings: DEFAULT_SETTINGS, now: Date.now() });
     expect((await rank()).cards).toEqual([]);
-    expect((await rank()).trace.find((t) => t.id === held.id)?.reason ?? 'not a candidate').not.toMatch(/^Score/);
+    expect(reasonOf((await rank()).trace, held.id) ?? 'not a candidate').not.toMatch(/^Score/);
     expect(store.view.lexicalIndex.search(LexicalIndex.queryTerms('staging'), 10).map((h) => h.id)).toEqual([]);
     await store.update(held.id, { needsReview: '' });
     expect((await rank()).cards.map((c) => c.item.id)).toEqual([held.id]);

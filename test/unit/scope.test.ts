@@ -10,6 +10,8 @@ import { rankMemory } from '../../lib/rank/rank';
 import { appliesBecause, describeScope } from '../../lib/rank/scope';
 import type { RankSettings, TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
+import { traceReason } from '../../lib/rank/trace';
+import { reasonOf } from './rank-fixtures';
 
 const NOW = Date.UTC(2026, 10, 1);
 const DAY = 86_400_000;
@@ -91,7 +93,7 @@ describe('only instructions whose scope matches are included', () => {
     expect(toDana.package!.ids).not.toContain('demo-code-style');
     const why = toDana.trace.find((e) => e.id === 'demo-code-style');
     expect(why?.included).toBe(false);
-    expect(why?.reason).toMatch(/only when the task mentions “code”/);
+    expect(why && traceReason(why)).toMatch(/only when the task mentions “code”/);
 
     const retry = await rank(items, chat('How should we fix the retry bug in the sync worker?'));
     const retryCards = retry.cards.map((c) => c.item.id);
@@ -100,7 +102,7 @@ describe('only instructions whose scope matches are included', () => {
     expect(retryCards).not.toContain('demo-budget-boundary');
     expect(retryCards).not.toContain('demo-dana');
     expect(retry.package!.ids).not.toContain('demo-budget-boundary');
-    expect(retry.trace.find((e) => e.id === 'demo-budget-boundary')?.reason).toMatch(/draft budget/);
+    expect(reasonOf(retry.trace, 'demo-budget-boundary')).toMatch(/draft budget/);
   });
 
   it('never puts an out-of-scope instruction in a package, whatever its words score', async () => {
@@ -142,7 +144,7 @@ describe('only instructions whose scope matches are included', () => {
     expect(ids).toContain(newer.id);
     expect(ids).toContain(other.id);
     expect(ids).not.toContain(older.id);
-    expect(r.trace.find((e) => e.id === older.id)?.reason).toBe('Superseded by “Use American spelling.” (newer, for the same scope)');
+    expect(reasonOf(r.trace, older.id)).toBe('Superseded by “Use American spelling.” (newer, for the same scope)');
   });
 });
 
@@ -159,7 +161,7 @@ describe('text from outside is never an everywhere-instruction on its own say', 
     const r = await rank([captured, sales], email('Hi team, here are the sales figures for October. Every answer welcome.'));
     expect(r.cards.map((c) => c.item.id)).toEqual([sales.id]);
     expect(r.package!.text).not.toMatch(/password/);
-    expect(r.trace.find((e) => e.id === captured.id)?.reason).toMatch(/only on garden\.example \(limited to where it came from/);
+    expect(reasonOf(r.trace, captured.id)).toMatch(/only on garden\.example \(limited to where it came from/);
   });
 
   it('the same text typed by the user is theirs to apply everywhere', async () => {

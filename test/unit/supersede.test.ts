@@ -7,6 +7,8 @@ import type { MemoryItem } from '../../lib/memory/types';
 import { rng } from '../../bench/lib/perf/synthetic';
 import type { TaskReading } from '../../lib/rank/types';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
+import { reasonOf } from './rank-fixtures';
+import { traceReason } from '../../lib/rank/trace';
 
 const NOW = Date.UTC(2026, 10, 1);
 const DAY = 86_400_000;
@@ -21,14 +23,14 @@ describe('a decision superseded by a newer one on the same subject', () => {
     const r = await rankMemory({ task, memory: arrayMemoryView([older, newer, other], new Map()), settings: DEFAULT_SETTINGS, now: NOW });
     const ids = r.cards.map((c) => c.item.id);
     expect(ids.indexOf('newer')).toBeLessThan(ids.indexOf('older'));
-    expect(r.trace.find((e) => e.id === 'older')?.reason).toMatch(/superseded by “Decided: the Q3 budget review is quarterly/);
-    expect(r.trace.find((e) => e.id === 'newer')?.reason).not.toMatch(/superseded/);
+    expect(reasonOf(r.trace, 'older')).toMatch(/superseded by “Decided: the Q3 budget review is quarterly/);
+    expect(reasonOf(r.trace, 'newer')).not.toMatch(/superseded/);
   });
 
   it('is ranked on its own merits when nothing newer covers it', async () => {
     const r = await rankMemory({ task, memory: arrayMemoryView([older, other], new Map()), settings: DEFAULT_SETTINGS, now: NOW });
     expect(r.cards[0].item.id).toBe('older');
-    expect(r.trace.some((e) => /superseded/.test(e.reason))).toBe(false);
+    expect(r.trace.some((e) => /superseded/.test(traceReason(e)))).toBe(false);
   });
 });
 
@@ -46,7 +48,7 @@ describe('contradicting instructions among many of one scope', () => {
     // Amid the newest 200 of the scope: 'british' is older than most of them.
     const memory = arrayMemoryView([...many.slice(0, 150), older, newer, ...many.slice(150)], new Map());
     const r = await rankMemory({ task: { ...task, field: { text: 'Spelling for the client reports', kind: 'contenteditable' } }, memory, settings: DEFAULT_SETTINGS, now: NOW });
-    const superseded = r.trace.filter((e) => /^Superseded by/.test(e.reason)).map((e) => e.id);
+    const superseded = r.trace.filter((e) => /^Superseded by/.test(traceReason(e))).map((e) => e.id);
     expect(superseded).toEqual(['british']);
   });
 });
@@ -88,7 +90,7 @@ describe('rankings that keep the overrides they found', () => {
   const british = createItem({ id: 'british', text: 'Use British spelling in client reports', kind: 'instruction', createdAt: NOW - 100 * DAY }, NOW);
   const american = createItem({ id: 'american', text: 'Use American spelling in client reports', kind: 'instruction', createdAt: NOW - 2 * DAY }, NOW);
   const canadian = createItem({ id: 'canadian', text: 'Use Canadian spelling in client reports', kind: 'instruction', createdAt: NOW - DAY }, NOW);
-  const supersededIds = (r: Awaited<ReturnType<typeof rankMemory>>) => r.trace.filter((e) => /^Superseded by/.test(e.reason)).map((e) => e.id).sort();
+  const supersededIds = (r: Awaited<ReturnType<typeof rankMemory>>) => r.trace.filter((e) => /^Superseded by/.test(traceReason(e))).map((e) => e.id).sort();
 
   it('see a newer contradicting instruction saved between two rankings', async () => {
     const overrides = new OverrideMemo();

@@ -10,6 +10,7 @@ import type { TaskReading } from '../../lib/rank/types';
 import { QueryVectorCache } from '../../lib/service/query-vectors';
 import { rankForTab, type RankInputs } from '../../lib/service/ranking';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
+import { reasonOf } from './rank-fixtures';
 
 /** A tab's panel as the worker ranks it: with what learning applies, and the cards noted where feedback reads them. */
 const NOW = Date.UTC(2026, 10, 1);
@@ -42,7 +43,7 @@ describe('ranking a tab', () => {
     const on = await rankForTab(inputs(store, 1, { active: async () => learned, noteShown: () => {} }));
     expect(on.cards.map((c) => c.item.id)).toEqual(['new', 'old']);
     expect(on.cards[0].learned).toMatch(/^Learned from your feedback: recency counts more everywhere, so it is above “Offsite hotel booking: the Lisbon/);
-    expect(on.trace.find((e) => e.id === 'new')?.reason).toMatch(/Learned from your feedback: recency counts more/);
+    expect(reasonOf(on.trace, 'new')).toMatch(/Learned from your feedback: recency counts more/);
   });
 
   it('notes the cards a tab shows in the learning it is given, so a use there is feedback and nowhere else', async () => {

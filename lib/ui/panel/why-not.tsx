@@ -1,29 +1,67 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { TraceEntry } from '../../rank/types';
+import { callBackground } from '../../messaging/rpc';
+import { needsWords, traceReason, withWords } from '../../rank/trace';
 import { FactorBars } from '../card';
 import { stageText } from '../format';
 
-/** Left-out candidates and why ("why not?"): every trace entry the ranker did not select. */
+/** An entry's matched terms are written the same way wherever it comes back (the same item, the same terms). */
+const wordsKey = (e: TraceEntry) => `${e.id}\n${e.notes?.terms?.join(' ') ?? ''}`;
+
+/**
+ * Left-out candidates and why ("why not?"): every trace entry the ranker did not select. The words an entry
+ * matched are read from its item when the entry is shown (the ranker traces hundreds and leaves them unread).
+ */
 export function WhyNot({ trace }: { trace: TraceEntry[] }) {
   const [q, setQ] = useState('');
+  const [open, setOpen] = useState(false);
+  const [words, setWords] = useState<ReadonlyMap<string, string[]>>(new Map());
   const out = trace.filter((e) => !e.included);
-  if (!out.length) return null;
   const shown = out.filter((e) => !q.trim() || e.title.toLowerCase().includes(q.trim().toLowerCase())).slice(0, 40);
+  const unread = open ? shown.filter((e) => needsWords(e) && !words.has(wordsKey(e))) : [];
+  const unreadKey = unread.map(wordsKey).join('\n\n');
+
+  useEffect(() => {
+    if (!unread.length) return;
+    const items = unread.map((e) => ({ id: e.id, terms: e.notes!.terms! }));
+    const keep = (got: string[][]) =>
+      setWords((had) => {
+        // Kept while the panel is open, across rankings; a long session starts again rather than grow.
+        const next = new Map(had.size > 1000 ? [] : had);
+        unread.forEach((e, i) => next.set(wordsKey(e), got[i] ?? items[i].terms));
+        return next;
+      });
+    // Without an answer the terms stand as the index keeps them, rather than no reason at all.
+    void callBackground('trace:words', { items }).then(
+      (r) => keep(r.words),
+      () => keep(items.map((x) => x.terms)),
+    );
+  }, [unreadKey]);
+
+  if (!out.length) return null;
+  const reason = (e: TraceEntry): string | undefined => {
+    if (!needsWords(e)) return traceReason(e);
+    const w = words.get(wordsKey(e));
+    return w ? traceReason(withWords(e, w)) : undefined;
+  };
   return (
-    <details class="why-not" data-testid="why-not">
+    <details class="why-not" data-testid="why-not" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>Why not? {out.length} left out</summary>
       {out.length > 6 ? (
         <input type="search" class="why-not-filter" placeholder="Find a memory…" aria-label="Find a left-out memory" value={q}
           onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
       ) : null}
       <ul>
-        {shown.map((e) => (
-          <li key={e.id} data-testid="why-not-item" data-id={e.id} data-stage={e.stage ?? ''}>
-            <strong>{e.title}</strong> <span class="stage">{stageText(e)}</span>
-            <div class="muted">{e.reason}</div>
-            {e.contributions ? <FactorBars values={e.contributions} label={`Score of ${e.title}`} /> : null}
-          </li>
-        ))}
+        {shown.map((e) => {
+          const why = reason(e);
+          return (
+            <li key={e.id} data-testid="why-not-item" data-id={e.id} data-stage={e.stage ?? ''}>
+              <strong>{e.title}</strong> <span class="stage">{stageText(e)}</span>
+              <div class="muted" aria-busy={why === undefined}>{why ?? ''}</div>
+              {e.contributions ? <FactorBars values={e.contributions} label={`Score of ${e.title}`} /> : null}
+            </li>
+          );
+        })}
       </ul>
     </details>
   );
