@@ -1,7 +1,7 @@
 import type { LexicalHit, LexicalSearcher } from './memory-view';
 import { terms as toTerms } from './tokenize';
 import { kthLargest } from '../../core/kth-largest';
-import { grown, MAX_TF, postingOf, PostingReader, readVarint, type Posting } from './posting';
+import { grown, MAX_TF, postingOf, PostingReader, readVarint, type Posting, type PostingView } from './posting';
 import { PackableLexicalDocs } from './lexical-docs-pack';
 import { ownerOf, partOf } from './passages';
 
@@ -89,10 +89,10 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
    * Postings of a query term: a word's own, or for a phrase ("a b", two terms with a space) the items whose body has
    * a directly followed by b, counted from the sequences of the items holding both words.
    */
-  private postingOf(term: string): Posting | undefined {
+  private postingOf(term: string): PostingView | undefined {
     if (!term.includes(' ')) {
       const t = this.termId.get(term);
-      return t === undefined || this.df[t] <= 0 ? undefined : this.postings[t];
+      return t === undefined || this.df[t] <= 0 ? undefined : this.postings.view(t);
     }
     const cached = this.phraseCache.get(term);
     if (cached !== undefined) return cached ?? undefined;
@@ -102,12 +102,13 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     let out: Posting | null = null;
     if (a !== undefined && b !== undefined && this.df[a] > 0 && this.df[b] > 0) {
       // Both postings are in slot order: walk them together and scan only the items holding both words.
-      const ra = this.reader.reset(this.postings[a]!);
-      const rb = this.readerB.reset(this.postings[b]!);
+      const ra = this.reader.reset(this.postings.view(a));
+      const rb = this.readerB.reset(this.postings.view(b));
       const docs: number[] = [];
       const tfs: number[] = [];
-      const seq = this.seqPool;
+      const pool = this.fPool;
       const cur = this.cur;
+      const seq = this.seqReader;
       let more = ra.next() && rb.next();
       while (more) {
         const s = ra.slot;
@@ -120,13 +121,25 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
           continue;
         }
         more = ra.next() && rb.next();
-        if (this.ids[s] === undefined) continue;
+        if (this.ids[s] === undefined || this.sCount[s] < 2) continue;
+        // The two words' places in the item's list of terms: its sequence is written in those (term-sequence.ts).
+        let pa = -1;
+        let pb = -1;
+        cur.at = this.fStart[s];
+        const distinct = this.fCount[s];
+        for (let k = 0; k < distinct && (pa < 0 || pb < 0); k++) {
+          const x = readVarint(pool, cur);
+          const t = Math.floor(x / 2);
+          if (t === a) pa = k;
+          if (t === b) pb = k;
+          if (x % 2) readVarint(pool, cur);
+        }
         let c = 0;
-        cur.at = this.sStart[s];
         let prev = -1;
-        for (let k = this.sCount[s]; k > 0; k--) {
-          const t = readVarint(seq, cur);
-          if (prev === a && t === b) c++;
+        seq.reset(this.seqs.bytes, this.sStart[s], this.sCount[s], distinct);
+        while (seq.remaining) {
+          const t = seq.next();
+          if (prev === pa && t === pb && t >= 0) c++;
           prev = t;
         }
         if (c) {
@@ -266,7 +279,7 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
   search(terms: Map<string, number>, limit: number): LexicalHit[] {
     const n = this.slotOf.size;
     const avg = !n ? 1 : this.geometric ? Math.max(1, Math.expm1(this.totalLogLen / n)) : this.totalLen / n || 1;
-    const used: { term: string; p: Posting; w: number }[] = [];
+    const used: { term: string; p: PostingView; w: number }[] = [];
     for (const [t, w] of terms) {
       const p = this.postingOf(t);
       if (p && w > 0) used.push({ term: t, p, w });
