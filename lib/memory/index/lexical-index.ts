@@ -1,8 +1,9 @@
 import type { LexicalHit, LexicalSearcher } from './memory-view';
 import { terms as toTerms } from './tokenize';
 import { kthLargest } from '../../core/kth-largest';
-import { grown, MAX_TF, postingOf, PostingReader, readVarint, type Posting, type PostingView } from './posting';
+import { grown, MAX_TF, postingOf, PostingReader, type Posting, type PostingView } from './posting';
 import { PackableLexicalDocs } from './lexical-docs-pack';
+import { countPairs } from './term-sequence';
 import { ownerOf, partOf } from './passages';
 
 export interface LexicalIndexOptions {
@@ -107,8 +108,8 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
       const docs: number[] = [];
       const tfs: number[] = [];
       const pool = this.fPool;
-      const cur = this.cur;
-      const seq = this.seqReader;
+      const aLow = a & 63;
+      const bLow = b & 63;
       let more = ra.next() && rb.next();
       while (more) {
         const s = ra.slot;
@@ -125,23 +126,30 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
         // The two words' places in the item's list of terms: its sequence is written in those (term-sequence.ts).
         let pa = -1;
         let pb = -1;
-        cur.at = this.fStart[s];
+        let at = this.fStart[s];
         const distinct = this.fCount[s];
+        // Entries are varint(term × 2 + (count > 1)), then varint(count) when above 1. An entry's first byte holds its
+        // term's low 6 bits: only entries that could be a or b are read in full, the rest skipped byte by byte.
         for (let k = 0; k < distinct && (pa < 0 || pb < 0); k++) {
-          const x = readVarint(pool, cur);
-          const t = Math.floor(x / 2);
-          if (t === a) pa = k;
-          if (t === b) pb = k;
-          if (x % 2) readVarint(pool, cur);
+          const first = pool[at];
+          const low = (first >>> 1) & 63;
+          if (low === aLow || low === bLow) {
+            let x = first & 127;
+            let mul = 128;
+            let c = first;
+            at++;
+            while (c > 127) {
+              c = pool[at++];
+              x += (c & 127) * mul;
+              mul *= 128;
+            }
+            const t = Math.floor(x / 2);
+            if (t === a) pa = k;
+            if (t === b) pb = k;
+          } else while (pool[at++] > 127);
+          if (first & 1) while (pool[at++] > 127);
         }
-        let c = 0;
-        let prev = -1;
-        seq.reset(this.seqs.bytes, this.sStart[s], this.sCount[s], distinct);
-        while (seq.remaining) {
-          const t = seq.next();
-          if (prev === pa && t === pb && t >= 0) c++;
-          prev = t;
-        }
+        const c = pa < 0 || pb < 0 ? 0 : countPairs(this.seqs.bytes, this.sStart[s], this.sCount[s], distinct, pa, pb);
         if (c) {
           docs.push(s);
           tfs.push(Math.min(c, MAX_TF));

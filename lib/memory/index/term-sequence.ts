@@ -81,6 +81,72 @@ export class SequencePool {
   }
 }
 
+/**
+ * How often the term at place `a` is directly followed by the term at place `b` in the `count` terms written at byte
+ * `at` for a list of `distinct` terms: `SequenceReader` unrolled into locals, as a query's phrase is counted in every
+ * item holding both its words.
+ */
+export function countPairs(bytes: Uint8Array, at: number, count: number, distinct: number, a: number, b: number): number {
+  const w = widthFor(distinct);
+  const mask = w <= 16 ? (1 << w) - 1 : 0;
+  let pos = at;
+  let acc = 0;
+  let bits = 0;
+  let furthest = 0;
+  let prev = -1;
+  let pairs = 0;
+  for (let k = 0; k < count; k++) {
+    if (bits === 0) {
+      acc = bytes[pos++];
+      bits = 8;
+    }
+    const flag = acc & 1;
+    acc >>>= 1;
+    bits--;
+    let place: number;
+    if (!flag) place = furthest++;
+    else if (mask) {
+      while (bits < w) {
+        acc |= bytes[pos++] << bits;
+        bits += 8;
+      }
+      place = acc & mask;
+      acc >>>= w;
+      bits -= w;
+      if (place === distinct) {
+        // A term not in the list (its number follows): never one of the pair's.
+        for (let need = 32; need > 0; need -= 8) {
+          while (bits < 8) {
+            acc |= bytes[pos++] << bits;
+            bits += 8;
+          }
+          acc >>>= 8;
+          bits -= 8;
+        }
+        place = -1;
+      } else if (place >= furthest) furthest = place + 1;
+    } else {
+      // Lists of 65,536 terms and more (no real passage has them): the general reader.
+      return countPairsSlowly(bytes, at, count, distinct, a, b);
+    }
+    if (prev === a && place === b) pairs++;
+    prev = place;
+  }
+  return pairs;
+}
+
+function countPairsSlowly(bytes: Uint8Array, at: number, count: number, distinct: number, a: number, b: number): number {
+  const r = new SequenceReader().reset(bytes, at, count, distinct);
+  let prev = -1;
+  let pairs = 0;
+  while (r.remaining) {
+    const place = r.next();
+    if (prev === a && place === b && place >= 0) pairs++;
+    prev = place;
+  }
+  return pairs;
+}
+
 /** Bits a place in a list of `distinct` terms takes, the code one past the list included. */
 function widthFor(distinct: number): number {
   return Math.max(1, 32 - Math.clz32(distinct));
