@@ -81,6 +81,26 @@ describe('phrases over the compact index', () => {
       { numRuns: 60 },
     );
   });
+
+  it('find a phrase with one rare word among many items holding the common one, and only in that order', () => {
+    const idx = new LexicalIndex();
+    const ids: string[] = [];
+    const add = (id: string, text: string) => {
+      idx.addItem({ id, title: '', text, tags: [], people: [] });
+      ids.push(id);
+    };
+    for (let i = 0; i < 300; i++) add(`c${i}`, `The class met on day ${i} and the class was full.`);
+    add('yes1', 'Signed up for the pottery class on Tuesday.');
+    add('yes2', 'Pottery classes again: the pottery class moved to the annex.');
+    add('no1', 'The class on pottery was cancelled.');
+    add('no2', 'Class pottery, an odd order of words.');
+    const found = (i: LexicalIndex) => i.search(new Map([['potteri class', 1]]), 20).map((h) => [h.id, h.score.toFixed(6)]);
+    expect(found(idx).map(([id]) => id).sort()).toEqual(['yes1', 'yes2']);
+    const p = idx.exportDocs(ids);
+    const loaded = new LexicalIndex();
+    loaded.loadPacked(p, p.terms.split('\u0000'), ids.map((_, i) => i), ids);
+    expect(found(loaded)).toEqual(found(idx));
+  });
 });
 
 describe('what the index holds', () => {
