@@ -248,7 +248,7 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
       if (b < 0 || acc[s] > acc[b]) bestOf[id] = s + 1;
     }
     // Heads in first-match order: each item at the place of its first matched passage.
-    if (this.headScratch.length < n) this.headScratch = new Int32Array(Math.max(n, this.lens.length));
+    if (this.headScratch.length < n) this.headScratch = grown(this.headScratch, n);
     const out = this.headScratch;
     let nOut = 0;
     for (let i = 0; i < n; i++) {
