@@ -160,8 +160,9 @@ export function grown<T extends Uint32Array | Uint16Array | Uint8Array | Int32Ar
  * Every term's postings (entries as in `Posting`) in one byte pool, each term a stretch of it, with per-term numbers
  * in typed arrays. A posting object per term cost about 250 bytes of objects (the posting, its Uint8Array and
  * ArrayBuffer) whatever its length, more than most terms' entries: a memory's vocabulary is mostly rare words. A
- * stretch that fills up moves to the end of the pool with room to grow (or grows in place when it is last); the room
- * it leaves is reclaimed when such room passes half the pool, and by `trim`.
+ * stretch that fills up moves to the end of the pool with room to grow by half (or grows in place when it is last);
+ * the room it leaves is reclaimed when such room passes an eighth of the pool, and by `trim`. The pool itself grows
+ * by an eighth: between two trims (items saved one by one) it holds about what separate buffers held.
  */
 export class PostingPool {
   bytes = new Uint8Array(0);
@@ -220,7 +221,7 @@ export class PostingPool {
 
   /** Gives back unused room: every stretch exactly its entries, the pool exactly their sum. */
   trim(): void {
-    this.repack(0);
+    this.repack(false);
   }
 
   private growTerms(need: number): void {
@@ -238,12 +239,12 @@ export class PostingPool {
     const size = Math.max(4, Math.ceil((used + need) * 1.5));
     if (this.cap[t] === this.top) {
       // The last stretch grows where it is.
-      this.bytes = grown(this.bytes, this.start[t] + size);
+      this.reserve(this.start[t] + size);
       this.top = this.cap[t] = this.start[t] + size;
       return;
     }
-    if (this.left > 65536 && this.left * 2 > this.top) this.repack(0);
-    this.bytes = grown(this.bytes, this.top + size);
+    if (this.left > 65536 && this.left * 8 > this.top) this.repack(true);
+    this.reserve(this.top + size);
     this.bytes.copyWithin(this.top, this.start[t], this.end[t]);
     this.left += this.cap[t] - this.start[t];
     this.start[t] = this.top;
@@ -251,19 +252,32 @@ export class PostingPool {
     this.top = this.cap[t] = this.top + size;
   }
 
-  /** Copies every stretch, in term order, into a pool of exactly their used bytes (plus `room`). */
-  private repack(room: number): void {
+  /** Makes `bytes` at least `need` long, growing it by an eighth at least. */
+  private reserve(need: number): void {
+    if (need <= this.bytes.length) return;
+    const bytes = new Uint8Array(Math.max(need, this.bytes.length + (this.bytes.length >>> 3), 1024));
+    bytes.set(this.bytes.subarray(0, this.top));
+    this.bytes = bytes;
+  }
+
+  /**
+   * Copies every stretch, in term order, into a pool without the room moves left behind: each stretch keeps its own
+   * room to grow when `keepRoom` (else a stretch would move again on its next entry), none when trimming.
+   */
+  private repack(keepRoom: boolean): void {
     let total = 0;
     const terms = this.count.length;
-    for (let t = 0; t < terms; t++) total += this.end[t] - this.start[t];
-    const bytes = new Uint8Array(total + room);
+    for (let t = 0; t < terms; t++) total += (keepRoom ? this.cap[t] : this.end[t]) - this.start[t];
+    const bytes = new Uint8Array(total);
     let at = 0;
     for (let t = 0; t < terms; t++) {
       const used = this.end[t] - this.start[t];
+      const size = keepRoom ? this.cap[t] - this.start[t] : used;
       bytes.set(this.bytes.subarray(this.start[t], this.end[t]), at);
       this.start[t] = at;
-      this.end[t] = this.cap[t] = at + used;
-      at += used;
+      this.end[t] = at + used;
+      this.cap[t] = at + size;
+      at += size;
     }
     this.bytes = bytes;
     this.top = at;
