@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { appendPosting, newPosting, PostingReader, MAX_TF } from '../../lib/memory/index/posting';
+import { appendPosting, newPosting, PostingPool, PostingReader, MAX_TF } from '../../lib/memory/index/posting';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 import { IndexedMemory } from '../../lib/memory/index/memory-index';
 import { passagesOf } from '../../lib/memory/index/item-text';
@@ -23,6 +23,37 @@ describe('compact postings', () => {
         while (r.next()) got.push([r.slot, r.tf]);
         expect(got).toEqual(want);
       }),
+    );
+  });
+
+  it("one pool holds every term's postings through moves, reclaiming and trims, each read back as written", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 300 }), (seed, terms) => {
+        let x = seed;
+        const rand = (n: number) => ((x = (x * 48271) % 2147483647) % n);
+        const pool = new PostingPool();
+        const want: [number, number][][] = Array.from({ length: terms }, () => []);
+        // Enough entries that stretches move many times and the room they leave is reclaimed.
+        for (let slot = 0; slot < 40_000; slot++) {
+          for (let k = rand(4); k > 0; k--) {
+            const t = rand(3) ? rand(Math.min(terms, 8)) : rand(terms);
+            if (want[t].at(-1)?.[0] === slot) continue;
+            const tf = rand(5) ? 1 : 1 + rand(MAX_TF);
+            pool.append(t, slot, tf);
+            want[t].push([slot, tf]);
+          }
+          if (slot === 20_000) pool.trim();
+        }
+        const r = new PostingReader();
+        for (let t = 0; t < terms; t++) {
+          r.reset(pool.view(t));
+          const got: [number, number][] = [];
+          while (r.next()) got.push([r.slot, r.tf]);
+          expect(got).toEqual(want[t]);
+          expect(pool.n(t)).toBe(want[t].length);
+        }
+      }),
+      { numRuns: 8 },
     );
   });
 

@@ -1,7 +1,8 @@
 import { LexicalDocs } from './lexical-docs';
 import type { PackedLexicon } from './lexical-pack';
 import { passageKey } from './passages';
-import { varintBytes, writeVarint, type Posting } from './posting';
+import { PostingPool, varintBytes, writeVarint } from './posting';
+import { SequencePool } from './term-sequence';
 
 /**
  * The documents of a BM25 index written out in one piece for the store's pack, and loaded back from it: the
@@ -114,12 +115,13 @@ export class PackableLexicalDocs extends LexicalDocs {
     this.termId = new Map();
     for (let t = 0; t < T; t++) this.termId.set(terms[t], t);
     const df = (this.df = new Int32Array(T));
+    const placeOf = (this.placeOf = new Uint32Array(T));
     const { start, term, tf, seqStart, seq } = p;
-    // Exact sizes of the pools and postings, so nothing is copied while loading and nothing is left over.
+    // Exact sizes of the pool and the postings, so nothing is copied while loading and nothing is left over.
     const postBytes = new Uint32Array(T);
     const lastSlot = new Int32Array(T).fill(-1);
     let fBytes = 0;
-    let seqBytes = 0;
+    let seqTerms = 0;
     for (let slot = 0; slot < entries.length; slot++) {
       const i = entries[slot];
       for (let k = start[i], z = start[i + 1]; k < z; k++) {
@@ -131,21 +133,14 @@ export class PackableLexicalDocs extends LexicalDocs {
         lastSlot[t] = slot;
         df[t]++;
       }
-      for (let k = seqStart[i], z = seqStart[i + 1]; k < z; k++) seqBytes += varintBytes(seq[k]);
+      seqTerms += seqStart[i + 1] - seqStart[i];
     }
-    // One buffer holds every term's postings, each a view of its own stretch: a load makes no per-term buffers.
-    let total = 0;
-    for (let t = 0; t < T; t++) total += postBytes[t];
-    const all = new Uint8Array(total);
-    const postings: Posting[] = new Array(T);
-    for (let t = 0, at = 0; t < T; t++) {
-      if (!postBytes[t]) continue;
-      postings[t] = { bytes: all.subarray(at, at + postBytes[t]), end: 0, n: df[t], last: lastSlot[t] };
-      at += postBytes[t];
-    }
-    this.postings = postings;
+    const postings = (this.postings = new PostingPool());
+    postings.allocate(postBytes);
     const fPool = (this.fPool = new Uint8Array(fBytes));
-    const seqPool = (this.seqPool = new Uint8Array(seqBytes));
+    // Sequences take about a third of a byte a term (term-sequence.ts); the room left over is given back below.
+    const seqs = (this.seqs = new SequencePool());
+    seqs.reserve(Math.ceil(seqTerms / 2) + entries.length, true);
     const n = entries.length;
     this.lens = new Uint32Array(n);
     this.asked = new Uint8Array(n);
@@ -155,9 +150,7 @@ export class PackableLexicalDocs extends LexicalDocs {
     this.sStart = new Uint32Array(n);
     this.sCount = new Uint32Array(n);
     this.acc = new Float64Array(n);
-    lastSlot.fill(-1);
     let fTop = 0;
-    let sTop = 0;
     for (let d = 0; d < n; d++) {
       const i = entries[d];
       const slot = this.newSlot(ids[d], p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined);
@@ -168,16 +161,14 @@ export class PackableLexicalDocs extends LexicalDocs {
         const c = tf[k];
         fTop = writeVarint(fPool, fTop, t * 2 + (c > 1 ? 1 : 0));
         if (c > 1) fTop = writeVarint(fPool, fTop, c);
-        const post = postings[t];
-        post.end = writeVarint(post.bytes, post.end, (slot - lastSlot[t] - 1) * 2 + (c > 1 ? 1 : 0));
-        if (c > 1) post.end = writeVarint(post.bytes, post.end, c);
-        lastSlot[t] = slot;
+        postings.append(t, slot, c);
+        placeOf[t] = k - start[i] + 1;
       }
-      this.sStart[slot] = sTop;
+      this.sStart[slot] = seqs.append(seq, placeOf, start[i + 1] - start[i], seqStart[i], seqStart[i + 1]);
       this.sCount[slot] = seqStart[i + 1] - seqStart[i];
-      for (let k = seqStart[i], z = seqStart[i + 1]; k < z; k++) sTop = writeVarint(seqPool, sTop, seq[k]);
+      for (let k = start[i], z = start[i + 1]; k < z; k++) placeOf[term[k]] = 0;
     }
+    seqs.trim();
     this.fTop = fTop;
-    this.sTop = sTop;
   }
 }

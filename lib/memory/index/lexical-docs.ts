@@ -1,7 +1,8 @@
 import type { MemoryItem } from '../types';
 import { searchText } from './item-text';
 import { ownerOf, passageKey, splitPassages } from './passages';
-import { appendPosting, grown, MAX_TF, newPosting, PostingReader, readVarint, writeVarint, type Posting } from './posting';
+import { grown, MAX_TF, PostingPool, PostingReader, readVarint, writeVarint, type Posting } from './posting';
+import { SequencePool, SequenceReader } from './term-sequence';
 import { terms as toTerms, hasTimeExpression, itemDateTerms, TIME_TERM, PERSON_PREFIX } from './tokenize';
 
 /**
@@ -10,10 +11,11 @@ import { terms as toTerms, hasTimeExpression, itemDateTerms, TIME_TERM, PERSON_P
  * scores queries over them.
  *
  * Layout (what keeps 100k items in tens of MB rather than GB): each item gets a slot; its distinct term ids and
- * counts sit in one shared byte pool (the forward index), its body's term sequence in another, both as
- * variable-length numbers (a common term's id takes a byte or two, not four), and each term's postings are bytes of
- * slot gaps and counts (posting.ts). Phrases have no postings at all: a query's phrase is counted from
- * the sequences of the items holding its rarer word. A removed or re-indexed item leaves a dead slot behind, skipped
+ * counts sit in one shared byte pool (the forward index) as variable-length numbers (a common term's id takes a byte
+ * or two, not four), its body's term sequence in another as places in that list of distinct terms, a bit or a few
+ * each (term-sequence.ts), and each term's postings are bytes of slot gaps and counts, every term's in one pool
+ * (posting.ts). Phrases have no postings at all: a query's phrase is counted from the sequences of the items holding
+ * both its words. A removed or re-indexed item leaves a dead slot behind, skipped
  * by queries and reclaimed when dead slots pile up. Writing them out for the store's pack and loading them back is
  * `PackableLexicalDocs` (lexical-docs-pack.ts).
  */
@@ -40,7 +42,7 @@ export class LexicalDocs {
   /** Byte offset of the slot's entries in `fPool`, and how many there are. */
   protected fStart = new Uint32Array(0);
   protected fCount = new Uint32Array(0);
-  /** Byte offset of the slot's term sequence in `seqPool`, and how many terms it holds. */
+  /** Byte offset of the slot's term sequence in `seqs`, and how many terms it holds. */
   protected sStart = new Uint32Array(0);
   protected sCount = new Uint32Array(0);
   protected dead = 0;
@@ -48,18 +50,21 @@ export class LexicalDocs {
   /** Each slot's distinct terms in first-seen order: varint(term × 2 + (count > 1)), then varint(count) when above 1. */
   protected fPool = new Uint8Array(0);
   protected fTop = 0;
-  /** Each slot's body as term ids, one varint each. */
-  protected seqPool = new Uint8Array(0);
-  protected sTop = 0;
+  /** Each slot's body (term-sequence.ts). */
+  protected seqs = new SequencePool();
   /** Scratch cursor for reading the pools. */
   protected readonly cur = { at: 0 };
   /** Scratch reader for postings. */
   protected readonly reader = new PostingReader();
+  /** Scratch reader for sequences. */
+  protected readonly seqReader = new SequenceReader();
+  /** Per term, its place + 1 in the list of the document being written (0 otherwise), for `seqs`. */
+  protected placeOf = new Uint32Array(0);
   // Terms.
   protected termId = new Map<string, number>();
   protected termStr: string[] = [];
   protected df = new Int32Array(0);
-  protected postings: (Posting | undefined)[] = [];
+  protected postings = new PostingPool();
   /** Phrase postings counted for recent queries; cleared by any change. */
   protected phraseCache = new Map<string, Posting | null>();
   /** Per-slot score accumulator for `search`, zero between queries. */
@@ -143,7 +148,10 @@ export class LexicalDocs {
       k = this.termStr.length;
       this.termId.set(t, k);
       this.termStr.push(t);
-      if (k >= this.df.length) this.df = grown(this.df, k + 1);
+      if (k >= this.df.length) {
+        this.df = grown(this.df, k + 1);
+        this.placeOf = grown(this.placeOf, k + 1);
+      }
     }
     return k;
   }
@@ -179,9 +187,7 @@ export class LexicalDocs {
   }
 
   protected post(t: number, slot: number, n: number): void {
-    let p = this.postings[t];
-    if (!p) this.postings[t] = p = newPosting();
-    appendPosting(p, slot, n);
+    this.postings.append(t, slot, n);
     this.df[t]++;
   }
 
@@ -193,16 +199,18 @@ export class LexicalDocs {
     this.fPool = grown(this.fPool, this.fTop + 10 * tf.size);
     this.fStart[slot] = this.fTop;
     this.fCount[slot] = tf.size;
+    const placeOf = this.placeOf;
+    let place = 0;
     for (const [t, n] of tf) {
       const c = Math.min(n, MAX_TF);
       this.fTop = writeVarint(this.fPool, this.fTop, t * 2 + (c > 1 ? 1 : 0));
       if (c > 1) this.fTop = writeVarint(this.fPool, this.fTop, c);
       this.post(t, slot, c);
+      placeOf[t] = ++place;
     }
-    this.seqPool = grown(this.seqPool, this.sTop + 5 * seq.length);
-    this.sStart[slot] = this.sTop;
+    this.sStart[slot] = this.seqs.append(seq, placeOf, tf.size);
     this.sCount[slot] = seq.length;
-    for (let i = 0; i < seq.length; i++) this.sTop = writeVarint(this.seqPool, this.sTop, seq[i]);
+    for (const t of tf.keys()) placeOf[t] = 0;
   }
 
   /** The slot's distinct terms and counts, in the order they were first seen (the forward index decoded). */
@@ -223,9 +231,13 @@ export class LexicalDocs {
   /** The slot's body as term ids, in order. */
   protected docSeq(slot: number): number[] {
     const out: number[] = new Array(this.sCount[slot]);
-    const cur = this.cur;
-    cur.at = this.sStart[slot];
-    for (let k = 0; k < out.length; k++) out[k] = readVarint(this.seqPool, cur);
+    if (!out.length) return out;
+    const { terms } = this.docTerms(slot);
+    const r = this.seqReader.reset(this.seqs.bytes, this.sStart[slot], out.length, terms.length);
+    for (let k = 0; k < out.length; k++) {
+      const place = r.next();
+      out[k] = place < 0 ? r.outside : terms[place];
+    }
     return out;
   }
 
@@ -283,11 +295,11 @@ export class LexicalDocs {
     this.sStart = new Uint32Array(0);
     this.sCount = new Uint32Array(0);
     this.fPool = new Uint8Array(0);
-    this.seqPool = new Uint8Array(0);
-    this.fTop = this.sTop = this.dead = 0;
+    this.seqs = new SequencePool();
+    this.fTop = this.dead = 0;
     this.totalLen = this.totalLogLen = 0;
     this.df.fill(0);
-    this.postings = [];
+    this.postings = new PostingPool();
     this.acc = new Float64Array(0);
     this.normAvg = NaN;
     this.phraseCache.clear();
@@ -300,17 +312,16 @@ export class LexicalDocs {
   trim(): void {
     const n = this.ids.length;
     this.fPool = this.fPool.slice(0, this.fTop);
-    this.seqPool = this.seqPool.slice(0, this.sTop);
+    this.seqs.trim();
     for (const k of ['lens', 'asked', 'isPart', 'fStart', 'fCount', 'sStart', 'sCount', 'acc'] as const) this[k] = this[k].slice(0, n) as never;
-    for (const p of this.postings) if (p && p.bytes.length > p.end) p.bytes = p.bytes.slice(0, p.end);
+    this.postings.trim();
   }
 
   /** Ids of the items holding `term` (an item of several passages once per passage holding it). Walks its postings only. */
   *holders(term: string): Iterable<string> {
     const k = this.termId.get(term);
-    const p = k !== undefined && this.df[k] > 0 ? this.postings[k] : undefined;
-    if (!p) return;
-    const r = new PostingReader().reset(p);
+    if (k === undefined || this.df[k] <= 0) return;
+    const r = new PostingReader().reset(this.postings.view(k));
     while (r.next()) {
       const id = this.ids[r.slot];
       if (id !== undefined) yield ownerOf(id);

@@ -40,6 +40,13 @@ export function postingOf(slots: ArrayLike<number>, tfs: ArrayLike<number>): Pos
   return p;
 }
 
+/** Where a posting's entries are: `n` of them from byte `start` of `bytes` (a posting of its own starts at 0). */
+export interface PostingView {
+  bytes: Uint8Array;
+  start?: number;
+  n: number;
+}
+
 /** Walks a posting: `next()` moves to the following entry and sets `slot` and `tf`. Reusable (`reset`). */
 export class PostingReader {
   slot = -1;
@@ -48,9 +55,9 @@ export class PostingReader {
   private pos = 0;
   private left = 0;
 
-  reset(p: Posting): this {
+  reset(p: PostingView): this {
     this.bytes = p.bytes;
-    this.pos = 0;
+    this.pos = p.start ?? 0;
     this.left = p.n;
     this.slot = -1;
     this.tf = 0;
@@ -145,6 +152,143 @@ export function grown<T extends Uint32Array | Uint16Array | Uint8Array | Int32Ar
   let cap = Math.max(16, Math.ceil(a.length * 1.5));
   while (cap < need) cap = Math.ceil(cap * 1.5);
   const b = new (a.constructor as new (n: number) => T)(cap);
+  b.set(a);
+  return b;
+}
+
+/**
+ * Every term's postings (entries as in `Posting`) in one byte pool, each term a stretch of it, with per-term numbers
+ * in typed arrays. A posting object per term cost about 250 bytes of objects (the posting, its Uint8Array and
+ * ArrayBuffer) whatever its length, more than most terms' entries: a memory's vocabulary is mostly rare words. A
+ * stretch that fills up moves to the end of the pool with room to grow by half (or grows in place when it is last);
+ * the room it leaves is reclaimed when such room passes an eighth of the pool, and by `trim`. The pool itself grows
+ * by an eighth: between two trims (items saved one by one) it holds about what separate buffers held.
+ */
+export class PostingPool {
+  bytes = new Uint8Array(0);
+  /** End of the used part of `bytes`. */
+  private top = 0;
+  /** Bytes of stretches left behind by moves. */
+  private left = 0;
+  /** Per term: its stretch [start, cap), the bytes used up to end, its entries and its last slot. */
+  private start = new Uint32Array(0);
+  private end = new Uint32Array(0);
+  private cap = new Uint32Array(0);
+  private count = new Uint32Array(0);
+  private last = new Int32Array(0);
+
+  /** Entries of term `t` (dead slots included). */
+  n(t: number): number {
+    return t < this.count.length ? this.count[t] : 0;
+  }
+
+  /** Term `t`'s entries for a `PostingReader`; valid until the pool changes. */
+  view(t: number): PostingView {
+    return { bytes: this.bytes, start: this.start[t], n: this.count[t] };
+  }
+
+  /** Appends `slot` (above every slot of term `t`) with count `tf` (1..MAX_TF). */
+  append(t: number, slot: number, tf: number): void {
+    if (t >= this.count.length) this.growTerms(t + 1);
+    const prev = this.count[t] ? this.last[t] : -1;
+    const v = (slot - prev - 1) * 2 + (tf > 1 ? 1 : 0);
+    const need = varintBytes(v) + (tf > 1 ? varintBytes(tf) : 0);
+    if (this.end[t] + need > this.cap[t]) this.move(t, need);
+    let at = writeVarint(this.bytes, this.end[t], v);
+    if (tf > 1) at = writeVarint(this.bytes, at, tf);
+    this.end[t] = at;
+    this.last[t] = slot;
+    this.count[t]++;
+  }
+
+  /**
+   * Makes the pool hold each term's entries as `sizes[t]` bytes (exactly what will be written), every stretch empty:
+   * a load writes into it with `write` and nothing is moved or left over.
+   */
+  allocate(sizes: Uint32Array): void {
+    this.growTerms(sizes.length);
+    let at = 0;
+    for (let t = 0; t < sizes.length; t++) {
+      this.start[t] = this.end[t] = at;
+      at += sizes[t];
+      this.cap[t] = at;
+      this.count[t] = 0;
+    }
+    this.bytes = new Uint8Array(at);
+    this.top = at;
+    this.left = 0;
+  }
+
+  /** Gives back unused room: every stretch exactly its entries, the pool exactly their sum. */
+  trim(): void {
+    this.repack(false);
+  }
+
+  private growTerms(need: number): void {
+    const n = Math.max(need, Math.ceil(this.count.length * 1.5));
+    this.start = grownTo(this.start, n);
+    this.end = grownTo(this.end, n);
+    this.cap = grownTo(this.cap, n);
+    this.count = grownTo(this.count, n);
+    this.last = grownTo(this.last, n);
+  }
+
+  /** Gives term `t` a stretch with room for `need` more bytes and half again. */
+  private move(t: number, need: number): void {
+    const used = this.end[t] - this.start[t];
+    const size = Math.max(4, Math.ceil((used + need) * 1.5));
+    if (this.cap[t] === this.top) {
+      // The last stretch grows where it is.
+      this.reserve(this.start[t] + size);
+      this.top = this.cap[t] = this.start[t] + size;
+      return;
+    }
+    if (this.left > 65536 && this.left * 8 > this.top) this.repack(true);
+    this.reserve(this.top + size);
+    this.bytes.copyWithin(this.top, this.start[t], this.end[t]);
+    this.left += this.cap[t] - this.start[t];
+    this.start[t] = this.top;
+    this.end[t] = this.top + used;
+    this.top = this.cap[t] = this.top + size;
+  }
+
+  /** Makes `bytes` at least `need` long, growing it by an eighth at least. */
+  private reserve(need: number): void {
+    if (need <= this.bytes.length) return;
+    const bytes = new Uint8Array(Math.max(need, this.bytes.length + (this.bytes.length >>> 3), 1024));
+    bytes.set(this.bytes.subarray(0, this.top));
+    this.bytes = bytes;
+  }
+
+  /**
+   * Copies every stretch, in term order, into a pool without the room moves left behind: each stretch keeps its own
+   * room to grow when `keepRoom` (else a stretch would move again on its next entry), none when trimming.
+   */
+  private repack(keepRoom: boolean): void {
+    let total = 0;
+    const terms = this.count.length;
+    for (let t = 0; t < terms; t++) total += (keepRoom ? this.cap[t] : this.end[t]) - this.start[t];
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (let t = 0; t < terms; t++) {
+      const used = this.end[t] - this.start[t];
+      const size = keepRoom ? this.cap[t] - this.start[t] : used;
+      bytes.set(this.bytes.subarray(this.start[t], this.end[t]), at);
+      this.start[t] = at;
+      this.end[t] = at + used;
+      this.cap[t] = at + size;
+      at += size;
+    }
+    this.bytes = bytes;
+    this.top = at;
+    this.left = 0;
+  }
+}
+
+/** A copy of `a` of length `n` (its values first, zeros after). */
+function grownTo<T extends Uint32Array | Int32Array>(a: T, n: number): T {
+  if (n <= a.length) return a;
+  const b = new (a.constructor as new (n: number) => T)(n);
   b.set(a);
   return b;
 }
