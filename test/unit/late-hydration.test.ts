@@ -120,4 +120,25 @@ describe('late hydration: item texts stay in IndexedDB until a ranking reads the
     expect(kept * size).toBeLessThanOrEqual(HYDRATED_CHARS + 10 * size);
     expect(kept).toBeGreaterThanOrEqual(10);
   });
+
+  it('keeps every item of a ranking that weighs more than the bound, so it is not read again while the user types', async () => {
+    // A mail to someone with thousands of notes: all of them are weighed at every keystroke.
+    const rows = new Map<string, MemoryItem>();
+    let read = 0;
+    const mem = new IndexedMemory(async (ids) => ((read += ids.length), ids.map((id) => rows.get(id))));
+    const size = 10_000;
+    const n = Math.ceil((2 * HYDRATED_CHARS) / size);
+    const ids = Array.from({ length: n + 1 }, (_, i) => `p${i}`);
+    for (const id of ids) {
+      const it = createItem({ id, text: `${id} `.padEnd(size, 'y') }, NOW);
+      rows.set(id, it);
+      mem.put(it);
+    }
+    await mem.hydrate(ids.slice(0, n));
+    read = 0;
+    const again = await mem.hydrate(ids); // the same ones and one more
+    expect(read).toBe(1);
+    expect(again.size).toBe(n + 1);
+    for (const id of ids) expect(mem.get(id)?.text.startsWith(id)).toBe(true);
+  });
 });

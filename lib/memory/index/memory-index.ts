@@ -105,7 +105,7 @@ export class IndexedMemory implements MemoryView {
       }
     }
     const read = missing.length > 0;
-    if (read && keep) this.forgetHydrated();
+    if (read && keep) this.forgetHydrated(out);
     for (let round = 0; missing.length && round < 3; round++) {
       const heads = missing.map((id) => this.byId.get(id));
       const rows = await this.reader!(missing);
@@ -140,11 +140,15 @@ export class IndexedMemory implements MemoryView {
     this.hydrated.delete(id);
     this.hydratedChars -= h.item.text.length + h.item.title.length;
   }
-  /** Drops the oldest hydrated items until they hold at most `HYDRATED_CHARS`. */
-  private forgetHydrated(): void {
+  /**
+   * Drops the oldest hydrated items until they hold at most `HYDRATED_CHARS`, never those this hydration returns
+   * (`mine`): a ranking that weighs more than the bound (a mail to someone with thousands of notes) keeps them all
+   * until the next one, and typing on reads none of them again.
+   */
+  private forgetHydrated(mine: Map<string, MemoryItem>): void {
     for (const id of this.hydrated.keys()) {
       if (this.hydratedChars <= HYDRATED_CHARS) break;
-      this.dropHydrated(id);
+      if (!mine.has(id)) this.dropHydrated(id);
     }
   }
   /** `contentPrint` of the item's title, text and captions (0: not held). */
