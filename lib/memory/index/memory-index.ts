@@ -116,7 +116,8 @@ export class IndexedMemory implements MemoryView {
         if (head !== heads[i]) return void again.push(id);
         const row = rows[i];
         if (row?.id !== id || typeof row.text !== 'string') return; // not stored: left out, as an unknown id is
-        const item = { ...head, text: row.text, title: row.title } as MemoryItem;
+        // The row as stored: the head is the same fields (written to IndexedDB first, then put here).
+        const item = row;
         if (keep) this.keepHydrated(id, { head, item });
         out.set(id, item);
       });
