@@ -116,8 +116,10 @@ export class IndexedMemory implements MemoryView {
         if (head !== heads[i]) return void again.push(id);
         const row = rows[i];
         if (row?.id !== id || typeof row.text !== 'string') return; // not stored: left out, as an unknown id is
-        // The row as stored: the head is the same fields (written to IndexedDB first, then put here).
-        const item = row;
+        // The row as stored: the head has the same fields (written to IndexedDB first, then put here), but for the
+        // token count a load adds to rows of the first schema. Not a copy of the head: copies of varying shapes made
+        // the ranker's reads of item fields measurably slower.
+        const item = row.tokens === head.tokens ? row : { ...row, tokens: head.tokens };
         if (keep) this.keepHydrated(id, { head, item });
         out.set(id, item);
       });
