@@ -113,7 +113,8 @@ export function buildMemory(n: number, corpus: SyntheticCorpus, longShare = 0) {
   }
   const ids = [...stored.keys()];
   const h0 = heap();
-  const mem = new IndexedMemory(async (asked) => asked.map((id) => stored.get(id)));
+  // A read gives copies, as IndexedDB's do: what the index keeps of them is counted, and their cost is in the rankings.
+  const mem = new IndexedMemory(async (asked) => asked.map((id) => structuredClone(stored.get(id))));
   const add = (item: MemoryItem, vector?: Float32Array | Float32Array[]) => {
     stored.set(item.id, item);
     mem.put(item, vector);
