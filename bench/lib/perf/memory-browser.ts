@@ -143,18 +143,22 @@ export async function catalogQueryTimes(n: number, rounds = 15): Promise<{ sortM
     return { ...it, text: `${it.text} marker${i}zz` };
   }), new Map());
   const cat = new MemoryCatalog();
-  const time = (filter: Record<string, string>) => {
+  const time = async (filter: Record<string, string>) => {
     const t0 = performance.now();
-    cat.query(mem, { filter, offset: 0, limit: 50 });
+    await cat.query(mem, { filter, offset: 0, limit: 50 });
     return performance.now() - t0;
   };
-  const sortMs = time({});
-  const med = (f: (k: number) => Record<string, string>) => percentile(Array.from({ length: rounds }, (_, k) => time(f(k))), 50);
+  const sortMs = await time({});
+  const med = async (f: (k: number) => Record<string, string>) => {
+    const ts: number[] = [];
+    for (let k = 0; k < rounds; k++) ts.push(await time(f(k)));
+    return percentile(ts, 50);
+  };
   return {
     sortMs,
-    pageMs: med(() => ({})),
-    wordMs: med((k) => ({ text: `marker${(k * 7919) % n}zz` })),
-    prefixMs: med((k) => ({ text: `marker${(k * 31) % 97}` })),
-    kindMs: med(() => ({ kind: 'instruction' })),
+    pageMs: await med(() => ({})),
+    wordMs: await med((k) => ({ text: `marker${(k * 7919) % n}zz` })),
+    prefixMs: await med((k) => ({ text: `marker${(k * 31) % 97}` })),
+    kindMs: await med(() => ({ kind: 'instruction' })),
   };
 }
