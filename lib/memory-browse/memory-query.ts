@@ -65,6 +65,8 @@ export interface BrowsableMemory {
   readonly size: number;
   head(id: string): ItemHead | undefined;
   items(): Iterable<ItemHead>;
+  /** The items held back for review (in no index: searched by their own text). */
+  held(): Iterable<ItemHead>;
   hydrate(ids: Iterable<string>, keep?: boolean): Promise<Map<string, MemoryItem>>;
   readonly lexicalIndex: LexicalIndex;
 }
@@ -112,7 +114,7 @@ export class MemoryCatalog {
     const offset = Math.max(0, q.offset | 0);
     const limit = Math.max(0, q.limit | 0);
     // Held items are in no index: their own words are searched, read for those the other filters leave.
-    const held = text ? await mem.hydrate(this.ids.filter((id) => { const h = mem.head(id); return !!h?.needsReview && this.matches(h, f); }), false) : undefined;
+    const held = text ? await mem.hydrate([...mem.held()].filter((h) => this.matches(h, f)).map((h) => h.id), false) : undefined;
     const inThread: ItemHead[] = [];
     const shown: string[] = [];
     let total = 0;

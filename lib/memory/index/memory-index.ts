@@ -54,6 +54,8 @@ export class IndexedMemory implements MemoryView {
   private contextVectors = new VectorIndex();
   readonly lexicalIndex = new LexicalIndex(RANK_LEXICAL);
   private flaggedIds = new Set<string>();
+  /** Items held back (`needsReview`): in no index, searched by their own text where memory is browsed. */
+  private heldIds = new Set<string>();
   private flaggedList?: ItemHead[];
   private byKey = new Map<string, Set<string>>();
   /** How many passage vectors an item of several passages has (items of one passage are not listed). */
@@ -218,6 +220,10 @@ export class IndexedMemory implements MemoryView {
   flagged(): Iterable<ItemHead> {
     return (this.flaggedList ??= [...this.flaggedIds].map((id) => this.byId.get(id)!));
   }
+  /** The items held back for review (few: what looked like a secret). */
+  held(): Iterable<ItemHead> {
+    return [...this.heldIds].map((id) => this.byId.get(id)!);
+  }
   situated(keys: string[]): Iterable<ItemHead> {
     const ids = new Set<string>();
     for (const k of keys) for (const id of this.byKey.get(k) ?? []) ids.add(id);
@@ -273,6 +279,7 @@ export class IndexedMemory implements MemoryView {
     this.byId.set(item.id, this.reader ? headOf(item) : item);
     if (item.needsReview || item.id.includes('\u0000')) {
       // Held back (e.g. it looks like a secret): kept, but in no index until the user confirms it.
+      if (item.needsReview) this.heldIds.add(item.id);
       this.setVectors(item.id, undefined);
       this.contextVectors.delete(item.id);
       this.lexicalIndex.remove(item.id);
@@ -328,6 +335,7 @@ export class IndexedMemory implements MemoryView {
 
   private unkey(item: ItemHead): void {
     this.flaggedIds.delete(item.id);
+    this.heldIds.delete(item.id);
     for (const k of situationKeys(item)) this.byKey.get(k)?.delete(item.id);
   }
 }
