@@ -234,9 +234,9 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
    */
   private bestParts(touched: Int32Array): { heads: Int32Array; parts: (best: ArrayLike<number>) => Map<number, number[]> } {
     const acc = this.acc;
-    const owner = this.ownerLabels();
+    const owner = this.headSlots();
     const isPart = this.isPart;
-    // Per item (its owner label), its best matched slot + 1 (0: none yet); zero again once its head is placed.
+    // Per item (its first passage's slot), its best matched slot + 1 (0: none yet); zero again once its head is placed.
     if (this.bestOf.length < owner.length) this.bestOf = new Int32Array(Math.max(owner.length, this.lens.length));
     const bestOf = this.bestOf;
     const n = touched.length;
@@ -282,30 +282,52 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
   }
   /** `bestParts`' heads (scratch). */
   private headScratch = new Int32Array(0);
-  /** `bestParts`' scratch, per owner label (all zero between searches). */
+  /** `bestParts`' scratch, per item's first passage slot (all zero between searches). */
   private bestOf = new Int32Array(0);
 
-  /** Per slot, a number its item's passages share (as their keys' `ownerOf` would); made again after any change. */
-  private ownerLabels(): Int32Array {
+  /**
+   * Per slot of a passage of an item of several, the slot of the item's first passage (whose key is the item's id): a
+   * number its passages share. Made again after any change.
+   */
+  private headSlots(): Int32Array {
     const ids = this.ids;
-    const made = this.owners;
-    if (made && made.ids === ids && made.n === ids.length) return made.labels;
+    const made = this.heads;
+    if (made && made.ids === ids && made.n === ids.length) return made.slots;
     // Reading every passage key's owner from its string, per search, was most of a large memory's search time.
-    const labels = new Int32Array(ids.length);
-    const seen = new Map<string, number>();
+    const slots = new Int32Array(ids.length);
     for (let s = 0; s < ids.length; s++) {
       const key = ids[s];
       if (key === undefined || !this.isPart[s]) continue;
-      const id = ownerOf(key);
-      let label = seen.get(id);
-      if (label === undefined) seen.set(id, (label = seen.size));
-      labels[s] = label;
+      // An item's passages are indexed together, its first among them; a lone passage stands for itself.
+      slots[s] = this.slotOf.get(ownerOf(key)) ?? s;
     }
-    this.owners = { ids, n: ids.length, labels };
-    return labels;
+    this.heads = { ids, n: ids.length, slots };
+    return slots;
   }
-  /** `ownerLabels` as last made: for this `ids` array at this length (slots are only appended, or all renumbered). */
-  private owners?: { ids: readonly (string | undefined)[]; n: number; labels: Int32Array };
+  /** `headSlots` as last made: for this `ids` array at this length (slots are only appended, or all renumbered). */
+  private heads?: { ids: readonly (string | undefined)[]; n: number; slots: Int32Array };
+
+  holdingAny(terms: string[]): (id: string) => boolean {
+    // One bit per slot, set on the first passage's slot of every item a posting of the terms lists.
+    const bits = new Uint32Array((this.ids.length + 31) >>> 5);
+    const heads = this.partsOf.size ? this.headSlots() : undefined;
+    const r = this.reader;
+    for (const term of terms) {
+      const t = this.termId.get(term);
+      if (t === undefined || this.df[t] <= 0) continue;
+      r.reset(this.postings.view(t));
+      while (r.next()) {
+        const s = r.slot;
+        if (this.ids[s] === undefined) continue;
+        const h = heads && this.isPart[s] ? heads[s] : s;
+        bits[h >>> 5] |= 1 << (h & 31);
+      }
+    }
+    return (id) => {
+      const s = this.slotOf.get(id);
+      return s !== undefined && (bits[s >>> 5] & (1 << (s & 31))) !== 0;
+    };
+  }
 
   search(terms: Map<string, number>, limit: number): LexicalHit[] {
     const n = this.slotOf.size;

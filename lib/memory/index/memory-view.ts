@@ -56,6 +56,11 @@ export interface LexicalSearcher {
   termsOf(id: string): Map<string, number> | undefined;
   /** Whether an indexed item holds this term (without building its term map). */
   docHas(id: string, term: string): boolean;
+  /**
+   * Whether an item holds any of these terms (`docHas` of each), answered from the terms' postings read once: for
+   * asking it of many items. Valid until the index changes.
+   */
+  holdingAny(terms: string[]): (id: string) => boolean;
   /** Inverse document frequency of a term. */
   idf(term: string): number;
   /** Whether any item holds the term. */
