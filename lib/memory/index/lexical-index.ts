@@ -265,17 +265,25 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     }
     // `heads` are best slots: each stands for its item's group.
     const parts = (heads: ArrayLike<number>) => {
-      const groups = new Map<number, number[]>();
-      const headOf = new Map<number, number>();
+      // Each returned item's place + 1 in `groups`, marked in `bestOf` (zero again below): one pass over the matched
+      // slots gathers every group, with no look-up for the many items search does not return.
+      const byBest = new Map<number, number[]>();
+      const groups: number[][] = [];
       for (let i = 0; i < heads.length; i++)
         if (isPart[heads[i]]) {
-          groups.set(owner[heads[i]], []);
-          headOf.set(owner[heads[i]], heads[i]);
+          const group: number[] = [];
+          groups.push(group);
+          bestOf[owner[heads[i]]] = groups.length;
+          byBest.set(heads[i], group);
         }
-      const byBest = new Map<number, number[]>();
-      if (!groups.size) return byBest;
-      for (let i = 0; i < n; i++) if (isPart[touched[i]]) groups.get(owner[touched[i]])?.push(touched[i]);
-      for (const [id, group] of groups) byBest.set(headOf.get(id)!, group);
+      if (!groups.length) return byBest;
+      for (let i = 0; i < n; i++) {
+        const s = touched[i];
+        if (!isPart[s]) continue;
+        const g = bestOf[owner[s]];
+        if (g > 0) groups[g - 1].push(s);
+      }
+      for (let i = 0; i < heads.length; i++) if (isPart[heads[i]]) bestOf[owner[heads[i]]] = 0;
       return byBest;
     };
     return { heads: out.subarray(0, nOut), parts };
