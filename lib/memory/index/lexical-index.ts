@@ -359,6 +359,8 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     let nTouched = 0;
     const k1 = this.k1;
     const r = this.reader;
+    // Postings still list removed items' slots until the index compacts; without any, no slot needs the check.
+    const ids = this.dead > 0 ? this.ids : undefined;
     for (let u = 0; u < used.length; u++) {
       r.reset(used[u].p);
       const idf = this.idf(used[u].term) * used[u].w;
@@ -366,7 +368,7 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
       const bit = 1 << (u & 31);
       while (r.next()) {
         const s = r.slot;
-        if (this.ids[s] === undefined) continue;
+        if (ids && ids[s] === undefined) continue;
         const tf = r.tf;
         const x = idf * ((tf * (k1 + 1)) / (tf + norm[s]));
         if (acc[s] === 0) {
@@ -418,11 +420,17 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
       const matched = [...new Set(passages.flatMap((p) => p.matched))];
       hits[i] = { id, score: acc[s], matched, passages: passages.map(({ part, score }) => ({ part, score })) };
     }
-    for (let i = 0; i < touched.length; i++) {
-      const s = touched[i];
-      acc[s] = 0;
-      for (let k = s * words, e = k + words; k < e; k++) bits[k] = 0;
-    }
+    // Zeroed where scored; when a good share of all slots was (common words of a large memory), a sweep of the
+    // whole arrays is faster than reaching each.
+    if (touched.length * 8 > slots) {
+      acc.fill(0, 0, slots);
+      bits.fill(0, 0, slots * words);
+    } else
+      for (let i = 0; i < touched.length; i++) {
+        const s = touched[i];
+        acc[s] = 0;
+        for (let k = s * words, e = k + words; k < e; k++) bits[k] = 0;
+      }
     return hits;
   }
 }
