@@ -86,43 +86,52 @@ function feedbackTerms(index: LexicalSearcher, top: string[], query: Map<string,
  */
 function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: LexicalSearcher, t: Tuning): Candidates {
   const ids: string[] = [];
+  const slots: number[] = [];
   const at = new Map<string, number>();
-  const add = (id: string) => {
-    if (at.has(id)) return;
-    at.set(id, ids.length);
-    ids.push(id);
+  // Each candidate's place in the order found; its document's slot is looked up once, for every question below.
+  const add = (id: string): number => {
+    let i = at.get(id);
+    if (i === undefined) {
+      at.set(id, (i = ids.length));
+      ids.push(id);
+      slots.push(index.docSlot(id));
+    }
+    return i;
   };
-  const around = (id: string, reach: number) => {
-    if (!index.neighbour(id, 0)) return; // not in a thread
+  const around = (i: number, reach: number) => {
+    const slot = slots[i];
+    if (!index.neighbourAt(slot, 0)) return; // not in a thread
     for (let k = 1; k <= reach; k++) {
-      const p = index.neighbour(id, -k);
-      const n = index.neighbour(id, k);
+      const p = index.neighbourAt(slot, -k);
+      const n = index.neighbourAt(slot, k);
       if (p) add(p);
       if (n) add(n);
     }
   };
   dense.forEach((d, id) => {
     if (d > t.cosLow) {
-      add(id);
-      if (t.neighbourSemantic > 0) around(id, t.semanticWindow ? t.window : 1);
+      const i = add(id);
+      if (t.neighbourSemantic > 0) around(i, t.semanticWindow ? t.window : 1);
     }
   });
   // Lexical hits, and their neighbours: a reply is often the answer to the matching turn.
   for (const h of lexHits) {
-    add(h.id);
-    if (t.neighbourLexical > 0) around(h.id, t.window2 > 0 ? Math.max(1, t.window) : 1);
+    const i = add(h.id);
+    if (t.neighbourLexical > 0) around(i, t.window2 > 0 ? Math.max(1, t.window) : 1);
   }
   if (ids.length < t.pool)
     for (const id of dense.keys()) {
       add(id);
       if (ids.length >= t.pool) break;
     }
-  return { ids, at };
+  return { ids, slots, at };
 }
 
 /** The items worth a signal, in the order found, and each one's place in that order. */
 interface Candidates {
   ids: string[];
+  /** Each one's document slot in the word index (`LexicalSearcher.docSlot`). */
+  slots: number[];
   at: Map<string, number>;
 }
 
@@ -233,17 +242,17 @@ const denOf = (x: SignalInputs, id: string | undefined) => (id ? (x.dense.get(id
  */
 function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): SignalTable {
   const { index, lexical, t } = x;
-  const { ids } = found;
+  const { ids, slots } = found;
   const n = ids.length;
   // Most items are in no thread: they have no neighbours, and every neighbour term is 0 for them.
   const prev = new Array<string | undefined>(n);
   const next = new Array<string | undefined>(n);
   const inThread = new Uint8Array(n);
   for (let i = 0; i < n; i++)
-    if (index.inThread(ids[i])) {
+    if (index.threadedAt(slots[i])) {
       inThread[i] = 1;
-      prev[i] = index.neighbour(ids[i], -1);
-      next[i] = index.neighbour(ids[i], 1);
+      prev[i] = index.neighbourAt(slots[i], -1);
+      next[i] = index.neighbourAt(slots[i], 1);
     }
   const ctxLex = threadLexical(found, inThread, prev, next, x, memory);
   let maxLex = 0;
@@ -262,10 +271,10 @@ function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): Sign
   for (let i = 0; i < n; i++) {
     const id = ids[i];
     let lex = clamp01(ctxLex[i] / lexScale);
-    const nbCos = inThread[i] ? threadSemantic(id, prev[i], next[i], x) : 0;
+    const nbCos = inThread[i] ? threadSemantic(slots[i], prev[i], next[i], x) : 0;
     const cos = (denOf(x, id) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
     let sem = x.dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
-    const focus = holds && !holds(id) ? 1 - t.personFocus : 1;
+    const focus = holds && !holds(slots[i]) ? 1 - t.personFocus : 1;
     sem *= focus;
     lex *= focus;
     semantic[i] = sem;
@@ -285,7 +294,7 @@ function threadLexical(
   memory: MemoryView,
 ): Float64Array {
   const { index, t } = x;
-  const { ids } = found;
+  const { ids, slots } = found;
   const out = new Float64Array(ids.length);
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
@@ -300,7 +309,7 @@ function threadLexical(
       // Further along the thread, the same topic with a decaying share.
       if (t.window2 > 0)
         for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-          inherited += w * t.neighbourLexical * Math.max(lexOf(x, index.neighbour(id, -k)), lexOf(x, index.neighbour(id, k)));
+          inherited += w * t.neighbourLexical * Math.max(lexOf(x, index.neighbourAt(slots[i], -k)), lexOf(x, index.neighbourAt(slots[i], k)));
       if (inherited > 0) v += inherited * standaloneShare(memory, id, t);
     }
     out[i] = v;
@@ -385,13 +394,13 @@ function echoShare(x: SignalInputs, id: string, prev: string | undefined): numbe
 }
 
 /** The dense score a threaded item inherits from its neighbours (most from a question it answers). */
-function threadSemantic(id: string, prev: string | undefined, next: string | undefined, x: SignalInputs): number {
+function threadSemantic(slot: number, prev: string | undefined, next: string | undefined, x: SignalInputs): number {
   const { index, t } = x;
   const prevAsks = !!prev && index.asks(prev);
   let nbCos = Math.max(denOf(x, prev) * (prevAsks ? 1 + t.replyBoostSemantic : 1), denOf(x, next));
   if (t.window2 > 0 && t.semanticWindow)
     for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-      nbCos = Math.max(nbCos, w * Math.max(denOf(x, index.neighbour(id, -k)), denOf(x, index.neighbour(id, k))));
+      nbCos = Math.max(nbCos, w * Math.max(denOf(x, index.neighbourAt(slot, -k)), denOf(x, index.neighbourAt(slot, k))));
   return nbCos;
 }
 

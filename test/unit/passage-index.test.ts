@@ -226,11 +226,11 @@ describe('passages in the index', () => {
         const holds = idx.holdingAny(terms);
         notes.forEach((n, i) => {
           const id = `i${i}`;
-          expect(holds(id)).toBe(terms.some((t) => idx.docHas(id, t)));
+          expect(holds(idx.docSlot(id))).toBe(terms.some((t) => idx.docHas(id, t)));
           const first = n.text.slice(0, splitPassages(n.text)[0].end);
-          if (!n.removed && holds(id) && !terms.some((t) => LexicalIndex.queryTerms(first).has(t) || t.startsWith('@'))) inLaterPassage++;
+          if (!n.removed && holds(idx.docSlot(id)) && !terms.some((t) => LexicalIndex.queryTerms(first).has(t) || t.startsWith('@'))) inLaterPassage++;
         });
-        expect(holds('unknown')).toBe(false);
+        expect(holds(idx.docSlot('unknown'))).toBe(false);
       }),
       { numRuns: 150 },
     );

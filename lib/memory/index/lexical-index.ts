@@ -315,7 +315,7 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
   /** `headSlots` as last made: for this `ids` array at this length (slots are only appended, or all renumbered). */
   private heads?: { ids: readonly (string | undefined)[]; n: number; slots: Int32Array };
 
-  holdingAny(terms: string[]): (id: string) => boolean {
+  holdingAny(terms: string[]): (slot: number) => boolean {
     // One bit per slot, set on the first passage's slot of every item a posting of the terms lists.
     const bits = new Uint32Array((this.ids.length + 31) >>> 5);
     const heads = this.partsOf.size ? this.headSlots() : undefined;
@@ -331,10 +331,7 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
         bits[h >>> 5] |= 1 << (h & 31);
       }
     }
-    return (id) => {
-      const s = this.slotOf.get(id);
-      return s !== undefined && (bits[s >>> 5] & (1 << (s & 31))) !== 0;
-    };
+    return (s) => s >= 0 && (bits[s >>> 5] & (1 << (s & 31))) !== 0;
   }
 
   search(terms: Map<string, number>, limit: number): LexicalHit[] {
