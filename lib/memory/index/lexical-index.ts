@@ -59,8 +59,9 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
   private hitBits = new Uint32Array(0);
   /** Slots a `search` matched, in first-match order (scratch). */
   private touchedScratch = new Int32Array(0);
-  /** Scratch for the top-`limit` cut of `search`. */
+  /** Scratch for the top-`limit` cut of `search`, and the slots it keeps. */
   private cutScratch = new Float64Array(0);
+  private topScratch = new Int32Array(0);
   /** Second scratch reader for the phrase walk. */
   private readonly readerB = new PostingReader();
   /** `k1 × lengthNorm(len, normAvg)` per slot (see `lengthFactors`); NaN: not computed. */
@@ -382,15 +383,18 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     const heads = reduced?.heads ?? touched;
     const nHeads = heads.length;
     // The best `limit` (stable: equal scores keep the order items were first matched in), then the acc is zeroed.
-    let top: ArrayLike<number> = heads;
+    // Always a typed array: a plain array here for long result lists and a typed one for short ones made V8 throw
+    // away this function's optimised code again and again (and score in the slow tiers meanwhile).
+    let top: Int32Array = heads;
     if (nHeads > limit) {
       if (this.cutScratch.length < nHeads) this.cutScratch = new Float64Array(this.lens.length);
       const scores = this.cutScratch.subarray(0, nHeads);
       for (let i = 0; i < nHeads; i++) scores[i] = acc[heads[i]];
       const cut = kthLargest(scores, limit);
-      const kept: number[] = [];
-      for (let i = 0; i < nHeads; i++) if (acc[heads[i]] >= cut) kept.push(heads[i]);
-      top = kept;
+      if (this.topScratch.length < nHeads) this.topScratch = new Int32Array(this.lens.length);
+      let kept = 0;
+      for (let i = 0; i < nHeads; i++) if (acc[heads[i]] >= cut) this.topScratch[kept++] = heads[i];
+      top = this.topScratch.subarray(0, kept);
     }
     const order: number[] = [];
     for (let i = 0; i < top.length; i++) order.push(i);
@@ -404,6 +408,7 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
       for (let u = 0; u < used.length; u++) if (bits[o + (u >>> 5)] & (1 << (u & 31))) matched.push(used[u].term);
       return matched;
     };
+    const seen = new Uint32Array(words);
     for (let i = 0; i < m; i++) {
       const s = top[order[i]];
       const key = this.ids[s]!;
@@ -413,9 +418,22 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
         continue;
       }
       const id = ownerOf(key);
-      const passages = group.map((g) => ({ part: partOf(this.ids[g]!, id), score: acc[g], matched: matchedAt(g) }));
-      const matched = [...new Set(passages.flatMap((p) => p.matched))];
-      hits[i] = { id, score: acc[s], matched, passages: passages.map(({ part, score }) => ({ part, score })) };
+      // The terms any passage matched: each passage's in query order, those of the passages before it first.
+      const passages: { part: number; score: number }[] = [];
+      const matched: string[] = [];
+      seen.fill(0);
+      for (const g of group) {
+        passages.push({ part: partOf(this.ids[g]!, id), score: acc[g] });
+        for (let u = 0, o = g * words; u < used.length; u++) {
+          const w = u >>> 5;
+          const bit = 1 << (u & 31);
+          if (bits[o + w] & bit && !(seen[w] & bit)) {
+            seen[w] |= bit;
+            matched.push(used[u].term);
+          }
+        }
+      }
+      hits[i] = { id, score: acc[s], matched, passages };
     }
     // Zeroed where scored; when a good share of all slots was (common words of a large memory), a sweep of the
     // whole arrays is faster than reaching each.
