@@ -11,7 +11,7 @@ import { kthLargest } from '../../core/kth-largest';
 /** Buckets of `VectorIndex.bestSlots` over [-1, 1]. */
 const BUCKETS = 4096;
 
-/** The bucket of a score: non-decreasing in it (scores beyond ±1 go to the end buckets). */
+/** The bucket of a score: non-decreasing in it (scores beyond ±1 go to the end buckets). `bestSlots` relies on its scale. */
 function bucketOf(v: number): number {
   const t = (v + 1) * (BUCKETS / 2);
   return t <= 0 ? 0 : t >= BUCKETS ? BUCKETS - 1 : t | 0;
@@ -272,11 +272,14 @@ export class VectorIndex {
     const inCut = this.cutScratch;
     let m = 0;
     let c = 0;
+    // `bucketOf(v) >= b` and `=== b` as bounds on its scaled score: one comparison for most slots.
+    const lo = b > 0 ? b : -Infinity;
+    const hi = b < B - 1 ? b + 1 : Infinity;
     for (let k = 0; k < n; k++) {
-      const x = bucketOf(all[k]);
-      if (x < b) continue;
+      const t = (all[k] + 1) * (B / 2);
+      if (t < lo) continue;
       list[m++] = k;
-      if (x === b) inCut[c++] = all[k];
+      if (t < hi) inCut[c++] = all[k];
     }
     const cut = kthLargest(inCut.subarray(0, c), limit - above);
     let kept = 0;
