@@ -24,7 +24,8 @@ export interface Signal {
 }
 
 export interface Retrieval {
-  signals: Map<string, Signal>;
+  /** Every candidate's signals, in the order candidates were found (made when first read: see `SignalTable`). */
+  signals: ReadonlyMap<string, Signal>;
   /** The top `pool` ids by fused relevance. */
   pool: string[];
   /** Terms added by pseudo-relevance feedback. */
@@ -83,53 +84,75 @@ function feedbackTerms(index: LexicalSearcher, top: string[], query: Map<string,
  * a share of it); any other item scores 0 on both signals. If that leaves fewer than a pool, the best-scored dense
  * items fill it, as before.
  */
-function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: LexicalSearcher, t: Tuning): Set<string> {
-  const ids = new Set<string>();
-  const around = (id: string, reach: number) => {
-    if (!index.neighbour(id, 0)) return; // not in a thread
+function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: LexicalSearcher, t: Tuning): Candidates {
+  const ids: string[] = [];
+  const slots: number[] = [];
+  const at = new Map<string, number>();
+  // Each candidate's place in the order found; its document's slot is looked up once, for every question below.
+  const add = (id: string): number => {
+    let i = at.get(id);
+    if (i === undefined) {
+      at.set(id, (i = ids.length));
+      ids.push(id);
+      slots.push(index.docSlot(id));
+    }
+    return i;
+  };
+  const around = (i: number, reach: number) => {
+    const slot = slots[i];
+    if (!index.neighbourAt(slot, 0)) return; // not in a thread
     for (let k = 1; k <= reach; k++) {
-      const p = index.neighbour(id, -k);
-      const n = index.neighbour(id, k);
-      if (p) ids.add(p);
-      if (n) ids.add(n);
+      const p = index.neighbourAt(slot, -k);
+      const n = index.neighbourAt(slot, k);
+      if (p) add(p);
+      if (n) add(n);
     }
   };
   dense.forEach((d, id) => {
     if (d > t.cosLow) {
-      ids.add(id);
-      if (t.neighbourSemantic > 0) around(id, t.semanticWindow ? t.window : 1);
+      const i = add(id);
+      if (t.neighbourSemantic > 0) around(i, t.semanticWindow ? t.window : 1);
     }
   });
   // Lexical hits, and their neighbours: a reply is often the answer to the matching turn.
   for (const h of lexHits) {
-    ids.add(h.id);
-    if (t.neighbourLexical > 0) around(h.id, t.window2 > 0 ? Math.max(1, t.window) : 1);
+    const i = add(h.id);
+    if (t.neighbourLexical > 0) around(i, t.window2 > 0 ? Math.max(1, t.window) : 1);
   }
-  if (ids.size < t.pool)
+  if (ids.length < t.pool)
     for (const id of dense.keys()) {
-      ids.add(id);
-      if (ids.size >= t.pool) break;
+      add(id);
+      if (ids.length >= t.pool) break;
     }
-  return ids;
+  return { ids, slots, at };
+}
+
+/** The items worth a signal, in the order found, and each one's place in that order. */
+interface Candidates {
+  ids: string[];
+  /** Each one's document slot in the word index (`LexicalSearcher.docSlot`). */
+  slots: number[];
+  at: Map<string, number>;
 }
 
 /**
- * Ids of the best `k` signals by fused relevance, best first, ties in candidate order: the first `k` of a stable sort
- * of all of them, from a quickselect cut and a sort of the few above it.
+ * Ids of the best `k` candidates by fused relevance, best first, ties in candidate order: the first `k` of a stable
+ * sort of all of them, from a quickselect cut and a sort of the few above it.
  */
-function topFused(all: Signal[], k: number): string[] {
-  let head = all;
-  if (all.length > k) {
-    const fused = new Float64Array(all.length);
-    for (let i = 0; i < all.length; i++) fused[i] = all[i].fused;
-    const cut = kthLargest(fused, k);
+function topFused(ids: string[], fused: Float64Array, k: number): string[] {
+  const n = ids.length;
+  let head: number[] = [];
+  if (n > k) {
+    const cut = kthLargest(fused.slice(), k);
     // A NaN would make the cut meaningless; the plain sort then decides as before.
-    if (!Number.isNaN(cut) && !all.some((s) => Number.isNaN(s.fused))) head = all.filter((s) => s.fused >= cut);
+    if (!Number.isNaN(cut) && !fused.some(Number.isNaN)) for (let i = 0; i < n; i++) if (fused[i] >= cut) head.push(i);
   }
-  return head
-    .sort((a, b) => b.fused - a.fused)
-    .slice(0, k)
-    .map((s) => s.id);
+  if (!head.length) head = Array.from({ length: n }, (_, i) => i);
+  // Candidate order going in and a stable sort: equal scores keep it.
+  head.sort((a, b) => fused[b] - fused[a]);
+  const out = new Array<string>(Math.min(k, head.length));
+  for (let i = 0; i < out.length; i++) out[i] = ids[head[i]];
+  return out;
 }
 
 /** Hybrid retrieval: every item's two relevance signals, with its thread's, and the pool to hydrate. */
@@ -145,9 +168,9 @@ export function retrieve(
   if (t.contextShare > 0) mixContext(memory, dense, qvs, qw, t.contextShare);
   const index = memory.lexicalIndex;
   const lexical = lexicalPass(index, plan, t);
-  const ids = candidates(dense, lexical.hits, index, t);
-  const signals = signalsOf(ids, { index, dense, lexical, plan, weights, t }, memory);
-  const pool = topFused([...signals.values()], t.pool);
+  const found = candidates(dense, lexical.hits, index, t);
+  const signals = signalsOf(found, { index, dense, lexical, plan, weights, t }, memory);
+  const pool = topFused(found.ids, signals.fused, t.pool);
   return { signals, pool, expansion: lexical.expansion, lexical: lexical.byId };
 }
 
@@ -212,50 +235,73 @@ interface SignalInputs {
 const lexOf = (x: SignalInputs, id: string | undefined) => (id ? (x.lexical.byId.get(id)?.score ?? 0) : 0);
 const denOf = (x: SignalInputs, id: string | undefined) => (id ? (x.dense.get(id) ?? 0) : 0);
 
-/** Each candidate's signals: its own evidence with its thread's, normalised, discounted when off the named person. */
-function signalsOf(ids: Set<string>, x: SignalInputs, memory: MemoryView): Map<string, Signal> {
+/**
+ * Each candidate's signals: its own evidence with its thread's, normalised, discounted when off the named person. The
+ * numbers are worked out for every candidate (the pool is chosen by them); a `Signal`, with the words it matched, is
+ * made only for the candidates read after that (the hydrated ones: a few hundred of up to thousands).
+ */
+function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): SignalTable {
   const { index, lexical, t } = x;
-  const ctxLex = threadLexical(ids, x, memory);
+  const { ids, slots } = found;
+  const n = ids.length;
+  // Most items are in no thread: they have no neighbours, and every neighbour term is 0 for them.
+  const prev = new Array<string | undefined>(n);
+  const next = new Array<string | undefined>(n);
+  const inThread = new Uint8Array(n);
+  for (let i = 0; i < n; i++)
+    if (index.threadedAt(slots[i])) {
+      inThread[i] = 1;
+      prev[i] = index.neighbourAt(slots[i], -1);
+      next[i] = index.neighbourAt(slots[i], 1);
+    }
+  const ctxLex = threadLexical(found, inThread, prev, next, x, memory);
   let maxLex = 0;
   for (const v of ctxLex) if (v > maxLex) maxLex = v;
   // Scale by the best candidate, but never above what an ideal match would score: a weak best match stays weak
   // (so the empty state can show), a strong field keeps its spread (no clamping at 1).
   const lexScale = Math.max(maxLex, lexical.ideal) || 1;
   const named = namedPeople(x);
+  // An ask that names someone in memory is about them: items neither by nor about them are discounted.
+  const holds = named.length ? index.holdingAny(named) : undefined;
   const ws = x.weights.semantic || 0;
   const wl = x.weights.lexical || 0;
-  const signals = new Map<string, Signal>();
-  let at = 0;
-  for (const id of ids) {
-    // Most items are in no thread: they have no neighbours, and every neighbour term is 0 for them.
-    const inThread = index.inThread(id);
-    const prev = inThread ? index.neighbour(id, -1) : undefined;
-    const next = inThread ? index.neighbour(id, 1) : undefined;
-    let lexical = clamp01(ctxLex[at++] / lexScale);
-    const nbCos = inThread ? threadSemantic(id, prev, next, x) : 0;
+  const semantic = new Float64Array(n);
+  const lexicalOf = new Float64Array(n);
+  const fused = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const id = ids[i];
+    let lex = clamp01(ctxLex[i] / lexScale);
+    const nbCos = inThread[i] ? threadSemantic(slots[i], prev[i], next[i], x) : 0;
     const cos = (denOf(x, id) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
-    let semantic = x.dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
-    const terms = matchedTerms(id, prev, next, x);
-    // An ask that names someone in memory is about them: items neither by nor about them are discounted.
-    const focus = named.length && !holdsAny(index, id, named) ? 1 - t.personFocus : 1;
-    semantic *= focus;
-    lexical *= focus;
-    const fused = ws + wl > 0 ? (ws * semantic + wl * lexical) / (ws + wl) : (semantic + lexical) / 2;
-    signals.set(id, { id, semantic, lexical, matched: terms.matched, viaNeighbour: terms.viaNeighbour, expanded: terms.expanded, fused });
+    let sem = x.dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
+    const focus = holds && !holds(slots[i]) ? 1 - t.personFocus : 1;
+    sem *= focus;
+    lex *= focus;
+    semantic[i] = sem;
+    lexicalOf[i] = lex;
+    fused[i] = ws + wl > 0 ? (ws * sem + wl * lex) / (ws + wl) : (sem + lex) / 2;
   }
-  return signals;
+  return new SignalTable(found, { semantic, lexical: lexicalOf, fused, prev, next }, x);
 }
 
 /** Each candidate's lexical evidence with its thread's, in candidate order. */
-function threadLexical(ids: Set<string>, x: SignalInputs, memory: MemoryView): Float64Array {
+function threadLexical(
+  found: Candidates,
+  inThread: Uint8Array,
+  prevs: (string | undefined)[],
+  nexts: (string | undefined)[],
+  x: SignalInputs,
+  memory: MemoryView,
+): Float64Array {
   const { index, t } = x;
-  const out = new Float64Array(ids.size);
-  let at = 0;
-  for (const id of ids) {
+  const { ids, slots } = found;
+  const out = new Float64Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
     let v = lexOf(x, id);
-    if (index.inThread(id)) {
-      const prev = index.neighbour(id, -1);
-      const next = index.neighbour(id, 1);
+    if (inThread[i]) {
+      const prev = prevs[i];
+      const next = nexts[i];
       if (t.echo > 0) v *= 1 - t.echo * echoShare(x, id, prev);
       // A reply inherits more from a question it answers.
       const fromPrev = lexOf(x, prev) * (prev && index.asks(prev) ? 1 + t.replyBoost : 1);
@@ -263,12 +309,72 @@ function threadLexical(ids: Set<string>, x: SignalInputs, memory: MemoryView): F
       // Further along the thread, the same topic with a decaying share.
       if (t.window2 > 0)
         for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-          inherited += w * t.neighbourLexical * Math.max(lexOf(x, index.neighbour(id, -k)), lexOf(x, index.neighbour(id, k)));
+          inherited += w * t.neighbourLexical * Math.max(lexOf(x, index.neighbourAt(slots[i], -k)), lexOf(x, index.neighbourAt(slots[i], k)));
       if (inherited > 0) v += inherited * standaloneShare(memory, id, t);
     }
-    out[at++] = v;
+    out[i] = v;
   }
   return out;
+}
+
+/**
+ * The candidates' signals as a read-only map in candidate order: the numbers worked out for all, each `Signal` made
+ * on its first read and kept (so `passages` set on it stays).
+ */
+class SignalTable implements ReadonlyMap<string, Signal> {
+  private readonly made: (Signal | undefined)[];
+  constructor(
+    private readonly found: Candidates,
+    private readonly numbers: {
+      semantic: Float64Array;
+      lexical: Float64Array;
+      fused: Float64Array;
+      prev: (string | undefined)[];
+      next: (string | undefined)[];
+    },
+    private readonly x: SignalInputs,
+  ) {
+    this.made = new Array<Signal | undefined>(found.ids.length);
+  }
+  /** Each candidate's fused relevance, in candidate order. */
+  get fused(): Float64Array {
+    return this.numbers.fused;
+  }
+  get size(): number {
+    return this.found.ids.length;
+  }
+  has(id: string): boolean {
+    return this.found.at.has(id);
+  }
+  get(id: string): Signal | undefined {
+    const i = this.found.at.get(id);
+    return i === undefined ? undefined : this.at(i);
+  }
+  private at(i: number): Signal {
+    let s = this.made[i];
+    if (!s) {
+      const { semantic, lexical, fused, prev, next } = this.numbers;
+      const id = this.found.ids[i];
+      const terms = matchedTerms(id, prev[i], next[i], this.x);
+      s = this.made[i] = { id, semantic: semantic[i], lexical: lexical[i], matched: terms.matched, viaNeighbour: terms.viaNeighbour, expanded: terms.expanded, fused: fused[i] };
+    }
+    return s;
+  }
+  *keys(): MapIterator<string> {
+    yield* this.found.ids;
+  }
+  *values(): MapIterator<Signal> {
+    for (let i = 0; i < this.found.ids.length; i++) yield this.at(i);
+  }
+  *entries(): MapIterator<[string, Signal]> {
+    for (let i = 0; i < this.found.ids.length; i++) yield [this.found.ids[i], this.at(i)];
+  }
+  [Symbol.iterator](): MapIterator<[string, Signal]> {
+    return this.entries();
+  }
+  forEach(f: (value: Signal, key: string, map: ReadonlyMap<string, Signal>) => void): void {
+    for (let i = 0; i < this.found.ids.length; i++) f(this.at(i), this.found.ids[i], this);
+  }
 }
 
 /** How much of its neighbours' evidence an item takes: all when short, less the longer it is (see `Tuning.standalone`). */
@@ -288,13 +394,13 @@ function echoShare(x: SignalInputs, id: string, prev: string | undefined): numbe
 }
 
 /** The dense score a threaded item inherits from its neighbours (most from a question it answers). */
-function threadSemantic(id: string, prev: string | undefined, next: string | undefined, x: SignalInputs): number {
+function threadSemantic(slot: number, prev: string | undefined, next: string | undefined, x: SignalInputs): number {
   const { index, t } = x;
   const prevAsks = !!prev && index.asks(prev);
   let nbCos = Math.max(denOf(x, prev) * (prevAsks ? 1 + t.replyBoostSemantic : 1), denOf(x, next));
   if (t.window2 > 0 && t.semanticWindow)
     for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-      nbCos = Math.max(nbCos, w * Math.max(denOf(x, index.neighbour(id, -k)), denOf(x, index.neighbour(id, k))));
+      nbCos = Math.max(nbCos, w * Math.max(denOf(x, index.neighbourAt(slot, -k)), denOf(x, index.neighbourAt(slot, k))));
   return nbCos;
 }
 
@@ -304,12 +410,6 @@ function namedPeople(x: SignalInputs): string[] {
   if (x.t.personFocus > 0)
     for (const term of x.plan.terms.keys()) if (x.index.hasTerm(PERSON_PREFIX + term)) named.push(PERSON_PREFIX + term);
   return named;
-}
-
-/** Whether the item holds any of these terms. */
-function holdsAny(index: LexicalSearcher, id: string, terms: string[]): boolean {
-  for (const term of terms) if (index.docHas(id, term)) return true;
-  return false;
 }
 
 /** A word of the ask as the card shows it matched: not an expansion, date, person or phrase term. */

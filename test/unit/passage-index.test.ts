@@ -206,6 +206,37 @@ describe('passages in the index', () => {
     expect(several).toBeGreaterThan(50); // long items were searched, not only short ones
   });
 
+  it('says which items hold a word or a person, long items by any passage, as asking each item does', () => {
+    const words = 'migration river garden shed boots invoice travel recipe'.split(' ');
+    // Rare words, that a long note may hold only in its last passage.
+    const rare = ['zebra', 'kiln'];
+    const sentence = fc.array(fc.constantFrom(...words, 'the', 'and', 'notes'), { minLength: 4, maxLength: 14 }).map((ws) => ws.join(' ') + '. ');
+    const tail = fc.subarray(rare).map((ws) => ws.join(' ') + '.');
+    const short = fc.tuple(fc.array(sentence, { minLength: 1, maxLength: 5 }), tail).map(([ss, t]) => ss.join('') + t);
+    const long = fc.tuple(fc.array(sentence, { minLength: 30, maxLength: 80, size: 'max' }), tail).map(([ss, t]) => ss.join('') + t);
+    const note = fc.record({ text: fc.oneof(short, long), people: fc.subarray(['Alice', 'Bob'], { maxLength: 2 }), removed: fc.boolean() });
+    let inLaterPassage = 0;
+    fc.assert(
+      fc.property(fc.array(note, { minLength: 1, maxLength: 8 }), fc.subarray([...words, '@alic', '@bob'], { maxLength: 2 }), fc.constantFrom(...rare), (notes, some, one) => {
+        const asked = [...some, one];
+        const idx = new LexicalIndex();
+        notes.forEach((n, i) => idx.addItem({ id: `i${i}`, text: n.text, title: '', tags: [], people: n.people }));
+        notes.forEach((n, i) => n.removed && idx.remove(`i${i}`));
+        const terms = asked.map((w) => (w.startsWith('@') ? w : [...LexicalIndex.queryTerms(w).keys()][0]));
+        const holds = idx.holdingAny(terms);
+        notes.forEach((n, i) => {
+          const id = `i${i}`;
+          expect(holds(idx.docSlot(id))).toBe(terms.some((t) => idx.docHas(id, t)));
+          const first = n.text.slice(0, splitPassages(n.text)[0].end);
+          if (!n.removed && holds(idx.docSlot(id)) && !terms.some((t) => LexicalIndex.queryTerms(first).has(t) || t.startsWith('@'))) inLaterPassage++;
+        });
+        expect(holds(idx.docSlot('unknown'))).toBe(false);
+      }),
+      { numRuns: 150 },
+    );
+    expect(inLaterPassage).toBeGreaterThan(20); // items holding the word only past their first passage were asked about
+  });
+
   it('keeps finding a passage after the index compacts its dead slots', () => {
     const idx = new LexicalIndex();
     idx.addItem({ id: 'long', text: longNote(), title: '', tags: [], people: [] });

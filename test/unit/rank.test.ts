@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
 import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/types';
@@ -462,6 +462,23 @@ describe('retrieval signals', () => {
     expect(await sem('When did Ana start learning the cello?', 'ana')).toBeGreaterThan(await sem('When did Ana start learning the cello?', 'ben'));
     expect((await order(request(items, task('When did Ana start learning the cello?'))))[0]).toBe('ana');
     expect((await order(request(items, task('When did Ben start learning the cello?'))))[0]).toBe('ben');
+  });
+
+  it('finds who the ask names from the person\'s postings, reading no candidate\'s list of words', async () => {
+    const items = Array.from({ length: 300 }, (_, i) =>
+      item(`Cello practice notes, week ${i}: scales and a slow piece`, { id: `n${i}`, people: i % 10 === 0 ? ['Ana'] : i % 10 === 1 ? ['Ben'] : [] }),
+    );
+    const docHas = vi.spyOn(LexicalIndex.prototype, 'docHas');
+    try {
+      const sm = await scoreMemory(request(items, task('What did Ana practise on the cello?')));
+      // Every candidate was weighed for the person (300 of them), and not one word list was read for it.
+      expect(sm.retrieval.signals.size).toBe(300);
+      expect(docHas).not.toHaveBeenCalled();
+      const about = (id: string) => items.find((x) => x.id === id)!.people.includes('Ana');
+      expect(sm.ranked.slice(0, 30).every((s) => about(s.item.id))).toBe(true);
+    } finally {
+      docHas.mockRestore();
+    }
   });
 
   it('scores phrases: two ask words side by side beat the same words apart', async () => {

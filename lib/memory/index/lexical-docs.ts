@@ -373,8 +373,17 @@ export class LexicalDocs {
 
   /** Whether the item is indexed with a thread (only then can `neighbour` find anything for it). */
   inThread(id: string): boolean {
-    const s = this.slotOf.get(id);
-    return s !== undefined && !!this.threadOf[s];
+    return this.threadedAt(this.docSlot(id));
+  }
+
+  /** The slot of an item's document (its first passage's), -1 when it is not indexed; valid until the index changes. */
+  docSlot(id: string): number {
+    return this.slotOf.get(id) ?? -1;
+  }
+
+  /** `inThread` of the item in this slot (-1: none). */
+  threadedAt(slot: number): boolean {
+    return slot >= 0 && !!this.threadOf[slot];
   }
 
   threadSize(id: string): number {
@@ -384,8 +393,12 @@ export class LexicalDocs {
   }
 
   neighbour(id: string, offset: number): string | undefined {
-    const s = this.slotOf.get(id);
-    const th = s === undefined ? undefined : this.threadOf[s];
+    return this.neighbourAt(this.docSlot(id), offset);
+  }
+
+  /** `neighbour` of the item in this slot (-1: none). */
+  neighbourAt(slot: number, offset: number): string | undefined {
+    const th = slot < 0 ? undefined : this.threadOf[slot];
     if (!th) return undefined;
     return this.threads.get(th.id)?.get(th.seq + offset);
   }

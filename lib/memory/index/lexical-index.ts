@@ -59,8 +59,9 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
   private hitBits = new Uint32Array(0);
   /** Slots a `search` matched, in first-match order (scratch). */
   private touchedScratch = new Int32Array(0);
-  /** Scratch for the top-`limit` cut of `search`. */
+  /** Scratch for the top-`limit` cut of `search`, and the slots it keeps. */
   private cutScratch = new Float64Array(0);
+  private topScratch = new Int32Array(0);
   /** Second scratch reader for the phrase walk. */
   private readonly readerB = new PostingReader();
   /** `k1 × lengthNorm(len, normAvg)` per slot (see `lengthFactors`); NaN: not computed. */
@@ -234,9 +235,9 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
    */
   private bestParts(touched: Int32Array): { heads: Int32Array; parts: (best: ArrayLike<number>) => Map<number, number[]> } {
     const acc = this.acc;
-    const owner = this.ownerLabels();
+    const owner = this.headSlots();
     const isPart = this.isPart;
-    // Per item (its owner label), its best matched slot + 1 (0: none yet); zero again once its head is placed.
+    // Per item (its first passage's slot), its best matched slot + 1 (0: none yet); zero again once its head is placed.
     if (this.bestOf.length < owner.length) this.bestOf = new Int32Array(Math.max(owner.length, this.lens.length));
     const bestOf = this.bestOf;
     const n = touched.length;
@@ -265,47 +266,74 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     }
     // `heads` are best slots: each stands for its item's group.
     const parts = (heads: ArrayLike<number>) => {
-      const groups = new Map<number, number[]>();
-      const headOf = new Map<number, number>();
+      // Each returned item's place + 1 in `groups`, marked in `bestOf` (zero again below): one pass over the matched
+      // slots gathers every group, with no look-up for the many items search does not return.
+      const byBest = new Map<number, number[]>();
+      const groups: number[][] = [];
       for (let i = 0; i < heads.length; i++)
         if (isPart[heads[i]]) {
-          groups.set(owner[heads[i]], []);
-          headOf.set(owner[heads[i]], heads[i]);
+          const group: number[] = [];
+          groups.push(group);
+          bestOf[owner[heads[i]]] = groups.length;
+          byBest.set(heads[i], group);
         }
-      const byBest = new Map<number, number[]>();
-      if (!groups.size) return byBest;
-      for (let i = 0; i < n; i++) if (isPart[touched[i]]) groups.get(owner[touched[i]])?.push(touched[i]);
-      for (const [id, group] of groups) byBest.set(headOf.get(id)!, group);
+      if (!groups.length) return byBest;
+      for (let i = 0; i < n; i++) {
+        const s = touched[i];
+        if (!isPart[s]) continue;
+        const g = bestOf[owner[s]];
+        if (g > 0) groups[g - 1].push(s);
+      }
+      for (let i = 0; i < heads.length; i++) if (isPart[heads[i]]) bestOf[owner[heads[i]]] = 0;
       return byBest;
     };
     return { heads: out.subarray(0, nOut), parts };
   }
   /** `bestParts`' heads (scratch). */
   private headScratch = new Int32Array(0);
-  /** `bestParts`' scratch, per owner label (all zero between searches). */
+  /** `bestParts`' scratch, per item's first passage slot (all zero between searches). */
   private bestOf = new Int32Array(0);
 
-  /** Per slot, a number its item's passages share (as their keys' `ownerOf` would); made again after any change. */
-  private ownerLabels(): Int32Array {
+  /**
+   * Per slot of a passage of an item of several, the slot of the item's first passage (whose key is the item's id): a
+   * number its passages share. Made again after any change.
+   */
+  private headSlots(): Int32Array {
     const ids = this.ids;
-    const made = this.owners;
-    if (made && made.ids === ids && made.n === ids.length) return made.labels;
+    const made = this.heads;
+    if (made && made.ids === ids && made.n === ids.length) return made.slots;
     // Reading every passage key's owner from its string, per search, was most of a large memory's search time.
-    const labels = new Int32Array(ids.length);
-    const seen = new Map<string, number>();
+    const slots = new Int32Array(ids.length);
     for (let s = 0; s < ids.length; s++) {
       const key = ids[s];
       if (key === undefined || !this.isPart[s]) continue;
-      const id = ownerOf(key);
-      let label = seen.get(id);
-      if (label === undefined) seen.set(id, (label = seen.size));
-      labels[s] = label;
+      // An item's passages are indexed together, its first among them; a lone passage stands for itself.
+      slots[s] = this.slotOf.get(ownerOf(key)) ?? s;
     }
-    this.owners = { ids, n: ids.length, labels };
-    return labels;
+    this.heads = { ids, n: ids.length, slots };
+    return slots;
   }
-  /** `ownerLabels` as last made: for this `ids` array at this length (slots are only appended, or all renumbered). */
-  private owners?: { ids: readonly (string | undefined)[]; n: number; labels: Int32Array };
+  /** `headSlots` as last made: for this `ids` array at this length (slots are only appended, or all renumbered). */
+  private heads?: { ids: readonly (string | undefined)[]; n: number; slots: Int32Array };
+
+  holdingAny(terms: string[]): (slot: number) => boolean {
+    // One bit per slot, set on the first passage's slot of every item a posting of the terms lists.
+    const bits = new Uint32Array((this.ids.length + 31) >>> 5);
+    const heads = this.partsOf.size ? this.headSlots() : undefined;
+    const r = this.reader;
+    for (const term of terms) {
+      const t = this.termId.get(term);
+      if (t === undefined || this.df[t] <= 0) continue;
+      r.reset(this.postings.view(t));
+      while (r.next()) {
+        const s = r.slot;
+        if (this.ids[s] === undefined) continue;
+        const h = heads && this.isPart[s] ? heads[s] : s;
+        bits[h >>> 5] |= 1 << (h & 31);
+      }
+    }
+    return (s) => s >= 0 && (bits[s >>> 5] & (1 << (s & 31))) !== 0;
+  }
 
   search(terms: Map<string, number>, limit: number): LexicalHit[] {
     const n = this.slotOf.size;
@@ -329,6 +357,8 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     let nTouched = 0;
     const k1 = this.k1;
     const r = this.reader;
+    // Postings still list removed items' slots until the index compacts; without any, no slot needs the check.
+    const ids = this.dead > 0 ? this.ids : undefined;
     for (let u = 0; u < used.length; u++) {
       r.reset(used[u].p);
       const idf = this.idf(used[u].term) * used[u].w;
@@ -336,7 +366,7 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
       const bit = 1 << (u & 31);
       while (r.next()) {
         const s = r.slot;
-        if (this.ids[s] === undefined) continue;
+        if (ids && ids[s] === undefined) continue;
         const tf = r.tf;
         const x = idf * ((tf * (k1 + 1)) / (tf + norm[s]));
         if (acc[s] === 0) {
@@ -353,15 +383,18 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     const heads = reduced?.heads ?? touched;
     const nHeads = heads.length;
     // The best `limit` (stable: equal scores keep the order items were first matched in), then the acc is zeroed.
-    let top: ArrayLike<number> = heads;
+    // Always a typed array: a plain array here for long result lists and a typed one for short ones made V8 throw
+    // away this function's optimised code again and again (and score in the slow tiers meanwhile).
+    let top: Int32Array = heads;
     if (nHeads > limit) {
       if (this.cutScratch.length < nHeads) this.cutScratch = new Float64Array(this.lens.length);
       const scores = this.cutScratch.subarray(0, nHeads);
       for (let i = 0; i < nHeads; i++) scores[i] = acc[heads[i]];
       const cut = kthLargest(scores, limit);
-      const kept: number[] = [];
-      for (let i = 0; i < nHeads; i++) if (acc[heads[i]] >= cut) kept.push(heads[i]);
-      top = kept;
+      if (this.topScratch.length < nHeads) this.topScratch = new Int32Array(this.lens.length);
+      let kept = 0;
+      for (let i = 0; i < nHeads; i++) if (acc[heads[i]] >= cut) this.topScratch[kept++] = heads[i];
+      top = this.topScratch.subarray(0, kept);
     }
     const order: number[] = [];
     for (let i = 0; i < top.length; i++) order.push(i);
@@ -375,6 +408,7 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
       for (let u = 0; u < used.length; u++) if (bits[o + (u >>> 5)] & (1 << (u & 31))) matched.push(used[u].term);
       return matched;
     };
+    const seen = new Uint32Array(words);
     for (let i = 0; i < m; i++) {
       const s = top[order[i]];
       const key = this.ids[s]!;
@@ -384,15 +418,34 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
         continue;
       }
       const id = ownerOf(key);
-      const passages = group.map((g) => ({ part: partOf(this.ids[g]!, id), score: acc[g], matched: matchedAt(g) }));
-      const matched = [...new Set(passages.flatMap((p) => p.matched))];
-      hits[i] = { id, score: acc[s], matched, passages: passages.map(({ part, score }) => ({ part, score })) };
+      // The terms any passage matched: each passage's in query order, those of the passages before it first.
+      const passages: { part: number; score: number }[] = [];
+      const matched: string[] = [];
+      seen.fill(0);
+      for (const g of group) {
+        passages.push({ part: partOf(this.ids[g]!, id), score: acc[g] });
+        for (let u = 0, o = g * words; u < used.length; u++) {
+          const w = u >>> 5;
+          const bit = 1 << (u & 31);
+          if (bits[o + w] & bit && !(seen[w] & bit)) {
+            seen[w] |= bit;
+            matched.push(used[u].term);
+          }
+        }
+      }
+      hits[i] = { id, score: acc[s], matched, passages };
     }
-    for (let i = 0; i < touched.length; i++) {
-      const s = touched[i];
-      acc[s] = 0;
-      for (let k = s * words, e = k + words; k < e; k++) bits[k] = 0;
-    }
+    // Zeroed where scored; when a good share of all slots was (common words of a large memory), a sweep of the
+    // whole arrays is faster than reaching each.
+    if (touched.length * 8 > slots) {
+      acc.fill(0, 0, slots);
+      bits.fill(0, 0, slots * words);
+    } else
+      for (let i = 0; i < touched.length; i++) {
+        const s = touched[i];
+        acc[s] = 0;
+        for (let k = s * words, e = k + words; k < e; k++) bits[k] = 0;
+      }
     return hits;
   }
 }

@@ -56,6 +56,11 @@ export interface LexicalSearcher {
   termsOf(id: string): Map<string, number> | undefined;
   /** Whether an indexed item holds this term (without building its term map). */
   docHas(id: string, term: string): boolean;
+  /**
+   * Whether the item in a slot (`docSlot`) holds any of these terms (`docHas` of each), answered from the terms'
+   * postings read once: for asking it of many items. Valid until the index changes.
+   */
+  holdingAny(terms: string[]): (slot: number) => boolean;
   /** Inverse document frequency of a term. */
   idf(term: string): number;
   /** Whether any item holds the term. */
@@ -66,6 +71,15 @@ export interface LexicalSearcher {
   neighbour(id: string, offset: number): string | undefined;
   /** Whether the item is indexed with a thread; when false, `neighbour` finds nothing for it. */
   inThread(id: string): boolean;
+  /**
+   * The slot of an item's document, -1 when it is not indexed: what the `…At` questions take, so an item asked
+   * several things is looked up once. Valid until the index changes.
+   */
+  docSlot(id: string): number;
+  /** `neighbour` of the item in a slot. */
+  neighbourAt(slot: number, offset: number): string | undefined;
+  /** `inThread` of the item in a slot. */
+  threadedAt(slot: number): boolean;
   /** How many indexed items the item's thread holds (1 for an item in none). */
   threadSize(id: string): number;
 }

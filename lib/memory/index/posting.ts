@@ -88,7 +88,9 @@ export class PostingReader {
     let c: number;
     do {
       c = b[this.pos++];
-      x += (c & 127) * 2 ** shift;
+      // Integer arithmetic where it fits (slot gaps and counts do): `2 ** shift` is a float, and a float returned
+      // from here was a new heap number for every long gap a search walked.
+      x += (c & 127) * (shift < 31 ? 1 << shift : 2 ** shift);
       shift += 7;
     } while (c > 127);
     return x;

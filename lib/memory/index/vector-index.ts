@@ -11,7 +11,7 @@ import { kthLargest } from '../../core/kth-largest';
 /** Buckets of `VectorIndex.bestSlots` over [-1, 1]. */
 const BUCKETS = 4096;
 
-/** The bucket of a score: non-decreasing in it (scores beyond ±1 go to the end buckets). */
+/** The bucket of a score: non-decreasing in it (scores beyond ±1 go to the end buckets). `bestSlots` relies on its scale. */
 function bucketOf(v: number): number {
   const t = (v + 1) * (BUCKETS / 2);
   return t <= 0 ? 0 : t >= BUCKETS ? BUCKETS - 1 : t | 0;
@@ -36,8 +36,11 @@ export class VectorIndex {
   private wasm: Int8Dots | null = null;
   private ids: string[] = [];
   private slots = new Map<string, number>();
-  /** Scratch for the top-`limit` cut in `scores` (quickselect reorders it). */
-  private cutScratch = new Float32Array(0);
+  /**
+   * Scratch for the top-`limit` cut in `bestSlots` (quickselect reorders it): Float64 as every other cut's, so the
+   * shared quickselect sees one kind of array (a second kind had V8 drop the compiled `bestSlots` again and again).
+   */
+  private cutScratch = new Float64Array(0);
   /** Scratch of `bestSlots`: bucket counts and the slots at or above the cut's bucket. */
   private bucketCounts?: Int32Array;
   private bestScratch = new Int32Array(0);
@@ -238,10 +241,8 @@ export class VectorIndex {
       for (let i = 0; i < best.length; i++) put(best[i]);
       return out;
     }
-    if (this.cutScratch.length < n) this.cutScratch = new Float32Array(this.scales.length);
-    const copy = this.cutScratch.subarray(0, n);
-    copy.set(all);
-    const cut = kthLargest(copy, limit);
+    // A NaN score (a broken vector): the rare path, copying every score.
+    const cut = kthLargest(Float64Array.from(all), limit);
     for (let k = 0; k < n; k++) if (all[k] >= cut) put(k);
     return out;
   }
@@ -266,16 +267,19 @@ export class VectorIndex {
     while (above + counts[b] < limit) above += counts[b--];
     // Slots in buckets from b up, in slot order; the cut is the (limit - above)-th best of bucket b.
     if (this.bestScratch.length < n) this.bestScratch = new Int32Array(this.scales.length);
-    if (this.cutScratch.length < counts[b]) this.cutScratch = new Float32Array(this.scales.length);
+    if (this.cutScratch.length < counts[b]) this.cutScratch = new Float64Array(Math.max(counts[b], 2 * this.cutScratch.length));
     const list = this.bestScratch;
     const inCut = this.cutScratch;
     let m = 0;
     let c = 0;
+    // `bucketOf(v) >= b` and `=== b` as bounds on its scaled score: one comparison for most slots.
+    const lo = b > 0 ? b : -Infinity;
+    const hi = b < B - 1 ? b + 1 : Infinity;
     for (let k = 0; k < n; k++) {
-      const x = bucketOf(all[k]);
-      if (x < b) continue;
+      const t = (all[k] + 1) * (B / 2);
+      if (t < lo) continue;
       list[m++] = k;
-      if (x === b) inCut[c++] = all[k];
+      if (t < hi) inCut[c++] = all[k];
     }
     const cut = kthLargest(inCut.subarray(0, c), limit - above);
     let kept = 0;
