@@ -76,7 +76,7 @@ for (const [name, tune, w, lex] of variants) {
   const cards = new AllAnyTally();
   let top5 = 0;
   let nCards = 0;
-  lme.forEach(async (p, i) => {
+  for (const [i, p] of lme.entries()) {
     const q = p.questions[0];
     const req = { task: q.task, memory: p.view, settings, queryVector: q.vectors[0], queryVectors: q.vectors, now: p.conv.now };
     const sm = await scoreMemory(req, tuning);
@@ -99,7 +99,7 @@ for (const [name, tune, w, lex] of variants) {
     const c = (await rankMemory(req, tuning)).cards.map((x) => x.item.id);
     nCards += c.length;
     cards.add(c, q.relevant);
-  });
+  }
   const l = loc.stats();
   const t = turns.stats();
   console.log(
