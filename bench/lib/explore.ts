@@ -5,6 +5,9 @@
  * Usage: [BENCH_DATASETS=DIR] [EXPLORE_DUMP=FILE] npx tsx bench/lib/explore.ts '[["name", {tuning overrides}, {weight overrides}?, {lexical options}?], ...]' [LME A-B]
  * The first line is plain BM25 on the same LongMemEval questions (the bench's baseline). EXPLORE_DUMP writes each
  * variant's top 20 per LongMemEval question, with the evidence turns' places and signals, to read what outranks them.
+ * Each variant's line ends with where LoCoMo's evidence turns that miss the top 10 are: never a candidate, a candidate
+ * left out of the pool (never hydrated or scored), or ranked 11-20 or further; and R@5 / R@10 / MRR to four places,
+ * since a variant is often judged on a difference of one question (1/760 ≈ 0.0013).
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
@@ -14,7 +17,7 @@ import { rankMemory, scoreMemory } from '../../lib/rank/rank';
 import { TUNING, type Tuning } from '../../lib/rank/tuning';
 import type { RankSettings } from '../../lib/rank/types';
 import { LexicalIndex, type LexicalIndexOptions } from '../../lib/memory/index/lexical-index';
-import { AllAnyTally, Tally } from './metrics';
+import { AllAnyTally, Tally, recallAt, reciprocalRank } from './metrics';
 import { openBenchCache, prepare, prepareConversations } from './prepare';
 import { readLmeQuestions } from './longmemeval-data';
 
@@ -52,12 +55,27 @@ for (const [name, tune, w, lex] of variants) {
   const tuning = { ...TUNING, ...tune };
   const loc = new Tally();
   const locCards = new Tally();
+  const exact = { r5: 0, r10: 0, rr: 0, n: 0 };
+  const misses = { evidence: 0, notCandidate: 0, outsidePool: 0, near: 0, far: 0 };
   for (const p of locomo)
     for (const q of p.questions) {
       const req = { task: q.task, memory: p.view, settings, queryVector: q.vectors[0], queryVectors: q.vectors, now: p.conv.now };
       const sm = await scoreMemory(req, tuning);
       const ids = sm.ranked.map((s) => s.item.id);
       loc.add(ids, q.relevant, 0);
+      exact.r5 += recallAt(ids, q.relevant, 5);
+      exact.r10 += recallAt(ids, q.relevant, 10);
+      exact.rr += reciprocalRank(ids, q.relevant);
+      exact.n++;
+      for (const id of q.relevant) {
+        misses.evidence++;
+        const at = ids.indexOf(id);
+        if (at >= 0 && at < 10) continue;
+        if (!sm.retrieval.signals.has(id)) misses.notCandidate++;
+        else if (!sm.retrieval.pool.includes(id)) misses.outsidePool++;
+        else if (at >= 0 && at < 20) misses.near++;
+        else misses.far++;
+      }
       // A LoCoMo question with evidence placed 6-20: the ones R@5 or R@10 lose, with what outranks them.
       if (process.env.EXPLORE_DUMP && [...q.relevant].some((id) => ids.indexOf(id) >= 5 && ids.indexOf(id) < 20))
         dump[`${name}#locomo:${p.conv.id}:${q.task.field?.text}`] = {
@@ -76,7 +94,7 @@ for (const [name, tune, w, lex] of variants) {
   const cards = new AllAnyTally();
   let top5 = 0;
   let nCards = 0;
-  lme.forEach(async (p, i) => {
+  for (const [i, p] of lme.entries()) {
     const q = p.questions[0];
     const req = { task: q.task, memory: p.view, settings, queryVector: q.vectors[0], queryVectors: q.vectors, now: p.conv.now };
     const sm = await scoreMemory(req, tuning);
@@ -99,11 +117,16 @@ for (const [name, tune, w, lex] of variants) {
     const c = (await rankMemory(req, tuning)).cards.map((x) => x.item.id);
     nCards += c.length;
     cards.add(c, q.relevant);
-  });
+  }
   const l = loc.stats();
   const t = turns.stats();
   console.log(
     `${name.padEnd(22)} | LoCoMo R@5 ${f(l.recall5)} R@10 ${f(l.recall10)} nDCG ${f(l.ndcg10)} MRR ${f(l.mrr)} cardsR@10 ${f(locCards.stats().recall10)} | LME(${lme.length}) all@5 ${f(t.recall_all5)} all@10 ${f(t.recall_all10)} nDCG ${f(t.ndcg10)} cards all ${f(cards.stats().recall_all10)} (${(nCards / lme.length).toFixed(1)}/q) top5 sessions ${(top5 / lme.length).toFixed(1)}`,
+  );
+  const m = misses;
+  const x4 = (v: number) => (v / (exact.n || 1)).toFixed(4);
+  console.log(
+    `${''.padEnd(22)} | LoCoMo R@5 ${x4(exact.r5)} R@10 ${x4(exact.r10)} MRR ${x4(exact.rr)}; evidence missing the top 10: ${m.notCandidate + m.outsidePool + m.near + m.far} of ${m.evidence} (never a candidate ${m.notCandidate}, outside the pool ${m.outsidePool}, places 11-20 ${m.near}, further ${m.far})`,
   );
 }
 if (process.env.EXPLORE_DUMP) writeFileSync(process.env.EXPLORE_DUMP, JSON.stringify(dump, null, 1));

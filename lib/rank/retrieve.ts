@@ -186,25 +186,40 @@ interface LexicalPass {
   /** BM25 hits of the weighted query (with its expansion), best first. */
   hits: LexicalHit[];
   byId: Map<string, LexicalHit>;
-  /** The score an ideal match of the plain query terms would get. */
+  /** The score an ideal match of the plain query terms would get (each weighted as in the search). */
   ideal: number;
   /** Terms added by pseudo-relevance feedback, in the order found and as a set. */
   expansion: string[];
   expanded: Set<string>;
+  /** Terms of the query held by half the items or more (`telling`), which the echo does not count; none when every word of the ask is one (a memory on one topic). */
+  untelling: Set<string>;
 }
 
 /** Lexical: BM25 with weighted terms, normalised by the score an ideal match would get. */
 function lexicalPass(index: LexicalSearcher, plan: QueryPlan, t: Tuning): LexicalPass {
   let expansion: string[] = [];
-  const q = new Map(plan.terms);
+  const untelling = new Set<string>();
+  // Each term weighs as much as it tells items apart (see `telling`).
+  const weigh = (term: string, w: number) => {
+    const share = telling(index, term);
+    if (share <= 0) untelling.add(term);
+    return w * Math.max(t.tellingFloor, share);
+  };
+  const asked = new Map<string, number>();
+  for (const [term, w] of plan.terms) asked.set(term, weigh(term, w));
+  // An ask whose every word memory holds is held by most of it (a memory on one topic): they are all it has to
+  // tell items apart by, so the echo counts them all.
+  const oneTopic = ![...asked.keys()].some((term) => index.hasTerm(term) && !untelling.has(term));
+  const q = new Map(asked);
   // Words of the ask that name someone in memory also look for items by or about that person.
   if (t.personWeight > 0)
     for (const [term, w] of plan.terms)
-      if (index.hasTerm(PERSON_PREFIX + term)) q.set(PERSON_PREFIX + term, w * t.personWeight);
+      if (index.hasTerm(PERSON_PREFIX + term)) q.set(PERSON_PREFIX + term, weigh(PERSON_PREFIX + term, w * t.personWeight));
   // Two words of the ask side by side in an item: the same thing named, not just the same words.
-  if (t.phraseWeight > 0) for (const ph of plan.phrases) if (index.hasTerm(ph)) q.set(ph, t.phraseWeight);
+  if (t.phraseWeight > 0) for (const ph of plan.phrases) if (index.hasTerm(ph)) q.set(ph, weigh(ph, t.phraseWeight));
   // Dates the ask names look for items dated then.
-  if (t.dateWeight > 0) for (const d of plan.dates) if (index.hasTerm(d)) q.set(d, t.dateWeight);
+  if (t.dateWeight > 0) for (const d of plan.dates) if (index.hasTerm(d)) q.set(d, weigh(d, t.dateWeight));
+  if (oneTopic) untelling.clear();
   let hits = index.search(q, t.lexicalLimit);
   if (t.prfDocs > 0 && t.prfTerms > 0 && hits.length >= 2) {
     // Feedback documents are the best lexical hits (choosing them by fused relevance measured worse on LoCoMo).
@@ -216,10 +231,23 @@ function lexicalPass(index: LexicalSearcher, plan: QueryPlan, t: Tuning): Lexica
       hits = index.search(q, t.lexicalLimit);
     }
   }
-  const ideal = index.idealScore(plan.terms) || 1;
+  const ideal = index.idealScore(asked) || 1;
   const byId = new Map<string, LexicalHit>();
   for (const h of hits) byId.set(h.id, h);
-  return { hits, byId, ideal, expansion, expanded: new Set(expansion) };
+  return { hits, byId, ideal, expansion, expanded: new Set(expansion), untelling };
+}
+
+/**
+ * How well a term tells items apart, as a share of the idf the index gives it: the Robertson–Spärck Jones weight
+ * ln((N − n + 0.5) / (n + 0.5)) over the index's ln(1 + (N − n + 0.5) / (n + 0.5)); 0 or less for a term held by half
+ * the items or more. The two agree for rare words. A word most items hold (in a chat, a speaker's name: every turn by
+ * them holds it) says nothing about which item is meant, yet the index's form weighs it ln 2 in every one of them.
+ */
+function telling(index: LexicalSearcher, term: string): number {
+  const idf = index.idf(term);
+  if (!(idf > 0)) return 1;
+  // idf = ln(1 + x) with x = (N − n + 0.5) / (n + 0.5): the Robertson–Spärck Jones weight is ln(x).
+  return Math.log(Math.expm1(idf)) / idf;
 }
 
 /** What scoring a candidate reads. */
@@ -260,6 +288,12 @@ function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): Sign
   // Scale by the best candidate, but never above what an ideal match would score: a weak best match stays weak
   // (so the empty state can show), a strong field keeps its spread (no clamping at 1).
   const lexScale = Math.max(maxLex, lexical.ideal) || 1;
+  // Meaning is scaled the same way: by the best candidate's cosine where that is above `cosHigh`, so the strongest
+  // matches keep their order instead of all reading 1, and a weak field stays weak.
+  const cosines = threadCosines(found, inThread, prev, next, x);
+  let maxCos = 0;
+  for (const c of cosines) if (c > maxCos) maxCos = c;
+  const cosScale = Math.max(maxCos, t.cosHigh) - t.cosLow;
   const named = namedPeople(x);
   // An ask that names someone in memory is about them: items neither by nor about them are discounted.
   const holds = named.length ? index.holdingAny(named) : undefined;
@@ -271,9 +305,7 @@ function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): Sign
   for (let i = 0; i < n; i++) {
     const id = ids[i];
     let lex = clamp01(ctxLex[i] / lexScale);
-    const nbCos = inThread[i] ? threadSemantic(slots[i], prev[i], next[i], x) : 0;
-    const cos = (denOf(x, id) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
-    let sem = x.dense.size ? clamp01((cos - t.cosLow) / (t.cosHigh - t.cosLow)) : 0;
+    let sem = x.dense.size ? clamp01((cosines[i] - t.cosLow) / cosScale) : 0;
     const focus = holds && !holds(slots[i]) ? 1 - t.personFocus : 1;
     sem *= focus;
     lex *= focus;
@@ -282,6 +314,24 @@ function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): Sign
     fused[i] = ws + wl > 0 ? (ws * sem + wl * lex) / (ws + wl) : (sem + lex) / 2;
   }
   return new SignalTable(found, { semantic, lexical: lexicalOf, fused, prev, next }, x);
+}
+
+/** Each candidate's cosine with a share of its thread neighbours', in candidate order. */
+function threadCosines(
+  found: Candidates,
+  inThread: Uint8Array,
+  prevs: (string | undefined)[],
+  nexts: (string | undefined)[],
+  x: SignalInputs,
+): Float64Array {
+  const { ids, slots } = found;
+  const { t } = x;
+  const out = new Float64Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const nbCos = inThread[i] ? threadSemantic(slots[i], prevs[i], nexts[i], x) : 0;
+    out[i] = (denOf(x, ids[i]) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
+  }
+  return out;
 }
 
 /** Each candidate's lexical evidence with its thread's, in candidate order. */
@@ -383,14 +433,24 @@ function standaloneShare(memory: MemoryView, id: string, t: Tuning): number {
   return tokens > t.standalone ? t.standalone / tokens : 1;
 }
 
-/** The share of the ask words `id` matched that its predecessor `prev` matched as well (0 when none, or no predecessor). */
+/**
+ * The share of the ask words `id` matched that its predecessor `prev` matched as well (0 when none, or no
+ * predecessor). Words most items hold are left out: a turn after one that named the speaker it answers repeats
+ * nothing that tells it apart.
+ */
 function echoShare(x: SignalInputs, id: string, prev: string | undefined): number {
   const own = x.lexical.byId.get(id)?.matched;
   const before = prev ? x.lexical.byId.get(prev)?.matched : undefined;
   if (!own?.length || !before?.length) return 0;
+  const untelling = x.lexical.untelling;
+  let said = 0;
   let shared = 0;
-  for (const m of own) if (before.includes(m)) shared++;
-  return shared / own.length;
+  for (const m of own) {
+    if (untelling.has(m)) continue;
+    said++;
+    if (before.includes(m)) shared++;
+  }
+  return said ? shared / said : 0;
 }
 
 /** The dense score a threaded item inherits from its neighbours (most from a question it answers). */

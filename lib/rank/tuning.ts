@@ -53,6 +53,13 @@ export interface Tuning {
   dateWeight: number;
   /** Weight of a pair of adjacent ask words found side by side in an item (on top of the words themselves). */
   phraseWeight: number;
+  /**
+   * The least share of its weight a term of the ask keeps however many items hold it (`telling` in retrieve.ts). In a
+   * memory of a few items "most of memory" is two or three of them, too few to say a word tells nothing: a floor of
+   * 0.05 let a newer decision sharing the ask's words with one other item drop out of the cards of a three-item
+   * memory, while LoCoMo's figures stayed the same for any floor from 0.01 to 0.5 (docs/benchmarks.md, 2 Dec 2026).
+   */
+  tellingFloor: number;
   /** Pseudo-relevance feedback: terms of the top documents added to the lexical query. */
   prfDocs: number;
   prfTerms: number;
@@ -106,6 +113,7 @@ export const TUNING: Tuning = {
   personFocus: 0.3,
   dateWeight: 1,
   phraseWeight: 1,
+  tellingFloor: 0.5,
   prfDocs: 5,
   prfTerms: 0,
   prfWeight: 0.3,

@@ -652,3 +652,47 @@ describe('how an item is named and which rule is newer', () => {
     expect(traceOf(r2, 'american')).toMatchObject({ included: false, reason: expect.stringMatching(/^Superseded by “Always use British spelling in replies”/) });
   });
 });
+
+describe('words most of memory holds', () => {
+  // A long chat between two people: every turn holds its speaker's name (title and people), so each name is in about
+  // half of memory and tells nothing about which turn is meant; the person focus already keeps to Mel's turns.
+  const filler = ['the weather', 'dinner plans', 'the kids', 'a new film', 'work this week', 'the garden'];
+  const chat: MemoryItem[] = [];
+  let s = 0;
+  const say = (who: string, text: string, id?: string) =>
+    chat.push(item(text, { id: id ?? `t${chat.length}`, title: who, people: [who], thread: { id: `s${s}`, seq: chat.filter((c) => c.thread?.id === `s${s}`).length } }));
+  for (const topic of filler) {
+    s++;
+    say('Caro', `We talked about ${topic} again.`);
+    say('Mel', `Yes, ${topic} came up.`);
+  }
+  s++;
+  say('Caro', 'Mel, how was your week?');
+  say('Mel', 'I painted a horse.', 'named');
+  s++;
+  say('Caro', 'How was the weekend?');
+  say('Mel', 'I painted a horse by the lake with friends at the weekend.', 'unnamed');
+  const ask = task('What has Mel painted?');
+
+  it('a turn after one that says its speaker’s name is not taken for an echo of it', async () => {
+    const ids = (await scoreMemory(request(chat, ask))).ranked.map((r) => r.item.id);
+    // The shorter turn says it most directly; it came after a turn that called Mel by name, which repeats nothing.
+    expect(ids.indexOf('named')).toBeLessThan(ids.indexOf('unnamed'));
+  });
+
+  it('still marks such a word where it matched, and a memory on one topic is still found by its words', async () => {
+    const notes = ['budget for March', 'budget for April', 'budget review notes'].map((t, i) => item(t, { id: `b${i}` }));
+    const r = await rankMemory(request(notes, task('budget review')));
+    expect(r.cards[0].item.id).toBe('b2');
+    expect(r.cards[0].matched).toEqual(expect.arrayContaining(['budget', 'review']));
+  });
+});
+
+describe('meaning above the usual range of a paraphrase', () => {
+  it('keeps the closer of two strong matches ahead instead of scoring both in full', async () => {
+    const items = [item('cello lessons on Tuesday', { id: 'same' }), item('cello lessons on Tuesday at school', { id: 'near' })];
+    const signals = (await scoreMemory(request(items, task('cello lessons on Tuesday', { title: '' })))).retrieval.signals;
+    expect(signals.get('same')!.semantic).toBe(1);
+    expect(signals.get('near')!.semantic).toBeLessThan(1);
+  });
+});
