@@ -1,5 +1,5 @@
-import type { MemoryItem } from '../memory/types';
-import type { RankRequest, RankResult, RankedCard, ScoreNotes, TraceEntry } from './types';
+import type { ItemHead, MemoryItem } from '../memory/types';
+import type { RankRequest, RankResult, RankedCard, ScoreNotes, TaskReading, TraceEntry } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { choosePoolPassages, retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
@@ -14,7 +14,7 @@ import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from '../memory/index/tokenize';
 import { likeness } from './likeness';
 import { TUNING, type Tuning } from './tuning';
-import type { LexicalSearcher } from '../memory/index/memory-view';
+import type { LexicalSearcher, MemoryView } from '../memory/index/memory-view';
 import { displayTitle, lastTouched } from '../core/items';
 
 export interface ScoredMemory {
@@ -37,11 +37,129 @@ function emptySignal(id: string): Signal {
 }
 
 /**
- * Stages 1-4: query, hybrid retrieval, late hydration of the fused top candidates (plus what a guarantee may need),
- * hard filters, and the weighted factor score. Exposed so the bench can read the full order; the extension calls
- * `rankMemory`.
+ * What a ranking weighs: retrieval's pool, the flagged items and the items tied to the task's situation, each once in
+ * that order (ties keep it), read whole where their text may matter. Situated items past the pool may be thousands
+ * (a mail to someone with many notes), and their factors read no text: they are weighed on their heads, as stand-ins
+ * (`unreadItem`) that note any read of their text, and read only when a ranking reads them or selects them.
  */
-export async function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): Promise<ScoredMemory> {
+class Candidates {
+  /** Items whose text was read (or held), by id. */
+  readonly read = new Map<string, MemoryItem>();
+  /** Stand-ins of the situated items not read, by id. */
+  readonly unread = new Map<string, MemoryItem>();
+  /** Unread items whose text the last pass read. */
+  readonly wanted = new Set<string>();
+
+  constructor(
+    private readonly memory: MemoryView,
+    /** Every candidate's id, each once, in the order weighed. */
+    readonly ids: string[],
+    /** The ids read first: the pool, flagged items, and situated items whose texts are held. */
+    private readonly first: string[],
+  ) {}
+
+  static async gather(memory: MemoryView, retrieval: Retrieval, task: TaskReading): Promise<Candidates> {
+    const seen = new Set<string>();
+    const ids: string[] = [];
+    const add = (id: string) => {
+      if (seen.has(id)) return;
+      seen.add(id);
+      ids.push(id);
+    };
+    for (const id of retrieval.pool) add(id);
+    for (const it of memory.flagged()) add(it.id);
+    const first = ids.slice();
+    const heads = new Map<string, ItemHead>();
+    const keys = taskSituationKeys(task);
+    if (keys.length)
+      for (const head of memory.situated(keys)) {
+        if (seen.has(head.id)) continue;
+        add(head.id);
+        if (memory.hasText(head.id)) first.push(head.id);
+        else heads.set(head.id, head);
+      }
+    const c = new Candidates(memory, ids, first);
+    for (const [id, item] of await memory.hydrate(first)) c.read.set(id, item);
+    for (const [id, head] of heads) c.unread.set(id, unreadItem(head));
+    return c;
+  }
+
+  /** The candidates in order: read items, and stand-ins for the rest. */
+  *items(): Generator<MemoryItem> {
+    for (const id of this.ids) {
+      const it = this.read.get(id) ?? this.unread.get(id);
+      if (it) yield it;
+    }
+  }
+
+  /** Runs one pass, noting the unread items whose text it reads. */
+  pass<T>(run: () => T): T {
+    this.wanted.clear();
+    readsOf = this.wanted;
+    try {
+      return run();
+    } finally {
+      readsOf = undefined;
+    }
+  }
+
+  /** Notes that the pass needs the item's text (a stand-in's; a read item's is at hand). */
+  want(item: MemoryItem): void {
+    if (this.isUnread(item)) this.wanted.add(item.id);
+  }
+
+  /** Whether an item of this ranking is a stand-in (its text not read). */
+  isUnread(item: MemoryItem): boolean {
+    return this.unread.get(item.id) === item;
+  }
+
+  /**
+   * Reads the items the last pass wanted (with those read before, so none of this ranking's is let go). False when
+   * it wanted none: the pass stands.
+   */
+  async readWanted(): Promise<boolean> {
+    if (!this.wanted.size) return false;
+    const want = [...this.wanted];
+    const got = await this.memory.hydrate([...this.first, ...want]);
+    for (const id of want) {
+      this.first.push(id);
+      this.unread.delete(id);
+      const item = got.get(id);
+      if (item) this.read.set(id, item); // an item gone meanwhile is left out, as a hydration leaves it out
+    }
+    return true;
+  }
+}
+
+/** Where the stand-ins of the pass under way note a read of their text. */
+let readsOf: Set<string> | undefined;
+
+const standIns = new WeakMap<ItemHead, MemoryItem>();
+
+/**
+ * An item weighed on its head: its fields, with a text and title that note the read (the ranking then reads the item
+ * and weighs again) and stand for nothing. Kept per head: a task ranked again weighs the same stand-ins.
+ */
+function unreadItem(head: ItemHead): MemoryItem {
+  let item = standIns.get(head);
+  if (item) return item;
+  const noted = () => {
+    readsOf?.add(head.id);
+    return '';
+  };
+  item = Object.defineProperties({ ...head }, { text: { get: noted, enumerable: true }, title: { get: noted, enumerable: true } }) as MemoryItem;
+  standIns.set(head, item);
+  return item;
+}
+
+interface Prepared {
+  plan: QueryPlan;
+  retrieval: Retrieval;
+  candidates: Candidates;
+}
+
+/** Stages 1-2: the query, hybrid retrieval, and late hydration of the candidates (the pool's passages then chosen). */
+async function prepare(req: RankRequest, tuning: Tuning): Promise<Prepared> {
   const { task, memory, settings } = req;
   const plan = planQuery(task);
   let qvs: Float32Array[] = [];
@@ -54,16 +172,30 @@ export async function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): Pr
     qw = [1];
   }
   const retrieval = retrieve(memory, plan, qvs, qw, settings.weights, tuning);
-
-  // Late hydration: retrieval read no text; only the pool, pinned items, instructions and items tied to this
-  // situation are read whole (in the extension, from IndexedDB), and nothing after this waits.
-  const wanted = [...retrieval.pool];
-  for (const it of memory.flagged()) wanted.push(it.id);
-  const keys = taskSituationKeys(task);
-  if (keys.length) for (const it of memory.situated(keys)) wanted.push(it.id);
-  const hydrated = await memory.hydrate(wanted);
+  // Late hydration: retrieval read no text; only the pool, pinned items, instructions and what the situation needs
+  // are read whole (in the extension, from IndexedDB).
+  const candidates = await Candidates.gather(memory, retrieval, task);
   choosePoolPassages(memory, retrieval, qvs, qw, settings.weights, tuning);
+  return { plan, retrieval, candidates };
+}
 
+/**
+ * Stages 1-4: query, hybrid retrieval, late hydration of the fused top candidates (plus what a guarantee may need),
+ * hard filters, and the weighted factor score. Exposed so the bench can read the full order; the extension calls
+ * `rankMemory`. Situated items whose text nothing read are stand-ins (no text or title).
+ */
+export async function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): Promise<ScoredMemory> {
+  const p = await prepare(req, tuning);
+  for (;;) {
+    const sm = p.candidates.pass(() => weigh(req, p, tuning));
+    if (!(await p.candidates.readWanted())) return sm;
+  }
+}
+
+/** Stages 3-4 over the candidates: filters, scores, the order, and the lists guarantees read. No text of its own. */
+function weigh(req: RankRequest, p: Prepared, tuning: Tuning): ScoredMemory {
+  const { task, memory, settings } = req;
+  const { plan, retrieval } = p;
   const dismissed = new Set(req.dismissed ?? []);
   const used = new Set(req.recentlyUsed ?? []);
   const usedThreads = new Set<string>();
@@ -78,7 +210,7 @@ export async function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): Pr
   // Instructions that retrieval did not find are scored only if selection reaches them (see LazyScoredList).
   const laterInstructions: MemoryItem[] = [];
   const passing: MemoryItem[] = [];
-  for (const item of hydrated.values()) {
+  for (const item of p.candidates.items()) {
     const why = filterReason(item, task, dismissed);
     if (why) filtered.push({ item, reason: why });
     else passing.push(item);
@@ -154,8 +286,18 @@ function byScore(a: Scored, b: Scored): number {
  */
 export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Promise<RankResult> {
   const t0 = now();
+  const p = await prepare(req, tuning);
+  // Selection reads the texts of what it selects: a stand-in it reaches is read, and the ranking weighed again.
+  for (;;) {
+    const result = p.candidates.pass(() => decide(req, p, tuning));
+    if (!(await p.candidates.readWanted())) return { ...result, tookMs: now() - t0 };
+  }
+}
+
+/** Stages 3-7 once the candidates are read: scores, selection, cards, trace and package. Reads no text it was not given. */
+function decide(req: RankRequest, p: Prepared, tuning: Tuning): Omit<RankResult, 'tookMs'> {
   const { settings, memory } = req;
-  const sm = await scoreMemory(req, tuning);
+  const sm = weigh(req, p, tuning);
   const byId = new Map<string, Scored>();
   for (const s of sm.ranked) byId.set(s.item.id, s);
 
@@ -199,6 +341,9 @@ export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Pro
     sim,
   });
 
+  // A card shows its text: a stand-in selected is read, and the ranking weighed again with it.
+  for (const d of selected) p.candidates.want(d.s.item);
+
   // A card's explanation and its trace entry's are made from the same notes; only a card's words are read now.
   const cardNotes = new Map<Scored, ScoreNotes>();
   const cards: RankedCard[] = panelOrder(selected).map((d) => {
@@ -219,9 +364,11 @@ export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Pro
   // Hundreds of candidates are traced and the panel shows a few: entries carry numbers and notes, put in words
   // where they are shown (`traceReason`).
   const trace: TraceEntry[] = [];
+  // A stand-in's title is read where its entry is shown (`untitled`): the panel shows a few of thousands.
+  const titled = (item: MemoryItem) => (p.candidates.isUnread(item) ? { title: '', untitled: true as const } : { title: displayTitle(item) });
   const entry = (d: Decision): TraceEntry => ({
     id: d.s.item.id,
-    title: displayTitle(d.s.item),
+    ...titled(d.s.item),
     included: d.included,
     decided: d.reason,
     score: d.s.score,
@@ -249,11 +396,11 @@ export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Pro
     if (why) trace.push({ id: item.id, title: displayTitle(item), included: false, decided: why.reason, stage: why.stage });
   }
   for (const f of sm.filtered)
-    trace.push({ id: f.item.id, title: displayTitle(f.item), included: false, decided: f.reason, stage: 'filter' });
+    trace.push({ id: f.item.id, ...titled(f.item), included: false, decided: f.reason, stage: 'filter' });
 
   const empty = !selected.some((d) => d.s.score >= settings.threshold);
   const pkg = buildPackage(cards, req.task.destination, settings.budgetTokens);
-  return { cards, trace, empty, query: sm.plan.texts[0] ?? '', tookMs: now() - t0, package: pkg };
+  return { cards, trace, empty, query: sm.plan.texts[0] ?? '', package: pkg };
 }
 
 /**

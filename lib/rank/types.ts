@@ -71,7 +71,13 @@ export interface RankedCard {
 
 export interface TraceEntry {
   id: string;
+  /** Its title as a card shows it (`displayTitle`); empty while `untitled`. */
   title: string;
+  /**
+   * Its text was not read by the ranking (an item tied to the situation, weighed on its fields alone: a mail to
+   * someone with thousands of notes reads the few that can make a card): the panel reads its title where it shows it.
+   */
+  untitled?: true;
   included: boolean;
   /**
    * What decided, as data: the words are made only where the entry is shown (`traceReason` in lib/rank/trace.ts),

@@ -7,6 +7,7 @@ import { VectorIndex } from './vector-index';
 import { contentPrint, passagesOf } from './item-text';
 import { ownerOf, passageKey, type Passage } from './passages';
 import { ResidentItems } from './resident-item';
+import { readsAsDecision } from './decision-words';
 
 export { passageKey };
 
@@ -57,6 +58,8 @@ export class IndexedMemory implements MemoryView {
   /** Items held back (`needsReview`): in no index, searched by their own text where memory is browsed. */
   private heldIds = new Set<string>();
   private flaggedList?: ItemHead[];
+  /** Items whose text reads as a decision (`readsAsDecision`), noted while the text is at hand. */
+  private decisionIds = new Set<string>();
   private byKey = new Map<string, Set<string>>();
   /** How many passage vectors an item of several passages has (items of one passage are not listed). */
   private parts = new Map<string, number>();
@@ -74,6 +77,15 @@ export class IndexedMemory implements MemoryView {
   }
   head(id: string): ItemHead | undefined {
     return this.byId.get(id);
+  }
+  /** Whether `get(id)` answers now, without a `hydrate` (an item held whole, or read since its last change). */
+  hasText(id: string): boolean {
+    const head = this.byId.get(id);
+    return !!head && (!this.reader || this.hydrated.get(id)?.head === head);
+  }
+  /** Whether the item's text reads as a decision (`readsAsDecision`), known without its text. */
+  isDecision(id: string): boolean {
+    return this.decisionIds.has(id);
   }
   /** The whole item: held, or brought by a `hydrate` since its last change. Throws `NotHydratedError` otherwise. */
   get(id: string): MemoryItem | undefined {
@@ -288,6 +300,7 @@ export class IndexedMemory implements MemoryView {
     if (vector) this.setVectors(item.id, Array.isArray(vector) ? vector : [vector]);
     if (!lexicalLoaded) this.lexicalIndex.addItem(item);
     if (isFlagged(item)) this.flaggedIds.add(item.id);
+    if (readsAsDecision(item)) this.decisionIds.add(item.id);
     for (const k of situationKeys(item)) {
       const set = this.byKey.get(k) ?? new Set<string>();
       set.add(item.id);
@@ -335,6 +348,7 @@ export class IndexedMemory implements MemoryView {
 
   private unkey(item: ItemHead): void {
     this.flaggedIds.delete(item.id);
+    this.decisionIds.delete(item.id);
     this.heldIds.delete(item.id);
     for (const k of situationKeys(item)) this.byKey.get(k)?.delete(item.id);
   }
