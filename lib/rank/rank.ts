@@ -43,50 +43,58 @@ function emptySignal(id: string): Signal {
  * (`unreadItem`) that note any read of their text, and read only when a ranking reads them or selects them.
  */
 class Candidates {
-  /** Items whose text was read (or held), by id. */
-  readonly read = new Map<string, MemoryItem>();
   /** Stand-ins of the situated items not read, by id. */
   readonly unread = new Map<string, MemoryItem>();
   /** Unread items whose text the last pass read. */
   readonly wanted = new Set<string>();
+  /** With stand-ins, every candidate's id, each once, in the order weighed (without, the order `read` holds). */
+  private order?: string[];
 
-  constructor(
+  private constructor(
     private readonly memory: MemoryView,
-    /** Every candidate's id, each once, in the order weighed. */
-    readonly ids: string[],
-    /** The ids read first: the pool, flagged items, and situated items whose texts are held. */
+    /** The ids read: the pool, flagged items, situated items whose texts are held, and those passes wanted. */
     private readonly first: string[],
+    /** Items read (or held whole), by id, in the order asked (as `hydrate` answers). */
+    private readonly read: Map<string, MemoryItem>,
   ) {}
 
   static async gather(memory: MemoryView, retrieval: Retrieval, task: TaskReading): Promise<Candidates> {
-    const seen = new Set<string>();
-    const ids: string[] = [];
-    const add = (id: string) => {
-      if (seen.has(id)) return;
-      seen.add(id);
-      ids.push(id);
-    };
-    for (const id of retrieval.pool) add(id);
-    for (const it of memory.flagged()) add(it.id);
-    const first = ids.slice();
-    const heads = new Map<string, ItemHead>();
+    const first = retrieval.pool.slice();
+    for (const it of memory.flagged()) first.push(it.id);
+    const fixed = first.length;
     const keys = taskSituationKeys(task);
+    const situated: ItemHead[] = [];
+    let unheld = false;
     if (keys.length)
       for (const head of memory.situated(keys)) {
-        if (seen.has(head.id)) continue;
-        add(head.id);
+        situated.push(head);
         if (memory.hasText(head.id)) first.push(head.id);
-        else heads.set(head.id, head);
+        else unheld = true;
       }
-    const c = new Candidates(memory, ids, first);
-    for (const [id, item] of await memory.hydrate(first)) c.read.set(id, item);
-    for (const [id, head] of heads) c.unread.set(id, unreadItem(head));
+    const c = new Candidates(memory, first, await memory.hydrate(first));
+    if (!unheld) return c;
+    // Situated items neither held nor in the pool or flagged are weighed as stand-ins, where they come in the order.
+    const seen = new Set<string>();
+    const order: string[] = [];
+    const add = (id: string): boolean => {
+      if (seen.has(id)) return false;
+      seen.add(id);
+      order.push(id);
+      return true;
+    };
+    for (let i = 0; i < fixed; i++) add(first[i]);
+    for (const head of situated) if (add(head.id) && !memory.hasText(head.id)) c.unread.set(head.id, unreadItem(head));
+    c.order = order;
     return c;
   }
 
   /** The candidates in order: read items, and stand-ins for the rest. */
-  *items(): Generator<MemoryItem> {
-    for (const id of this.ids) {
+  items(): Iterable<MemoryItem> {
+    return this.order ? this.ordered(this.order) : this.read.values();
+  }
+
+  private *ordered(order: string[]): Generator<MemoryItem> {
+    for (const id of order) {
       const it = this.read.get(id) ?? this.unread.get(id);
       if (it) yield it;
     }
@@ -119,10 +127,9 @@ class Candidates {
    */
   async readWanted(): Promise<boolean> {
     if (!this.wanted.size) return false;
-    const want = [...this.wanted];
-    const got = await this.memory.hydrate([...this.first, ...want]);
-    for (const id of want) {
-      this.first.push(id);
+    for (const id of this.wanted) this.first.push(id);
+    const got = await this.memory.hydrate(this.first);
+    for (const id of this.wanted) {
       this.unread.delete(id);
       const item = got.get(id);
       if (item) this.read.set(id, item); // an item gone meanwhile is left out, as a hydration leaves it out
