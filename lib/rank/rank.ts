@@ -1,5 +1,5 @@
 import type { ItemHead, MemoryItem } from '../memory/types';
-import type { RankRequest, RankResult, RankedCard, ScoreNotes, TaskReading, TraceEntry } from './types';
+import type { RankRequest, RankResult, RankedCard, Reason, ScoreNotes, TaskReading, TraceEntry } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { choosePoolPassages, retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
@@ -23,7 +23,7 @@ export interface ScoredMemory {
   /** Candidates that passed the filters, best score first: the full order used before budget selection. */
   ranked: Scored[];
   /** Candidates removed by a hard filter, with the reason. */
-  filtered: { item: MemoryItem; reason: string }[];
+  filtered: { item: MemoryItem; reason: Reason }[];
   pinned: Scored[];
   /** In-scope instructions, newest first; those retrieval did not score are scored when selection reaches them. */
   instructions: LazyScoredList;
@@ -211,7 +211,7 @@ function weigh(req: RankRequest, p: Prepared, tuning: Tuning): ScoredMemory {
     if (t) usedThreads.add(t);
   }
   const ranked: Scored[] = [];
-  const filtered: { item: MemoryItem; reason: string }[] = [];
+  const filtered: { item: MemoryItem; reason: Reason }[] = [];
   const scoreOf = (item: MemoryItem) =>
     scoreItem(item, retrieval.signals.get(item.id) ?? emptySignal(item.id), task, settings, used, usedThreads, req.now);
   // Instructions that retrieval did not find are scored only if selection reaches them (see LazyScoredList).

@@ -1,4 +1,4 @@
-import type { MemoryItem, MemoryKind } from '../memory/types';
+import type { MemoryItem, MemoryKind, MemoryScope } from '../memory/types';
 import type { Destination } from '../core/destinations';
 import type { MemoryView } from '../memory/index/memory-view';
 import type { OverrideMemo } from './overridden-instructions';
@@ -98,8 +98,23 @@ export interface TraceEntry {
   learned?: string;
 }
 
-/** Why a candidate was taken or left out: words, or a card the budget had no room for. */
-export type Reason = string | NoRoom;
+/**
+ * Why a candidate was taken or left out: words, a card the budget had no room for, or an item that does not apply
+ * here (hundreds of scoped rules are filtered at every ranking: their words are made where an entry is shown).
+ */
+export type Reason = string | NoRoom | OnlyFor | OutOfScope;
+
+/** An item kept for other sites ("Only for …"). */
+export interface OnlyFor {
+  onlyFor: readonly string[];
+}
+
+/** An instruction whose scope does not match the task: the scope, and the task's site and destination. */
+export interface OutOfScope {
+  outOfScope: MemoryScope;
+  site: string;
+  destination: Destination;
+}
 
 /** A card that did not fit: the token budget, the tokens it needed and those left. */
 export interface NoRoom {
