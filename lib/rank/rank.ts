@@ -47,8 +47,8 @@ class Candidates {
   readonly unread = new Map<string, MemoryItem>();
   /** Unread items whose text the last pass read. */
   readonly wanted = new Set<string>();
-  /** With stand-ins, every candidate's id, each once, in the order weighed (without, the order `read` holds). */
-  private order?: string[];
+  /** With stand-ins, every candidate in the order weighed (without, the order `read` holds). */
+  private list?: MemoryItem[];
 
   private constructor(
     private readonly memory: MemoryView,
@@ -73,31 +73,28 @@ class Candidates {
       }
     const c = new Candidates(memory, first, await memory.hydrate(first));
     if (!unheld) return c;
-    // Situated items neither held nor in the pool or flagged are weighed as stand-ins, where they come in the order.
-    const seen = new Set<string>();
-    const order: string[] = [];
-    const add = (id: string): boolean => {
-      if (seen.has(id)) return false;
-      seen.add(id);
-      order.push(id);
-      return true;
-    };
-    for (let i = 0; i < fixed; i++) add(first[i]);
-    for (const head of situated) if (add(head.id) && !memory.hasText(head.id)) c.unread.set(head.id, unreadItem(head));
-    c.order = order;
+    // Situated items neither held nor in the pool or flagged are weighed as stand-ins, where they come in the order
+    // (`situated` lists each item once).
+    const list: MemoryItem[] = [];
+    const placed = new Set<string>();
+    for (let i = 0; i < fixed; i++) {
+      const item = placed.has(first[i]) ? undefined : c.read.get(first[i]);
+      placed.add(first[i]);
+      if (item) list.push(item);
+    }
+    for (const head of situated) {
+      if (placed.has(head.id)) continue;
+      let item = c.read.get(head.id);
+      if (!item && !memory.hasText(head.id)) c.unread.set(head.id, (item = unreadItem(head)));
+      if (item) list.push(item); // (one read but gone meanwhile is left out)
+    }
+    c.list = list;
     return c;
   }
 
   /** The candidates in order: read items, and stand-ins for the rest. */
   items(): Iterable<MemoryItem> {
-    return this.order ? this.ordered(this.order) : this.read.values();
-  }
-
-  private *ordered(order: string[]): Generator<MemoryItem> {
-    for (const id of order) {
-      const it = this.read.get(id) ?? this.unread.get(id);
-      if (it) yield it;
-    }
+    return this.list ?? this.read.values();
   }
 
   /** Runs one pass, noting the unread items whose text it reads. */
@@ -129,11 +126,18 @@ class Candidates {
     if (!this.wanted.size) return false;
     for (const id of this.wanted) this.first.push(id);
     const got = await this.memory.hydrate(this.first);
+    // Each stand-in read takes its place (an item gone meanwhile is left out, as a hydration leaves it out).
+    const was = new Map<MemoryItem, MemoryItem | undefined>();
     for (const id of this.wanted) {
+      was.set(this.unread.get(id)!, got.get(id));
       this.unread.delete(id);
-      const item = got.get(id);
-      if (item) this.read.set(id, item); // an item gone meanwhile is left out, as a hydration leaves it out
     }
+    const list: MemoryItem[] = [];
+    for (const item of this.list!) {
+      const now = was.has(item) ? was.get(item) : item;
+      if (now) list.push(now);
+    }
+    this.list = list;
     return true;
   }
 }
