@@ -45,8 +45,14 @@ export class IndexedMemory implements MemoryView {
   private resident = new ResidentItems();
   /** `contentPrint` of each item, made while its text was at hand. */
   private prints = new Map<string, number>();
-  /** Whole items read by `hydrate`, oldest first; an entry counts only while its head is the one held. */
-  private hydrated = new Map<string, { head: ItemHead; item: MemoryItem }>();
+  /**
+   * Whole items read by `hydrate`, in the order kept; an entry counts only while its head is the one held. `used` is
+   * the hydration that last returned it, `since` the one it was kept or moved back at: an entry used since is moved to
+   * the back when forgetting reaches it (a second chance), so a ranking's hits cost no reordering of the map.
+   */
+  private hydrated = new Map<string, Hydrated>();
+  /** Hydrations so far (the clock of `Hydrated.used`). */
+  private hydrations = 0;
   /** Characters of text and title `hydrated` holds. */
   private hydratedChars = 0;
   /** int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/memory/index/vector-index.ts. */
@@ -102,7 +108,8 @@ export class IndexedMemory implements MemoryView {
    */
   async hydrate(ids: Iterable<string>, keep = true): Promise<Map<string, MemoryItem>> {
     const out = new Map<string, MemoryItem>();
-    const asked = [...ids];
+    const asked = Array.isArray(ids) ? (ids as string[]) : [...ids];
+    const now = ++this.hydrations;
     let missing: string[] = [];
     for (const id of asked) {
       const head = this.byId.get(id);
@@ -111,9 +118,7 @@ export class IndexedMemory implements MemoryView {
       else {
         const h = this.hydrated.get(id);
         if (h?.head === head) {
-          // The newest last: a ranking's items outlive older ones.
-          this.hydrated.delete(id);
-          this.hydrated.set(id, h);
+          h.used = now; // a ranking's items outlive older ones
           out.set(id, h.item);
         } else missing.push(id);
       }
@@ -134,7 +139,7 @@ export class IndexedMemory implements MemoryView {
         // token count a load adds to rows of the first schema. Not a copy of the head: copies of varying shapes made
         // the ranker's reads of item fields measurably slower.
         const item = row.tokens === head.tokens ? row : { ...row, tokens: head.tokens };
-        if (keep) this.keepHydrated(id, { head, item });
+        if (keep) this.keepHydrated(id, { head, item, used: now, since: now });
         out.set(id, item);
       });
       missing = again;
@@ -146,7 +151,7 @@ export class IndexedMemory implements MemoryView {
     for (const id of asked) if (out.has(id)) ordered.set(id, out.get(id)!);
     return ordered;
   }
-  private keepHydrated(id: string, h: { head: ItemHead; item: MemoryItem }): void {
+  private keepHydrated(id: string, h: Hydrated): void {
     this.dropHydrated(id);
     this.hydrated.set(id, h);
     this.hydratedChars += h.item.text.length + h.item.title.length;
@@ -158,14 +163,20 @@ export class IndexedMemory implements MemoryView {
     this.hydratedChars -= h.item.text.length + h.item.title.length;
   }
   /**
-   * Drops the oldest hydrated items until they hold at most `HYDRATED_CHARS`, never those this hydration returns
-   * (`mine`): a ranking that weighs more than the bound (a mail to someone with thousands of notes) keeps them all
-   * until the next one, and typing on reads none of them again.
+   * Drops the least recently used hydrated items until they hold at most `HYDRATED_CHARS`, never those this hydration
+   * returns (`mine`): a ranking that weighs more than the bound (a mail to someone with thousands of notes) keeps them
+   * all until the next one, and typing on reads none of them again.
    */
   private forgetHydrated(mine: Map<string, MemoryItem>): void {
-    for (const id of this.hydrated.keys()) {
+    for (const [id, h] of this.hydrated) {
       if (this.hydratedChars <= HYDRATED_CHARS) break;
-      if (!mine.has(id)) this.dropHydrated(id);
+      if (mine.has(id)) continue;
+      if (h.used > h.since) {
+        // Used since it was kept: to the back (met again at most once more in this pass, then dropped if need be).
+        h.since = h.used;
+        this.hydrated.delete(id);
+        this.hydrated.set(id, h);
+      } else this.dropHydrated(id);
     }
   }
   /** `contentPrint` of the item's title, text and captions (0: not held). */
@@ -352,6 +363,14 @@ export class IndexedMemory implements MemoryView {
     this.heldIds.delete(item.id);
     for (const k of situationKeys(item)) this.byKey.get(k)?.delete(item.id);
   }
+}
+
+/** A hydrated item as `IndexedMemory` keeps it (see `IndexedMemory.hydrated`). */
+interface Hydrated {
+  head: ItemHead;
+  item: MemoryItem;
+  used: number;
+  since: number;
 }
 
 /** A MemoryView over plain arrays (Node, tests, the bench), with the same indexes the extension's store holds. */
