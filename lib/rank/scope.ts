@@ -97,23 +97,25 @@ export function scopeMismatch(item: MemoryItem, task: TaskReading): OutOfScope |
   if (item.kind !== 'instruction') return undefined;
   const scope = scopeOf(item);
   const site = task.site || hostOf(task.url);
-  const fits = ((): boolean => {
-    switch (scope.kind) {
-      case 'everywhere':
-        return true;
-      case 'destination':
-        return scope.values.includes(task.destination);
-      case 'sites':
-        return scope.values.some((s) => onHost(site, s));
-      case 'people':
-        return scope.values.some((p) => writingTo(task, p));
-      case 'subject': {
-        const generous = isBoundary(item.text);
-        return scope.values.some((s) => mentionsSubject(task, s, generous));
-      }
+  return scopeFits(item, scope, task, site) ? undefined : { outOfScope: scope, site, destination: task.destination };
+}
+
+/** Whether the instruction's scope matches the task (`site`: the task's). */
+function scopeFits(item: MemoryItem, scope: MemoryScope, task: TaskReading, site: string): boolean {
+  switch (scope.kind) {
+    case 'everywhere':
+      return true;
+    case 'destination':
+      return scope.values.includes(task.destination);
+    case 'sites':
+      return scope.values.some((s) => onHost(site, s));
+    case 'people':
+      return scope.values.some((p) => writingTo(task, p));
+    case 'subject': {
+      const generous = isBoundary(item.text);
+      return scope.values.some((s) => mentionsSubject(task, s, generous));
     }
-  })();
-  return fits ? undefined : { outOfScope: scope, site, destination: task.destination };
+  }
 }
 
 /** An instruction's scope mismatch in plain words. */
