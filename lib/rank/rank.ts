@@ -149,17 +149,28 @@ const standIns = new WeakMap<ItemHead, MemoryItem>();
 
 /**
  * An item weighed on its head: its fields, with a text and title that note the read (the ranking then reads the item
- * and weighs again) and stand for nothing. Kept per head: a task ranked again weighs the same stand-ins.
+ * and weighs again) and stand for nothing. The getters are the class's, shared: stand-ins of like heads have one
+ * shape, so the ranker's reads of their fields stay as fast as of read items.
  */
+class UnreadItem {
+  declare readonly id: string;
+  constructor(head: ItemHead) {
+    Object.assign(this, head);
+  }
+  get text(): string {
+    readsOf?.add(this.id);
+    return '';
+  }
+  get title(): string {
+    readsOf?.add(this.id);
+    return '';
+  }
+}
+
+/** The stand-in of an unread item, kept per head: a task ranked again weighs the same stand-ins. */
 function unreadItem(head: ItemHead): MemoryItem {
   let item = standIns.get(head);
-  if (item) return item;
-  const noted = () => {
-    readsOf?.add(head.id);
-    return '';
-  };
-  item = Object.defineProperties({ ...head }, { text: { get: noted, enumerable: true }, title: { get: noted, enumerable: true } }) as MemoryItem;
-  standIns.set(head, item);
+  if (!item) standIns.set(head, (item = new UnreadItem(head) as unknown as MemoryItem));
   return item;
 }
 
@@ -376,17 +387,25 @@ function decide(req: RankRequest, p: Prepared, tuning: Tuning): Omit<RankResult,
   // where they are shown (`traceReason`).
   const trace: TraceEntry[] = [];
   // A stand-in's title is read where its entry is shown (`untitled`): the panel shows a few of thousands.
-  const titled = (item: MemoryItem) => (p.candidates.isUnread(item) ? { title: '', untitled: true as const } : { title: displayTitle(item) });
-  const entry = (d: Decision): TraceEntry => ({
-    id: d.s.item.id,
-    ...titled(d.s.item),
-    included: d.included,
-    decided: d.reason,
-    score: d.s.score,
-    contributions: d.s.contributions,
-    notes: cardNotes.get(d.s) ?? scoreNotes(d.s, false),
-    stage: d.stage,
-  });
+  const untitled = (e: TraceEntry, item: MemoryItem): TraceEntry => {
+    if (p.candidates.isUnread(item)) e.untitled = true;
+    return e;
+  };
+  const titleOf = (item: MemoryItem) => (p.candidates.isUnread(item) ? '' : displayTitle(item));
+  const entry = (d: Decision): TraceEntry =>
+    untitled(
+      {
+        id: d.s.item.id,
+        title: titleOf(d.s.item),
+        included: d.included,
+        decided: d.reason,
+        score: d.s.score,
+        contributions: d.s.contributions,
+        notes: cardNotes.get(d.s) ?? scoreNotes(d.s, false),
+        stage: d.stage,
+      },
+      d.s.item,
+    );
   for (const d of selected) trace.push(entry(d));
   for (const s of sm.ranked) {
     const d = decisions.get(s.item.id);
@@ -407,7 +426,7 @@ function decide(req: RankRequest, p: Prepared, tuning: Tuning): Omit<RankResult,
     if (why) trace.push({ id: item.id, title: displayTitle(item), included: false, decided: why.reason, stage: why.stage });
   }
   for (const f of sm.filtered)
-    trace.push({ id: f.item.id, ...titled(f.item), included: false, decided: f.reason, stage: 'filter' });
+    trace.push(untitled({ id: f.item.id, title: titleOf(f.item), included: false, decided: f.reason, stage: 'filter' }, f.item));
 
   const empty = !selected.some((d) => d.s.score >= settings.threshold);
   const pkg = buildPackage(cards, req.task.destination, settings.budgetTokens);
