@@ -36,112 +36,6 @@ function emptySignal(id: string): Signal {
   return { id, semantic: 0, lexical: 0, matched: [], viaNeighbour: [], expanded: [], fused: 0 };
 }
 
-/**
- * What a ranking weighs: retrieval's pool, the flagged items and the items tied to the task's situation, each once in
- * that order (ties keep it), read whole where their text may matter. Situated items past the pool may be thousands
- * (a mail to someone with many notes), and their factors read no text: they are weighed on their heads, as stand-ins
- * (`unreadItem`) that note any read of their text, and read only when a ranking reads them or selects them.
- */
-class Candidates {
-  /** Stand-ins of the situated items not read, by id. */
-  readonly unread = new Map<string, MemoryItem>();
-  /** Unread items whose text the last pass read. */
-  readonly wanted = new Set<string>();
-  /** With stand-ins, every candidate in the order weighed (without, the order `read` holds). */
-  private list?: MemoryItem[];
-
-  private constructor(
-    private readonly memory: MemoryView,
-    /** The ids read: the pool, flagged items, situated items whose texts are held, and those passes wanted. */
-    private readonly first: string[],
-    /** Items read (or held whole), by id, in the order asked (as `hydrate` answers). */
-    private readonly read: Map<string, MemoryItem>,
-  ) {}
-
-  static async gather(memory: MemoryView, retrieval: Retrieval, task: TaskReading): Promise<Candidates> {
-    const first = retrieval.pool.slice();
-    for (const it of memory.flagged()) first.push(it.id);
-    const fixed = first.length;
-    const keys = taskSituationKeys(task);
-    const situated: ItemHead[] = [];
-    let unheld = false;
-    if (keys.length)
-      for (const head of memory.situated(keys)) {
-        situated.push(head);
-        if (memory.hasText(head.id)) first.push(head.id);
-        else unheld = true;
-      }
-    const c = new Candidates(memory, first, await memory.hydrate(first));
-    if (!unheld) return c;
-    // Situated items neither held nor in the pool or flagged are weighed as stand-ins, where they come in the order
-    // (`situated` lists each item once).
-    const list: MemoryItem[] = [];
-    const placed = new Set<string>();
-    for (let i = 0; i < fixed; i++) {
-      const item = placed.has(first[i]) ? undefined : c.read.get(first[i]);
-      placed.add(first[i]);
-      if (item) list.push(item);
-    }
-    for (const head of situated) {
-      if (placed.has(head.id)) continue;
-      let item = c.read.get(head.id);
-      if (!item && !memory.hasText(head.id)) c.unread.set(head.id, (item = unreadItem(head)));
-      if (item) list.push(item); // (one read but gone meanwhile is left out)
-    }
-    c.list = list;
-    return c;
-  }
-
-  /** The candidates in order: read items, and stand-ins for the rest. */
-  items(): Iterable<MemoryItem> {
-    return this.list ?? this.read.values();
-  }
-
-  /** Runs one pass, noting the unread items whose text it reads. */
-  pass<T>(run: () => T): T {
-    this.wanted.clear();
-    readsOf = this.wanted;
-    try {
-      return run();
-    } finally {
-      readsOf = undefined;
-    }
-  }
-
-  /** Notes that the pass needs the item's text (a stand-in's; a read item's is at hand). */
-  want(item: MemoryItem): void {
-    if (this.isUnread(item)) this.wanted.add(item.id);
-  }
-
-  /** Whether an item of this ranking is a stand-in (its text not read). */
-  isUnread(item: MemoryItem): boolean {
-    return this.unread.get(item.id) === item;
-  }
-
-  /**
-   * Reads the items the last pass wanted (with those read before, so none of this ranking's is let go). False when
-   * it wanted none: the pass stands.
-   */
-  async readWanted(): Promise<boolean> {
-    if (!this.wanted.size) return false;
-    for (const id of this.wanted) this.first.push(id);
-    const got = await this.memory.hydrate(this.first);
-    // Each stand-in read takes its place (an item gone meanwhile is left out, as a hydration leaves it out).
-    const was = new Map<MemoryItem, MemoryItem | undefined>();
-    for (const id of this.wanted) {
-      was.set(this.unread.get(id)!, got.get(id));
-      this.unread.delete(id);
-    }
-    const list: MemoryItem[] = [];
-    for (const item of this.list!) {
-      const now = was.has(item) ? was.get(item) : item;
-      if (now) list.push(now);
-    }
-    this.list = list;
-    return true;
-  }
-}
-
 /** Where the stand-ins of the pass under way note a read of their text. */
 let readsOf: Set<string> | undefined;
 
@@ -172,6 +66,105 @@ function unreadItem(head: ItemHead): MemoryItem {
   let item = standIns.get(head);
   if (!item) standIns.set(head, (item = new UnreadItem(head) as unknown as MemoryItem));
   return item;
+}
+
+/**
+ * What a ranking weighs: retrieval's pool, the flagged items and the items tied to the task's situation, each once in
+ * that order (ties keep it), read whole where their text may matter. Situated items past the pool may be thousands
+ * (a mail to someone with many notes), and their factors read no text: they are weighed on their heads, as stand-ins
+ * (`unreadItem`) that note any read of their text, and read only when a ranking reads them or selects them.
+ */
+class Candidates {
+  /** Unread items whose text the last pass read. */
+  readonly wanted = new Set<string>();
+  /** With stand-ins, every candidate in the order weighed (without, the order `read` holds). */
+  private list?: MemoryItem[];
+
+  private constructor(
+    private readonly memory: MemoryView,
+    /** The ids read: the pool, flagged items, situated items whose texts are held, and those passes wanted. */
+    private readonly first: string[],
+    /** Items read (or held whole), by id, in the order asked (as `hydrate` answers). */
+    private readonly read: Map<string, MemoryItem>,
+  ) {}
+
+  static async gather(memory: MemoryView, retrieval: Retrieval, task: TaskReading): Promise<Candidates> {
+    const first = retrieval.pool.slice();
+    for (const it of memory.flagged()) first.push(it.id);
+    const fixed = first.length;
+    const keys = taskSituationKeys(task);
+    const situated: ItemHead[] = [];
+    let unheld: Uint8Array | undefined;
+    if (keys.length) {
+      for (const head of memory.situated(keys)) situated.push(head);
+      for (let i = 0; i < situated.length; i++) {
+        if (memory.hasText(situated[i].id)) first.push(situated[i].id);
+        else (unheld ??= new Uint8Array(situated.length))[i] = 1;
+      }
+    }
+    const c = new Candidates(memory, first, await memory.hydrate(first));
+    if (!unheld) return c;
+    // Situated items neither held nor in the pool or flagged are weighed as stand-ins, where they come in the order
+    // (`situated` lists each item once).
+    const list: MemoryItem[] = [];
+    const placed = new Set<string>();
+    for (let i = 0; i < fixed; i++) {
+      const item = placed.has(first[i]) ? undefined : c.read.get(first[i]);
+      placed.add(first[i]);
+      if (item) list.push(item);
+    }
+    for (let i = 0; i < situated.length; i++) {
+      if (placed.has(situated[i].id)) continue;
+      const item = unheld[i] ? unreadItem(situated[i]) : c.read.get(situated[i].id);
+      if (item) list.push(item); // (one read but gone meanwhile is left out)
+    }
+    c.list = list;
+    return c;
+  }
+
+  /** The candidates in order: read items, and stand-ins for the rest. */
+  items(): Iterable<MemoryItem> {
+    return this.list ?? this.read.values();
+  }
+
+  /** Runs one pass, noting the unread items whose text it reads. */
+  pass<T>(run: () => T): T {
+    this.wanted.clear();
+    readsOf = this.wanted;
+    try {
+      return run();
+    } finally {
+      readsOf = undefined;
+    }
+  }
+
+  /** Notes that the pass needs the item's text (a stand-in's; a read item's is at hand). */
+  want(item: MemoryItem): void {
+    if (this.isUnread(item)) this.wanted.add(item.id);
+  }
+
+  /** Whether an item of this ranking is a stand-in (its text not read). */
+  isUnread(item: MemoryItem): boolean {
+    return item instanceof UnreadItem;
+  }
+
+  /**
+   * Reads the items the last pass wanted (with those read before, so none of this ranking's is let go). False when
+   * it wanted none: the pass stands.
+   */
+  async readWanted(): Promise<boolean> {
+    if (!this.wanted.size) return false;
+    for (const id of this.wanted) this.first.push(id);
+    const got = await this.memory.hydrate(this.first);
+    // Each stand-in read takes its place (an item gone meanwhile is left out, as a hydration leaves it out).
+    const list: MemoryItem[] = [];
+    for (const item of this.list!) {
+      const now = this.isUnread(item) && this.wanted.has(item.id) ? got.get(item.id) : item;
+      if (now) list.push(now);
+    }
+    this.list = list;
+    return true;
+  }
 }
 
 interface Prepared {
