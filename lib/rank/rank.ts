@@ -70,9 +70,10 @@ function unreadItem(head: ItemHead): MemoryItem {
 
 /**
  * What a ranking weighs: retrieval's pool, the flagged items and the items tied to the task's situation, each once in
- * that order (ties keep it), read whole where their text may matter. Situated items past the pool may be thousands
- * (a mail to someone with many notes), and their factors read no text: they are weighed on their heads, as stand-ins
- * (`unreadItem`) that note any read of their text, and read only when a ranking reads them or selects them.
+ * that order (ties keep it), read whole where their text may matter. Items past the pool may be thousands (a mail to
+ * someone with many notes, notes kept for other sites), and the factors and filters of an item that is neither pinned
+ * nor an instruction read no text: those are weighed on their heads, as stand-ins (`unreadItem`) that note any read of
+ * their text, and read only when a ranking reads them or selects them.
  */
 class Candidates {
   /** Unread items whose text the last pass read. */
@@ -90,33 +91,32 @@ class Candidates {
 
   static async gather(memory: MemoryView, retrieval: Retrieval, task: TaskReading): Promise<Candidates> {
     const first = retrieval.pool.slice();
-    for (const it of memory.flagged()) first.push(it.id);
     const fixed = first.length;
+    // After the pool: flagged items, then those tied to the situation (an item may be both; its first place counts).
+    const later: ItemHead[] = [];
+    for (const head of memory.flagged()) later.push(head);
     const keys = taskSituationKeys(task);
-    const situated: ItemHead[] = [];
+    if (keys.length) for (const head of memory.situated(keys)) later.push(head);
     let unheld: Uint8Array | undefined;
-    if (keys.length) {
-      for (const head of memory.situated(keys)) situated.push(head);
-      for (let i = 0; i < situated.length; i++) {
-        if (memory.hasText(situated[i].id)) first.push(situated[i].id);
-        else (unheld ??= new Uint8Array(situated.length))[i] = 1;
-      }
+    for (let i = 0; i < later.length; i++) {
+      const head = later[i];
+      // Pinned items and instructions are read (a rule's text decides what it overrides); so is any text held.
+      if (head.pinned || head.kind === 'instruction' || memory.hasText(head.id)) first.push(head.id);
+      else (unheld ??= new Uint8Array(later.length))[i] = 1;
     }
     const c = new Candidates(memory, first, await memory.hydrate(first));
     if (!unheld) return c;
-    // Situated items neither held nor in the pool or flagged are weighed as stand-ins, where they come in the order
-    // (`situated` lists each item once).
+    // The others are weighed as stand-ins, where they come in the order.
     const list: MemoryItem[] = [];
     const placed = new Set<string>();
-    for (let i = 0; i < fixed; i++) {
-      const item = placed.has(first[i]) ? undefined : c.read.get(first[i]);
-      placed.add(first[i]);
-      if (item) list.push(item);
-    }
-    for (let i = 0; i < situated.length; i++) {
-      if (placed.has(situated[i].id)) continue;
-      const item = unheld[i] ? unreadItem(situated[i]) : c.read.get(situated[i].id);
+    const place = (id: string, item: MemoryItem | undefined) => {
+      placed.add(id);
       if (item) list.push(item); // (one read but gone meanwhile is left out)
+    };
+    for (let i = 0; i < fixed; i++) if (!placed.has(first[i])) place(first[i], c.read.get(first[i]));
+    for (let i = 0; i < later.length; i++) {
+      const head = later[i];
+      if (!placed.has(head.id)) place(head.id, unheld[i] ? unreadItem(head) : c.read.get(head.id));
     }
     c.list = list;
     return c;

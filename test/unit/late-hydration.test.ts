@@ -142,7 +142,7 @@ describe('late hydration: item texts stay in IndexedDB until a ranking reads the
     for (const id of ids) expect(mem.get(id)?.text.startsWith(id)).toBe(true);
   });
 
-  it('a mail to someone with thousands of notes reads only the few that can make a card, and shows what the whole memory shows', async () => {
+  it('a mail to someone with thousands of notes (and notes kept for sites) reads only the few that can make a card, and shows what the whole memory shows', async () => {
     // Dana's notes: a few about the budget the mail asks about, hundreds of others, and a decision among them.
     const notes: MemoryInput[] = Array.from({ length: 1500 }, (_, i) => ({
       id: `d${i}`,
@@ -151,7 +151,14 @@ describe('late hydration: item texts stay in IndexedDB until a ranking reads the
       people: ['Dana <dana@acme.com>'],
       createdAt: NOW - 9e6 + i * 1000,
     }));
-    const items = [...inputs(), ...notes].map((x) => createItem(x, NOW));
+    // And notes kept for a site: hundreds for another (never shown here), hundreds for the mail site (tied to it).
+    const kept: MemoryInput[] = Array.from({ length: 600 }, (_, i) => ({
+      id: `s${i}`,
+      text: `Site note ${i}: the garden party list and the weather.`,
+      sites: [i % 2 ? 'docs.google.com' : 'mail.google.com'],
+      createdAt: NOW - 8e6 + i * 1000,
+    }));
+    const items = [...inputs(), ...notes, ...kept].map((x) => createItem(x, NOW));
     const rows = new Map(items.map((it) => [it.id, it]));
     let reads = 0;
     const mem = new IndexedMemory(async (ids) => ((reads += ids.length), ids.map((id) => rows.get(id))));
@@ -161,7 +168,7 @@ describe('late hydration: item texts stay in IndexedDB until a ranking reads the
       reads = 0;
       const got = await rankMemory(request(mem, ask));
       const want = await rankMemory(request(whole, ask));
-      // About 70 candidates retrieval found, the pinned and scoped items, and the cards: never all of Dana's notes.
+      // About 70 candidates retrieval found, the pinned item and the rules, and the cards: never all of Dana's notes.
       expect(reads).toBeLessThan(200);
       expect(got.cards.map((c) => c.item.id)).toEqual(want.cards.map((c) => c.item.id));
       expect(got.cards.some((c) => c.item.id.startsWith('d'))).toBe(true);
