@@ -4,7 +4,7 @@ import { planQuery, type QueryPlan } from './query';
 import { choosePoolPassages, retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
-import { appliesBecause } from './scope';
+import { appliesBecause, scopeMismatch } from './scope';
 import { overriddenInstructions } from './overridden-instructions';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
@@ -69,10 +69,18 @@ function unreadItem(head: ItemHead): MemoryItem {
 }
 
 /**
+ * A rule whose stored scope, read without its text, does not match the task (a subject's match reads the text, and a
+ * rule saved without a scope has it guessed from the text: those are read).
+ */
+function scopedElsewhere(head: ItemHead, task: TaskReading): boolean {
+  return !!head.scope && head.scope.kind !== 'subject' && !!scopeMismatch(head as MemoryItem, task);
+}
+
+/**
  * What a ranking weighs: retrieval's pool, the flagged items and the items tied to the task's situation, each once in
  * that order (ties keep it), read whole where their text may matter. Items past the pool may be thousands (a mail to
- * someone with many notes, notes kept for other sites), and the factors and filters of an item that is neither pinned
- * nor an instruction read no text: those are weighed on their heads, as stand-ins (`unreadItem`) that note any read of
+ * someone with many notes, notes kept for other sites, rules for other places), and the factors and filters of such an
+ * item read no text: those are weighed on their heads, as stand-ins (`unreadItem`) that note any read of
  * their text, and read only when a ranking reads them or selects them.
  */
 class Candidates {
@@ -100,8 +108,8 @@ class Candidates {
     let unheld: Uint8Array | undefined;
     for (let i = 0; i < later.length; i++) {
       const head = later[i];
-      // Pinned items and instructions are read (a rule's text decides what it overrides); so is any text held.
-      if (head.pinned || head.kind === 'instruction' || memory.hasText(head.id)) first.push(head.id);
+      // Pinned items and rules that apply here are read (a rule's text decides what it overrides); so is any text held.
+      if (head.pinned || (head.kind === 'instruction' && !scopedElsewhere(head, task)) || memory.hasText(head.id)) first.push(head.id);
       else (unheld ??= new Uint8Array(later.length))[i] = 1;
     }
     const c = new Candidates(memory, first, await memory.hydrate(first));

@@ -142,7 +142,7 @@ describe('late hydration: item texts stay in IndexedDB until a ranking reads the
     for (const id of ids) expect(mem.get(id)?.text.startsWith(id)).toBe(true);
   });
 
-  it('a mail to someone with thousands of notes (and notes kept for sites) reads only the few that can make a card, and shows what the whole memory shows', async () => {
+  it('a mail to someone with thousands of notes (and notes and rules for elsewhere) reads only the few that can make a card, and shows what the whole memory shows', async () => {
     // Dana's notes: a few about the budget the mail asks about, hundreds of others, and a decision among them.
     const notes: MemoryInput[] = Array.from({ length: 1500 }, (_, i) => ({
       id: `d${i}`,
@@ -158,7 +158,15 @@ describe('late hydration: item texts stay in IndexedDB until a ranking reads the
       sites: [i % 2 ? 'docs.google.com' : 'mail.google.com'],
       createdAt: NOW - 8e6 + i * 1000,
     }));
-    const items = [...inputs(), ...notes, ...kept].map((x) => createItem(x, NOW));
+    // And rules for writing to other people: filtered here without being read.
+    const rules: MemoryInput[] = Array.from({ length: 300 }, (_, i) => ({
+      id: `r${i}`,
+      text: `When writing to Eve, mention the garden (${i}).`,
+      kind: 'instruction',
+      scope: { kind: 'people', values: [`Eve${i % 7}`], set: 'user' },
+      createdAt: NOW - 7e6 + i * 1000,
+    }));
+    const items = [...inputs(), ...notes, ...kept, ...rules].map((x) => createItem(x, NOW));
     const rows = new Map(items.map((it) => [it.id, it]));
     let reads = 0;
     const mem = new IndexedMemory(async (ids) => ((reads += ids.length), ids.map((id) => rows.get(id))));
