@@ -16,8 +16,10 @@ export function learnedSettings(settings: RankSettings, learned: LearnedWeights 
  */
 export async function rankLearned(req: RankRequest & { learned?: LearnedWeights }): Promise<RankResult> {
   const { learned, ...request } = req;
-  const result = await rankMemory({ ...request, settings: learnedSettings(request.settings, learned, request.task.site) });
-  if (learned) markLearnedOrder(result, request.settings.weights, learned, request.task.site);
+  const settings = learnedSettings(request.settings, learned, request.task.site);
+  const result = await rankMemory({ ...request, settings });
+  // The weights ranked with are the learned ones: computed once per ranking.
+  if (learned) markLearnedOrder(result, request.settings.weights, learned, request.task.site, settings.weights);
   return result;
 }
 
@@ -27,9 +29,14 @@ const weightedScore = (w: Weights, x: FactorScores): number => weighFactors(w, x
  * Says where a learned weight decided the order: a card above the next one that the sliders (`base`) alone would
  * have put below it, and the learned change that made the difference, on the card and in its trace entry.
  */
-export function markLearnedOrder(result: RankResult, base: Weights, learned: LearnedWeights, site: string): void {
+export function markLearnedOrder(
+  result: RankResult,
+  base: Weights,
+  learned: LearnedWeights,
+  site: string,
+  weights: Weights = learnedWeightsFor(base, learned, site),
+): void {
   const cards = result.cards;
-  const weights = learnedWeightsFor(base, learned, site);
   const noted = new Map<string, string>();
   for (let i = 0; i + 1 < cards.length; i++) {
     const a = cards[i];

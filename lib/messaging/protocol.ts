@@ -105,6 +105,8 @@ export interface BackgroundProtocol {
   'site:pause': { req: { site: string; paused: boolean }; res: Settings };
   /** Panel: the words of the task that left-out items matched, as each one's text writes them ("Why not?"). */
   'trace:words': { req: { items: { id: string; terms: string[] }[] }; res: { words: string[][] } };
+  /** Panel: the titles of left-out items the ranking did not read (`TraceEntry.untitled`), '' for one gone. */
+  'trace:titles': { req: { ids: string[] }; res: { titles: string[] } };
   /** Panel: the package for a chosen set of the tab's cards (preview), and inserting it. */
   'package:build': { req: { tabId: number; ids: string[]; search?: string }; res: { text: string; tokens: number; ids: string[]; budget: number } };
   'package:insert': { req: { tabId: number; ids: string[]; search?: string }; res: InsertOutcome };

@@ -1,19 +1,22 @@
 import type { MemoryItem } from '../memory/types';
-import type { TaskReading } from './types';
+import type { Reason, TaskReading } from './types';
 import { hostOf, onHost } from '../core/hosts';
-import { outOfScope } from './scope';
+import { scopeMismatch } from './scope';
 
-/** Why an item may not appear at all, in plain words; undefined when it may. Runs before any scoring. */
-export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set<string>): string | undefined {
+/**
+ * Why an item may not appear at all (words, or data `reasonText` puts in words); undefined when it may. Runs before
+ * any scoring, for every candidate.
+ */
+export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set<string>): Reason | undefined {
   if (item.archived) return 'Archived';
   if (item.needsReview) return `Held back until you confirm it: ${item.needsReview}`;
   if (item.excluded) return 'You marked it "never include"';
   if (dismissed.has(item.id)) return 'You dismissed it on this page';
   if (item.sites.length > 0 && !item.sites.some((s) => onHost(task.site || hostOf(task.url), s)))
-    return `Only for ${item.sites.join(', ')}`;
+    return { onlyFor: item.sites };
   // An instruction applies only within its scope (an instruction that names people is a rule for writing to them).
   // Evidence that names people is about them and stays available everywhere.
-  return outOfScope(item, task);
+  return scopeMismatch(item, task);
 }
 
 /**

@@ -1,10 +1,10 @@
-import type { MemoryItem } from '../memory/types';
-import type { RankRequest, RankResult, RankedCard, ScoreNotes, TraceEntry } from './types';
+import type { ItemHead, MemoryItem } from '../memory/types';
+import type { RankRequest, RankResult, RankedCard, Reason, ScoreNotes, TaskReading, TraceEntry } from './types';
 import { planQuery, type QueryPlan } from './query';
 import { choosePoolPassages, retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
-import { appliesBecause } from './scope';
+import { appliesBecause, scopeMismatch } from './scope';
 import { overriddenInstructions } from './overridden-instructions';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
@@ -14,7 +14,7 @@ import { explicitlyTied, taskSituationKeys } from './situation';
 import { terms } from '../memory/index/tokenize';
 import { likeness } from './likeness';
 import { TUNING, type Tuning } from './tuning';
-import type { LexicalSearcher } from '../memory/index/memory-view';
+import type { LexicalSearcher, MemoryView } from '../memory/index/memory-view';
 import { displayTitle, lastTouched } from '../core/items';
 
 export interface ScoredMemory {
@@ -23,7 +23,7 @@ export interface ScoredMemory {
   /** Candidates that passed the filters, best score first: the full order used before budget selection. */
   ranked: Scored[];
   /** Candidates removed by a hard filter, with the reason. */
-  filtered: { item: MemoryItem; reason: string }[];
+  filtered: { item: MemoryItem; reason: Reason }[];
   pinned: Scored[];
   /** In-scope instructions, newest first; those retrieval did not score are scored when selection reaches them. */
   instructions: LazyScoredList;
@@ -36,12 +36,153 @@ function emptySignal(id: string): Signal {
   return { id, semantic: 0, lexical: 0, matched: [], viaNeighbour: [], expanded: [], fused: 0 };
 }
 
+/** Where the stand-ins of the pass under way note a read of their text. */
+let readsOf: Set<string> | undefined;
+
+const standIns = new WeakMap<ItemHead, MemoryItem>();
+
 /**
- * Stages 1-4: query, hybrid retrieval, late hydration of the fused top candidates (plus what a guarantee may need),
- * hard filters, and the weighted factor score. Exposed so the bench can read the full order; the extension calls
- * `rankMemory`.
+ * An item weighed on its head: its fields, with a text and title that note the read (the ranking then reads the item
+ * and weighs again) and stand for nothing. The getters are the class's, shared: stand-ins of like heads have one
+ * shape, so the ranker's reads of their fields stay as fast as of read items.
  */
-export async function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): Promise<ScoredMemory> {
+class UnreadItem {
+  declare readonly id: string;
+  constructor(head: ItemHead) {
+    Object.assign(this, head);
+  }
+  get text(): string {
+    readsOf?.add(this.id);
+    return '';
+  }
+  get title(): string {
+    readsOf?.add(this.id);
+    return '';
+  }
+}
+
+/** The stand-in of an unread item, kept per head: a task ranked again weighs the same stand-ins. */
+function unreadItem(head: ItemHead): MemoryItem {
+  let item = standIns.get(head);
+  if (!item) standIns.set(head, (item = new UnreadItem(head) as unknown as MemoryItem));
+  return item;
+}
+
+/**
+ * A rule whose stored scope, read without its text, does not match the task (a subject's match reads the text, and a
+ * rule saved without a scope has it guessed from the text: those are read).
+ */
+function scopedElsewhere(head: ItemHead, task: TaskReading): boolean {
+  return !!head.scope && head.scope.kind !== 'subject' && !!scopeMismatch(head as MemoryItem, task);
+}
+
+/**
+ * What a ranking weighs: retrieval's pool, the flagged items and the items tied to the task's situation, each once in
+ * that order (ties keep it), read whole where their text may matter. Items past the pool may be thousands (a mail to
+ * someone with many notes, notes kept for other sites, rules for other places), and the factors and filters of such an
+ * item read no text: those are weighed on their heads, as stand-ins (`unreadItem`) that note any read of
+ * their text, and read only when a ranking reads them or selects them.
+ */
+class Candidates {
+  /** Unread items whose text the last pass read. */
+  readonly wanted = new Set<string>();
+  /** With stand-ins, every candidate in the order weighed (without, the order `read` holds). */
+  private list?: MemoryItem[];
+
+  private constructor(
+    private readonly memory: MemoryView,
+    /** The ids read: the pool, flagged items, situated items whose texts are held, and those passes wanted. */
+    private readonly first: string[],
+    /** Items read (or held whole), by id, in the order asked (as `hydrate` answers). */
+    private readonly read: Map<string, MemoryItem>,
+  ) {}
+
+  static async gather(memory: MemoryView, retrieval: Retrieval, task: TaskReading): Promise<Candidates> {
+    const first = retrieval.pool.slice();
+    const fixed = first.length;
+    // After the pool: flagged items, then those tied to the situation (an item may be both; its first place counts).
+    const later: ItemHead[] = [];
+    for (const head of memory.flagged()) later.push(head);
+    const keys = taskSituationKeys(task);
+    if (keys.length) for (const head of memory.situated(keys)) later.push(head);
+    let unheld: Uint8Array | undefined;
+    for (let i = 0; i < later.length; i++) {
+      const head = later[i];
+      // Pinned items and rules that apply here are read (a rule's text decides what it overrides); so is any text held.
+      if (head.pinned || (head.kind === 'instruction' && !scopedElsewhere(head, task)) || memory.hasText(head.id)) first.push(head.id);
+      else (unheld ??= new Uint8Array(later.length))[i] = 1;
+    }
+    const c = new Candidates(memory, first, await memory.hydrate(first));
+    if (!unheld) return c;
+    // The others are weighed as stand-ins, where they come in the order.
+    const list: MemoryItem[] = [];
+    const placed = new Set<string>();
+    const place = (id: string, item: MemoryItem | undefined) => {
+      placed.add(id);
+      if (item) list.push(item); // (one read but gone meanwhile is left out)
+    };
+    for (let i = 0; i < fixed; i++) if (!placed.has(first[i])) place(first[i], c.read.get(first[i]));
+    for (let i = 0; i < later.length; i++) {
+      const head = later[i];
+      if (!placed.has(head.id)) place(head.id, unheld[i] ? unreadItem(head) : c.read.get(head.id));
+    }
+    c.list = list;
+    return c;
+  }
+
+  /** The candidates in order: read items, and stand-ins for the rest. */
+  items(): Iterable<MemoryItem> {
+    return this.list ?? this.read.values();
+  }
+
+  /** Runs one pass, noting the unread items whose text it reads. */
+  pass<T>(run: () => T): T {
+    this.wanted.clear();
+    readsOf = this.wanted;
+    try {
+      return run();
+    } finally {
+      readsOf = undefined;
+    }
+  }
+
+  /** Notes that the pass needs the item's text (a stand-in's; a read item's is at hand). */
+  want(item: MemoryItem): void {
+    if (this.isUnread(item)) this.wanted.add(item.id);
+  }
+
+  /** Whether an item of this ranking is a stand-in (its text not read). */
+  isUnread(item: MemoryItem): boolean {
+    return item instanceof UnreadItem;
+  }
+
+  /**
+   * Reads the items the last pass wanted (with those read before, so none of this ranking's is let go). False when
+   * it wanted none: the pass stands.
+   */
+  async readWanted(): Promise<boolean> {
+    if (!this.wanted.size) return false;
+    for (const id of this.wanted) this.first.push(id);
+    const got = await this.memory.hydrate(this.first);
+    // Each stand-in read takes its place (an item gone meanwhile is left out, as a hydration leaves it out).
+    const list: MemoryItem[] = [];
+    for (const item of this.list!) {
+      const now = this.isUnread(item) && this.wanted.has(item.id) ? got.get(item.id) : item;
+      if (now) list.push(now);
+    }
+    this.list = list;
+    return true;
+  }
+}
+
+interface Prepared {
+  plan: QueryPlan;
+  retrieval: Retrieval;
+  candidates: Candidates;
+}
+
+/** Stages 1-2: the query, hybrid retrieval, and late hydration of the candidates (the pool's passages then chosen). */
+async function prepare(req: RankRequest, tuning: Tuning): Promise<Prepared> {
   const { task, memory, settings } = req;
   const plan = planQuery(task);
   let qvs: Float32Array[] = [];
@@ -54,16 +195,30 @@ export async function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): Pr
     qw = [1];
   }
   const retrieval = retrieve(memory, plan, qvs, qw, settings.weights, tuning);
-
-  // Late hydration: retrieval read no text; only the pool, pinned items, instructions and items tied to this
-  // situation are read whole (in the extension, from IndexedDB), and nothing after this waits.
-  const wanted = [...retrieval.pool];
-  for (const it of memory.flagged()) wanted.push(it.id);
-  const keys = taskSituationKeys(task);
-  if (keys.length) for (const it of memory.situated(keys)) wanted.push(it.id);
-  const hydrated = await memory.hydrate(wanted);
+  // Late hydration: retrieval read no text; only the pool, pinned items, instructions and what the situation needs
+  // are read whole (in the extension, from IndexedDB).
+  const candidates = await Candidates.gather(memory, retrieval, task);
   choosePoolPassages(memory, retrieval, qvs, qw, settings.weights, tuning);
+  return { plan, retrieval, candidates };
+}
 
+/**
+ * Stages 1-4: query, hybrid retrieval, late hydration of the fused top candidates (plus what a guarantee may need),
+ * hard filters, and the weighted factor score. Exposed so the bench can read the full order; the extension calls
+ * `rankMemory`. Situated items whose text nothing read are stand-ins (no text or title).
+ */
+export async function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): Promise<ScoredMemory> {
+  const p = await prepare(req, tuning);
+  for (;;) {
+    const sm = p.candidates.pass(() => weigh(req, p, tuning));
+    if (!(await p.candidates.readWanted())) return sm;
+  }
+}
+
+/** Stages 3-4 over the candidates: filters, scores, the order, and the lists guarantees read. No text of its own. */
+function weigh(req: RankRequest, p: Prepared, tuning: Tuning): ScoredMemory {
+  const { task, memory, settings } = req;
+  const { plan, retrieval } = p;
   const dismissed = new Set(req.dismissed ?? []);
   const used = new Set(req.recentlyUsed ?? []);
   const usedThreads = new Set<string>();
@@ -72,13 +227,13 @@ export async function scoreMemory(req: RankRequest, tuning: Tuning = TUNING): Pr
     if (t) usedThreads.add(t);
   }
   const ranked: Scored[] = [];
-  const filtered: { item: MemoryItem; reason: string }[] = [];
+  const filtered: { item: MemoryItem; reason: Reason }[] = [];
   const scoreOf = (item: MemoryItem) =>
     scoreItem(item, retrieval.signals.get(item.id) ?? emptySignal(item.id), task, settings, used, usedThreads, req.now);
   // Instructions that retrieval did not find are scored only if selection reaches them (see LazyScoredList).
   const laterInstructions: MemoryItem[] = [];
   const passing: MemoryItem[] = [];
-  for (const item of hydrated.values()) {
+  for (const item of p.candidates.items()) {
     const why = filterReason(item, task, dismissed);
     if (why) filtered.push({ item, reason: why });
     else passing.push(item);
@@ -154,8 +309,18 @@ function byScore(a: Scored, b: Scored): number {
  */
 export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Promise<RankResult> {
   const t0 = now();
+  const p = await prepare(req, tuning);
+  // Selection reads the texts of what it selects: a stand-in it reaches is read, and the ranking weighed again.
+  for (;;) {
+    const result = p.candidates.pass(() => decide(req, p, tuning));
+    if (!(await p.candidates.readWanted())) return { ...result, tookMs: now() - t0 };
+  }
+}
+
+/** Stages 3-7 once the candidates are read: scores, selection, cards, trace and package. Reads no text it was not given. */
+function decide(req: RankRequest, p: Prepared, tuning: Tuning): Omit<RankResult, 'tookMs'> {
   const { settings, memory } = req;
-  const sm = await scoreMemory(req, tuning);
+  const sm = weigh(req, p, tuning);
   const byId = new Map<string, Scored>();
   for (const s of sm.ranked) byId.set(s.item.id, s);
 
@@ -199,6 +364,9 @@ export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Pro
     sim,
   });
 
+  // A card shows its text: a stand-in selected is read, and the ranking weighed again with it.
+  for (const d of selected) p.candidates.want(d.s.item);
+
   // A card's explanation and its trace entry's are made from the same notes; only a card's words are read now.
   const cardNotes = new Map<Scored, ScoreNotes>();
   const cards: RankedCard[] = panelOrder(selected).map((d) => {
@@ -219,16 +387,26 @@ export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Pro
   // Hundreds of candidates are traced and the panel shows a few: entries carry numbers and notes, put in words
   // where they are shown (`traceReason`).
   const trace: TraceEntry[] = [];
-  const entry = (d: Decision): TraceEntry => ({
-    id: d.s.item.id,
-    title: displayTitle(d.s.item),
-    included: d.included,
-    decided: d.reason,
-    score: d.s.score,
-    contributions: d.s.contributions,
-    notes: cardNotes.get(d.s) ?? scoreNotes(d.s, false),
-    stage: d.stage,
-  });
+  // A stand-in's title is read where its entry is shown (`untitled`): the panel shows a few of thousands.
+  const untitled = (e: TraceEntry, item: MemoryItem): TraceEntry => {
+    if (p.candidates.isUnread(item)) e.untitled = true;
+    return e;
+  };
+  const titleOf = (item: MemoryItem) => (p.candidates.isUnread(item) ? '' : displayTitle(item));
+  const entry = (d: Decision): TraceEntry =>
+    untitled(
+      {
+        id: d.s.item.id,
+        title: titleOf(d.s.item),
+        included: d.included,
+        decided: d.reason,
+        score: d.s.score,
+        contributions: d.s.contributions,
+        notes: cardNotes.get(d.s) ?? scoreNotes(d.s, false),
+        stage: d.stage,
+      },
+      d.s.item,
+    );
   for (const d of selected) trace.push(entry(d));
   for (const s of sm.ranked) {
     const d = decisions.get(s.item.id);
@@ -249,11 +427,11 @@ export async function rankMemory(req: RankRequest, tuning: Tuning = TUNING): Pro
     if (why) trace.push({ id: item.id, title: displayTitle(item), included: false, decided: why.reason, stage: why.stage });
   }
   for (const f of sm.filtered)
-    trace.push({ id: f.item.id, title: displayTitle(f.item), included: false, decided: f.reason, stage: 'filter' });
+    trace.push(untitled({ id: f.item.id, title: titleOf(f.item), included: false, decided: f.reason, stage: 'filter' }, f.item));
 
   const empty = !selected.some((d) => d.s.score >= settings.threshold);
   const pkg = buildPackage(cards, req.task.destination, settings.budgetTokens);
-  return { cards, trace, empty, query: sm.plan.texts[0] ?? '', tookMs: now() - t0, package: pkg };
+  return { cards, trace, empty, query: sm.plan.texts[0] ?? '', package: pkg };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { DESTINATIONS, isDestination } from '../core/destinations';
 import type { MemoryItem, MemoryScope } from '../memory/types';
 import { guessScope, isBoundary } from '../memory/scope-guess';
-import type { TaskReading } from './types';
+import type { OutOfScope, TaskReading } from './types';
 import { hostOf, onHost } from '../core/hosts';
 import { personKeys, taskPeopleKeys } from './situation';
 import { terms } from '../memory/index/tokenize';
@@ -88,29 +88,50 @@ export function describeScope(scope: MemoryScope): string {
  * scope to respect (it is about something, not a rule for somewhere).
  */
 export function outOfScope(item: MemoryItem, task: TaskReading): string | undefined {
+  const m = scopeMismatch(item, task);
+  return m && outOfScopeText(m);
+}
+
+/** `outOfScope` as data (its words made by `outOfScopeText` where they are shown). */
+export function scopeMismatch(item: MemoryItem, task: TaskReading): OutOfScope | undefined {
   if (item.kind !== 'instruction') return undefined;
   const scope = scopeOf(item);
+  const site = task.site || hostOf(task.url);
+  return scopeFits(item, scope, task, site) ? undefined : { outOfScope: scope, site, destination: task.destination };
+}
+
+/** Whether the instruction's scope matches the task (`site`: the task's). */
+function scopeFits(item: MemoryItem, scope: MemoryScope, task: TaskReading, site: string): boolean {
+  switch (scope.kind) {
+    case 'everywhere':
+      return true;
+    case 'destination':
+      return scope.values.includes(task.destination);
+    case 'sites':
+      return scope.values.some((s) => onHost(site, s));
+    case 'people':
+      return scope.values.some((p) => writingTo(task, p));
+    case 'subject': {
+      const generous = isBoundary(item.text);
+      return scope.values.some((s) => mentionsSubject(task, s, generous));
+    }
+  }
+}
+
+/** An instruction's scope mismatch in plain words. */
+export function outOfScopeText({ outOfScope: scope, site, destination }: OutOfScope): string {
   const from = scope.set === 'source' ? ' (limited to where it came from until you widen it)' : '';
   switch (scope.kind) {
     case 'everywhere':
-      return undefined;
-    case 'destination': {
-      const here = task.destination;
-      return scope.values.includes(here) ? undefined : `Instruction only ${describeScope(scope).toLowerCase()}${from}; this is ${DESTINATIONS[here].thisIs}`;
-    }
-    case 'sites': {
-      const site = task.site || hostOf(task.url);
-      return scope.values.some((s) => onHost(site, s)) ? undefined : `Instruction only on ${scope.values.join(', ')}${from}; this is ${site || 'no site'}`;
-    }
-    case 'people': {
-      return scope.values.some((p) => writingTo(task, p)) ? undefined : `Instruction only when writing to ${scope.values.join(', ')}${from}`;
-    }
-    case 'subject': {
-      const generous = isBoundary(item.text);
-      return scope.values.some((s) => mentionsSubject(task, s, generous))
-        ? undefined
-        : `Instruction only when the task mentions ${quoteList(scope.values)}${from}; this one does not`;
-    }
+      return '';
+    case 'destination':
+      return `Instruction only ${describeScope(scope).toLowerCase()}${from}; this is ${DESTINATIONS[destination].thisIs}`;
+    case 'sites':
+      return `Instruction only on ${scope.values.join(', ')}${from}; this is ${site || 'no site'}`;
+    case 'people':
+      return `Instruction only when writing to ${scope.values.join(', ')}${from}`;
+    case 'subject':
+      return `Instruction only when the task mentions ${quoteList(scope.values)}${from}; this one does not`;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { MemoryItem } from '../memory/types';
-import { perFactor, weighFactors, type FactorName, type FactorScores } from '../core/factors';
+import { FACTOR_NAMES, weighFactors, type FactorName, type FactorScores } from '../core/factors';
 import type { RankSettings, TaskReading } from './types';
 import type { Signal } from './retrieve';
 import { situationMatch } from './situation';
@@ -43,13 +43,22 @@ export function continuityFactor(
   used: Set<string>,
   usedThreads: Set<string>,
   now: number,
-): { value: number; reason?: string } {
-  if (used.has(item.id)) return { value: 1, reason: 'you inserted it earlier in this tab' };
-  if (item.thread && usedThreads.has(item.thread.id))
-    return { value: 0.6, reason: 'same thread as something you inserted in this tab' };
-  if (item.lastUsedAt && now - item.lastUsedAt < DAY) return { value: 0.3, reason: 'used in the last day' };
-  return { value: 0 };
+): Continuity {
+  if (used.has(item.id)) return INSERTED_HERE;
+  if (item.thread && usedThreads.has(item.thread.id)) return SAME_THREAD;
+  if (item.lastUsedAt && now - item.lastUsedAt < DAY) return USED_TODAY;
+  return NO_CONTINUITY;
 }
+
+interface Continuity {
+  readonly value: number;
+  readonly reason?: string;
+}
+// Asked of every candidate: the answers are shared, not made per item.
+const INSERTED_HERE: Continuity = { value: 1, reason: 'you inserted it earlier in this tab' };
+const SAME_THREAD: Continuity = { value: 0.6, reason: 'same thread as something you inserted in this tab' };
+const USED_TODAY: Continuity = { value: 0.3, reason: 'used in the last day' };
+const NO_CONTINUITY: Continuity = { value: 0 };
 
 /** What the factors of one item are computed from. */
 interface FactorInputs {
@@ -83,7 +92,9 @@ export function scoreItem(
   const situation = situationMatch(item, task);
   const continuity = continuityFactor(item, used, usedThreads, now);
   const inputs: FactorInputs = { item, signal, settings, now, situation, continuity };
-  const factors = perFactor((n) => FACTOR_VALUE[n](inputs));
+  // A loop rather than `perFactor`: no closure per candidate.
+  const factors = {} as FactorScores;
+  for (const n of FACTOR_NAMES) factors[n] = FACTOR_VALUE[n](inputs);
   const { score, contributions } = weighFactors(settings.weights, factors);
   return {
     item,

@@ -52,16 +52,20 @@ export interface SituationMatch {
   reasons: string[];
 }
 
+/** What most candidates match: nothing (shared, never changed). */
+const NO_MATCH: SituationMatch = Object.freeze({ score: 0, reasons: Object.freeze([]) as unknown as string[] });
+
 export function situationMatch(item: MemoryItem, task: TaskReading): SituationMatch {
   // Runs for every candidate, most of which match nothing: no arrays beyond the reasons, no sort (the strongest tie
-  // and the number of ties are all the score needs).
-  const reasons: string[] = [];
+  // and the number of ties are all the score needs), and nothing made for an item that matches nothing.
+  if (!task.url && !task.site && !item.people.length) return NO_MATCH;
+  let reasons: string[] | undefined;
   let best = 0;
   let ties = 0;
   if (task.url && item.source?.url && sameUrl(item.source.url, task.url)) {
     best = 1;
     ties++;
-    reasons.push('saved from this page');
+    (reasons ??= []).push('saved from this page');
   }
   if (item.people.length) {
     const taskPeople = taskPeopleKeys(task);
@@ -69,20 +73,20 @@ export function situationMatch(item: MemoryItem, task: TaskReading): SituationMa
     if (hitPerson) {
       best = Math.max(best, 0.8);
       ties++;
-      reasons.push(`about ${hitPerson}, who is ${DESTINATIONS[task.destination].onThis}`);
+      (reasons ??= []).push(`about ${hitPerson}, who is ${DESTINATIONS[task.destination].onThis}`);
     }
   }
   if (task.site && item.sites.some((s) => onHost(task.site, s))) {
     best = Math.max(best, 0.5);
     ties++;
-    reasons.push(`kept for ${task.site}`);
+    (reasons ??= []).push(`kept for ${task.site}`);
   } else if (task.site && item.source?.url && onHost(task.site, hostOf(item.source.url))) {
     best = Math.max(best, 0.25);
     ties++;
-    reasons.push(`saved on ${task.site}`);
+    (reasons ??= []).push(`saved on ${task.site}`);
   }
-  const score = ties ? Math.min(1, best + 0.2 * (ties - 1)) : 0;
-  return { score, reasons };
+  if (!reasons) return NO_MATCH;
+  return { score: Math.min(1, best + 0.2 * (ties - 1)), reasons };
 }
 
 /**

@@ -1,12 +1,8 @@
-import type { MemoryItem } from '../memory/types';
 import type { Scored } from './score';
 import { terms } from '../memory/index/tokenize';
 import { likeness } from './likeness';
 import type { MemoryView } from '../memory/index/memory-view';
 import { lastTouched } from '../core/items';
-
-// A record of something settled: the newer of two on one subject replaces the older.
-const DECISION = /\b(decided|decision|agreed|settled on|going with|we(?:'ll| will) go with|chose|approved|signed off on|final (?:call|answer|numbers?))\b/i;
 
 /** Decisions compared at most, best scored first: the few that can reach the panel. */
 const COMPARED = 40;
@@ -14,22 +10,18 @@ const COMPARED = 40;
 const SAME_SUBJECT_COS = 0.75;
 const SAME_SUBJECT_WORDS = 0.45;
 
-const decisionOf = new WeakMap<MemoryItem, boolean>();
-export function isDecision(item: MemoryItem): boolean {
-  if (item.kind !== 'evidence') return false;
-  // Asked of every ranked candidate in every ranking; an item's text does not change (an edit makes a new item).
-  let v = decisionOf.get(item);
-  if (v === undefined) decisionOf.set(item, (v = DECISION.test(item.text.slice(0, 1000))));
-  return v;
-}
-
 /**
  * Marks each decision that a newer decision on the same subject supersedes, and ranks it just below that one: the
  * older is still there to read (why things changed), never above what replaced it. Returns whether any score moved
  * (the caller then sorts again).
  */
 export function markSuperseded(ranked: Scored[], memory: MemoryView): boolean {
-  const decisions = ranked.filter((s) => isDecision(s.item)).slice(0, COMPARED);
+  // The index knows which items read as decisions without their texts (most of a ranking's situated items are unread).
+  const decisions: Scored[] = [];
+  for (const s of ranked) {
+    if (decisions.length >= COMPARED) break;
+    if (memory.isDecision(s.item.id)) decisions.push(s);
+  }
   if (decisions.length < 2) return false;
   let moved = false;
   const words = new Map<Scored, Set<string>>();

@@ -3,6 +3,7 @@ import type { Scored } from './score';
 import type { MemoryItem } from '../memory/types';
 import type { Reason, ScoreNotes, TraceEntry } from './types';
 import { displayTitle } from '../core/items';
+import { outOfScopeText } from './scope';
 import { searchText } from '../memory/index/item-text';
 import { writtenWords } from '../memory/index/tokenize';
 
@@ -90,7 +91,10 @@ export function scoreSummary(score: number, why: string[]): string {
 
 /** A reason in words. */
 export function reasonText(v: Reason): string {
-  return typeof v === 'string' ? v : `Did not fit the ${v.budget}-token budget (needs ${v.need}, ${v.left} left)`;
+  if (typeof v === 'string') return v;
+  if ('onlyFor' in v) return `Only for ${v.onlyFor.join(', ')}`;
+  if ('outOfScope' in v) return outOfScopeText(v);
+  return `Did not fit the ${v.budget}-token budget (needs ${v.need}, ${v.left} left)`;
 }
 
 /**

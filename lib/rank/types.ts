@@ -1,4 +1,4 @@
-import type { MemoryItem, MemoryKind } from '../memory/types';
+import type { MemoryItem, MemoryKind, MemoryScope } from '../memory/types';
 import type { Destination } from '../core/destinations';
 import type { MemoryView } from '../memory/index/memory-view';
 import type { OverrideMemo } from './overridden-instructions';
@@ -71,7 +71,13 @@ export interface RankedCard {
 
 export interface TraceEntry {
   id: string;
+  /** Its title as a card shows it (`displayTitle`); empty while `untitled`. */
   title: string;
+  /**
+   * Its text was not read by the ranking (an item tied to the situation, weighed on its fields alone: a mail to
+   * someone with thousands of notes reads the few that can make a card): the panel reads its title where it shows it.
+   */
+  untitled?: true;
   included: boolean;
   /**
    * What decided, as data: the words are made only where the entry is shown (`traceReason` in lib/rank/trace.ts),
@@ -92,8 +98,23 @@ export interface TraceEntry {
   learned?: string;
 }
 
-/** Why a candidate was taken or left out: words, or a card the budget had no room for. */
-export type Reason = string | NoRoom;
+/**
+ * Why a candidate was taken or left out: words, a card the budget had no room for, or an item that does not apply
+ * here (hundreds of scoped rules are filtered at every ranking: their words are made where an entry is shown).
+ */
+export type Reason = string | NoRoom | OnlyFor | OutOfScope;
+
+/** An item kept for other sites ("Only for …"). */
+export interface OnlyFor {
+  onlyFor: readonly string[];
+}
+
+/** An instruction whose scope does not match the task: the scope, and the task's site and destination. */
+export interface OutOfScope {
+  outOfScope: MemoryScope;
+  site: string;
+  destination: Destination;
+}
 
 /** A card that did not fit: the token budget, the tokens it needed and those left. */
 export interface NoRoom {

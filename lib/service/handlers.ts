@@ -23,6 +23,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'settings:set': ({ patch }) => s.settings.set(patch),
     'site:pause': ({ site, paused }) => s.settings.pauseSite(site, paused),
     'trace:words': ({ items }) => s.ranker.traceWords(items),
+    'trace:titles': ({ ids }) => s.ranker.traceTitles(ids),
     'package:build': ({ tabId, ids, search }) => s.ranker.packageFor(tabId, ids, search),
     'package:insert': ({ tabId, ids, search }) => s.insertion.package(tabId, ids, search),
     'rank:preview': ({ text, settings, people, site }) => s.ranker.preview(text, settings, people, site),

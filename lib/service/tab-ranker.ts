@@ -91,6 +91,12 @@ export class TabRanker implements PanelRanker {
     return { words: items.map(({ id, terms }) => writtenTerms(terms, found.get(id))) };
   }
 
+  /** The titles of trace entries the ranking left unread (the panel asks for those it shows or searches). */
+  async traceTitles(ids: string[]): Promise<{ titles: string[] }> {
+    const found = new Map((await this.store.readMany(ids)).map((it) => [it.id, it]));
+    return { titles: ids.map((id) => (found.has(id) ? displayTitle(found.get(id)!) : '')) };
+  }
+
   /** How a sample task ranks under the given (unsaved) or the saved settings. */
   async preview(text: string, settings?: RankSettings, people?: string[], site?: string): Promise<{ cards: PreviewCard[] }> {
     await this.store.load();

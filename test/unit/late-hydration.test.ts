@@ -141,4 +141,55 @@ describe('late hydration: item texts stay in IndexedDB until a ranking reads the
     expect(again.size).toBe(n + 1);
     for (const id of ids) expect(mem.get(id)?.text.startsWith(id)).toBe(true);
   });
+
+  it('a mail to someone with thousands of notes (and notes and rules for elsewhere) reads only the few that can make a card, and shows what the whole memory shows', async () => {
+    // Dana's notes: a few about the budget the mail asks about, hundreds of others, and a decision among them.
+    const notes: MemoryInput[] = Array.from({ length: 1500 }, (_, i) => ({
+      id: `d${i}`,
+      text: i % 500 === 7 ? `Dana decided the budget review for the hardware line is on Thursday (${i}).` : `Lunch with Dana, note ${i}: tomatoes, the garden and the weather.`,
+      title: `Dana note ${i}`,
+      people: ['Dana <dana@acme.com>'],
+      createdAt: NOW - 9e6 + i * 1000,
+    }));
+    // And notes kept for a site: hundreds for another (never shown here), hundreds for the mail site (tied to it).
+    const kept: MemoryInput[] = Array.from({ length: 600 }, (_, i) => ({
+      id: `s${i}`,
+      text: `Site note ${i}: the garden party list and the weather.`,
+      sites: [i % 2 ? 'docs.google.com' : 'mail.google.com'],
+      createdAt: NOW - 8e6 + i * 1000,
+    }));
+    // And rules for writing to other people: filtered here without being read.
+    const rules: MemoryInput[] = Array.from({ length: 300 }, (_, i) => ({
+      id: `r${i}`,
+      text: `When writing to Eve, mention the garden (${i}).`,
+      kind: 'instruction',
+      scope: { kind: 'people', values: [`Eve${i % 7}`], set: 'user' },
+      createdAt: NOW - 7e6 + i * 1000,
+    }));
+    const items = [...inputs(), ...notes, ...kept, ...rules].map((x) => createItem(x, NOW));
+    const rows = new Map(items.map((it) => [it.id, it]));
+    let reads = 0;
+    const mem = new IndexedMemory(async (ids) => ((reads += ids.length), ids.map((id) => rows.get(id))));
+    for (const it of items) mem.put(it);
+    const whole = arrayMemoryView(items, new Map());
+    for (const ask of ['What did Dana approve in the budget?', 'Lunch on Friday?', 'Falcon crate pier']) {
+      reads = 0;
+      const got = await rankMemory(request(mem, ask));
+      const want = await rankMemory(request(whole, ask));
+      // About 70 candidates retrieval found, the pinned item and the rules, and the cards: never all of Dana's notes.
+      expect(reads).toBeLessThan(200);
+      expect(got.cards.map((c) => c.item.id)).toEqual(want.cards.map((c) => c.item.id));
+      expect(got.cards.some((c) => c.item.id.startsWith('d'))).toBe(true);
+      // The same trace but for the titles of the notes not read: the panel reads those where it shows them.
+      expect(got.trace.length).toBe(want.trace.length);
+      const untitled = got.trace.filter((e) => e.untitled);
+      expect(untitled.length).toBeGreaterThan(1000);
+      const titles = new Map(want.trace.map((e) => [e.id, e.title]));
+      expect(got.trace.map((e) => (e.untitled ? { ...e, title: titles.get(e.id), untitled: undefined } : e))).toEqual(
+        want.trace.map((e) => ({ ...e, untitled: undefined })),
+      );
+      expect(shown(got).cards).toEqual(shown(want).cards);
+      expect(got.package).toEqual(want.package);
+    }
+  });
 });

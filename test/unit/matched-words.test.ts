@@ -5,7 +5,7 @@ import type { MemoryItem } from '../../lib/memory/types';
 import { countTokens } from '../../lib/memory/tokens';
 import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { rankMemory } from '../../lib/rank/rank';
-import type { TaskReading } from '../../lib/rank/types';
+import type { TaskReading, TraceEntry } from '../../lib/rank/types';
 import { Snippet } from '../../lib/ui/card';
 import { plainWhy } from '../../lib/ui/format';
 import { RANK_SETTINGS as SETTINGS } from './rank-fixtures';
@@ -14,8 +14,14 @@ import { WhyNot } from '../../lib/ui/panel/why-not';
 
 // The worker's answer to `trace:words`, read from the memory the ranking used (as TabRanker.traceWords reads the store).
 const asked: { id: string; terms: string[] }[][] = [];
+// And to `trace:titles`: the titles of entries the ranking did not read.
+const titled: string[][] = [];
 vi.mock('../../lib/messaging/rpc', () => ({
-  callBackground: async (type: string, req: { items: { id: string; terms: string[] }[] }) => {
+  callBackground: async (type: string, req: { items: { id: string; terms: string[] }[]; ids: string[] }) => {
+    if (type === 'trace:titles') {
+      titled.push(req.ids);
+      return { titles: req.ids.map((id) => `Note about ${id}`) };
+    }
     if (type !== 'trace:words') throw new Error(`unexpected ${type}`);
     asked.push(req.items);
     return { words: req.items.map((x) => writtenTerms(x.terms, x.id === NOTE.id ? NOTE : undefined)) };
@@ -82,5 +88,24 @@ describe('the words a card shares with the task', () => {
     expect(reason).toMatch(/"example"/);
     expect(reason).not.toMatch(/"(retri|exampl)"/);
     expect(asked).toEqual([[{ id: NOTE.id, terms: left.notes!.terms }]]);
+  });
+
+  it('Why not? reads the titles of entries the ranking did not read: those it shows, and all of them for a search', async () => {
+    const trace: TraceEntry[] = Array.from({ length: 60 }, (_, i) => ({ id: `n${i}`, title: '', untitled: true, included: false, decided: 'Beyond the 8 cards shown', stage: 'limit' }));
+    const host = document.createElement('div');
+    render(h(WhyNot, { trace }), host);
+    const details = host.querySelector('details')!;
+    expect(titled).toHaveLength(0); // closed: nothing is read
+    details.open = true;
+    details.dispatchEvent(new Event('toggle'));
+    await vi.waitFor(() => expect(host.querySelector('[data-testid="why-not-item"] strong')?.textContent).toBe('Note about n0'));
+    expect(titled).toEqual([trace.slice(0, 40).map((e) => e.id)]);
+    // A search looks through every entry's title: the rest are read then.
+    const box = host.querySelector<HTMLInputElement>('input[type="search"]')!;
+    box.value = 'n57';
+    box.dispatchEvent(new Event('input'));
+    await vi.waitFor(() => expect([...host.querySelectorAll('[data-testid="why-not-item"]')].map((li) => li.getAttribute('data-id'))).toEqual(['n57']));
+    expect(titled[1]).toEqual(trace.slice(40).map((e) => e.id));
+    expect(host.querySelector('[data-testid="why-not-item"] strong')?.textContent).toBe('Note about n57');
   });
 });

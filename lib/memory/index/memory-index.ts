@@ -7,6 +7,7 @@ import { VectorIndex } from './vector-index';
 import { contentPrint, passagesOf } from './item-text';
 import { ownerOf, passageKey, type Passage } from './passages';
 import { ResidentItems } from './resident-item';
+import { readsAsDecision } from './decision-words';
 
 export { passageKey };
 
@@ -44,8 +45,14 @@ export class IndexedMemory implements MemoryView {
   private resident = new ResidentItems();
   /** `contentPrint` of each item, made while its text was at hand. */
   private prints = new Map<string, number>();
-  /** Whole items read by `hydrate`, oldest first; an entry counts only while its head is the one held. */
-  private hydrated = new Map<string, { head: ItemHead; item: MemoryItem }>();
+  /**
+   * Whole items read by `hydrate`, in the order kept; an entry counts only while its head is the one held. `used` is
+   * the hydration that last returned it, `since` the one it was kept or moved back at: an entry used since is moved to
+   * the back when forgetting reaches it (a second chance), so a ranking's hits cost no reordering of the map.
+   */
+  private hydrated = new Map<string, Hydrated>();
+  /** Hydrations so far (the clock of `Hydrated.used`). */
+  private hydrations = 0;
   /** Characters of text and title `hydrated` holds. */
   private hydratedChars = 0;
   /** int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/memory/index/vector-index.ts. */
@@ -57,6 +64,8 @@ export class IndexedMemory implements MemoryView {
   /** Items held back (`needsReview`): in no index, searched by their own text where memory is browsed. */
   private heldIds = new Set<string>();
   private flaggedList?: ItemHead[];
+  /** Items whose text reads as a decision (`readsAsDecision`), noted while the text is at hand. */
+  private decisionIds = new Set<string>();
   private byKey = new Map<string, Set<string>>();
   /** How many passage vectors an item of several passages has (items of one passage are not listed). */
   private parts = new Map<string, number>();
@@ -75,6 +84,15 @@ export class IndexedMemory implements MemoryView {
   head(id: string): ItemHead | undefined {
     return this.byId.get(id);
   }
+  /** Whether `get(id)` answers now, without a `hydrate` (an item held whole, or read since its last change). */
+  hasText(id: string): boolean {
+    const head = this.byId.get(id);
+    return !!head && (!this.reader || this.hydrated.get(id)?.head === head);
+  }
+  /** Whether the item's text reads as a decision (`readsAsDecision`), known without its text. */
+  isDecision(id: string): boolean {
+    return this.decisionIds.has(id);
+  }
   /** The whole item: held, or brought by a `hydrate` since its last change. Throws `NotHydratedError` otherwise. */
   get(id: string): MemoryItem | undefined {
     const head = this.byId.get(id);
@@ -90,7 +108,8 @@ export class IndexedMemory implements MemoryView {
    */
   async hydrate(ids: Iterable<string>, keep = true): Promise<Map<string, MemoryItem>> {
     const out = new Map<string, MemoryItem>();
-    const asked = [...ids];
+    const asked = Array.isArray(ids) ? (ids as string[]) : [...ids];
+    const now = ++this.hydrations;
     let missing: string[] = [];
     for (const id of asked) {
       const head = this.byId.get(id);
@@ -99,9 +118,7 @@ export class IndexedMemory implements MemoryView {
       else {
         const h = this.hydrated.get(id);
         if (h?.head === head) {
-          // The newest last: a ranking's items outlive older ones.
-          this.hydrated.delete(id);
-          this.hydrated.set(id, h);
+          h.used = now; // a ranking's items outlive older ones
           out.set(id, h.item);
         } else missing.push(id);
       }
@@ -122,7 +139,7 @@ export class IndexedMemory implements MemoryView {
         // token count a load adds to rows of the first schema. Not a copy of the head: copies of varying shapes made
         // the ranker's reads of item fields measurably slower.
         const item = row.tokens === head.tokens ? row : { ...row, tokens: head.tokens };
-        if (keep) this.keepHydrated(id, { head, item });
+        if (keep) this.keepHydrated(id, { head, item, used: now, since: now });
         out.set(id, item);
       });
       missing = again;
@@ -134,7 +151,7 @@ export class IndexedMemory implements MemoryView {
     for (const id of asked) if (out.has(id)) ordered.set(id, out.get(id)!);
     return ordered;
   }
-  private keepHydrated(id: string, h: { head: ItemHead; item: MemoryItem }): void {
+  private keepHydrated(id: string, h: Hydrated): void {
     this.dropHydrated(id);
     this.hydrated.set(id, h);
     this.hydratedChars += h.item.text.length + h.item.title.length;
@@ -146,14 +163,20 @@ export class IndexedMemory implements MemoryView {
     this.hydratedChars -= h.item.text.length + h.item.title.length;
   }
   /**
-   * Drops the oldest hydrated items until they hold at most `HYDRATED_CHARS`, never those this hydration returns
-   * (`mine`): a ranking that weighs more than the bound (a mail to someone with thousands of notes) keeps them all
-   * until the next one, and typing on reads none of them again.
+   * Drops the least recently used hydrated items until they hold at most `HYDRATED_CHARS`, never those this hydration
+   * returns (`mine`): a ranking that weighs more than the bound (a mail to someone with thousands of notes) keeps them
+   * all until the next one, and typing on reads none of them again.
    */
   private forgetHydrated(mine: Map<string, MemoryItem>): void {
-    for (const id of this.hydrated.keys()) {
+    for (const [id, h] of this.hydrated) {
       if (this.hydratedChars <= HYDRATED_CHARS) break;
-      if (!mine.has(id)) this.dropHydrated(id);
+      if (mine.has(id)) continue;
+      if (h.used > h.since) {
+        // Used since it was kept: to the back (met again at most once more in this pass, then dropped if need be).
+        h.since = h.used;
+        this.hydrated.delete(id);
+        this.hydrated.set(id, h);
+      } else this.dropHydrated(id);
     }
   }
   /** `contentPrint` of the item's title, text and captions (0: not held). */
@@ -288,6 +311,7 @@ export class IndexedMemory implements MemoryView {
     if (vector) this.setVectors(item.id, Array.isArray(vector) ? vector : [vector]);
     if (!lexicalLoaded) this.lexicalIndex.addItem(item);
     if (isFlagged(item)) this.flaggedIds.add(item.id);
+    if (readsAsDecision(item)) this.decisionIds.add(item.id);
     for (const k of situationKeys(item)) {
       const set = this.byKey.get(k) ?? new Set<string>();
       set.add(item.id);
@@ -335,9 +359,18 @@ export class IndexedMemory implements MemoryView {
 
   private unkey(item: ItemHead): void {
     this.flaggedIds.delete(item.id);
+    this.decisionIds.delete(item.id);
     this.heldIds.delete(item.id);
     for (const k of situationKeys(item)) this.byKey.get(k)?.delete(item.id);
   }
+}
+
+/** A hydrated item as `IndexedMemory` keeps it (see `IndexedMemory.hydrated`). */
+interface Hydrated {
+  head: ItemHead;
+  item: MemoryItem;
+  used: number;
+  since: number;
 }
 
 /** A MemoryView over plain arrays (Node, tests, the bench), with the same indexes the extension's store holds. */

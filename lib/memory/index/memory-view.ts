@@ -15,6 +15,10 @@ export interface MemoryView {
    * exist, in the order asked.
    */
   hydrate(ids: Iterable<string>, keep?: boolean): Promise<Map<string, MemoryItem>>;
+  /** Whether `get(id)` answers now without a `hydrate` (held whole, or read since the item last changed). */
+  hasText(id: string): boolean;
+  /** Whether the item's text reads as a decision (lib/memory/index/decision-words.ts), known without reading it. */
+  isDecision(id: string): boolean;
   /** The whole item, once `hydrate` brought it (a store-backed memory throws for one it did not). */
   get(id: string): MemoryItem | undefined;
   vector(id: string): Float32Array | undefined;

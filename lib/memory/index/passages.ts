@@ -109,8 +109,7 @@ function boundaries(text: string): { cuts: number[][]; inFence: number[] } {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 10) {
-      const line = text.slice(lineStart, Math.min(i, lineStart + 8)).trimStart();
-      if (line.startsWith('```') || line.startsWith('~~~')) fenced = !fenced;
+      if (opensFence(text, lineStart, Math.min(i, lineStart + 8))) fenced = !fenced;
       lineStart = i + 1;
       if (fenced) {
         inFence.push(i + 1);
@@ -138,6 +137,21 @@ function boundaries(text: string): { cuts: number[][]; inFence: number[] } {
     }
   }
   return { cuts, inFence };
+}
+
+/**
+ * Whether `text.slice(from, to).trimStart()` starts with ``` or ~~~ (a fence line), without making the slice: asked of
+ * every line of every long item split.
+ */
+function opensFence(text: string, from: number, to: number): boolean {
+  let k = from;
+  while (k < to && isBlank(text.charCodeAt(k))) k++;
+  return to - k >= 3 && (text.startsWith('```', k) || text.startsWith('~~~', k));
+}
+
+/** What `trimStart` trims (white space and line ends); ASCII answered without a regular expression. */
+function isBlank(c: number): boolean {
+  return c < 128 ? c === 32 || (c >= 9 && c <= 13) : /\s/.test(String.fromCharCode(c));
 }
 
 /** Moves through one ascending list of offsets as the window moves forward (so the whole split stays linear). */

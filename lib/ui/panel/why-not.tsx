@@ -16,10 +16,30 @@ export function WhyNot({ trace }: { trace: TraceEntry[] }) {
   const [q, setQ] = useState('');
   const [open, setOpen] = useState(false);
   const [words, setWords] = useState<ReadonlyMap<string, string[]>>(new Map());
+  const [titles, setTitles] = useState<ReadonlyMap<string, string>>(new Map());
   const out = trace.filter((e) => !e.included);
-  const shown = out.filter((e) => !q.trim() || e.title.toLowerCase().includes(q.trim().toLowerCase())).slice(0, 40);
+  // An entry the ranking did not read (`untitled`) has its title read when it is shown, or searched for.
+  const titleOf = (e: TraceEntry): string | undefined => (e.untitled ? titles.get(e.id) : e.title);
+  const find = q.trim().toLowerCase();
+  const shown = out.filter((e) => !find || (titleOf(e) ?? '').toLowerCase().includes(find)).slice(0, 40);
   const unread = open ? shown.filter((e) => needsWords(e) && !words.has(wordsKey(e))) : [];
   const unreadKey = unread.map(wordsKey).join('\n\n');
+  const untitled = open ? (find ? out : shown).filter((e) => e.untitled && !titles.has(e.id)).map((e) => e.id) : [];
+  const untitledKey = untitled.join('\n');
+
+  useEffect(() => {
+    if (!untitled.length) return;
+    const keep = (got: string[]) =>
+      setTitles((had) => {
+        const next = new Map(had.size > 5000 ? [] : had);
+        untitled.forEach((id, i) => next.set(id, got[i] ?? ''));
+        return next;
+      });
+    void callBackground('trace:titles', { ids: untitled }).then(
+      (r) => keep(r.titles),
+      () => keep([]),
+    );
+  }, [untitledKey]);
 
   useEffect(() => {
     if (!unread.length) return;
@@ -56,9 +76,9 @@ export function WhyNot({ trace }: { trace: TraceEntry[] }) {
           const why = reason(e);
           return (
             <li key={e.id} data-testid="why-not-item" data-id={e.id} data-stage={e.stage ?? ''}>
-              <strong>{e.title}</strong> <span class="stage">{stageText(e)}</span>
+              <strong aria-busy={titleOf(e) === undefined}>{titleOf(e) ?? ''}</strong> <span class="stage">{stageText(e)}</span>
               <div class="muted" aria-busy={why === undefined}>{why ?? ''}</div>
-              {e.contributions ? <FactorBars values={e.contributions} label={`Score of ${e.title}`} /> : null}
+              {e.contributions ? <FactorBars values={e.contributions} label={`Score of ${titleOf(e) ?? ''}`} /> : null}
             </li>
           );
         })}
