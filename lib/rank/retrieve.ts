@@ -303,7 +303,6 @@ function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): Sign
   const lexicalOf = new Float64Array(n);
   const fused = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const id = ids[i];
     let lex = clamp01(ctxLex[i] / lexScale);
     let sem = x.dense.size ? clamp01((cosines[i] - t.cosLow) / cosScale) : 0;
     const focus = holds && !holds(slots[i]) ? 1 - t.personFocus : 1;
