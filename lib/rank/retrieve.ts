@@ -282,7 +282,8 @@ function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): Sign
       prev[i] = index.neighbourAt(slots[i], -1);
       next[i] = index.neighbourAt(slots[i], 1);
     }
-  const ctxLex = threadLexical(found, inThread, prev, next, x, memory);
+  const places: ThreadPlaces = { inThread, prevs: prev, nexts: next };
+  const ctxLex = threadLexical(found, places, x, memory);
   let maxLex = 0;
   for (const v of ctxLex) if (v > maxLex) maxLex = v;
   // Scale by the best candidate, but never above what an ideal match would score: a weak best match stays weak
@@ -290,7 +291,7 @@ function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): Sign
   const lexScale = Math.max(maxLex, lexical.ideal) || 1;
   // Meaning is scaled the same way: by the best candidate's cosine where that is above `cosHigh`, so the strongest
   // matches keep their order instead of all reading 1, and a weak field stays weak.
-  const cosines = threadCosines(found, inThread, prev, next, x);
+  const cosines = threadCosines(found, places, x);
   let maxCos = 0;
   for (const c of cosines) if (c > maxCos) maxCos = c;
   const cosScale = Math.max(maxCos, t.cosHigh) - t.cosLow;
@@ -315,12 +316,17 @@ function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): Sign
   return new SignalTable(found, { semantic, lexical: lexicalOf, fused, prev, next }, x);
 }
 
+/** Each candidate's place in its thread, in candidate order: whether it has one, and the turns before and after it. */
+interface ThreadPlaces {
+  inThread: Uint8Array;
+  prevs: (string | undefined)[];
+  nexts: (string | undefined)[];
+}
+
 /** Each candidate's cosine with a share of its thread neighbours', in candidate order. */
 function threadCosines(
   found: Candidates,
-  inThread: Uint8Array,
-  prevs: (string | undefined)[],
-  nexts: (string | undefined)[],
+  { inThread, prevs, nexts }: ThreadPlaces,
   x: SignalInputs,
 ): Float64Array {
   const { ids, slots } = found;
@@ -336,9 +342,7 @@ function threadCosines(
 /** Each candidate's lexical evidence with its thread's, in candidate order. */
 function threadLexical(
   found: Candidates,
-  inThread: Uint8Array,
-  prevs: (string | undefined)[],
-  nexts: (string | undefined)[],
+  { inThread, prevs, nexts }: ThreadPlaces,
   x: SignalInputs,
   memory: MemoryView,
 ): Float64Array {
