@@ -84,7 +84,7 @@ function feedbackTerms(index: LexicalSearcher, top: string[], query: Map<string,
  * a share of it); any other item scores 0 on both signals. If that leaves fewer than a pool, the best-scored dense
  * items fill it, as before.
  */
-function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: LexicalSearcher, t: Tuning): Candidates {
+function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: LexicalSearcher, t: Tuning): CandidateSlots {
   const ids: string[] = [];
   const slots: number[] = [];
   const at = new Map<string, number>();
@@ -128,7 +128,7 @@ function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: Le
 }
 
 /** The items worth a signal, in the order found, and each one's place in that order. */
-interface Candidates {
+interface CandidateSlots {
   ids: string[];
   /** Each one's document slot in the word index (`LexicalSearcher.docSlot`). */
   slots: number[];
@@ -191,7 +191,7 @@ interface LexicalPass {
   /** Terms added by pseudo-relevance feedback, in the order found and as a set. */
   expansion: string[];
   expanded: Set<string>;
-  /** Terms of the query held by half the items or more (`telling`), which the echo does not count; none when every word of the ask is one (a memory on one topic). */
+  /** Terms of the query held by half the items or more (`LexicalSearcher.telling`), which the echo does not count; none when every word of the ask is one (a memory on one topic). */
   untelling: Set<string>;
 }
 
@@ -199,9 +199,9 @@ interface LexicalPass {
 function lexicalPass(index: LexicalSearcher, plan: QueryPlan, t: Tuning): LexicalPass {
   let expansion: string[] = [];
   const untelling = new Set<string>();
-  // Each term weighs as much as it tells items apart (see `telling`).
+  // Each term weighs as much as it tells items apart (`LexicalSearcher.telling`).
   const weigh = (term: string, w: number) => {
-    const share = telling(index, term);
+    const share = index.telling(term);
     if (share <= 0) untelling.add(term);
     return w * Math.max(t.tellingFloor, share);
   };
@@ -237,19 +237,6 @@ function lexicalPass(index: LexicalSearcher, plan: QueryPlan, t: Tuning): Lexica
   return { hits, byId, ideal, expansion, expanded: new Set(expansion), untelling };
 }
 
-/**
- * How well a term tells items apart, as a share of the idf the index gives it: the Robertson–Spärck Jones weight
- * ln((N − n + 0.5) / (n + 0.5)) over the index's ln(1 + (N − n + 0.5) / (n + 0.5)); 0 or less for a term held by half
- * the items or more. The two agree for rare words. A word most items hold (in a chat, a speaker's name: every turn by
- * them holds it) says nothing about which item is meant, yet the index's form weighs it ln 2 in every one of them.
- */
-function telling(index: LexicalSearcher, term: string): number {
-  const idf = index.idf(term);
-  if (!(idf > 0)) return 1;
-  // idf = ln(1 + x) with x = (N − n + 0.5) / (n + 0.5): the Robertson–Spärck Jones weight is ln(x).
-  return Math.log(Math.expm1(idf)) / idf;
-}
-
 /** What scoring a candidate reads. */
 interface SignalInputs {
   index: LexicalSearcher;
@@ -268,7 +255,7 @@ const denOf = (x: SignalInputs, id: string | undefined) => (id ? (x.dense.get(id
  * numbers are worked out for every candidate (the pool is chosen by them); a `Signal`, with the words it matched, is
  * made only for the candidates read after that (the hydrated ones: a few hundred of up to thousands).
  */
-function signalsOf(found: Candidates, x: SignalInputs, memory: MemoryView): SignalTable {
+function signalsOf(found: CandidateSlots, x: SignalInputs, memory: MemoryView): SignalTable {
   const { index, lexical, t } = x;
   const { ids, slots } = found;
   const n = ids.length;
@@ -325,7 +312,7 @@ interface ThreadPlaces {
 
 /** Each candidate's cosine with a share of its thread neighbours', in candidate order. */
 function threadCosines(
-  found: Candidates,
+  found: CandidateSlots,
   { inThread, prevs, nexts }: ThreadPlaces,
   x: SignalInputs,
 ): Float64Array {
@@ -341,7 +328,7 @@ function threadCosines(
 
 /** Each candidate's lexical evidence with its thread's, in candidate order. */
 function threadLexical(
-  found: Candidates,
+  found: CandidateSlots,
   { inThread, prevs, nexts }: ThreadPlaces,
   x: SignalInputs,
   memory: MemoryView,
@@ -377,7 +364,7 @@ function threadLexical(
 class SignalTable implements ReadonlyMap<string, Signal> {
   private readonly made: (Signal | undefined)[];
   constructor(
-    private readonly found: Candidates,
+    private readonly found: CandidateSlots,
     private readonly numbers: {
       semantic: Float64Array;
       lexical: Float64Array;

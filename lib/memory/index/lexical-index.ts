@@ -203,6 +203,13 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     return Math.log(1 + (N - n + 0.5) / (n + 0.5));
   }
 
+  telling(term: string): number {
+    const idf = this.idf(term);
+    if (!(idf > 0)) return 1;
+    // idf = ln(1 + x) with x = (N − n + 0.5) / (n + 0.5): the Robertson–Spärck Jones weight is ln(x).
+    return Math.log(Math.expm1(idf)) / idf;
+  }
+
   /** Query terms of a text with weight 1 each (repeats add up). */
   static queryTerms(text: string, weight = 1): Map<string, number> {
     const q = new Map<string, number>();

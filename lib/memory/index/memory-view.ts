@@ -67,6 +67,12 @@ export interface LexicalSearcher {
   holdingAny(terms: string[]): (slot: number) => boolean;
   /** Inverse document frequency of a term. */
   idf(term: string): number;
+  /**
+   * How well a term tells items apart, as a share of its `idf`: the Robertson–Spärck Jones weight over `idf`, the two
+   * agreeing for rare words; 0 or less for a term half the items or more hold (in a chat, a speaker's name: every turn
+   * by them holds it, yet `idf` weighs it ln 2 in each). 1 for a term no item holds.
+   */
+  telling(term: string): number;
   /** Whether any item holds the term. */
   hasTerm(term: string): boolean;
   /** Whether the item asks a question (its thread successor is then likely the answer). */
