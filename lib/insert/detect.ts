@@ -46,8 +46,10 @@ export function techniquesFor(kind: EditorKind): Technique[] {
       return ['paste', 'execCommand'];
     // execCommand does not reach these models (Slate, CKEditor 5, Lexical) or garbles them (Draft.js replaces
     // the block): only events the editor handles itself.
+    // Slate copies the DOM selection into its model on a 100 ms throttle, and only its `beforeinput` handler
+    // flushes that copy first: a paste event could land on the selection of a moment ago.
     case 'slate':
-      return ['paste', 'beforeinput'];
+      return ['beforeinput', 'paste'];
     case 'lexical':
     case 'draft':
     case 'ckeditor5':

@@ -43,7 +43,7 @@ export async function insertText(target: HTMLElement | null, text: string, optio
   if (!payload) return { ok: false, technique: 'none', hint: 'Nothing to insert.', editor };
   return whileInserting(async () => {
     await waitForUndoGroup(root, editor);
-    await placeCaret(root, editor);
+    await placeCaret(root);
     const before = readBack(root);
     const tried: Technique[] = [];
     for (const technique of options.techniques ?? techniquesFor(editor)) {
@@ -86,9 +86,6 @@ function normalizeText(text: string, editor: EditorKind): string {
   return editor === 'input' ? t.replace(/[ \t]*\n+[ \t]*/g, ' ').trim() : t;
 }
 
-/** How long an editor may take to copy the DOM selection into its model. */
-const SELECTION_SYNC_MS: Partial<Record<EditorKind, number>> = { slate: 120 };
-
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Editors that group by time would fold the insertion into the user's last typing: wait out their window. */
@@ -104,7 +101,7 @@ async function waitForUndoGroup(root: HTMLElement, editor: EditorKind): Promise<
  * Focuses the field and re-applies the caret the user left there (or the one saved before the side panel took
  * focus). Re-applying also keeps the insertion a separate undo step from the typing before it.
  */
-async function placeCaret(root: HTMLElement, editor: EditorKind): Promise<void> {
+async function placeCaret(root: HTMLElement): Promise<void> {
   const doc = root.ownerDocument;
   if (root instanceof HTMLTextAreaElement || root instanceof HTMLInputElement) {
     // A text field keeps its own selection when it loses focus: that is the user's caret.
@@ -143,10 +140,10 @@ async function placeCaret(root: HTMLElement, editor: EditorKind): Promise<void> 
     sel.removeAllRanges();
     sel.addRange(range);
   }
-  // Editors that keep their own selection (Lexical, Slate, Draft.js, CKEditor 5) sync it on `selectionchange`,
-  // which fires after this task: let it run before inserting. Slate throttles that sync to every 100 ms, so a
-  // selection made just before (or while the machine is busy) may not have reached its model yet.
-  await sleep(Math.max(hadFocus ? 0 : 30, SELECTION_SYNC_MS[editor] ?? 0));
+  // Editors that keep their own selection (Lexical, Draft.js, CKEditor 5) sync it on `selectionchange`, which
+  // fires after this task: let it run before inserting. Slate throttles that sync; its `beforeinput` handler,
+  // tried first for it, flushes the sync itself (detect.ts).
+  if (!hadFocus) await sleep(30);
 }
 
 function lastTextContainer(root: HTMLElement): Node {
@@ -269,7 +266,7 @@ async function copyToClipboard(text: string, root: HTMLElement): Promise<boolean
     ok = false;
   } finally {
     ta.remove();
-    if (editableKind(root)) await placeCaret(root, detectEditor(root));
+    if (editableKind(root)) await placeCaret(root);
   }
   return ok;
 }
