@@ -12,6 +12,11 @@ export interface Embedder {
   readonly parallel?: number;
   /** Told how many texts an indexing run holds before its first batch (engines that pick a backend by the work). */
   runSize?(texts: number): void;
+  /**
+   * Word pieces the model reads of each text ([CLS] and [SEP] included, its window at most), by its own tokenizer:
+   * what indexing sorts by, so each batch pads little. Absent where no tokenizer is at hand (then an estimate).
+   */
+  readonly countPieces?: (texts: string[]) => number[];
 }
 
 export const MODEL_ID = 'all-MiniLM-L6-v2';
@@ -45,4 +50,9 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
   return dot; // both are normalised
+}
+
+/** `Embedder.countPieces` from the model's tokenizer: each text as the engines hand it over, cut to the window. */
+export function pieceCounter(tokenizer: { encode(text: string): number[] }): (texts: string[]) => number[] {
+  return (texts) => texts.map((t) => Math.min(MAX_WORD_PIECES, tokenizer.encode(windowText(t)).length));
 }

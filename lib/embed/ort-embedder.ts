@@ -1,6 +1,6 @@
 import type * as ort from 'onnxruntime-web';
 import { AutoTokenizer } from '@huggingface/transformers';
-import { MAX_WORD_PIECES, MODEL_DIM, MODEL_ID, windowText, type Embedder } from './embedder';
+import { MAX_WORD_PIECES, MODEL_DIM, MODEL_ID, pieceCounter, windowText, type Embedder } from './embedder';
 import { modelTag } from './model-tag';
 
 export type ModelDtype = 'q8' | 'q4';
@@ -76,6 +76,7 @@ export async function createOrtEmbedder(opts: {
   }
 
   return {
+    countPieces: pieceCounter(tokenizer),
     modelId: modelTag(opts.dtype),
     dim: MODEL_DIM,
     backend: opts.backend,

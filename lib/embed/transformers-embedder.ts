@@ -1,5 +1,5 @@
 import { env, mean_pooling, pipeline, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
-import { MAX_WORD_PIECES, MODEL_DIM, MODEL_ID, windowText, type Embedder } from './embedder';
+import { MAX_WORD_PIECES, MODEL_DIM, MODEL_ID, pieceCounter, windowText, type Embedder } from './embedder';
 import { useLocalModels } from './local-models';
 import { modelTag } from './model-tag';
 
@@ -41,7 +41,9 @@ export async function createTransformersEmbedder(opts: TransformersEmbedderOptio
       : {}),
   })) as FeatureExtractionPipeline;
   const batchSize = opts.batchSize ?? 16;
+  const tokenizer = extractor.tokenizer;
   return {
+    countPieces: pieceCounter(tokenizer),
     modelId: modelTag(opts.dtype ?? 'q4'),
     dim: MODEL_DIM,
     backend: `${opts.device ?? 'node'}/${opts.dtype ?? 'q4'}`,

@@ -30,17 +30,41 @@ export function readPieces(text: string): number {
   return Math.min(MAX_WORD_PIECES, pieceCosts(t)[t.length] + 2);
 }
 
+/** The jobs' distinct texts: a text two jobs share, or a job repeats, is made once. */
+export function distinctTexts(jobs: EmbedJob[]): string[] {
+  return [...new Set(jobs.flatMap((j) => j.texts))];
+}
+
 /**
- * The jobs' distinct texts (a text two jobs share, or a job repeats, is made once) cut into batches of `size`, in
- * order of length: the model pads every text of a batch to its longest, so a batch of like lengths wastes little
- * work. Sorting texts rather than jobs matters with passages: a long item's last passage is usually short.
+ * The jobs' distinct texts cut into batches of `size`, in order of the word pieces the model reads of them (`pieces`;
+ * without it, `readPieces`' estimate): the model pads every text of a batch to its longest, so a batch of like
+ * lengths wastes little work. Sorting texts rather than jobs matters with passages: a long item's last passage is
+ * usually short.
  */
-export function lengthBatches(jobs: EmbedJob[], size: number): string[][] {
-  const texts = [...new Set(jobs.flatMap((j) => j.texts))];
-  const pieces = new Map(texts.map((t) => [t, readPieces(t)]));
-  texts.sort((a, b) => pieces.get(a)! - pieces.get(b)! || a.length - b.length);
+export function lengthBatches(jobs: EmbedJob[], size: number, pieces?: ReadonlyMap<string, number>): string[][] {
+  const texts = distinctTexts(jobs);
+  const key = new Map(texts.map((t) => [t, pieces?.get(t) ?? readPieces(t)]));
+  texts.sort((a, b) => key.get(a)! - key.get(b)! || a.length - b.length);
   const out: string[][] = [];
   for (let i = 0; i < texts.length; i += size) out.push(texts.slice(i, i + size));
+  return out;
+}
+
+/** Texts counted between two looks at the worker's other work (a few tens of milliseconds of tokenizing). */
+const COUNT_SLICE = 200;
+
+/**
+ * The word pieces of each text by the model's own tokenizer (`count`), counted a slice at a time: a large export's
+ * texts take seconds to tokenize, and rankings must not wait behind them. The estimate misorders enough texts that
+ * batches of 16 padded 1.10-1.15 times the real work on LongMemEval's chat turns; the real count gives 1.02-1.04.
+ */
+export async function countedPieces(texts: string[], count: (texts: string[]) => number[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < texts.length; i += COUNT_SLICE) {
+    if (i) await new Promise<void>((go) => setTimeout(go, 0));
+    const slice = texts.slice(i, i + COUNT_SLICE);
+    count(slice).forEach((n, k) => out.set(slice[k], n));
+  }
   return out;
 }
 
@@ -56,12 +80,14 @@ export async function inBatches(
   parallel: () => number,
   make: (texts: string[]) => Promise<Float32Array[]>,
   store: (part: EmbedJob[], vectors: Float32Array[][]) => Promise<void>,
+  /** The model's own count of word pieces (`Embedder.countPieces`): batches sorted by it pad least. */
+  count?: (texts: string[]) => number[],
 ): Promise<void> {
   const uses = new Map<string, { job: number; k: number }[]>();
   jobs.forEach((job, i) => job.texts.forEach((t, k) => (uses.get(t) ?? uses.set(t, []).get(t)!).push({ job: i, k })));
   const made: Float32Array[][] = jobs.map(() => []);
   const left = jobs.map((j) => j.texts.length);
-  const batches = lengthBatches(jobs, size);
+  const batches = lengthBatches(jobs, size, count && (await countedPieces(distinctTexts(jobs), count)));
   const ahead: { texts: string[]; vectors: Promise<Float32Array[]> }[] = [];
   for (let next = 0; next < batches.length || ahead.length; ) {
     while (ahead.length < parallel() && next < batches.length) {
@@ -91,6 +117,11 @@ export async function inBatches(
 export function indexingEngine(first: Embedder, fallback: () => Promise<Embedder | null>) {
   let embedder = first;
   return {
+    /**
+     * The count of word pieces to sort by: the engine's own, else the fallback model's (the same model, so the same
+     * tokenizer: an offscreen engine's tokenizer is in another document), else none (the estimate).
+     */
+    countPieces: async () => first.countPieces ?? (await fallback().catch(() => null))?.countPieces,
     parallel: () => Math.max(1, embedder.parallel ?? 1),
     backend: () => embedder.backend,
     embed: async (texts: string[]): Promise<Float32Array[]> => {

@@ -389,10 +389,11 @@ export class MemoryStore {
     const given = jobs.flatMap((job, i) => (donated[i] ? [{ job, vs: donated[i] }] : []));
     if (given.length) await stored(given.map((g) => g.job), given.map((g) => g.vs));
     const toMake = jobs.filter((_, i) => !donated[i]);
+    const count = toMake.length ? await engine.countPieces() : undefined;
     await inBatches(toMake, batch, engine.parallel, engine.embed, async (part, vectors) => {
       this.indexBackend = engine.backend();
       await stored(part, vectors);
-    });
+    }, count);
     return done;
   }
 

@@ -124,6 +124,24 @@ describe('the offscreen engines\' own session (createOrtEmbedder) against transf
     }
   });
 
+  it('counts the word pieces each engine reads of a text, as both tokenize it, up to the window', async () => {
+    const { nodeEmbedder } = await import('../../lib/embed/node-embedder');
+    const pipeline = await nodeEmbedder();
+    const own = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q4' });
+    try {
+      const long = 'Rocket engines burn fuel fast! '.repeat(80);
+      // [CLS] hello world [SEP]; a word the vocabulary lacks is several pieces; the long text stops at the window; an
+      // empty text is [CLS] [SEP].
+      const texts = ['hello world', 'Backstory remembers antidisestablishmentarianism', long, ''];
+      const want = [4, pipeline.countPieces!([texts[1]])[0], 256, 2];
+      expect(own.countPieces!(texts)).toEqual(want);
+      expect(pipeline.countPieces!(texts)).toEqual(want);
+      expect(want[1]).toBeGreaterThan(6);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('reads a long text through the same window of 256 word pieces as the pipeline path of tests and benches', async () => {
     const { nodeEmbedder } = await import('../../lib/embed/node-embedder');
     const pipeline = await nodeEmbedder();

@@ -83,6 +83,43 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(padded / real).toBeLessThan(1.1);
   });
 
+  it("sorts by the model's own count of word pieces, the worker model's when the indexing engine has no tokenizer", async () => {
+    // Words the estimate takes for several pieces each and the tokenizer (here) for one, and the other way round:
+    // ordered by the estimate, the long words would go last and the batches would mix short and long counts.
+    const texts = [
+      ...Array.from({ length: 6 }, (_, i) => `${'abcdefghij'.repeat(6)}${i} ${'klmnopqrst'.repeat(6)}`), // 2 words
+      ...Array.from({ length: 6 }, (_, i) => `a b c d e f g h i j k l ${i}`), // 13 words
+      ...Array.from({ length: 6 }, (_, i) => `${'uvwxyz'.repeat(12)} ${i}`), // 2 words
+    ];
+    const words = (t: string) => t.split(' ').length;
+    const counted: string[][] = [];
+    for (const where of ['engine', 'worker'] as const) {
+      const own = recordingEmbedder('worker');
+      const engine = recordingEmbedder('offscreen');
+      const counter = where === 'engine' ? engine : own;
+      Object.assign(counter.embedder, { countPieces: (ts: string[]) => (counted.push(ts), ts.map(words)) });
+      const store = new MemoryStore(freshDb(), async () => own.embedder, async () => engine.embedder);
+      await store.add(texts.map((text, i) => ({ id: `n${i}`, text })), { from: 'user' }, { deferEmbedding: true });
+      await store.embedPending(undefined, 6);
+      const counts = engine.batches.map((b) => b.map(words));
+      expect(counts, where).toEqual([[2, 2, 2, 2, 2, 2], [2, 2, 2, 2, 2, 2], [13, 13, 13, 13, 13, 13]]);
+    }
+    expect(counted.flat()).toHaveLength(2 * texts.length);
+  });
+
+  it('counts a large import a slice at a time, so a ranking asked meanwhile is not held up', async () => {
+    const engine = recordingEmbedder('offscreen');
+    const log: string[] = [];
+    Object.assign(engine.embedder, { countPieces: (ts: string[]) => (log.push('count'), ts.map((t) => t.length)) });
+    const store = new MemoryStore(freshDb(), async () => engine.embedder);
+    await store.add(Array.from({ length: 1000 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { from: 'user' }, { deferEmbedding: true });
+    const run = store.embedPending(undefined, 50);
+    setTimeout(() => log.push('ranking'), 0);
+    await run;
+    expect(log.filter((x) => x === 'count').length).toBeGreaterThan(1);
+    expect(log.indexOf('ranking')).toBeLessThan(log.lastIndexOf('count'));
+  });
+
   it.each([
     ['one batch at a time', undefined],
     ['a second batch sent ahead', 2],

@@ -107,7 +107,8 @@ export async function indexCeilingFigures(h: Harness, log: (s: string) => void, 
   const tokens = texts.reduce((s, t) => s + pieces.get(t)!, 0);
   const engines = engineCount(2); // the offscreen document's engines on a 2-core machine (the bench's)
   const jobs = notes.map((x) => ({ id: x.id, texts: passageEmbedTexts(createItem(x, 0)) }));
-  const productBatches = lengthBatches(jobs, BATCH);
+  // The store sorts by the model's own count of word pieces (the worker model's tokenizer): the same counts.
+  const productBatches = lengthBatches(jobs, BATCH, pieces);
   const sorted = [...texts].sort((a, b) => pieces.get(a)! - pieces.get(b)!);
   const ceilingBatches = Array.from({ length: Math.ceil(sorted.length / BATCH) }, (_, i) => sorted.slice(i * BATCH, (i + 1) * BATCH));
   const padding = { product: paddedTokens(productBatches, pieces, engines) / tokens, ceiling: paddedTokens(ceilingBatches, pieces, engines) / tokens };
