@@ -32,8 +32,11 @@ export interface ScoredMemory {
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
+/** The lists of an item retrieval did not find: empty, shared by the thousands of such candidates, never changed. */
+const NONE = Object.freeze([]) as unknown as string[];
+
 function emptySignal(id: string): Signal {
-  return { id, semantic: 0, lexical: 0, matched: [], viaNeighbour: [], expanded: [], fused: 0 };
+  return { id, semantic: 0, lexical: 0, matched: NONE, viaNeighbour: NONE, expanded: NONE, fused: 0 };
 }
 
 /** Where the stand-ins of the pass under way note a read of their text. */

@@ -55,38 +55,55 @@ export interface SituationMatch {
 /** What most candidates match: nothing (shared, never changed). */
 const NO_MATCH: SituationMatch = Object.freeze({ score: 0, reasons: Object.freeze([]) as unknown as string[] });
 
+/** The matches of one task, by the ties an item has: a person's thousands of notes share one answer, made once. */
+const matchesOfTask = new WeakMap<TaskReading, Map<string, SituationMatch>>();
+
 export function situationMatch(item: MemoryItem, task: TaskReading): SituationMatch {
-  // Runs for every candidate, most of which match nothing: no arrays beyond the reasons, no sort (the strongest tie
-  // and the number of ties are all the score needs), and nothing made for an item that matches nothing.
+  // Runs for every candidate, most of which match nothing: no sort (the strongest tie and the number of ties are
+  // all the score needs), and nothing made for an item that matches nothing.
   if (!task.url && !task.site && !item.people.length) return NO_MATCH;
-  let reasons: string[] | undefined;
-  let best = 0;
-  let ties = 0;
-  if (task.url && item.source?.url && sameUrl(item.source.url, task.url)) {
-    best = 1;
-    ties++;
-    (reasons ??= []).push('saved from this page');
-  }
+  const onPage = !!task.url && !!item.source?.url && sameUrl(item.source.url, task.url);
+  let person: string | undefined;
   if (item.people.length) {
     const taskPeople = taskPeopleKeys(task);
-    const hitPerson = taskPeople.size ? item.people.find((p) => personKeys(p).some((k) => taskPeople.has(k))) : undefined;
-    if (hitPerson) {
-      best = Math.max(best, 0.8);
-      ties++;
-      (reasons ??= []).push(`about ${hitPerson}, who is ${DESTINATIONS[task.destination].onThis}`);
-    }
+    person = taskPeople.size ? item.people.find((p) => personKeys(p).some((k) => taskPeople.has(k))) : undefined;
   }
-  if (task.site && item.sites.some((s) => onHost(task.site, s))) {
+  const site = !task.site
+    ? 0
+    : item.sites.some((s) => onHost(task.site, s))
+      ? 2
+      : item.source?.url && onHost(task.site, hostOf(item.source.url))
+        ? 1
+        : 0;
+  if (!onPage && person === undefined && !site) return NO_MATCH;
+  let byTies = matchesOfTask.get(task);
+  if (!byTies) matchesOfTask.set(task, (byTies = new Map()));
+  const key = `${onPage ? 1 : 0}${site}${person ?? ''}`;
+  let match = byTies.get(key);
+  if (!match) byTies.set(key, (match = tiesMatch(onPage, person, site, task)));
+  return match;
+}
+
+/** The score and reasons of the ties found (shared between items: frozen). */
+function tiesMatch(onPage: boolean, person: string | undefined, site: number, task: TaskReading): SituationMatch {
+  const reasons: string[] = [];
+  let best = 0;
+  if (onPage) {
+    best = 1;
+    reasons.push('saved from this page');
+  }
+  if (person !== undefined) {
+    best = Math.max(best, 0.8);
+    reasons.push(`about ${person}, who is ${DESTINATIONS[task.destination].onThis}`);
+  }
+  if (site === 2) {
     best = Math.max(best, 0.5);
-    ties++;
-    (reasons ??= []).push(`kept for ${task.site}`);
-  } else if (task.site && item.source?.url && onHost(task.site, hostOf(item.source.url))) {
+    reasons.push(`kept for ${task.site}`);
+  } else if (site === 1) {
     best = Math.max(best, 0.25);
-    ties++;
-    (reasons ??= []).push(`saved on ${task.site}`);
+    reasons.push(`saved on ${task.site}`);
   }
-  if (!reasons) return NO_MATCH;
-  return { score: Math.min(1, best + 0.2 * (ties - 1)), reasons };
+  return Object.freeze({ score: Math.min(1, best + 0.2 * (reasons.length - 1)), reasons: Object.freeze(reasons) as unknown as string[] });
 }
 
 /**
