@@ -35,6 +35,11 @@ export function distinctTexts(jobs: EmbedJob[]): string[] {
   return [...new Set(jobs.flatMap((j) => j.texts))];
 }
 
+/** Sorts texts by the word pieces the model reads of them (`pieces`), fewer first; of equal counts, shorter first. */
+function byPieces(texts: string[], pieces: ReadonlyMap<string, number>): string[] {
+  return texts.sort((a, b) => pieces.get(a)! - pieces.get(b)! || a.length - b.length);
+}
+
 /**
  * The jobs' distinct texts cut into batches of `size`, in order of the word pieces the model reads of them (`pieces`;
  * without it, `readPieces`' estimate): the model pads every text of a batch to its longest, so a batch of like
@@ -43,33 +48,67 @@ export function distinctTexts(jobs: EmbedJob[]): string[] {
  */
 export function lengthBatches(jobs: EmbedJob[], size: number, pieces?: ReadonlyMap<string, number>): string[][] {
   const texts = distinctTexts(jobs);
-  const key = new Map(texts.map((t) => [t, pieces?.get(t) ?? readPieces(t)]));
-  texts.sort((a, b) => key.get(a)! - key.get(b)! || a.length - b.length);
+  byPieces(texts, pieces ?? new Map(texts.map((t) => [t, readPieces(t)])));
   const out: string[][] = [];
   for (let i = 0; i < texts.length; i += size) out.push(texts.slice(i, i + size));
   return out;
 }
 
-/** Texts counted between two looks at the worker's other work (a few tens of milliseconds of tokenizing). */
-const COUNT_SLICE = 200;
+/** Texts tokenized between two looks at the worker's other work (up to a few tens of milliseconds). */
+const COUNT_SLICE = 20;
 
 /**
- * The word pieces of each text by the model's own tokenizer (`count`), counted a slice at a time: a large export's
- * texts take seconds to tokenize, and rankings must not wait behind them. The estimate misorders enough texts that
- * batches of 16 padded 1.10-1.15 times the real work on LongMemEval's chat turns; the real count gives 1.02-1.04.
+ * The texts of an indexing run in the order they are embedded. They start in order of `readPieces`' estimate; with the
+ * model's own count (`count`), the texts are counted a slice at a time while the first batches run, and the rest are
+ * then taken in order of the real count. The estimate misorders enough texts that batches of 16 padded 1.10-1.15 times
+ * the real work on LongMemEval's chat turns, the real count 1.02-1.04; but tokenizing a 20,000-message export takes
+ * the worker's thread tens of seconds, which neither the engines nor a ranking should wait for.
  */
-export async function countedPieces(texts: string[], count: (texts: string[]) => number[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for (let i = 0; i < texts.length; i += COUNT_SLICE) {
-    if (i) await new Promise<void>((go) => setTimeout(go, 0));
-    const slice = texts.slice(i, i + COUNT_SLICE);
-    count(slice).forEach((n, k) => out.set(slice[k], n));
+class LengthQueue {
+  private texts: string[];
+  private at = 0;
+  private counted?: Map<string, number>;
+
+  constructor(jobs: EmbedJob[], count?: (texts: string[]) => number[]) {
+    const texts = distinctTexts(jobs);
+    this.texts = byPieces(texts, new Map(texts.map((t) => [t, readPieces(t)])));
+    if (count) void this.countAll(texts.slice(), count);
   }
-  return out;
+
+  get left(): number {
+    return this.texts.length - this.at;
+  }
+
+  /** The next `size` texts (the rest sorted by the real count first, once it is known). */
+  take(size: number): string[] {
+    if (this.counted) {
+      this.texts = byPieces(this.texts.slice(this.at), this.counted);
+      this.at = 0;
+      this.counted = undefined;
+    }
+    const batch = this.texts.slice(this.at, this.at + size);
+    this.at += batch.length;
+    return batch;
+  }
+
+  private async countAll(texts: string[], count: (texts: string[]) => number[]): Promise<void> {
+    const pieces = new Map<string, number>();
+    try {
+      for (let i = 0; i < texts.length; i += COUNT_SLICE) {
+        if (i) await new Promise<void>((go) => setTimeout(go, 0));
+        if (!this.left) return;
+        const slice = texts.slice(i, i + COUNT_SLICE);
+        count(slice).forEach((n, k) => pieces.set(slice[k], n));
+      }
+      this.counted = pieces;
+    } catch {
+      // No count: the estimate's order stands.
+    }
+  }
 }
 
 /**
- * Makes the jobs' vectors with `make`, batches of like lengths (lengthBatches), and hands `store` the jobs a batch
+ * Makes the jobs' vectors with `make`, batches of like lengths (LengthQueue), and hands `store` the jobs a batch
  * completed, each with all its vectors (an item's passages may be made in several batches; it is stored once the last
  * is made, so a run stopped before that leaves it waiting). With `parallel` above one (engines that queue work on
  * threads of their own), the next batches are started before the last one is stored.
@@ -87,11 +126,11 @@ export async function inBatches(
   jobs.forEach((job, i) => job.texts.forEach((t, k) => (uses.get(t) ?? uses.set(t, []).get(t)!).push({ job: i, k })));
   const made: Float32Array[][] = jobs.map(() => []);
   const left = jobs.map((j) => j.texts.length);
-  const batches = lengthBatches(jobs, size, count && (await countedPieces(distinctTexts(jobs), count)));
+  const queue = new LengthQueue(jobs, count);
   const ahead: { texts: string[]; vectors: Promise<Float32Array[]> }[] = [];
-  for (let next = 0; next < batches.length || ahead.length; ) {
-    while (ahead.length < parallel() && next < batches.length) {
-      const texts = batches[next++];
+  while (queue.left || ahead.length) {
+    while (ahead.length < parallel() && queue.left) {
+      const texts = queue.take(size);
       const vectors = make(texts);
       vectors.catch(() => undefined); // awaited in turn below; a batch started ahead must not fail unobserved
       ahead.push({ texts, vectors });

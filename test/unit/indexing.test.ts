@@ -107,9 +107,9 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(counted.flat()).toHaveLength(2 * texts.length);
   });
 
-  it('counts a large import a slice at a time, so a ranking asked meanwhile is not held up', async () => {
-    const engine = recordingEmbedder('offscreen');
+  it('counts a large import a slice at a time while its first batches run, so neither the engines nor a ranking wait', async () => {
     const log: string[] = [];
+    const engine = recordingEmbedder('offscreen', { gate: async () => void log.push('batch') });
     Object.assign(engine.embedder, { countPieces: (ts: string[]) => (log.push('count'), ts.map((t) => t.length)) });
     const store = new MemoryStore(freshDb(), async () => engine.embedder);
     await store.add(Array.from({ length: 1000 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { from: 'user' }, { deferEmbedding: true });
@@ -118,6 +118,8 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     await run;
     expect(log.filter((x) => x === 'count').length).toBeGreaterThan(1);
     expect(log.indexOf('ranking')).toBeLessThan(log.lastIndexOf('count'));
+    expect(log.indexOf('batch')).toBeLessThan(log.lastIndexOf('count'));
+    expect(store.unembedded()).toEqual([]);
   });
 
   it.each([

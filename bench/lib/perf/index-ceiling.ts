@@ -107,8 +107,13 @@ export async function indexCeilingFigures(h: Harness, log: (s: string) => void, 
   const tokens = texts.reduce((s, t) => s + pieces.get(t)!, 0);
   const engines = engineCount(2); // the offscreen document's engines on a 2-core machine (the bench's)
   const jobs = notes.map((x) => ({ id: x.id, texts: passageEmbedTexts(createItem(x, 0)) }));
-  // The store sorts by the model's own count of word pieces (the worker model's tokenizer): the same counts.
-  const productBatches = lengthBatches(jobs, BATCH, pieces);
+  // The store starts in the estimate's order and takes the rest in the model's own count's (the worker model's
+  // tokenizer: these counts) once it has counted them; an import this small is counted by the time its first two
+  // batches (the engines' outstanding ones) are sent.
+  const byEstimate = lengthBatches(jobs, BATCH);
+  const first = byEstimate.slice(0, 2);
+  const taken = new Set(first.flat());
+  const productBatches = [...first, ...lengthBatches([{ id: 'rest', texts: texts.filter((t) => !taken.has(t)) }], BATCH, pieces)];
   const sorted = [...texts].sort((a, b) => pieces.get(a)! - pieces.get(b)!);
   const ceilingBatches = Array.from({ length: Math.ceil(sorted.length / BATCH) }, (_, i) => sorted.slice(i * BATCH, (i + 1) * BATCH));
   const padding = { product: paddedTokens(productBatches, pieces, engines) / tokens, ceiling: paddedTokens(ceilingBatches, pieces, engines) / tokens };
