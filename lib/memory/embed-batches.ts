@@ -31,7 +31,7 @@ export function readPieces(text: string): number {
 }
 
 /** The jobs' distinct texts: a text two jobs share, or a job repeats, is made once. */
-export function distinctTexts(jobs: EmbedJob[]): string[] {
+function distinctTexts(jobs: EmbedJob[]): string[] {
   return [...new Set(jobs.flatMap((j) => j.texts))];
 }
 

@@ -108,4 +108,26 @@ describe('the words a card shares with the task', () => {
     expect(titled[1]).toEqual(trace.slice(40).map((e) => e.id));
     expect(host.querySelector('[data-testid="why-not-item"] strong')?.textContent).toBe('Note about n57');
   });
+
+  it('Why not? reads a title once across rankings, also when a search lists thousands', async () => {
+    titled.length = 0;
+    const entry = (id: string): TraceEntry => ({ id, title: '', untitled: true, included: false, decided: 'Not reached', stage: 'limit' });
+    const trace = Array.from({ length: 6000 }, (_, i) => entry(`p${i}`));
+    const host = document.createElement('div');
+    render(h(WhyNot, { trace }), host);
+    const details = host.querySelector('details')!;
+    details.open = true;
+    details.dispatchEvent(new Event('toggle'));
+    const box = host.querySelector<HTMLInputElement>('input[type="search"]')!;
+    box.value = 'p5999';
+    box.dispatchEvent(new Event('input'));
+    await vi.waitFor(() => expect(host.querySelector('[data-testid="why-not-item"] strong')?.textContent).toBe('Note about p5999'));
+    const read = titled.flat().length;
+    expect(read).toBe(6000);
+    // The next keystroke's ranking: the same notes and one more.
+    render(h(WhyNot, { trace: [...trace, entry('new')] }), host);
+    await vi.waitFor(() => expect(titled.flat()).toContain('new'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(titled.flat().length - read).toBe(1);
+  });
 });

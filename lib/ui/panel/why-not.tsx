@@ -29,9 +29,12 @@ export function WhyNot({ trace }: { trace: TraceEntry[] }) {
 
   useEffect(() => {
     if (!untitled.length) return;
+    const listed = new Set(out.map((e) => e.id));
     const keep = (got: string[]) =>
       setTitles((had) => {
-        const next = new Map(had.size > 5000 ? [] : had);
+        // Kept across rankings while the panel is open; past the bound, only those this trace still lists (a person's
+        // thousands of notes come back ranking after ranking: dropping all would read them all again).
+        const next = new Map(had.size > 5000 ? [...had].filter(([id]) => listed.has(id)) : had);
         untitled.forEach((id, i) => next.set(id, got[i] ?? ''));
         return next;
       });
