@@ -1,4 +1,4 @@
-import { MAX_WORD_PIECES, windowText, type Embedder } from '../embed/embedder';
+import { MAX_WINDOW_CHARS, MAX_WORD_PIECES, windowText, type Embedder } from '../embed/embedder';
 import { pieceCosts } from './index/passages';
 import type { EmbedJob } from './context-vectors';
 import type { StoredVector } from './db';
@@ -35,8 +35,8 @@ function distinctTexts(jobs: EmbedJob[]): string[] {
   return [...new Set(jobs.flatMap((j) => j.texts))];
 }
 
-/** Sorts texts by the word pieces the model reads of them (`pieces`), fewer first; of equal counts, shorter first. */
-function byPieces(texts: string[], pieces: ReadonlyMap<string, number>): string[] {
+/** Sorts texts by the word pieces the model reads of them (`pieces`, else `readPieces`' estimate), fewer first. */
+function byPieces(texts: string[], pieces: ReadonlyMap<string, number> = new Map(texts.map((t) => [t, readPieces(t)]))): string[] {
   return texts.sort((a, b) => pieces.get(a)! - pieces.get(b)! || a.length - b.length);
 }
 
@@ -48,14 +48,17 @@ function byPieces(texts: string[], pieces: ReadonlyMap<string, number>): string[
  */
 export function lengthBatches(jobs: EmbedJob[], size: number, pieces?: ReadonlyMap<string, number>): string[][] {
   const texts = distinctTexts(jobs);
-  byPieces(texts, pieces ?? new Map(texts.map((t) => [t, readPieces(t)])));
+  byPieces(texts, pieces);
   const out: string[][] = [];
   for (let i = 0; i < texts.length; i += size) out.push(texts.slice(i, i + size));
   return out;
 }
 
-/** Texts tokenized between two looks at the worker's other work (up to a few tens of milliseconds). */
-const COUNT_SLICE = 20;
+/**
+ * Characters tokenized between two looks at the worker's other work: about 20 passages, a few tens of milliseconds.
+ * Counted in characters, as the tokenizer's work goes, so twenty texts of a whole window each do not hold the worker.
+ */
+const COUNT_SLICE_CHARS = 24_000;
 
 /**
  * The texts of an indexing run in the order they are embedded. They start in order of `readPieces`' estimate; with the
@@ -71,7 +74,7 @@ class LengthQueue {
 
   constructor(jobs: EmbedJob[], count?: (texts: string[]) => number[]) {
     const texts = distinctTexts(jobs);
-    this.texts = byPieces(texts, new Map(texts.map((t) => [t, readPieces(t)])));
+    this.texts = byPieces(texts);
     if (count) void this.countAll(texts.slice(), count);
   }
 
@@ -94,10 +97,13 @@ class LengthQueue {
   private async countAll(texts: string[], count: (texts: string[]) => number[]): Promise<void> {
     const pieces = new Map<string, number>();
     try {
-      for (let i = 0; i < texts.length; i += COUNT_SLICE) {
+      for (let i = 0; i < texts.length; ) {
         if (i) await new Promise<void>((go) => setTimeout(go, 0));
         if (!this.left) return;
-        const slice = texts.slice(i, i + COUNT_SLICE);
+        // At least one text a slice; a text is read no further than the window (`windowText`).
+        const slice = [texts[i++]];
+        let chars = Math.min(slice[0].length, MAX_WINDOW_CHARS);
+        while (i < texts.length && (chars += Math.min(texts[i].length, MAX_WINDOW_CHARS)) <= COUNT_SLICE_CHARS) slice.push(texts[i++]);
         count(slice).forEach((n, k) => pieces.set(slice[k], n));
       }
       this.counted = pieces;

@@ -55,8 +55,11 @@ export interface SituationMatch {
 /** What most candidates match: nothing (shared, never changed). */
 const NO_MATCH: SituationMatch = Object.freeze({ score: 0, reasons: Object.freeze([]) as unknown as string[] });
 
-/** The matches of one task, by the ties an item has: a person's thousands of notes share one answer, made once. */
-const matchesOfTask = new WeakMap<TaskReading, Map<string, SituationMatch>>();
+/**
+ * The matches of one task, by the ties an item has (one map per page-and-site tie, keyed by the person named): a
+ * person's thousands of notes share one answer, made once, and looking it up makes nothing.
+ */
+const matchesOfTask = new WeakMap<TaskReading, Map<string, SituationMatch>[]>();
 
 export function situationMatch(item: MemoryItem, task: TaskReading): SituationMatch {
   // Runs for every candidate, most of which match nothing: no sort (the strongest tie and the number of ties are
@@ -77,10 +80,10 @@ export function situationMatch(item: MemoryItem, task: TaskReading): SituationMa
         : 0;
   if (!onPage && person === undefined && !site) return NO_MATCH;
   let byTies = matchesOfTask.get(task);
-  if (!byTies) matchesOfTask.set(task, (byTies = new Map()));
-  const key = `${onPage ? 1 : 0}${site}${person ?? ''}`;
-  let match = byTies.get(key);
-  if (!match) byTies.set(key, (match = tiesMatch(onPage, person, site, task)));
+  if (!byTies) matchesOfTask.set(task, (byTies = Array.from({ length: 6 }, () => new Map())));
+  const byPerson = byTies[(onPage ? 3 : 0) + site];
+  let match = byPerson.get(person ?? '');
+  if (!match) byPerson.set(person ?? '', (match = tiesMatch(onPage, person, site, task)));
   return match;
 }
 

@@ -4,6 +4,7 @@ import type { Embedder } from '../../lib/embed/embedder';
 import { packVectors, unpackVectors } from '../../lib/embed/offscreen-wire';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
+import { inBatches } from '../../lib/memory/embed-batches';
 
 const freshDb = () => openMemoryDB('indexing', { indexedDB: new IDBFactory(), IDBKeyRange });
 
@@ -112,7 +113,8 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     const engine = recordingEmbedder('offscreen', { gate: async () => void log.push('batch') });
     Object.assign(engine.embedder, { countPieces: (ts: string[]) => (log.push('count'), ts.map((t) => t.length)) });
     const store = new MemoryStore(freshDb(), async () => engine.embedder);
-    await store.add(Array.from({ length: 1000 }, (_, i) => ({ id: `n${i}`, text: `note ${i}` })), { from: 'user' }, { deferEmbedding: true });
+    // Chat turns of a few sentences: 200,000 characters to tokenize in all.
+    await store.add(Array.from({ length: 1000 }, (_, i) => ({ id: `n${i}`, text: `note ${i} ${'and a few words more '.repeat(9)}` })), { from: 'user' }, { deferEmbedding: true });
     const run = store.embedPending(undefined, 50);
     setTimeout(() => log.push('ranking'), 0);
     await run;
@@ -120,6 +122,20 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     expect(log.indexOf('ranking')).toBeLessThan(log.lastIndexOf('count'));
     expect(log.indexOf('batch')).toBeLessThan(log.lastIndexOf('count'));
     expect(store.unembedded()).toEqual([]);
+  });
+
+  it('tokenizes a few tens of thousands of characters at a time however long the texts are', async () => {
+    // Each batch takes a moment, as the model's do: the count goes on meanwhile.
+    const engine = recordingEmbedder('offscreen', { gate: () => new Promise((r) => setTimeout(r, 30)) });
+    const slices: number[] = [];
+    Object.assign(engine.embedder, { countPieces: (ts: string[]) => (slices.push(ts.reduce((n, t) => n + Math.min(t.length, 25_600), 0)), ts.map(() => 256)) });
+    // Texts a page could make: a whole window of characters that the estimate reads as a handful of word pieces.
+    const texts = Array.from({ length: 40 }, (_, i) => `${i} ${' '.repeat(30_000)}`);
+    const jobs = texts.map((text, i) => ({ id: `w${i}`, texts: [text] }));
+    await inBatches(jobs, 8, () => 1, engine.embedder.embed, async () => undefined, engine.embedder.countPieces);
+    expect(slices.length).toBeGreaterThan(20);
+    expect(Math.max(...slices)).toBeLessThanOrEqual(25_600);
+    expect(engine.batches.flat()).toHaveLength(40);
   });
 
   it.each([
