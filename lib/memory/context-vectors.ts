@@ -69,6 +69,15 @@ export class ContextVectors {
   }
 
   /**
+   * Drops the context vectors of these items that are stale (`jobs` without making any): only items that have one are
+   * read, so committing thousands of new items reads none of their texts back.
+   */
+  async dropStale(ids: Iterable<string>): Promise<void> {
+    const held = [...ids].filter((id) => this.prints.has(id));
+    if (held.length) await this.jobs(held);
+  }
+
+  /**
    * Context vectors to make for these items: those missing or stale. A stale one, or one the item should no longer
    * have, is dropped from memory at once; its row is replaced when it is made again.
    */

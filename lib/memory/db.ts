@@ -106,6 +106,21 @@ export type BackstoryDB = Dexie & {
 
 export const DB_NAME = 'backstory';
 
+/**
+ * Rows read per IndexedDB request at most. An indexing run reads the texts of tens of thousands of items, and a
+ * ranking's read made meanwhile waits for the request in flight: 2.6 s behind one of 20,000 rows in Chromium, about a
+ * tenth of a second behind one of 500.
+ */
+export const READ_SLICE = 500;
+
+/** `read` over `ids` one slice of `READ_SLICE` at a time, so that other reads get in between; results in order. */
+export async function readInSlices<T>(ids: string[], read: (ids: string[]) => Promise<T[]>): Promise<T[]> {
+  if (ids.length <= READ_SLICE) return read(ids);
+  const out: T[] = [];
+  for (let i = 0; i < ids.length; i += READ_SLICE) for (const row of await read(ids.slice(i, i + READ_SLICE))) out.push(row);
+  return out;
+}
+
 /** Opens the memory database. In Node, pass fake-indexeddb's indexedDB/IDBKeyRange. */
 export function openMemoryDB(name = DB_NAME, deps?: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }): BackstoryDB {
   const db = (deps ? new Dexie(name, deps) : new Dexie(name)) as BackstoryDB;

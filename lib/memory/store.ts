@@ -1,6 +1,6 @@
 import type { Embedder } from '../embed/embedder';
 import { IndexedMemory } from './index/memory-index';
-import type { BackstoryDB } from './db';
+import { readInSlices, type BackstoryDB } from './db';
 import { planImport, type ImportCounts } from './import-plan';
 import { intake, type Provenance } from './intake';
 import { createItem, patchItem } from './normalize';
@@ -50,7 +50,7 @@ export class MemoryStore {
 
   /** An index whose items' texts and titles stay in IndexedDB until a ranking or a page reads them. */
   private emptyMemory(): IndexedMemory {
-    return new IndexedMemory((ids) => this.db.items.bulkGet(ids));
+    return new IndexedMemory((ids) => readInSlices(ids, (part) => this.db.items.bulkGet(part)));
   }
 
   /** The memory as the ranker reads it. */
@@ -201,8 +201,12 @@ export class MemoryStore {
       }, items.length);
       for (const item of items) this.mem.put(item); // put() leaves the vector held (kept items)
       for (const item of dropped) this.mem.setVector(item.id, undefined);
-      const contexts = await this.contexts.jobs(this.contexts.withSuccessors(items.map((it) => it.id))); // stale ones dropped
-      if (opts.deferEmbedding) return []; // embedPending makes them
+      const touched = this.contexts.withSuccessors(items.map((it) => it.id));
+      if (opts.deferEmbedding) {
+        await this.contexts.dropStale(touched); // embedPending makes them
+        return [];
+      }
+      const contexts = await this.contexts.jobs(touched); // stale ones dropped
       return [...dropped.filter((it) => !it.needsReview).map(ownJob), ...contexts];
     });
     await this.embedNow(jobs);
@@ -248,7 +252,7 @@ export class MemoryStore {
       }, changed.length);
       for (const item of changed) this.mem.put(item);
       for (const id of reembed) this.mem.setVector(id, undefined);
-      await this.contexts.jobs(this.contexts.withSuccessors(changed.map((it) => it.id))); // stale ones dropped; embedPending makes them
+      await this.contexts.dropStale(this.contexts.withSuccessors(changed.map((it) => it.id))); // embedPending makes them
       return counts;
     });
   }
@@ -286,7 +290,7 @@ export class MemoryStore {
       this.mem.delete(id);
       this.contexts.prints.delete(id);
     }
-    await this.contexts.jobs(next);
+    await this.contexts.dropStale(next);
     return removed;
   }
 

@@ -114,6 +114,66 @@ describe('MemoryStore.commitImport', () => {
   });
 });
 
+describe('reading items back from IndexedDB', () => {
+  /** Every id the store asks IndexedDB for, in the order asked. */
+  function countReads(db: ReturnType<typeof fresh>) {
+    const asked: string[][] = [];
+    const bulkGet = db.items.bulkGet.bind(db.items);
+    db.items.bulkGet = ((ids: string[]) => {
+      asked.push(ids);
+      return bulkGet(ids);
+    }) as typeof db.items.bulkGet;
+    return asked;
+  }
+
+  it('committing thousands of new messages reads none of them back; a changed message still loses its stale context vector', async () => {
+    const { embedder, seen } = countingEmbedder();
+    const db = fresh();
+    const store = new MemoryStore(db, async () => embedder);
+    await store.commitImport(chat(3), { importId: 'i1', provenance: { from: 'import', trusted: false } });
+    await store.embedPending();
+    expect(store.view.hasContextVector('chatgpt:c1:m1')).toBe(true);
+
+    const asked = countReads(db);
+    await store.commitImport(chat(3_000, 3), { importId: 'i2', provenance: { from: 'import', trusted: false } });
+    // Only the one message already held before them (the new first one reads it as its predecessor) is read.
+    expect(asked.flat().length).toBeLessThanOrEqual(2);
+
+    asked.length = 0;
+    const changed = chat(3).map((m, i) => (i === 0 ? { ...m, text: 'Message 0, moved to Porto' } : m));
+    await store.commitImport(changed, { importId: 'i3', provenance: { from: 'import', trusted: false } });
+    expect(store.view.hasContextVector('chatgpt:c1:m1')).toBe(false); // it read m0 as it was
+    expect(asked.flat().length).toBeLessThan(10);
+    seen.length = 0;
+    await store.embedPending();
+    expect(seen).toContain('Message 0, moved to Porto');
+    expect(store.view.hasContextVector('chatgpt:c1:m1')).toBe(true);
+  });
+
+  it('a large read goes a slice at a time, so a ranking\'s read made meanwhile does not wait for all of it', async () => {
+    const db = fresh();
+    const store = new MemoryStore(db, async () => null);
+    await store.commitImport(chat(3_000), { importId: 'i1', provenance: { from: 'import', trusted: false } });
+    const asked = countReads(db);
+    const done: string[] = [];
+    const all = store.view.hydrate(chat(3_000).map((m) => m.id!), false).then((got) => {
+      done.push('indexing run');
+      return got;
+    });
+    await new Promise((r) => setTimeout(r, 0));
+    const one = store.view.hydrate(['chatgpt:c1:m2999']).then((got) => {
+      done.push('ranking');
+      return got;
+    });
+    const [got, mine] = await Promise.all([all, one]);
+    expect(done).toEqual(['ranking', 'indexing run']);
+    expect(got.size).toBe(3_000);
+    expect([...got.keys()].slice(0, 3)).toEqual(['chatgpt:c1:m0', 'chatgpt:c1:m1', 'chatgpt:c1:m2']);
+    expect(mine.get('chatgpt:c1:m2999')?.text).toBe('Message 2999 about the Lisbon offsite');
+    expect(Math.max(...asked.map((ids) => ids.length))).toBeLessThanOrEqual(500);
+  });
+});
+
 describe('ImportJobs', () => {
   it('keeps a job with its files as Blobs and its staged batches, until discarded', async () => {
     const factory = new IDBFactory();
