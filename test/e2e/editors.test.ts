@@ -8,7 +8,7 @@ import { CHROMIUM, CHROMIUM_ARGS } from './harness';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildFixtures } from './fixtures/build';
 import { FIXTURE_ORIGIN, routeFixtures } from './fixtures/editors/serve';
-import { EDITOR_CASES, INSERT_TEXT, expected, model, openEditor, prepare } from './fixtures/editors/cases';
+import { EDITOR_CASES, INSERT_TEXT, TYPED, expected, model, openEditor, prepare } from './fixtures/editors/cases';
 
 
 let browser: Browser;
@@ -64,6 +64,8 @@ describe('insertText into editors (page-level)', () => {
             await page.waitForTimeout(50);
             expect(await page.evaluate(() => document.hasFocus())).toBe(false);
           }
+          // What the user selected is still the page's selection once they have left it.
+          if (scenario === 'selection') expect(await page.evaluate(() => getSelection()?.toString())).toBe(TYPED);
           const outcome = await page.evaluate(
             (text) => (window as any).__backstory.insertText((window as any).__watcher.lastEditable(), text),
             insert,
