@@ -403,10 +403,17 @@ export class MemoryStore {
 
   /** What an indexing run embeds: items without their vectors, then the context vectors missing (inBatches orders them). */
   private async pendingJobs(): Promise<EmbedJob[]> {
-    const own = [...(await this.mem.hydrate(this.unembedded(), false)).values()].map(ownJob);
+    const waiting = await this.mem.hydrate(this.unembedded(), false);
+    const own = [...waiting.values()].map(ownJob);
     // Context vectors held are kept current by every write (and checked at load): only missing ones are looked for.
     const threaded = [...this.mem.items()].filter((it) => it.thread && !this.contexts.prints.has(it.id)).map((it) => it.id);
-    return [...own, ...(await this.contexts.jobs(threaded))];
+    // Their texts are mostly those just read (an import's messages): only the others are read.
+    const read = async (ids: string[]) => {
+      const more = await this.mem.hydrate(ids.filter((id) => !waiting.has(id)), false);
+      for (const [id, item] of waiting) more.set(id, item);
+      return more;
+    };
+    return [...own, ...(await this.contexts.jobs(threaded, read))];
   }
 
   /** Vectors of `texts` from the worker's model, or null (no model, or it failed). Held items are never asked for. */

@@ -172,6 +172,24 @@ describe('reading items back from IndexedDB', () => {
     expect(mine.get('chatgpt:c1:m2999')?.text).toBe('Message 2999 about the Lisbon offsite');
     expect(Math.max(...asked.map((ids) => ids.length))).toBeLessThanOrEqual(500);
   });
+
+  it('an indexing run reads each waiting message once before its first batch, though most are also the one before the next', async () => {
+    const { embedder } = countingEmbedder();
+    const db = fresh();
+    let readBefore: number | undefined;
+    const embed = embedder.embed.bind(embedder);
+    embedder.embed = (texts) => {
+      readBefore ??= asked.flat().length;
+      return embed(texts);
+    };
+    const store = new MemoryStore(db, async () => embedder);
+    await store.commitImport(chat(1_000), { importId: 'i1', provenance: { from: 'import', trusted: false } });
+    const asked = countReads(db);
+    await store.embedPending();
+    expect(readBefore).toBe(1_000);
+    expect(store.view.hasContextVector('chatgpt:c1:m999')).toBe(true);
+    expect(store.view.hasVector('chatgpt:c1:m999')).toBe(true);
+  });
 });
 
 describe('ImportJobs', () => {

@@ -111,9 +111,12 @@ export class IndexedMemory implements MemoryView {
     const asked = Array.isArray(ids) ? (ids as string[]) : [...ids];
     const now = ++this.hydrations;
     let missing: string[] = [];
+    // An id asked twice (an item that is also the one before the next) is read once.
+    const seen = new Set<string>();
     for (const id of asked) {
       const head = this.byId.get(id);
-      if (!head || out.has(id)) continue;
+      if (!head || seen.has(id)) continue;
+      seen.add(id);
       if (!this.reader) out.set(id, head as MemoryItem);
       else {
         const h = this.hydrated.get(id);
