@@ -155,8 +155,8 @@ export function openMemoryDB(name = DB_NAME, deps?: { indexedDB: IDBFactory; IDB
   // the mark a page leaves once a picked file is wholly stored, in a table of its own so the page's write never waits
   // on the worker's reads of the job table. Nothing else changes.
   db.version(5).stores({ removedImports: 'importId, at', handovers: 'job' });
-  // v6: items lose their secondary indexes. Nothing queried them (memory is read whole at load, items by id since),
-  // and every write kept them: an import's commit wrote each item under five more keys.
+  // v6: items lose their secondary indexes. Nothing queried them (memory is read whole when the worker starts, then
+  // item by item by id), and every write kept them: an import's commit wrote each item under five more keys.
   db.version(6).stores({ items: 'id' });
   return db;
 }
