@@ -2,7 +2,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import Dexie from 'dexie';
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../lib/embed/embedder';
-import { openMemoryDB } from '../../lib/memory/db';
+import { READ_SLICE, openMemoryDB } from '../../lib/memory/db';
 import { ImportJobs } from '../../lib/import/import-jobs';
 import { MemoryStore } from '../../lib/memory/store';
 import type { MemoryInput } from '../../lib/memory/types';
@@ -170,7 +170,8 @@ describe('reading items back from IndexedDB', () => {
     expect(got.size).toBe(3_000);
     expect([...got.keys()].slice(0, 3)).toEqual(['chatgpt:c1:m0', 'chatgpt:c1:m1', 'chatgpt:c1:m2']);
     expect(mine.get('chatgpt:c1:m2999')?.text).toBe('Message 2999 about the Lisbon offsite');
-    expect(Math.max(...asked.map((ids) => ids.length))).toBeLessThanOrEqual(500);
+    expect(asked.length).toBeGreaterThan(1);
+    expect(Math.max(...asked.map((ids) => ids.length))).toBeLessThanOrEqual(READ_SLICE);
   });
 
   it('an indexing run reads each waiting message once before its first batch, though most are also the one before the next', async () => {
