@@ -27,7 +27,10 @@ export interface PanelState {
   /** The free-text search that overrides the page's task, if any. */
   search?: string;
   cards: RankedCard[];
+  /** The cards' trace entries and the first left out (lib/service/panel-trace.ts); `trace:find` searches the rest. */
   trace: TraceEntry[];
+  /** How many candidates the ranking left out in all, when `trace` carries only the first of them. */
+  leftOut?: number;
   model: ModelStatus;
   memorySize: number;
   error?: string;
@@ -107,6 +110,8 @@ export interface BackgroundProtocol {
   'trace:words': { req: { items: { id: string; terms: string[] }[] }; res: { words: string[][] } };
   /** Panel: the titles of left-out items the ranking did not read (`TraceEntry.untitled`), '' for one gone. */
   'trace:titles': { req: { ids: string[] }; res: { titles: string[] } };
+  /** Panel: the left-out entries of the tab's last ranking whose title holds `text`, titles read ("Why not?" search). */
+  'trace:find': { req: { tabId: number; text: string }; res: { seq: number; entries: TraceEntry[] } };
   /** Panel: the package for a chosen set of the tab's cards (preview), and inserting it. */
   'package:build': { req: { tabId: number; ids: string[]; search?: string }; res: { text: string; tokens: number; ids: string[]; budget: number } };
   'package:insert': { req: { tabId: number; ids: string[]; search?: string }; res: InsertOutcome };

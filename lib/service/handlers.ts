@@ -24,6 +24,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'site:pause': ({ site, paused }) => s.settings.pauseSite(site, paused),
     'trace:words': ({ items }) => s.ranker.traceWords(items),
     'trace:titles': ({ ids }) => s.ranker.traceTitles(ids),
+    'trace:find': ({ tabId, text }) => s.ranker.traceFind(tabId, text),
     'package:build': ({ tabId, ids, search }) => s.ranker.packageFor(tabId, ids, search),
     'package:insert': ({ tabId, ids, search }) => s.insertion.package(tabId, ids, search),
     'rank:preview': ({ text, settings, people, site }) => s.ranker.preview(text, settings, people, site),

@@ -4,7 +4,7 @@ import { buildPackage } from '../rank/package';
 import { writtenTerms } from '../rank/trace';
 import { personKeys } from '../rank/situation';
 import { OverrideMemo } from '../rank/overridden-instructions';
-import type { RankSettings, TaskReading } from '../rank/types';
+import type { RankSettings, TaskReading, TraceEntry } from '../rank/types';
 import { siteListed } from '../core/hosts';
 import { normalizeRankSettings } from '../settings/settings';
 import type { Learning } from '../learn/learning';
@@ -18,11 +18,13 @@ import { rankForTab } from './ranking';
 import type { SettingsCache } from './settings-cache';
 import type { TabReadingStore } from './tab-reading-store';
 import { displayTitle } from '../core/items';
+import { KeptTraces, panelTrace } from './panel-trace';
 
 /** Ranking for a tab as the panel shows it, the package of chosen cards, and the options page's preview. */
 export class TabRanker implements PanelRanker {
   private queries = new QueryVectorCache();
   private overrides = new OverrideMemo();
+  private traces = new KeptTraces();
 
   constructor(
     private readonly store: MemoryStore,
@@ -60,6 +62,11 @@ export class TabRanker implements PanelRanker {
     try {
       if (task && !searched && siteListed(all.ui.excludedSites, task.site)) return { ...this.bare(tabId, seq, 'watching'), paused: { site: task.site } };
       const state = await this.rankTask(tabId, task, search, all.rank, embedder, seq);
+      // The panel gets the first of what was left out; the rest stay here for its searches.
+      this.traces.keep(tabId, seq, state.trace);
+      const sent = panelTrace(state.trace);
+      state.trace = sent.trace;
+      state.leftOut = sent.leftOut;
       if (this.indexing.progress) state.indexing = this.indexing.progress;
       if (access) state.access = access;
       if (!searched && task?.people?.length) {
@@ -95,6 +102,11 @@ export class TabRanker implements PanelRanker {
   async traceTitles(ids: string[]): Promise<{ titles: string[] }> {
     const found = new Map((await this.store.readMany(ids)).map((it) => [it.id, it]));
     return { titles: ids.map((id) => (found.has(id) ? displayTitle(found.get(id)!) : '')) };
+  }
+
+  /** Left-out entries of the tab's last ranking whose title holds `text` (the panel's "Why not?" search). */
+  traceFind(tabId: number, text: string): Promise<{ seq: number; entries: TraceEntry[] }> {
+    return this.traces.find(tabId, text, async (ids) => (await this.traceTitles(ids)).titles);
   }
 
   /** How a sample task ranks under the given (unsaved) or the saved settings. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import type { PanelState } from '../../lib/messaging/protocol';
 import { launchExtension, type Harness } from './harness';
 import { routeFixtures } from './fixtures/editors/serve';
 import { SITE_MAP, SITE_URLS } from './fixtures/sites/pages';
@@ -290,6 +291,36 @@ describe('side panel', () => {
     await expect.poll(async () => (await h.call<{ items: { people: string[]; text: string }[] }>('memory:list', {})).items
       .find((i) => i.text.startsWith('Ana runs'))?.people.join(' '), { timeout: 30_000 }).toMatch(/Ana Lima|ana@example\.com/);
     await expect.poll(() => panel.locator('[data-testid="new-contact-form"]').count(), { timeout: 30_000 }).toBe(0);
+    await panel.close();
+    await page.close();
+  });
+
+  it('"why not?" counts every memory left out, lists the first, and finds one past them by its title', async () => {
+    // Notes kept for this site, newest first by number: each is a candidate of every task here, and most are left
+    // out. Seeded here, after the tests whose rankings they would change.
+    const site = new URL(h.origin).hostname;
+    await h.seed(Array.from({ length: 90 }, (_, k) => ({
+      id: `kept${k}`, title: `Kept note ${k}${k === 83 ? ': the harbour picnic' : ''}`, text: `Parking at the office is free on ${k % 2 ? 'Fridays' : 'Mondays'} (${k}).`, sites: [site],
+      createdAt: new Date(Date.now() - (k + 1) * 3_600_000).toISOString(),
+    })));
+    const { page, panel, tabId } = await writeTask(ASK);
+    await waitState(panel, 'found');
+    // What an update carries: the cards' entries and the first 40 left out, with the count of all.
+    const state = await h.call<PanelState>('panel:get', { tabId });
+    expect(state.trace.filter((e) => !e.included).length).toBe(40);
+    expect(state.leftOut).toBeGreaterThan(85);
+    const whyNot = panel.locator('[data-testid="why-not"]');
+    await whyNot.locator('summary').click();
+    const total = Number(/(\d+) left out/.exec(await whyNot.locator('summary').innerText())?.[1]);
+    expect(total).toBeGreaterThan(85);
+    const left = panel.locator('[data-testid="why-not-item"]');
+    const listed = await left.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+    expect(listed.length).toBe(40);
+    // Not among those the update carried: the worker's search finds it, its title read.
+    expect(listed).not.toContain('kept83');
+    await whyNot.locator('.why-not-filter').fill('harbour');
+    await expect.poll(() => left.evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), { timeout: 15_000 }).toEqual(['kept83']);
+    expect(await left.first().locator('strong').innerText()).toBe('Kept note 83: the harbour picnic');
     await panel.close();
     await page.close();
   });

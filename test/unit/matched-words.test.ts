@@ -11,17 +11,22 @@ import { plainWhy } from '../../lib/ui/format';
 import { RANK_SETTINGS as SETTINGS } from './rank-fixtures';
 import { needsWords, writtenTerms } from '../../lib/rank/trace';
 import { WhyNot } from '../../lib/ui/panel/why-not';
+import { KeptTraces, panelTrace } from '../../lib/service/panel-trace';
 
 // The worker's answer to `trace:words`, read from the memory the ranking used (as TabRanker.traceWords reads the store).
 const asked: { id: string; terms: string[] }[][] = [];
 // And to `trace:titles`: the titles of entries the ranking did not read.
 const titled: string[][] = [];
+const titlesOf = async (ids: string[]) => {
+  titled.push(ids);
+  return ids.map((id) => `Note about ${id}`);
+};
+// And to `trace:find`: the worker keeps each tab's full trace (what the panel was sent is its start) and searches it.
+const kept = new KeptTraces();
 vi.mock('../../lib/messaging/rpc', () => ({
-  callBackground: async (type: string, req: { items: { id: string; terms: string[] }[]; ids: string[] }) => {
-    if (type === 'trace:titles') {
-      titled.push(req.ids);
-      return { titles: req.ids.map((id) => `Note about ${id}`) };
-    }
+  callBackground: async (type: string, req: { items: { id: string; terms: string[] }[]; ids: string[]; tabId: number; text: string }) => {
+    if (type === 'trace:titles') return { titles: await titlesOf(req.ids) };
+    if (type === 'trace:find') return kept.find(req.tabId, req.text, titlesOf);
     if (type !== 'trace:words') throw new Error(`unexpected ${type}`);
     asked.push(req.items);
     return { words: req.items.map((x) => writtenTerms(x.terms, x.id === NOTE.id ? NOTE : undefined)) };
@@ -90,31 +95,58 @@ describe('the words a card shares with the task', () => {
     expect(asked).toEqual([[{ id: NOTE.id, terms: left.notes!.terms }]]);
   });
 
-  it('Why not? reads the titles of entries the ranking did not read: those it shows, and all of them for a search', async () => {
+  /** The panel as an update leaves it: the first entries left out, the count of all, and the worker keeping the rest. */
+  const update = (tabId: number, seq: number, trace: TraceEntry[]) => {
+    kept.keep(tabId, seq, trace);
+    const sent = panelTrace(trace);
+    return h(WhyNot, { trace: sent.trace, leftOut: sent.leftOut, tabId });
+  };
+  const listed = (host: HTMLElement) => [...host.querySelectorAll('[data-testid="why-not-item"]')].map((li) => li.getAttribute('data-id'));
+
+  it('Why not? counts all left out, reads the titles of those it shows, and asks the worker to search the rest', async () => {
+    titled.length = 0;
     const trace: TraceEntry[] = Array.from({ length: 60 }, (_, i) => ({ id: `n${i}`, title: '', untitled: true, included: false, decided: 'Beyond the 8 cards shown', stage: 'limit' }));
     const host = document.createElement('div');
-    render(h(WhyNot, { trace }), host);
+    render(update(1, 1, trace), host);
+    expect(host.querySelector('summary')?.textContent).toBe('Why not? 60 left out');
     const details = host.querySelector('details')!;
     expect(titled).toHaveLength(0); // closed: nothing is read
     details.open = true;
     details.dispatchEvent(new Event('toggle'));
     await vi.waitFor(() => expect(host.querySelector('[data-testid="why-not-item"] strong')?.textContent).toBe('Note about n0'));
     expect(titled).toEqual([trace.slice(0, 40).map((e) => e.id)]);
-    // A search looks through every entry's title: the rest are read then.
+    expect(listed(host)).toEqual(trace.slice(0, 40).map((e) => e.id));
+    // n57 was not sent: the worker searches the whole trace, reading the titles it had not read.
     const box = host.querySelector<HTMLInputElement>('input[type="search"]')!;
     box.value = 'n57';
     box.dispatchEvent(new Event('input'));
-    await vi.waitFor(() => expect([...host.querySelectorAll('[data-testid="why-not-item"]')].map((li) => li.getAttribute('data-id'))).toEqual(['n57']));
-    expect(titled[1]).toEqual(trace.slice(40).map((e) => e.id));
+    await vi.waitFor(() => expect(listed(host)).toEqual(['n57']));
+    expect(titled[1]).toEqual(trace.map((e) => e.id));
     expect(host.querySelector('[data-testid="why-not-item"] strong')?.textContent).toBe('Note about n57');
   });
 
-  it('Why not? reads a title once across rankings, also when a search lists thousands', async () => {
+  it('Why not? searches what the update carried when the worker started again and keeps no trace', async () => {
+    const trace: TraceEntry[] = ['Harbour picnic', 'Ferry times', 'Parking', 'Lunch menu', 'Office keys', 'Rota', 'Printer']
+      .map((title, i) => ({ id: `t${i}`, title, included: false, decided: 'Not reached', stage: 'limit' }));
+    const host = document.createElement('div');
+    render(h(WhyNot, { trace, leftOut: trace.length, tabId: 99 }), host);
+    const details = host.querySelector('details')!;
+    details.open = true;
+    details.dispatchEvent(new Event('toggle'));
+    const box = host.querySelector<HTMLInputElement>('input[type="search"]')!;
+    box.value = 'ferry';
+    box.dispatchEvent(new Event('input'));
+    await vi.waitFor(() => expect(listed(host)).toEqual(['t1']));
+    await new Promise((r) => setTimeout(r, 250)); // the worker's empty answer came and changed nothing
+    expect(listed(host)).toEqual(['t1']);
+  });
+
+  it('Why not? searches again at each ranking, reading a title once, also when the trace holds thousands', async () => {
     titled.length = 0;
     const entry = (id: string): TraceEntry => ({ id, title: '', untitled: true, included: false, decided: 'Not reached', stage: 'limit' });
     const trace = Array.from({ length: 6000 }, (_, i) => entry(`p${i}`));
     const host = document.createElement('div');
-    render(h(WhyNot, { trace }), host);
+    render(update(2, 1, trace), host);
     const details = host.querySelector('details')!;
     details.open = true;
     details.dispatchEvent(new Event('toggle'));
@@ -123,11 +155,14 @@ describe('the words a card shares with the task', () => {
     box.dispatchEvent(new Event('input'));
     await vi.waitFor(() => expect(host.querySelector('[data-testid="why-not-item"] strong')?.textContent).toBe('Note about p5999'));
     const read = titled.flat().length;
-    expect(read).toBe(6000);
-    // The next keystroke's ranking: the same notes and one more.
-    render(h(WhyNot, { trace: [...trace, entry('new')] }), host);
-    await vi.waitFor(() => expect(titled.flat()).toContain('new'));
-    await new Promise((r) => setTimeout(r, 50));
+    // The worker read each title once; the panel, at most those it listed before the search answered.
+    expect(read).toBeGreaterThanOrEqual(6000);
+    expect(read).toBeLessThanOrEqual(6000 + 40);
+    // The next keystroke's ranking: the same notes and one more, which the search finds.
+    render(update(2, 2, [...trace, entry('new')]), host);
+    box.value = 'new';
+    box.dispatchEvent(new Event('input'));
+    await vi.waitFor(() => expect(listed(host)).toEqual(['new']));
     expect(titled.flat().length - read).toBe(1);
   });
 });

@@ -134,7 +134,7 @@ export function ContextView(props: {
           />
         ))}
       </ol>
-      {state?.trace.length ? <WhyNot trace={state.trace} /> : null}
+      {state?.trace.length ? <WhyNot trace={state.trace} leftOut={state.leftOut} tabId={tabId} /> : null}
     </section>
   );
 }

@@ -9,31 +9,55 @@ import { stageText } from '../format';
 const wordsKey = (e: TraceEntry) => `${e.id}\n${e.notes?.terms?.join(' ') ?? ''}`;
 
 /**
- * Left-out candidates and why ("why not?"): every trace entry the ranker did not select. The words an entry
- * matched are read from its item when the entry is shown (the ranker traces hundreds and leaves them unread).
+ * Left-out candidates and why ("why not?"): the trace entries the ranker did not select. An update carries the first
+ * of them and how many there are (`leftOut`); a search asks the worker, which keeps the rest (`trace:find`). The words
+ * an entry matched are read from its item when the entry is shown (the ranker traces hundreds and leaves them unread).
  */
-export function WhyNot({ trace }: { trace: TraceEntry[] }) {
+export function WhyNot({ trace, leftOut, tabId }: { trace: TraceEntry[]; leftOut?: number; tabId?: number }) {
   const [q, setQ] = useState('');
   const [open, setOpen] = useState(false);
   const [words, setWords] = useState<ReadonlyMap<string, string[]>>(new Map());
   const [titles, setTitles] = useState<ReadonlyMap<string, string>>(new Map());
+  const [found, setFound] = useState<{ find: string; entries: TraceEntry[] }>();
   const out = trace.filter((e) => !e.included);
-  // An entry the ranking did not read (`untitled`) has its title read when it is shown, or searched for.
+  // An entry the ranking did not read (`untitled`) has its title read when it is shown.
   const titleOf = (e: TraceEntry): string | undefined => (e.untitled ? titles.get(e.id) : e.title);
   const find = q.trim().toLowerCase();
-  const shown = out.filter((e) => !find || (titleOf(e) ?? '').toLowerCase().includes(find)).slice(0, 40);
+  // The worker's answer for this search once it came; meanwhile, what this update carries that matches.
+  const shown = !find
+    ? out.slice(0, 40)
+    : found?.find === find
+      ? found.entries
+      : out.filter((e) => (titleOf(e) ?? '').toLowerCase().includes(find)).slice(0, 40);
   const unread = open ? shown.filter((e) => needsWords(e) && !words.has(wordsKey(e))) : [];
   const unreadKey = unread.map(wordsKey).join('\n\n');
-  const untitled = open ? (find ? out : shown).filter((e) => e.untitled && !titles.has(e.id)).map((e) => e.id) : [];
+  const untitled = open ? shown.filter((e) => e.untitled && !titles.has(e.id)).map((e) => e.id) : [];
   const untitledKey = untitled.join('\n');
+  const traceKey = trace.map((e) => e.id).join('\n');
+
+  useEffect(() => {
+    if (!find || tabId === undefined) return;
+    let live = true;
+    // Typing waits a moment; each ranking's trace is searched again (what was left out may have changed). A worker
+    // that started again since keeps no trace (seq -1): what this update carries is searched until the next ranking.
+    const t = setTimeout(() => {
+      void callBackground('trace:find', { tabId, text: find }).then(
+        (r) => live && r.seq >= 0 && setFound({ find, entries: r.entries }),
+        () => {},
+      );
+    }, 150);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+  }, [find, tabId, traceKey, leftOut]);
 
   useEffect(() => {
     if (!untitled.length) return;
-    const listed = new Set(out.map((e) => e.id));
+    const listed = new Set(shown.map((e) => e.id));
     const keep = (got: string[]) =>
       setTitles((had) => {
-        // Kept across rankings while the panel is open; past the bound, only those this trace still lists (a person's
-        // thousands of notes come back ranking after ranking: dropping all would read them all again).
+        // Kept across rankings while the panel is open; past the bound, only those shown now.
         const next = new Map(had.size > 5000 ? [...had].filter(([id]) => listed.has(id)) : had);
         untitled.forEach((id, i) => next.set(id, got[i] ?? ''));
         return next;
@@ -69,8 +93,8 @@ export function WhyNot({ trace }: { trace: TraceEntry[] }) {
   };
   return (
     <details class="why-not" data-testid="why-not" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
-      <summary>Why not? {out.length} left out</summary>
-      {out.length > 6 ? (
+      <summary>Why not? {leftOut ?? out.length} left out</summary>
+      {(leftOut ?? out.length) > 6 ? (
         <input type="search" class="why-not-filter" placeholder="Find a memory…" aria-label="Find a left-out memory" value={q}
           onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
       ) : null}
