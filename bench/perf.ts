@@ -2,6 +2,7 @@
  * Speed and memory (issue #6). Every figure is printed beside its baseline measured in the same run, and written as
  * JSON with --json. Usage: npm run bench:perf -- [--json OUT] [--quick] [--no-browser] [--browser-only] [--sizes 10000,100000]
  *   [--memory-browser] [--list-sizes 10000,100000] [--baseline-build DIR] [--baseline-sizes 10000] [--index-ceiling]
+ *   [--panel-tied [--tied 5000]]
  *
  * - embed_query_ms_p50: one 16-token query on onnxruntime-web WASM, one thread, in Node; the int8 rewrite
  *   (model_quantized.onnx, what the extension loads first) against the q4 model as shipped, interleaved.
@@ -26,6 +27,9 @@
  *   heap_mb_100k_no_long: the same without long items; memory_mb_100k (the former name) repeats heap_mb_100k.
  * - store_load_ms_10k: MemoryStore.load() of 10k items in fake-indexeddb, from the persisted index pack against
  *   the tables alone (baseline).
+ * - panel_update_ms_tied (--panel-tied): panel:get in the built extension where N notes (--tied, 5,000) are kept for
+ *   the page's site, so each is a candidate and most are left out (bench/lib/perf/panel-tied.ts); with
+ *   --baseline-build, another build seeded alike, taking turns round by round.
  * - panel_update_ms_p50 / cold_start_ms / index_items_per_s_browser: in headless Chromium with the built extension
  *   (bench/lib/perf/browser.ts; `--browser-only` runs just these). cold_start_ms (p50), cold_start_ms_p95 and
  *   cold_start_stalled_rounds (rounds over 5 s) are 20 rounds of the shipping build, WebGPU engine included, beside
@@ -83,11 +87,14 @@ function args(argv: string[]) {
     /** Notes per round and rounds for --index-ceiling. */
     indexItems: Number(get('--index-items') ?? 200),
     indexRounds: Number(get('--index-rounds') ?? 2),
+    /** Only `panel:get` where many notes are tied to the page (panel_update_ms_tied), with --tied N of them. */
+    panelTied: argv.includes('--panel-tied'),
+    tied: Number(get('--tied') ?? 5000),
     /** Only the memory browser's figures (first rows, filtered list, panel heap) in Chromium. */
     memoryBrowser: argv.includes('--memory-browser'),
     /** Memory sizes for the memory browser's figures. */
     listSizes: (get('--list-sizes') ?? '10000,100000').split(',').map(Number),
-    /** Another extension build (e.g. of an earlier commit) measured the same way, as the memory browser's baseline. */
+    /** Another extension build (e.g. of an earlier commit) measured the same way, as the memory browser's or --panel-tied's baseline. */
     baselineBuild: get('--baseline-build'),
     /** Memory sizes the baseline build is measured at (a build that draws every item may not finish at 100k). */
     baselineSizes: (get('--baseline-sizes') ?? '10000').split(',').map(Number),
@@ -124,7 +131,17 @@ async function main() {
     }
   }
 
-  if (!a.browserOnly && !a.memoryBrowser && !a.indexCeiling) {
+  if (a.panelTied) {
+    const { panelTiedFigures } = await import('./lib/perf/panel-tied');
+    const [now, ...before] = await panelTiedFigures(log, a.tied, a.baselineBuild ? [a.baselineBuild] : []);
+    rows.push({
+      name: 'panel_update_ms_tied', what: `panel:get in the built extension, ${a.tied} notes kept for the page's site (each a candidate, most left out), p50`,
+      value: r1(now.p50), baseline: before[0] && r1(before[0].p50), target: 'reported',
+      note: `p95 ${r1(now.p95)} ms; the state ${r1(now.kb)} KB, ${now.traced} trace entries${before[0] ? `; baseline build: p95 ${r1(before[0].p95)} ms, ${r1(before[0].kb)} KB, ${before[0].traced} entries` : ''}`,
+    });
+  }
+
+  if (!a.browserOnly && !a.memoryBrowser && !a.indexCeiling && !a.panelTied) {
   log('embedding one query (WASM, 1 thread): int8 vs q4, interleaved');
   const eq = await embedQuery(a.quick ? 15 : 40);
   rows.push({
@@ -210,7 +227,7 @@ async function main() {
   extra.vector_heap_bytes_per_item_baseline = Math.round(vh.float);
   }
 
-  if (a.browser && !a.memoryBrowser && !a.indexCeiling) {
+  if (a.browser && !a.memoryBrowser && !a.indexCeiling && !a.panelTied) {
     try {
       const { browserFigures } = await import('./lib/perf/browser');
       const { buildParts, buildWasmOnly } = await import('./lib/perf/build-parts');
@@ -242,7 +259,7 @@ async function main() {
     }
   }
 
-  if (a.browser && !a.indexCeiling) {
+  if (a.browser && !a.indexCeiling && !a.panelTied) {
     try {
       const { memoryBrowserFigures, catalogQueryTimes } = await import('./lib/perf/memory-browser');
       for (const n of a.listSizes) {
