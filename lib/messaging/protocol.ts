@@ -18,6 +18,9 @@ export interface ModelStatus {
   error?: string;
 }
 
+/** Left-out trace entries a panel update carries, a search answers with, and *Why not?* lists at once. */
+export const LEFT_OUT_SHOWN = 40;
+
 /** Everything the side panel shows for one tab. */
 export interface PanelState {
   tabId: number;

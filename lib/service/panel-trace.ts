@@ -1,7 +1,5 @@
 import type { TraceEntry } from '../rank/types';
-
-/** Left-out entries a panel update carries, and that one search answers with: what "Why not?" lists at once. */
-export const LEFT_OUT_SHOWN = 40;
+import { LEFT_OUT_SHOWN } from '../messaging/protocol';
 
 /** Tabs whose last trace is kept for searches: a side panel shows its window's tab, and windows open at once are few. */
 const TABS_KEPT = 3;

@@ -6,7 +6,8 @@ import { MemoryStore } from '../../lib/memory/store';
 import type { TaskReading } from '../../lib/rank/types';
 import { QueryVectorCache } from '../../lib/service/query-vectors';
 import { rankForTab } from '../../lib/service/ranking';
-import { KeptTraces, LEFT_OUT_SHOWN, panelTrace } from '../../lib/service/panel-trace';
+import { KeptTraces, panelTrace } from '../../lib/service/panel-trace';
+import { LEFT_OUT_SHOWN } from '../../lib/messaging/protocol';
 import { DEFAULT_SETTINGS } from '../../lib/settings/defaults';
 import { displayTitle } from '../../lib/core/items';
 

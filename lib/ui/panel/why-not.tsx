@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { TraceEntry } from '../../rank/types';
 import { callBackground } from '../../messaging/rpc';
+import { LEFT_OUT_SHOWN } from '../../messaging/protocol';
 import { needsWords, traceReason, withWords } from '../../rank/trace';
 import { FactorBars } from '../card';
 import { stageText } from '../format';
@@ -25,10 +26,10 @@ export function WhyNot({ trace, leftOut, tabId }: { trace: TraceEntry[]; leftOut
   const find = q.trim().toLowerCase();
   // The worker's answer for this search once it came; meanwhile, what this update carries that matches.
   const shown = !find
-    ? out.slice(0, 40)
+    ? out.slice(0, LEFT_OUT_SHOWN)
     : found?.find === find
       ? found.entries
-      : out.filter((e) => (titleOf(e) ?? '').toLowerCase().includes(find)).slice(0, 40);
+      : out.filter((e) => (titleOf(e) ?? '').toLowerCase().includes(find)).slice(0, LEFT_OUT_SHOWN);
   const unread = open ? shown.filter((e) => needsWords(e) && !words.has(wordsKey(e))) : [];
   const unreadKey = unread.map(wordsKey).join('\n\n');
   const untitled = open ? shown.filter((e) => e.untitled && !titles.has(e.id)).map((e) => e.id) : [];
