@@ -102,6 +102,18 @@ describe('the words a card shares with the task', () => {
     return h(WhyNot, { trace: sent.trace, leftOut: sent.leftOut, tabId });
   };
   const listed = (host: HTMLElement) => [...host.querySelectorAll('[data-testid="why-not-item"]')].map((li) => li.getAttribute('data-id'));
+  /** Opens the list, as a click on "Why not?" does. */
+  const openList = (host: HTMLElement) => {
+    const details = host.querySelector('details')!;
+    details.open = true;
+    details.dispatchEvent(new Event('toggle'));
+  };
+  /** Types into the list's search box. */
+  const search = (host: HTMLElement, text: string) => {
+    const box = host.querySelector<HTMLInputElement>('input[type="search"]')!;
+    box.value = text;
+    box.dispatchEvent(new Event('input'));
+  };
 
   it('Why not? counts all left out, reads the titles of those it shows, and asks the worker to search the rest', async () => {
     titled.length = 0;
@@ -109,17 +121,13 @@ describe('the words a card shares with the task', () => {
     const host = document.createElement('div');
     render(update(1, 1, trace), host);
     expect(host.querySelector('summary')?.textContent).toBe('Why not? 60 left out');
-    const details = host.querySelector('details')!;
     expect(titled).toHaveLength(0); // closed: nothing is read
-    details.open = true;
-    details.dispatchEvent(new Event('toggle'));
+    openList(host);
     await vi.waitFor(() => expect(host.querySelector('[data-testid="why-not-item"] strong')?.textContent).toBe('Note about n0'));
     expect(titled).toEqual([trace.slice(0, 40).map((e) => e.id)]);
     expect(listed(host)).toEqual(trace.slice(0, 40).map((e) => e.id));
     // n57 was not sent: the worker searches the whole trace, reading the titles it had not read.
-    const box = host.querySelector<HTMLInputElement>('input[type="search"]')!;
-    box.value = 'n57';
-    box.dispatchEvent(new Event('input'));
+    search(host, 'n57');
     await vi.waitFor(() => expect(listed(host)).toEqual(['n57']));
     expect(titled[1]).toEqual(trace.map((e) => e.id));
     expect(host.querySelector('[data-testid="why-not-item"] strong')?.textContent).toBe('Note about n57');
@@ -130,12 +138,8 @@ describe('the words a card shares with the task', () => {
       .map((title, i) => ({ id: `t${i}`, title, included: false, decided: 'Not reached', stage: 'limit' }));
     const host = document.createElement('div');
     render(h(WhyNot, { trace, leftOut: trace.length, tabId: 99 }), host);
-    const details = host.querySelector('details')!;
-    details.open = true;
-    details.dispatchEvent(new Event('toggle'));
-    const box = host.querySelector<HTMLInputElement>('input[type="search"]')!;
-    box.value = 'ferry';
-    box.dispatchEvent(new Event('input'));
+    openList(host);
+    search(host, 'ferry');
     await vi.waitFor(() => expect(listed(host)).toEqual(['t1']));
     await new Promise((r) => setTimeout(r, 250)); // the worker's empty answer came and changed nothing
     expect(listed(host)).toEqual(['t1']);
@@ -147,12 +151,8 @@ describe('the words a card shares with the task', () => {
     const trace = Array.from({ length: 6000 }, (_, i) => entry(`p${i}`));
     const host = document.createElement('div');
     render(update(2, 1, trace), host);
-    const details = host.querySelector('details')!;
-    details.open = true;
-    details.dispatchEvent(new Event('toggle'));
-    const box = host.querySelector<HTMLInputElement>('input[type="search"]')!;
-    box.value = 'p5999';
-    box.dispatchEvent(new Event('input'));
+    openList(host);
+    search(host, 'p5999');
     await vi.waitFor(() => expect(host.querySelector('[data-testid="why-not-item"] strong')?.textContent).toBe('Note about p5999'));
     const read = titled.flat().length;
     // The worker read each title once; the panel, at most those it listed before the search answered.
@@ -160,8 +160,7 @@ describe('the words a card shares with the task', () => {
     expect(read).toBeLessThanOrEqual(6000 + 40);
     // The next keystroke's ranking: the same notes and one more, which the search finds.
     render(update(2, 2, [...trace, entry('new')]), host);
-    box.value = 'new';
-    box.dispatchEvent(new Event('input'));
+    search(host, 'new');
     await vi.waitFor(() => expect(listed(host)).toEqual(['new']));
     expect(titled.flat().length - read).toBe(1);
   });
