@@ -183,27 +183,40 @@ export async function seedMemory(h: Harness, log: (s: string) => void, n: number
   const real: Record<string, number[]> = {};
   targets.forEach((i, k) => (real[items[i].id] = Array.from(tv[k])));
   const page = await h.extensionPage();
-  await h.call('settings:get', {}); // the worker has opened (and created) the database
   log(`seeding ${n} items straight into IndexedDB (bench shortcut)`);
-  for (let i = 0; i < items.length; i += 2000) {
-    const slice = items.slice(i, i + 2000);
-    const tslice = topics.slice(i, i + 2000);
-    // A string, not a function: the bench runs under tsx, whose name helpers do not exist in the page.
-    await page.evaluate(`(${SEED_SRC})(${JSON.stringify([slice, tslice, corpus.centroids.map((c) => Array.from(c)), real])})`);
-  }
+  await seedStraight(h, page, items, topics, corpus, real);
 
   const { page: tab, tabId } = await h.openPage('/fixtures/textarea.html');
   await tab.locator('#field').fill(items[17].text.split(' ').slice(0, 12).join(' ') + ' marker17zz');
+  const { ext, packSize } = await reloadedWithPack(h, n);
+  return { items, tab, tabId, ext, packSize };
+}
+
+/**
+ * Writes items, with their topic's centroid plus noise as vectors (`real` vectors where given), straight into the
+ * extension's IndexedDB from one of its pages: the bench shortcut (embedding thousands of notes would take minutes).
+ */
+export async function seedStraight(h: Harness, page: Page, items: unknown[], topics: number[], corpus: SyntheticCorpus, real: Record<string, number[]> = {}) {
+  await h.call('settings:get', {}); // the worker has opened (and created) the database
+  const centroids = corpus.centroids.map((c) => Array.from(c));
+  for (let i = 0; i < items.length; i += 2000)
+    // A string, not a function: the bench runs under tsx, whose name helpers do not exist in the page.
+    await page.evaluate(`(${SEED_SRC})(${JSON.stringify([items.slice(i, i + 2000), topics.slice(i, i + 2000), centroids, real])})`);
+}
+
+/**
+ * Stops the worker so it loads what was seeded as it always does, and waits for the index pack of `n` items: the
+ * store rewrites it a few seconds after a load that found it missing or stale, as a user's next browser start finds it.
+ */
+export async function reloadedWithPack(h: Harness, n: number) {
   await h.restartServiceWorker();
-  // The store rewrites its index pack a few seconds after a load that found it missing or stale (here: the
-  // seeding wrote straight into IndexedDB); wait for it, as a user's next browser start would find it.
   const ext = await h.extensionPage();
   const packSize = () => ext.evaluate(PACK_SIZE_SRC) as Promise<number>;
   for (let t = 0; (await packSize()) !== n; t++) {
     if (t > 600) throw new Error('the index pack was not written within 60 s');
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { items, tab, tabId, ext, packSize };
+  return { ext, packSize };
 }
 
 /** Cold starts per build: enough rounds for a p95 that is not the worst round alone. */

@@ -1,6 +1,6 @@
 import { launchExtension, type Harness } from '../../../test/e2e/harness';
 import { createItem } from '../../../lib/memory/normalize';
-import { PACK_SIZE_SRC, SEED_SRC } from './browser';
+import { reloadedWithPack, seedStraight } from './browser';
 import { SyntheticCorpus, percentile } from './synthetic';
 
 /** Rankings timed per build, after a few untimed. */
@@ -26,18 +26,10 @@ export async function panelTiedFigures(log: (s: string) => void, n: number, othe
     const now = Date.now();
     const items = inputs.map((inp, i) => createItem({ ...inp, pinned: false, kind: 'evidence', sites: [site], createdAt: now - (i + 1) * 60_000 }, now));
     log(`panel-tied: seeding ${n} notes kept for ${site} into ${label} (bench shortcut)`);
-    const ext = await h.extensionPage();
-    await h.call('settings:get', {}); // the worker has opened (and created) the database
-    for (let i = 0; i < items.length; i += 2000)
-      await ext.evaluate(`(${SEED_SRC})(${JSON.stringify([items.slice(i, i + 2000), topics.slice(i, i + 2000), corpus.centroids.map((c) => Array.from(c)), {}])})`);
+    await seedStraight(h, await h.extensionPage(), items, topics, corpus);
     const { page, tabId } = await h.openPage('/fixtures/textarea.html');
     await page.locator('#field').fill(corpus.text(topics[17], 12, () => 0.3));
-    await h.restartServiceWorker();
-    const ext2 = await h.extensionPage();
-    for (let t = 0; (await ext2.evaluate(PACK_SIZE_SRC)) !== n; t++) {
-      if (t > 600) throw new Error(`${label}: the index pack was not written within 60 s`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await reloadedWithPack(h, n);
     targets.push({ label, h, tabId, times: [], kb: 0, traced: 0 });
   }
   try {
