@@ -4,6 +4,7 @@ import { countTokens } from '../../lib/memory/tokens';
 import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/types';
 import { rankMemory, scoreMemory } from '../../lib/rank/rank';
 import { TUNING } from '../../lib/rank/tuning';
+import { PHRASE_LOOK_LIMIT } from '../../lib/rank/retrieve';
 import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { buildPackage } from '../../lib/rank/package';
 import { DESTINATION_NAMES } from '../../lib/core/destinations';
@@ -488,6 +489,22 @@ describe('retrieval signals', () => {
       item('I joined a support group last week', { id: 'phrase' }),
     ];
     expect((await order(request(items, task('support group'))))[0]).toBe('phrase');
+  });
+
+  it('in a memory of more than PHRASE_LOOK_LIMIT items holding both words, looks for the rarer phrases only', async () => {
+    // Every note holds "team" and "week", most apart and some side by side; a few say "support group". Counting "team
+    // week" would read the sequence of every note: the ask's other pair is still found as a phrase.
+    const notes = Array.from({ length: PHRASE_LOOK_LIMIT + 200 }, (_, i) =>
+      i % 50 === 0 ? item(`support group for the team this week, note ${i}`, { id: `s${i}` }) : item(`the team met; one week on, note ${i}`, { id: `n${i}` }),
+    );
+    notes.push(item('The team week went well', { id: 'side-by-side' }));
+    const big = await scoreMemory(request(notes, task('team week support group')));
+    const matched = (id: string) => big.retrieval.lexical.get(id)?.matched ?? [];
+    expect(matched('s0')).toContain('support group');
+    expect(matched('side-by-side')).not.toContain('team week');
+    // Below the limit every phrase counts, the common pair too.
+    const small = await scoreMemory(request(notes.slice(-300), task('team week support group')));
+    expect(small.retrieval.lexical.get('side-by-side')?.matched).toContain('team week');
   });
 
   it('finds a reply by what it answers through its context vector', async () => {

@@ -192,6 +192,10 @@ export class LexicalIndex extends PackableLexicalDocs implements LexicalSearcher
     return p ? p.n : 0;
   }
 
+  documentsHolding(term: string): number {
+    return this.dfOf(term);
+  }
+
   /** Whether any indexed item has this term (e.g. a person term). */
   hasTerm(term: string): boolean {
     return this.dfOf(term) > 0;

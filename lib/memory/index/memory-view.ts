@@ -75,6 +75,8 @@ export interface LexicalSearcher {
   telling(term: string): number;
   /** Whether any item holds the term. */
   hasTerm(term: string): boolean;
+  /** How many documents hold the term (an item of several passages counts each that does). */
+  documentsHolding(term: string): number;
   /** Whether the item asks a question (its thread successor is then likely the answer). */
   asks(id: string): boolean;
   /** The id of the item `offset` places away in the same thread, if indexed. */
