@@ -100,6 +100,7 @@ export function startService(): Service {
   });
   browser.tabs.onRemoved.addListener((tabId) => {
     s.readings.closed(tabId);
+    s.ranker.forgetTab(tabId);
     s.learning.forgetTab(tabId);
     s.phrases.forgetTab(tabId);
   });

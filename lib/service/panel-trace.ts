@@ -38,6 +38,11 @@ export class KeptTraces {
     if (this.byTab.size > TABS_KEPT) this.byTab.delete(this.byTab.keys().next().value!);
   }
 
+  /** Lets go of a closed tab's trace and the titles read for it. */
+  forget(tabId: number): void {
+    this.byTab.delete(tabId);
+  }
+
   /**
    * The first `LEFT_OUT_SHOWN` left-out entries of the tab's last ranking whose title holds `text` (any case). The
    * titles of entries the ranking left unread are read with `titles` and kept for the tab's next searches; such an

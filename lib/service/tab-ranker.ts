@@ -104,6 +104,11 @@ export class TabRanker implements PanelRanker {
     return { titles: ids.map((id) => (found.has(id) ? displayTitle(found.get(id)!) : '')) };
   }
 
+  /** A tab closed: its last trace is let go. */
+  forgetTab(tabId: number): void {
+    this.traces.forget(tabId);
+  }
+
   /** Left-out entries of the tab's last ranking whose title holds `text` (the panel's "Why not?" search). */
   traceFind(tabId: number, text: string): Promise<{ seq: number; entries: TraceEntry[] }> {
     return this.traces.find(tabId, text, async (ids) => (await this.traceTitles(ids)).titles);

@@ -76,5 +76,8 @@ describe("what a ranking's trace sends the panel, and the search over the rest",
     expect((await kept.find(3, 'lunch', titles)).entries.length).toBe(LEFT_OUT_SHOWN);
     expect(reads).toBe(read);
     expect(await kept.find(4, 'lunch', titles)).toEqual({ seq: -1, entries: [] });
+    // A closed tab's trace goes with it.
+    kept.forget(3);
+    expect(await kept.find(3, 'lunch', titles)).toEqual({ seq: -1, entries: [] });
   });
 });
