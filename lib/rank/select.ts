@@ -1,4 +1,4 @@
-import type { RankSettings, TraceStage, Reason } from './types';
+import type { NoRoom, RankSettings, TraceStage, Reason } from './types';
 import type { Scored } from './score';
 import type { Tuning } from './tuning';
 import type { MemoryItem } from '../memory/types';
@@ -144,8 +144,21 @@ class Selection {
     return { stage: 'budget', reason: { budget: this.budget, need, left: Math.max(0, this.budget - this.used) } };
   }
 
+  /**
+   * Why `s` is left out for want of room. The tokens it needs are counted when the reason is read: a long item's
+   * excerpt is counted word by word, and of the dozens left out this way the panel reads a few.
+   */
   noRoom(s: Scored): Decision {
-    return { s, included: false, ...this.noRoomFor(this.tokens(s)) };
+    const count = () => this.tokens(s);
+    let need: number | undefined;
+    const reason: NoRoom = {
+      budget: this.budget,
+      get need() {
+        return (need ??= count());
+      },
+      left: Math.max(0, this.budget - this.used),
+    };
+    return { s, included: false, stage: 'budget', reason };
   }
 
   beyondCards(s: Scored): Decision {

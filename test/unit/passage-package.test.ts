@@ -68,6 +68,19 @@ describe('cards and the package carry passages', () => {
     expect(res.package!.tokens).toBeLessThanOrEqual(SETTINGS.budgetTokens);
   });
 
+  it('a long item left out for want of room says the tokens its matching passages need, in the copy the panel gets too', async () => {
+    const ask = 'When did the zebra migration cross the Mara river with Joseph?';
+    const rank = (budgetTokens: number) => rankMemory({ task: task(ask), memory: memory(), settings: { ...SETTINGS, budgetTokens }, queryVector: embed(ask), now: NOW });
+    const shown = (await rank(2000)).cards.find((c) => c.item.id === 'long')!.passages!;
+    const need = countTokens(excerpt(text, ps, shown.passages)) + 6;
+    expect(need).toBeGreaterThan(40);
+    const over = (await rank(40)).trace.find((e) => e.id === 'long')!;
+    expect(over.stage).toBe('budget');
+    const copied = JSON.parse(JSON.stringify(over)) as typeof over;
+    expect(copied.decided).toEqual({ budget: 40, need, left: 40 });
+    expect(over.decided).toEqual(copied.decided);
+  });
+
   const longCard = (parts: number[]): RankedCard => {
     const it = memory().get('long')!;
     return { item: it, kind: 'evidence', score: 0.9, factors: { semantic: 1, lexical: 1, recency: 0, priority: 0, continuity: 0, situation: 0 }, matched: [], why: [], passages: { passages: parts, of: ps.length, tokens: 0 } };
