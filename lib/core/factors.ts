@@ -87,12 +87,22 @@ export function perFactor<T>(value: (name: FactorName) => T): Record<FactorName,
 
 export const DEFAULT_WEIGHTS: Readonly<Weights> = perFactor((n) => FACTORS[n].defaultWeight);
 
+const ZERO_SCORES: Readonly<FactorScores> = perFactor(() => 0);
+
+/**
+ * A record of every factor at 0, to fill in. Copied from one record, so the thousands a ranking makes share one shape
+ * with every field held in the object (one made field by field keeps the last two apart, another allocation each).
+ */
+export function newScores(): FactorScores {
+  return { ...ZERO_SCORES };
+}
+
 /**
  * The weighted mean of the factors (a weight below 0 counts as 0), in [0, 1], and each factor's share of it. Divided
  * by the weights' sum so the relevance threshold means the same whatever the sliders' scale.
  */
 export function weighFactors(w: Weights, x: FactorScores): { score: number; contributions: FactorScores } {
-  const contributions = {} as FactorScores;
+  const contributions = newScores();
   let total = 0;
   let wsum = 0;
   for (const n of FACTOR_NAMES) {

@@ -1,5 +1,5 @@
 import type { MemoryItem } from '../memory/types';
-import { FACTOR_NAMES, weighFactors, type FactorName, type FactorScores } from '../core/factors';
+import { FACTOR_NAMES, newScores, weighFactors, type FactorName, type FactorScores } from '../core/factors';
 import type { RankSettings, TaskReading } from './types';
 import type { Signal } from './retrieve';
 import { situationMatch } from './situation';
@@ -31,9 +31,11 @@ export function recencyFactor(item: MemoryItem, now: number, halfLifeDays: numbe
   return halfLifeDays > 0 ? Math.pow(0.5, age / halfLifeDays) : 0;
 }
 
+const EMPHASIS = /^(star(red)?|important|priority)$/i;
+
 export function priorityFactor(item: MemoryItem): number {
   if (item.pinned) return 1;
-  if (item.tags.some((t) => /^(star(red)?|important|priority)$/i.test(t))) return 0.6;
+  for (const t of item.tags) if (EMPHASIS.test(t)) return 0.6;
   return 0;
 }
 
@@ -80,6 +82,8 @@ const FACTOR_VALUE: Record<FactorName, (x: FactorInputs) => number> = {
   situation: (x) => x.situation.score,
 };
 
+const scratch = {} as FactorInputs;
+
 export function scoreItem(
   item: MemoryItem,
   signal: Signal,
@@ -91,9 +95,15 @@ export function scoreItem(
 ): Scored {
   const situation = situationMatch(item, task);
   const continuity = continuityFactor(item, used, usedThreads, now);
-  const inputs: FactorInputs = { item, signal, settings, now, situation, continuity };
-  // A loop rather than `perFactor`: no closure per candidate.
-  const factors = {} as FactorScores;
+  // Thousands of candidates a ranking: one inputs record, refilled (the factors read it and keep nothing), no closure.
+  const inputs = scratch;
+  inputs.item = item;
+  inputs.signal = signal;
+  inputs.settings = settings;
+  inputs.now = now;
+  inputs.situation = situation;
+  inputs.continuity = continuity;
+  const factors = newScores();
   for (const n of FACTOR_NAMES) factors[n] = FACTOR_VALUE[n](inputs);
   const { score, contributions } = weighFactors(settings.weights, factors);
   return {

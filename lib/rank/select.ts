@@ -145,10 +145,12 @@ class Selection {
   }
 
   /**
-   * Why `s` is left out for want of room. The tokens it needs are counted when the reason is read: a long item's
-   * excerpt is counted word by word, and of the dozens left out this way the panel reads a few.
+   * Why `s` is left out for want of room. A long item's excerpt is counted word by word, so the tokens it needs are
+   * counted when the reason is read: of the dozens left out this way the panel reads a few.
    */
   noRoom(s: Scored): Decision {
+    const left = Math.max(0, this.budget - this.used);
+    if (!s.signal.passages) return { s, included: false, stage: 'budget', reason: { budget: this.budget, need: this.tokens(s), left } };
     const count = () => this.tokens(s);
     let need: number | undefined;
     const reason: NoRoom = {
@@ -156,7 +158,7 @@ class Selection {
       get need() {
         return (need ??= count());
       },
-      left: Math.max(0, this.budget - this.used),
+      left,
     };
     return { s, included: false, stage: 'budget', reason };
   }
@@ -231,12 +233,20 @@ function guaranteeInstructions(sel: Selection, inp: SelectInput): Verdict | unde
   return unreached;
 }
 
+/** The reason a situated card gives, per list of ties: a person's thousands of notes share one list (`situationMatch`). */
+const tiedBecause = new WeakMap<readonly string[], string>();
+function tiedReason(ties: readonly string[]): string {
+  let why = tiedBecause.get(ties);
+  if (why === undefined) tiedBecause.set(ties, (why = `Tied to this situation: ${ties.join(', ')}`));
+  return why;
+}
+
 /** Items tied to this situation (a person, site or URL of the task), best first, up to their cap. */
 function guaranteeSituated(sel: Selection, inp: SelectInput): void {
   let nSit = 0;
   for (const s of inp.situated) {
     if (sel.decisions.has(s.item.id) || nSit >= inp.tuning.situationCap) continue;
-    sel.guarantee(s, 'situation', `Tied to this situation: ${s.situationReasons.join(', ')}`);
+    sel.guarantee(s, 'situation', tiedReason(s.situationReasons));
     if (sel.decisions.get(s.item.id)?.included) nSit++;
   }
 }

@@ -66,14 +66,10 @@ export function situationMatch(item: MemoryItem, task: TaskReading): SituationMa
   // all the score needs), and nothing made for an item that matches nothing.
   if (!task.url && !task.site && !item.people.length) return NO_MATCH;
   const onPage = !!task.url && !!item.source?.url && sameUrl(item.source.url, task.url);
-  let person: string | undefined;
-  if (item.people.length) {
-    const taskPeople = taskPeopleKeys(task);
-    person = taskPeople.size ? item.people.find((p) => personKeys(p).some((k) => taskPeople.has(k))) : undefined;
-  }
+  const person = item.people.length ? personOnTask(item, task) : undefined;
   const site = !task.site
     ? 0
-    : item.sites.some((s) => onHost(task.site, s))
+    : keptFor(item, task.site)
       ? 2
       : item.source?.url && onHost(task.site, hostOf(item.source.url))
         ? 1
@@ -115,9 +111,24 @@ function tiesMatch(onPage: boolean, person: string | undefined, site: number, ta
  */
 export function explicitlyTied(item: MemoryItem, task: TaskReading): boolean {
   if (task.url && item.source?.url && sameUrl(item.source.url, task.url)) return true;
-  if (task.site && item.sites.some((s) => onHost(task.site, s))) return true;
+  if (task.site && keptFor(item, task.site)) return true;
+  return item.people.length > 0 && personOnTask(item, task) !== undefined;
+}
+
+// The two below run for thousands of candidates a ranking: loops, no closures.
+
+/** The first of the item's people who is on the task. */
+function personOnTask(item: MemoryItem, task: TaskReading): string | undefined {
   const taskPeople = taskPeopleKeys(task);
-  return taskPeople.size > 0 && item.people.some((p) => personKeys(p).some((k) => taskPeople.has(k)));
+  if (!taskPeople.size) return undefined;
+  for (const p of item.people) for (const k of personKeys(p)) if (taskPeople.has(k)) return p;
+  return undefined;
+}
+
+/** Whether the item is kept for the task's site. */
+function keptFor(item: MemoryItem, site: string): boolean {
+  for (const s of item.sites) if (onHost(site, s)) return true;
+  return false;
 }
 
 function sameUrl(a: string, b: string): boolean {
