@@ -34,6 +34,11 @@ export interface PackRow {
    * is in packed slot `slot[j]`.
    */
   passages: { owner: Uint32Array; part: Uint32Array; slot: Int32Array };
+  /**
+   * The indexes into `ids` of the items whose text reads as a decision, ascending (`textReadsAsDecision`: a start
+   * need not run it over every text). Packs written before it have none, and the texts are read instead.
+   */
+  decisions?: Uint32Array;
   codes: Int8Array;
   scales: Float32Array;
   lexical: import('./index/lexical-pack').PackedLexicon;

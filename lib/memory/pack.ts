@@ -46,6 +46,12 @@ function allBelow(a: ArrayLike<number>, bound: number): boolean {
   return true;
 }
 
+/** Strictly ascending indexes into a table of `bound` rows. */
+function ascending(a: Uint32Array, bound: number): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] >= bound || (i > 0 && a[i] <= a[i - 1])) return false;
+  return true;
+}
+
 /** Offsets into a table of `end` rows: from 0 to `end`, never running backwards. */
 function offsets(a: ArrayLike<number>, end: number): boolean {
   if (a[0] !== 0 || a[a.length - 1] !== end) return false;
@@ -90,6 +96,7 @@ export function wellFormed(p: PackRow): boolean {
     l.len.length === docs(l) && l.asks.length === docs(l) && Array.isArray(l.threads) && l.threads.length === docs(l) &&
     l.seqStart instanceof Uint32Array && l.seqStart.length === docs(l) + 1 && l.seq instanceof Uint32Array && l.seq.length === l.seqStart[docs(l)] &&
     Array.isArray(l.threads) && typeof l.terms === 'string' &&
+    (p.decisions === undefined || (p.decisions instanceof Uint32Array && ascending(p.decisions, n))) &&
     !!c && Array.isArray(c.ids) && c.prints instanceof Uint32Array && c.prints.length === c.ids.length &&
     c.codes instanceof Int8Array && c.scales instanceof Float32Array && c.scales.length === c.ids.length && c.codes.length === c.scales.length * c.dim &&
     inRange(p)
@@ -112,7 +119,9 @@ export function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<
   const owner: number[] = [];
   const part: number[] = [];
   const slot: number[] = [];
+  const decisions: number[] = [];
   ids.forEach((id, i) => {
+    if (mem.textDecides(id)) decisions.push(i);
     if (!mem.hasVector(id)) return;
     for (let k = 1; slotOf.has(passageKey(id, k)); k++) {
       owner.push(i);
@@ -124,6 +133,7 @@ export function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<
     key: PACK_KEY, version: PACK_VERSION, model, canary: lexicalCanary(), dim: pv.dim, ids,
     prints: Uint32Array.from(all, (it) => indexPrint(it, mem.contentPrint(it.id))), slots: Int32Array.from(ids, (id) => slotOf.get(id) ?? -1),
     passages: { owner: Uint32Array.from(owner), part: Uint32Array.from(part), slot: Int32Array.from(slot) },
+    decisions: Uint32Array.from(decisions),
     codes: pv.codes, scales: pv.scales, lexical: mem.lexicalIndex.exportDocs(ids),
     contexts: { ids: cv.ids, prints: Uint32Array.from(cv.ids, (id) => contextPrints.get(id) ?? 0), dim: cv.dim, codes: cv.codes, scales: cv.scales },
   };

@@ -63,7 +63,12 @@ export async function loadStored(
   });
   // BM25 entries of unchanged items first, as loaded (postings are built per term on first use), then the rest.
   if (pack) mem.lexicalIndex.loadPacked(pack.lexical, terms, entries, entries.map((i) => pack.ids[i]));
-  items.forEach((item, k) => mem.put(item, undefined, fromPack[k] && !item.needsReview, contents[k]));
+  // Whether a text reads as a decision, from packs that keep it; else each text is read for it.
+  const decides = pack?.decisions ? new Set(pack.decisions) : undefined;
+  items.forEach((item, k) => {
+    const i = fromPack[k] && decides ? at.get(item.id) : undefined;
+    mem.put(item, undefined, { lexicalLoaded: fromPack[k] && !item.needsReview, content: contents[k], textDecides: i === undefined ? undefined : decides!.has(i) });
+  });
   // The rows at hand are the whole items until this load ends (the index keeps their heads).
   const rowOf = new Map(items.map((it) => [it.id, it]));
   if (pack) {

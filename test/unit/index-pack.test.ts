@@ -1,10 +1,13 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../lib/embed/embedder';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 import { PACK_VERSION, usablePack } from '../../lib/memory/pack';
+import { contentPrint } from '../../lib/memory/index/item-text';
+import { textHash } from '../../lib/core/text-hash';
 
 /** A deterministic fake model: the vector is a hash of the text, so a changed text has a different vector. */
 const fakeEmbedder: Embedder = {
@@ -28,7 +31,10 @@ function snapshot(store: MemoryStore) {
   const out: Record<string, unknown> = {};
   for (const it of store.items()) {
     const v = store.view.vector(it.id);
-    out[it.id] = { v: v ? Array.from(v).map((x) => x.toFixed(4)) : null, tf: [...(store.view.lexicalIndex.termsOf(it.id) ?? [])].sort(), asks: store.view.lexicalIndex.asks(it.id) };
+    out[it.id] = {
+      v: v ? Array.from(v).map((x) => x.toFixed(4)) : null, tf: [...(store.view.lexicalIndex.termsOf(it.id) ?? [])].sort(), asks: store.view.lexicalIndex.asks(it.id),
+      decision: store.view.isDecision(it.id),
+    };
   }
   return out;
 }
@@ -40,6 +46,7 @@ async function seeded() {
     { id: 'a', text: 'Did Alice approve the painted houses on 3 March?', people: ['Alice'], tags: ['house'] },
     { id: 'b', text: 'Budget review moved to Thursday at 10:30.', title: 'Budget' },
     { id: 'c', text: 'Plumber: call back after the weekend.', tags: ['home'] },
+    { id: 'c2', text: 'We decided on oak flooring for the kitchen.', tags: ['kitchen'] },
   ], { from: 'user' });
   await store.add([{ id: 'd', text: 'Imported note, embedded later.' }], { from: 'user' }, { deferEmbedding: true });
   return { db, store };
@@ -124,6 +131,8 @@ describe('persisted index pack', () => {
       ['a vector slot past the vectors', { ...good, slots: set(good.slots, 0, vectors) }],
       ['a passage vector slot past the vectors', { ...good, passages: { ...good.passages, slot: set(good.passages.slot, 0, vectors + 3) } }],
       ['a passage of an item the pack does not hold', { ...good, passages: { ...good.passages, owner: set(good.passages.owner, 0, good.ids.length) } }],
+      ['a decision of an item the pack does not hold', { ...good, decisions: Uint32Array.of(good.ids.length) }],
+      ['decisions out of order', { ...good, decisions: Uint32Array.of(3, 1) }],
     ];
     expect(usablePack(good, undefined)).toBe(true);
     for (const [what, row] of damaged) {
@@ -139,6 +148,49 @@ describe('persisted index pack', () => {
       expect(Array.from(rewritten.lexical.term), what).toEqual(Array.from(l.term));
       expect(Array.from(rewritten.slots), what).toEqual(Array.from(good.slots));
     }
+  });
+
+  it('a start takes which notes record a decision from the pack, and still follows a change of kind since', async () => {
+    const { db, store } = await seeded();
+    expect(store.view.isDecision('c2')).toBe(true);
+    expect(store.view.isDecision('b')).toBe(false);
+    await store.savePack();
+    const row = (await db.packs.get('index'))!;
+    expect([...row.decisions!].map((i) => row.ids[i])).toEqual(['c2']);
+    // The pack is what a start reads: its word for 'b' is taken, the text is not read again for it.
+    await db.packs.put({ ...row, decisions: Uint32Array.from([row.ids.indexOf('b'), row.ids.indexOf('c2')].sort((x, y) => x - y)) });
+    const fromPack = new MemoryStore(db, async () => fakeEmbedder);
+    await fromPack.load();
+    expect(fromPack.view.isDecision('b')).toBe(true);
+    // A pack written before it kept decisions: the texts are read for them.
+    const { decisions: _, ...older } = row;
+    await db.packs.put(older);
+    const fromOlder = new MemoryStore(db, async () => fakeEmbedder);
+    await fromOlder.load();
+    expect(snapshot(fromOlder)).toEqual(snapshot(store));
+    // The kind changes after the pack was written (the pack's fingerprint does not hold it): evidence turned into an
+    // instruction records no decision at the next start, and an instruction turned back into evidence does again.
+    await db.packs.put(row);
+    await store.update('c2', { kind: 'instruction' });
+    const asRule = new MemoryStore(db, async () => fakeEmbedder);
+    await asRule.load();
+    expect(asRule.view.isDecision('c2')).toBe(false);
+    await asRule.savePack();
+    await asRule.update('c2', { kind: 'evidence' });
+    const asEvidence = new MemoryStore(db, async () => fakeEmbedder);
+    await asEvidence.load();
+    expect(asEvidence.view.isDecision('c2')).toBe(true);
+  });
+
+  it('fingerprints a text as packs written before did (title, text and captions hashed as one joined text)', () => {
+    // Packs on users' machines hold these numbers: a change would make every start rebuild from the tables.
+    fc.assert(
+      fc.property(fc.option(fc.string({ unit: 'binary' }), { nil: undefined }), fc.string({ unit: 'binary' }), fc.option(fc.string({ unit: 'binary' }), { nil: undefined }), (title, text, aux) => {
+        expect(contentPrint({ title, text, aux })).toBe(textHash(`${title ?? ''}\u0000${text}\u0000${aux ?? ''}`));
+      }),
+      { numRuns: 300 },
+    );
+    expect(contentPrint({ title: 'Budget', text: 'Budget review moved to Thursday at 10:30.' })).toBe(2361259606); // what earlier versions wrote for it
   });
 
   it('drops a vector the table no longer has even if the pack still holds it', async () => {

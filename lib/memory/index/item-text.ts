@@ -67,10 +67,13 @@ export function contextText(
   return `${before[before.length - 1]}\n${passageEmbedTexts(item)[0]}`;
 }
 
+const SEP = '\u0000';
+
 /**
  * FNV-1a of what an item's vectors and BM25 entry read of its words (title, body, captions): kept in memory for every
  * item while the texts stay in IndexedDB (the pack's prints, the same-text index).
  */
 export function contentPrint(item: { title?: string; text: string; aux?: string }): number {
-  return textHash(`${item.title ?? ''}\u0000${item.text}\u0000${item.aux ?? ''}`);
+  // The same number as hashing `title \0 text \0 aux` joined (packs hold it), without copying the text.
+  return textHash(item.aux ?? '', textHash(SEP, textHash(item.text, textHash(SEP, textHash(item.title ?? '')))));
 }

@@ -7,7 +7,7 @@ import { VectorIndex } from './vector-index';
 import { contentPrint, passagesOf } from './item-text';
 import { ownerOf, passageKey, type Passage } from './passages';
 import { ResidentItems } from './resident-item';
-import { readsAsDecision } from './decision-words';
+import { textReadsAsDecision } from './decision-words';
 
 export { passageKey };
 
@@ -64,8 +64,11 @@ export class IndexedMemory implements MemoryView {
   /** Items held back (`needsReview`): in no index, searched by their own text where memory is browsed. */
   private heldIds = new Set<string>();
   private flaggedList?: ItemHead[];
-  /** Items whose text reads as a decision (`readsAsDecision`), noted while the text is at hand. */
-  private decisionIds = new Set<string>();
+  /**
+   * Items whose text reads as a decision (`textReadsAsDecision`), whatever their kind (a kind can change without the
+   * text), noted while the text is at hand.
+   */
+  private decisionTexts = new Set<string>();
   private byKey = new Map<string, Set<string>>();
   /** How many passage vectors an item of several passages has (items of one passage are not listed). */
   private parts = new Map<string, number>();
@@ -89,9 +92,13 @@ export class IndexedMemory implements MemoryView {
     const head = this.byId.get(id);
     return !!head && (!this.reader || this.hydrated.get(id)?.head === head);
   }
-  /** Whether the item's text reads as a decision (`readsAsDecision`), known without its text. */
+  /** Whether the item records a decision: evidence whose text reads as one, known without its text. */
   isDecision(id: string): boolean {
-    return this.decisionIds.has(id);
+    return this.decisionTexts.has(id) && this.byId.get(id)?.kind === 'evidence';
+  }
+  /** Whether the item's text reads as a decision, whatever its kind (what the pack keeps). */
+  textDecides(id: string): boolean {
+    return this.decisionTexts.has(id);
   }
   /** The whole item: held, or brought by a `hydrate` since its last change. Throws `NotHydratedError` otherwise. */
   get(id: string): MemoryItem | undefined {
@@ -289,12 +296,12 @@ export class IndexedMemory implements MemoryView {
   }
 
   /**
-   * Adds or replaces an item (and its vector, when given) in every index. `lexicalLoaded`: the item's BM25 entry is
-   * already in `lexicalIndex` (loaded from the store's pack with LexicalIndex.loadPacked), so it is not tokenised.
-   * `content`: its `contentPrint`, when the caller made it already.
+   * Adds or replaces an item (and its vector, when given) in every index. `known`: what the caller already has of
+   * the item's entries (the store's pack, at load), so it is not worked out from the text again.
    * What is kept is a copy equal to `item` whose repeated parts are shared and frozen (`get` returns it).
    */
-  put(given: MemoryItem, vector?: Float32Array | Float32Array[], lexicalLoaded = false, content = contentPrint(given)): void {
+  put(given: MemoryItem, vector?: Float32Array | Float32Array[], known: KnownEntries = {}): void {
+    const content = known.content ?? contentPrint(given);
     const item = this.resident.of(given);
     this.flaggedList = undefined;
     const old = this.byId.get(item.id);
@@ -312,9 +319,9 @@ export class IndexedMemory implements MemoryView {
       return;
     }
     if (vector) this.setVectors(item.id, Array.isArray(vector) ? vector : [vector]);
-    if (!lexicalLoaded) this.lexicalIndex.addItem(item);
+    if (!known.lexicalLoaded) this.lexicalIndex.addItem(item);
     if (isFlagged(item)) this.flaggedIds.add(item.id);
-    if (readsAsDecision(item)) this.decisionIds.add(item.id);
+    if (known.textDecides ?? textReadsAsDecision(item.text)) this.decisionTexts.add(item.id);
     for (const k of situationKeys(item)) {
       const set = this.byKey.get(k) ?? new Set<string>();
       set.add(item.id);
@@ -362,10 +369,20 @@ export class IndexedMemory implements MemoryView {
 
   private unkey(item: ItemHead): void {
     this.flaggedIds.delete(item.id);
-    this.decisionIds.delete(item.id);
+    this.decisionTexts.delete(item.id);
     this.heldIds.delete(item.id);
     for (const k of situationKeys(item)) this.byKey.get(k)?.delete(item.id);
   }
+}
+
+/** What a caller of `IndexedMemory.put` already has of an item's entries. */
+export interface KnownEntries {
+  /** The item's BM25 entry is already in `lexicalIndex` (loaded with `LexicalIndex.loadPacked`): not tokenised. */
+  lexicalLoaded?: boolean;
+  /** Its `contentPrint`. */
+  content?: number;
+  /** Whether its text reads as a decision (`textReadsAsDecision`). */
+  textDecides?: boolean;
 }
 
 /** A hydrated item as `IndexedMemory` keeps it (see `IndexedMemory.hydrated`). */
