@@ -76,8 +76,13 @@ describe("what a ranking's trace sends the panel, and the search over the rest",
     expect((await kept.find(3, 'lunch', titles)).entries.length).toBe(LEFT_OUT_SHOWN);
     expect(reads).toBe(read);
     expect(await kept.find(4, 'lunch', titles)).toEqual({ seq: -1, entries: [] });
-    // A closed tab's trace goes with it.
+    // A ranking that started before a newer one and finishes after it leaves the newer trace in place.
+    kept.keep(3, 6, all.slice(0, 5));
+    expect((await kept.find(3, 'lunch', titles)).seq).toBe(8);
+    // A closed tab's trace goes with it, and a ranking of it still under way when it closed keeps nothing.
     kept.forget(3);
+    expect(await kept.find(3, 'lunch', titles)).toEqual({ seq: -1, entries: [] });
+    kept.keep(3, 9, all);
     expect(await kept.find(3, 'lunch', titles)).toEqual({ seq: -1, entries: [] });
   });
 });
