@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder } from '../../lib/embed/embedder';
 
@@ -29,6 +29,7 @@ export class EmbedCache {
     while (o + 36 <= buf.length) {
       const k = buf.toString('ascii', o, o + 32);
       const dim = buf.readUInt32LE(o + 32);
+      if (o + 36 + dim * 4 > buf.length) break; // a file cut short (a run stopped mid-write): its whole records count
       o += 36;
       const v = new Float32Array(dim);
       for (let i = 0; i < dim; i++) v[i] = buf.readFloatLE(o + i * 4);
@@ -47,7 +48,9 @@ export class EmbedCache {
       for (let i = 0; i < v.length; i++) b.writeFloatLE(v[i], 36 + i * 4);
       chunks.push(b);
     }
-    writeFileSync(this.file, Buffer.concat(chunks));
+    // Written aside and renamed over the old file, so a run stopped mid-write leaves the old cache whole.
+    writeFileSync(this.file + '.tmp', Buffer.concat(chunks));
+    renameSync(this.file + '.tmp', this.file);
     this.dirty = false;
   }
 
