@@ -25,13 +25,11 @@ const TITLES_KEPT = 5_000;
 /** The last full trace of each tab whose panel ranked lately, for "Why not?" searches beyond what an update carries. */
 export class KeptTraces {
   private byTab = new Map<number, { seq: number; trace: TraceEntry[]; titles: Map<string, string> }>();
-  /** Tabs closed in this worker's life (the browser never gives a closed tab's id to another). */
-  private closed = new Set<number>();
 
-  /** Keeps a ranking's trace unless the tab has closed or a newer ranking of it was kept (rankings overlap). */
+  /** Keeps a ranking's trace unless a newer ranking of the tab was kept (rankings overlap). */
   keep(tabId: number, seq: number, trace: TraceEntry[]): void {
     const had = this.byTab.get(tabId);
-    if (this.closed.has(tabId) || (had && had.seq > seq)) return;
+    if (had && had.seq > seq) return;
     let titles = had?.titles ?? new Map<string, string>();
     // Past the bound, only the titles this trace still lists: dropping them all would read them all again.
     if (titles.size > TITLES_KEPT) {
@@ -46,7 +44,6 @@ export class KeptTraces {
   /** Lets go of a closed tab's trace and the titles read for it. */
   forget(tabId: number): void {
     this.byTab.delete(tabId);
-    this.closed.add(tabId);
   }
 
   /**

@@ -25,6 +25,8 @@ export class TabRanker implements PanelRanker {
   private queries = new QueryVectorCache();
   private overrides = new OverrideMemo();
   private traces = new KeptTraces();
+  /** Tabs closed in this worker's life (the browser never gives a closed tab's id to another). */
+  private closed = new Set<number>();
 
   constructor(
     private readonly store: MemoryStore,
@@ -62,8 +64,9 @@ export class TabRanker implements PanelRanker {
     try {
       if (task && !searched && siteListed(all.ui.excludedSites, task.site)) return { ...this.bare(tabId, seq, 'watching'), paused: { site: task.site } };
       const state = await this.rankTask(tabId, task, search, all.rank, embedder, seq);
-      // The panel gets the first of what was left out; the rest stay here for its searches.
-      this.traces.keep(tabId, seq, state.trace);
+      // The panel gets the first of what was left out; the rest stay here for its searches (not for a tab that
+      // closed while it was ranked: nothing would let go of them).
+      if (!this.closed.has(tabId)) this.traces.keep(tabId, seq, state.trace);
       const sent = panelTrace(state.trace);
       state.trace = sent.trace;
       state.leftOut = sent.leftOut;
@@ -104,8 +107,9 @@ export class TabRanker implements PanelRanker {
     return { titles: ids.map((id) => (found.has(id) ? displayTitle(found.get(id)!) : '')) };
   }
 
-  /** A tab closed: its last trace is let go. */
+  /** A tab closed: its last trace is let go, and a ranking of it still under way keeps nothing of it. */
   forgetTab(tabId: number): void {
+    this.closed.add(tabId);
     this.traces.forget(tabId);
   }
 
@@ -130,7 +134,7 @@ export class TabRanker implements PanelRanker {
     return rankForTab({
       tabId, task, search, store: this.store, settings, embedder, queries: this.queries, overrides: this.overrides, model: this.model.status,
       recentlyUsed: tabId < 0 ? [] : this.tasks.usedIn(tabId), dismissed: tabId < 0 ? [] : this.tasks.dismissedIn(tabId),
-      learning: this.learning, seq,
+      learning: { active: () => this.learning.active(), noteShown: (id, t, cards) => { if (!this.closed.has(id)) this.learning.noteShown(id, t, cards); } }, seq,
     });
   }
 
