@@ -8,7 +8,7 @@ export const LAYERS = [
   ['core', 'channel'],
   ['embed'],
   ['memory'],
-  ['import', 'rank'],
+  ['import', 'rank', 'sync'],
   ['learn', 'memory-browse', 'settings'],
   ['dom'],
   ['insert'],
