@@ -71,6 +71,26 @@ export interface IndexingProgress {
   backend?: string;
 }
 
+/** Where sync keeps its files, as the options page hands it to the worker (a folder's handle is kept by the page). */
+export type SyncConnectPlace = { kind: 'webdav'; url: string; user: string; password: string } | { kind: 'folder' };
+
+/** Sync across the user's devices, for the options page and the panel's one line. */
+export interface SyncStatus {
+  state: 'off' | 'syncing' | 'synced' | 'error';
+  /** Where it syncs: a WebDAV folder's address, or a local folder's name. */
+  place?: { kind: 'webdav'; url: string } | { kind: 'folder'; name: string };
+  /** When the last sync finished without a problem. */
+  lastSyncedAt?: number;
+  /** Devices that share the synced memory, this one included. */
+  devices?: number;
+  /** What is wrong and what to do about it, in the user's words. */
+  problem?: string;
+  /** The browser took back the folder's permission (after a restart): one click in a page gives it again. */
+  reconnect?: boolean;
+  /** While a sync brings many items in. */
+  progress?: { done: number; total: number };
+}
+
 /** A small ranking for the options page's live preview. */
 export interface PreviewCard {
   id: string;
@@ -153,6 +173,16 @@ export interface BackgroundProtocol {
   /** Panel: a phrase the user keeps typing into prompts, offered as an instruction, and the user's answer. */
   'phrase:offer': { req: Record<string, never>; res: { offer?: PhraseOffer } };
   'phrase:answer': { req: { phrase: string; answer: 'save' | 'later' | 'never' }; res: { item?: MemoryItem } };
+  /** Options page and panel: sync's state in words. */
+  'sync:status': { req: Record<string, never>; res: SyncStatus };
+  /**
+   * Options page: join the synced memory at the place with the passphrase (or its recovery key), or make a new one
+   * there; the recovery key is returned once, when a new one is made. Throws in the user's words (wrong passphrase).
+   */
+  'sync:connect': { req: { place: SyncConnectPlace; passphrase: string }; res: { status: SyncStatus; recoveryKey?: string } };
+  'sync:now': { req: Record<string, never>; res: SyncStatus };
+  /** Stops syncing on this device; the memory here and the files at the place stay. */
+  'sync:disconnect': { req: Record<string, never>; res: SyncStatus };
 }
 
 /** Messages from the service worker to a tab's content script. */
@@ -193,7 +223,9 @@ export type PanelPush =
   /** Something the user started away from the panel failed (a capture too large, storage full). */
   | { type: 'problem'; message: string }
   /** A phrase from the user's prompts is due to be offered as an instruction (panels ask `phrase:offer`). */
-  | { type: 'phrase-offer' };
+  | { type: 'phrase-offer' }
+  /** Sync's state changed (a pass began or ended, a problem, progress). */
+  | { type: 'sync'; status: SyncStatus };
 
 /** Only these may come from content scripts; everything else needs an extension page. */
 export const CONTENT_SCRIPT_MESSAGES: ReadonlySet<keyof BackgroundProtocol> = new Set(['task:update', 'capture:sent']);

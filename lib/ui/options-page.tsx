@@ -14,6 +14,7 @@ import { LimitsSection } from './options/limits-section';
 import { ModelSection, type ModelInfo } from './options/model-section';
 import { WeightsSection } from './options/weights-section';
 import { ShortcutsSection } from './shortcuts';
+import { SyncSection } from './options/sync-section';
 import { SiteAccessList } from './site-access-list';
 import { useServicePush } from './use-panel-state';
 
@@ -77,6 +78,8 @@ export function OptionsPage() {
       <WeightsSection settings={settings} save={save} />
 
       <ImportExportSection message={message} onChanged={() => (reloadItems(), reloadModel())} />
+
+      <SyncSection />
 
       <section aria-labelledby="h-access">
         <h2 id="h-access">Site access</h2>
