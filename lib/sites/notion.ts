@@ -126,21 +126,21 @@ async function insertIntoBlocks(doc: Document, target: HTMLElement | null, text:
       if (result !== 'unchanged') break;
     }
     if (result === 'took') {
-      // It counts only if Notion has not taken it back once its window has passed.
-      await sleep(NOTION_REVERT_WINDOW_MS + REVERT_MARGIN_MS);
-      result = verifyInsert(before, pageText(doc), text);
-    }
-    if (result === 'took') {
-      // Each block the card became is its own leaf: mark them all (and the root) so none is read back as the ask.
+      // Marked at once, before the page is read again: each block the card became is its own leaf, so mark them all
+      // (and the root) and none is read back as the user's ask.
       rememberInserted(field, text);
       for (const b of pageBlocks(doc)) {
         const l = b.querySelector<HTMLElement>(`${LEAF}, [contenteditable="true"]`);
         if (l && l !== field) rememberInserted(l, text);
       }
-      return { ok: true, technique: 'paste', editor: 'contenteditable', tried: ['paste'] };
+      // It counts only if Notion has not taken it back once its window has passed.
+      await sleep(NOTION_REVERT_WINDOW_MS + REVERT_MARGIN_MS);
+      result = verifyInsert(before, pageText(doc), text);
+      if (result === 'took') return { ok: true, technique: 'paste', editor: 'contenteditable', tried: ['paste'] };
     }
     if (result === 'changed') return { ok: false, technique: 'paste', tried: ['paste'], hint: 'The page changed unexpectedly; check it (Ctrl+Z undoes it).' };
-    return clipboardFallback(leaf, text, 'Notion did not keep the text; the card is on the clipboard, press Ctrl+V.', ['paste']);
+    // Taken back (the leaf may be a new element now): the hint goes next to what is on the page.
+    return clipboardFallback(leaf.isConnected ? leaf : field, text, 'Notion did not keep the text; the card is on the clipboard, press Ctrl+V.', ['paste']);
   });
 }
 

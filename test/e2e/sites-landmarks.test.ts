@@ -101,7 +101,7 @@ describe('Notion with one editable root over the page', () => {
   });
 
   it('focus left the page: the caret goes back to its block and settles before the write, so Notion keeps it', async () => {
-    const { page, tabId } = await openTab(h, SITE_URLS.notionRoot, '#root');
+    const { page, tabId } = await openTab(h, SITE_URLS.notionRootAgain, '#root');
     await page.click('#launch-leaf');
     await page.keyboard.press('End');
     await page.keyboard.type(' ');
@@ -115,7 +115,7 @@ describe('Notion with one editable root over the page', () => {
   });
 
   it('Notion takes the text back within its window: not counted as inserted, the card is on the clipboard with the hint, the page does not hold it', async () => {
-    const { page, tabId } = await openTab(h, SITE_URLS.notionRoot, '#root');
+    const { page, tabId } = await openTab(h, SITE_URLS.notionRootOnceMore, '#root');
     await page.click('#hiring-leaf');
     await page.keyboard.press('End');
     await expect.poll(async () => (await task(tabId))?.ask ?? '', { timeout: 30_000 }).toMatch(/^Hiring\n/);
