@@ -399,6 +399,12 @@ describe('what the reading says it found (landmarks)', () => {
   it('a page that has them: not field-only; an adapter without a table reports its reading as one landmark; other pages report none', () => {
     load('sites/gmail-reply.html', 'https://mail.google.com/mail/u/1/');
     expect(fieldOnly(read(null).landmarks)).toBe(false);
+    // Google Docs drawing no text layer for Backstory (the usual case) is still Docs as the adapter knows it.
+    load('sites/gdocs.html', 'https://docs.google.com/document/d/1NwPlan2027-canvas/edit');
+    const docs = read(null).landmarks;
+    expect(docs?.found).toEqual(expect.arrayContaining(['editor', 'caret']));
+    expect(docs?.missing).toContain('annotated text layer');
+    expect(fieldOnly(docs)).toBe(false);
     const bare = { ...genericAdapter, name: 'bare', hosts: ['bare.example'] };
     expect(readingLandmarks(bare, document, null, true)).toEqual({ adapter: 'bare', label: 'bare', found: ['page structure'], missing: [] });
     expect(fieldOnly(readingLandmarks(bare, document, null, false))).toBe(true);
