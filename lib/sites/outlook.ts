@@ -26,7 +26,7 @@ const labelled = (tag: string, words: string[], exact: boolean) => words.map((w)
 
 const BODY = `[contenteditable="true"][aria-multiline="true"], ${labelled('[contenteditable="true"]', BODY_WORDS, false)}`;
 /** A well: a single-line editable (the body is the multi-line one), or one labelled as an address field. */
-const WELL = `[contenteditable="true"]:not([aria-multiline="true"]), [role="textbox"]:not([aria-multiline="true"]), ${labelled('', WELL_WORDS, true)}`;
+const WELL = `[contenteditable="true"]:not([aria-multiline="true"]), [role="textbox"]:not([aria-multiline="true"]), ${labelled('div', WELL_WORDS, true)}`;
 /** A person in a well: Outlook's hover-card target, or a chip that carries an address. */
 const PERSONA = '[data-lpc-hover-target-id], [data-email], [role="button"], span[title*="@"], [aria-label*="@"]';
 const TEXT_INPUT = 'input:not([type]), input[type="text"]';

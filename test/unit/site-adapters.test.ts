@@ -137,6 +137,24 @@ describe('Outlook on the web in other interface languages', () => {
       expect(r.landmarks?.missing).toEqual([]);
     });
   }
+  it('with every label and placeholder taken away (an interface language no hint knows), the structure alone still reads Outlook and Gmail', () => {
+    const unlabel = () => {
+      for (const el of Array.from(document.querySelectorAll('[aria-label], [placeholder], [aria-labelledby]'))) {
+        for (const a of ['aria-label', 'placeholder', 'aria-labelledby']) el.removeAttribute(a);
+      }
+    };
+    load('sites/outlook-compose-fr.html', 'https://outlook.office.com/mail/deeplink/compose');
+    unlabel();
+    let r = read('[aria-multiline="true"]');
+    expect(r.people).toEqual(['Ana Lima', 'ana@example.com', 'Raj Patel', 'raj@example.org', 'dee@example.com']);
+    expect(r.subject).toBe('Renouvellement du contrat fournisseur');
+    expect(r.field?.text).toBe('Bonjour Ana,');
+    load('sites/gmail-compose-es.html', 'https://mail.google.com/mail/u/0/');
+    unlabel();
+    r = read('[g_editable="true"]');
+    expect(r.people).toEqual(['Ana Lima', 'ana@example.com', 'bo@example.org', 'dee@example.com']);
+    expect(r.subject).toBe('Cifras del presupuesto del T3');
+  });
   it('nothing focused: the open compose form is still found (recipients and subject, no field)', () => {
     load('sites/outlook-compose-ja.html', 'https://outlook.live.com/mail/0/');
     const r = read(null);
