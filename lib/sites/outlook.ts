@@ -54,9 +54,12 @@ function subjectInput(compose: Element): HTMLInputElement | null {
   return before.at(-1) ?? inputs.at(-1) ?? null;
 }
 
-/** The compose form around a field: the nearest ancestor of the body that also holds a recipient well or the subject. */
+/**
+ * The compose form around a field: the nearest ancestor of the body that also holds a recipient well or the subject.
+ * Cheap enough to ask per landmark: the climb stops at the form, and an input is looked for before the wells.
+ */
 export function findCompose(doc: Document, focused: HTMLElement | null): Element | null {
-  const holdsForm = (el: Element) => el.querySelector(BODY) !== null && (wells(el).length > 0 || el.querySelector(TEXT_INPUT) !== null);
+  const holdsForm = (el: Element) => el.querySelector(BODY) !== null && (el.querySelector(TEXT_INPUT) !== null || wells(el).length > 0);
   for (let el: Element | null = focused, depth = 0; el && depth < 25; el = el.parentElement, depth++) {
     if (holdsForm(el)) return el;
   }
