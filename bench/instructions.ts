@@ -83,14 +83,14 @@ function args(argv: string[]) {
 
 /** One profile's memory file: rules (with the user's scopes, or none), then notes, each a day apart in that order. */
 function memoryItems(p: Profile, scopes: 'user' | 'guess'): object[] {
-  const all = [...p.rules.map((r) => ({ ...r, rule: true })), ...p.notes.map((n) => ({ ...n, rule: false }))];
+  const all: { id: string; text: string; rule: boolean; scope?: Rule['scope'] }[] = [...p.rules.map((r) => ({ ...r, rule: true })), ...p.notes.map((n) => ({ ...n, rule: false }))];
   const start = NOW - (all.length + 1) * DAY;
   return all.map((x, i) => ({
     id: x.id,
     text: x.text,
     kind: x.rule ? 'instruction' : 'evidence',
     createdAt: new Date(start + i * DAY).toISOString(),
-    ...('scope' in x && scopes === 'user' ? { scope: { ...x.scope, set: 'user' } } : {}),
+    ...(x.scope && scopes === 'user' ? { scope: { ...x.scope, set: 'user' } } : {}),
   }));
 }
 
@@ -131,6 +131,8 @@ class Tally {
   expected = 0;
   /** Cards of any kind shown on the tasks about nothing in memory. */
   emptyCards = 0;
+  /** Rule cards among them. */
+  emptyRules = 0;
   emptyTasks = 0;
   byKind: Record<RuleKind, { expected: number; found: number }> = {
     unconditional: { expected: 0, found: 0 },
@@ -163,6 +165,7 @@ async function run(data: DataSet, scopes: 'user' | 'guess', embedder: Embedder |
       if (t.empty) {
         tally.emptyTasks++;
         tally.emptyCards += state.cards.length;
+        tally.emptyRules += shown.length;
       }
       tally.shown += shown.length;
       tally.expected += want.size;
@@ -176,6 +179,7 @@ async function run(data: DataSet, scopes: 'user' | 'guess', embedder: Embedder |
         const missed = [...want].filter((id) => !shown.includes(id));
         const extra = shown.filter((id) => !want.has(id));
         if (missed.length || extra.length) console.log(`  ${scopes} ${t.id}: missed ${missed.join(' ') || '-'}; extra ${extra.join(' ') || '-'}`);
+        if (t.empty && state.cards.length) console.log(`    ${state.status}: ${state.cards.map((c) => `${c.item.id} ${c.score.toFixed(2)} ${c.guaranteed ?? ''} ${c.why.join('; ')}`).join(', ')}`);
       }
     }
   }
@@ -190,15 +194,15 @@ async function main() {
   const tasks = data.profiles.reduce((n, p) => n + p.tasks.length, 0);
   console.log(`${rules} rules, ${tasks} tasks, ${data.empty.length} tasks about nothing in memory; ${embedder ? `model ${a.dtype}` : 'no vectors'}`);
   const out: Record<string, unknown> = {};
-  console.log('| scopes | precision | recall | unconditional | destination/site | person | topic | cards on empty tasks |');
+  console.log('| scopes | precision | recall | unconditional | destination/site | person | topic | cards (rules) on empty tasks |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const scopes of ['user', 'guess'] as const) {
     const t = await run(data, scopes, embedder, a.verbose);
     const k = (n: RuleKind) => `${t.byKind[n].found}/${t.byKind[n].expected}`;
     console.log(
-      `| ${scopes === 'user' ? "the user's" : 'guessed'} | ${f2(t.precision())} | ${f2(t.recall())} | ${k('unconditional')} | ${k('destination')} | ${k('person')} | ${k('topic')} | ${t.emptyCards} on ${t.emptyTasks} |`,
+      `| ${scopes === 'user' ? "the user's" : 'guessed'} | ${f2(t.precision())} | ${f2(t.recall())} | ${k('unconditional')} | ${k('destination')} | ${k('person')} | ${k('topic')} | ${t.emptyCards} (${t.emptyRules}) on ${t.emptyTasks} |`,
     );
-    out[scopes] = { precision: t.precision(), recall: t.recall(), byKind: t.byKind, emptyCards: t.emptyCards, emptyTasks: t.emptyTasks };
+    out[scopes] = { precision: t.precision(), recall: t.recall(), byKind: t.byKind, emptyCards: t.emptyCards, emptyRuleCards: t.emptyRules, emptyTasks: t.emptyTasks };
   }
   if (a.json) writeFileSync(a.json, JSON.stringify(out, null, 2));
 }

@@ -64,8 +64,11 @@ export interface Tuning {
   prfDocs: number;
   prfTerms: number;
   prfWeight: number;
-  /** Global instructions guaranteed at most (newest first), and the budget share they may take. */
-  instructionCap: number;
+  /**
+   * The budget share the instructions that apply may take, most relevant first. No count: a fixed "three newest" cut
+   * every rule past the third whatever it was about, while a task's rules took 172 of their 240 tokens on average
+   * (bench:instructions, docs/benchmarks.md 6 Dec 2026).
+   */
   instructionShare: number;
   /** Items tied to this situation guaranteed at most. */
   situationCap: number;
@@ -117,7 +120,6 @@ export const TUNING: Tuning = {
   prfDocs: 5,
   prfTerms: 0,
   prfWeight: 0.3,
-  instructionCap: 3,
   instructionShare: 0.3,
   situationCap: 2,
   childCap: 3,
