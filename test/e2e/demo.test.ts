@@ -61,7 +61,7 @@ describe('the demo', () => {
     await page.keyboard.type(' ');
     const panel = await h.openPanel(tabId);
     const chip = panel.locator('[data-testid="card"][data-id="demo-code-style"] [data-testid="card-scope"]');
-    await expect.poll(() => chip.innerText(), { timeout: 30_000 }).toMatch(/When the task mentions “code”/);
+    await expect.poll(() => chip.innerText(), { timeout: 30_000 }).toMatch(/When the task is about “code”/);
     await panel.close();
     await page.close();
   });
