@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { DEFAULT_SETTINGS } from '../lib/settings/defaults';
 import { rankForTab } from '../lib/service/ranking';
-import { QueryVectorCache } from '../lib/service/query-vectors';
+import { ConditionVectorCache, QueryVectorCache } from '../lib/service/query-vectors';
 import { OverrideMemo } from '../lib/rank/overridden-instructions';
 import type { TaskReading } from '../lib/rank/types';
 import { openMemoryDB } from '../lib/memory/db';
@@ -149,6 +149,7 @@ const f2 = (x: number) => x.toFixed(2);
 async function run(data: DataSet, scopes: 'user' | 'guess', embedder: Embedder | null, verbose: boolean): Promise<Tally> {
   const tally = new Tally();
   const queries = new QueryVectorCache();
+  const conditions = new ConditionVectorCache();
   for (const p of data.profiles) {
     const store = await profileMemory(p, scopes, embedder);
     const kindOf = new Map(p.rules.map((r) => [r.id, r.kind]));
@@ -156,7 +157,7 @@ async function run(data: DataSet, scopes: 'user' | 'guess', embedder: Embedder |
     const empties = data.empty.filter((t) => t.profile === p.id).map((t) => ({ ...t, empty: true }));
     for (const t of [...p.tasks.map((t) => ({ ...t, empty: false })), ...empties]) {
       const state = await rankForTab({
-        tabId: 1, task: reading(t), store, settings: DEFAULT_SETTINGS, embedder, queries, overrides: new OverrideMemo(),
+        tabId: 1, task: reading(t), store, settings: DEFAULT_SETTINGS, embedder, queries, conditions, overrides: new OverrideMemo(),
         model: embedder ? { state: 'ready', backend: embedder.backend } : { state: 'idle' },
         recentlyUsed: [], dismissed: [], learning: NO_LEARNING, seq: 0, now: NOW,
       });

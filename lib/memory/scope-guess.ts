@@ -166,10 +166,51 @@ function conditionPerson(text: string): string | undefined {
 }
 
 const DESTINATIONS: [Destination, RegExp][] = [
-  ['email', /\b(?:in|for|when writing|when sending|when replying to)\s+(?:an? |my |all |work |every )?(?:e-?mails?|mail)\b/i],
+  ['email', /\b(?:in|for|when writing|when sending|when replying to)\s+(?:an? |my |all |work |every |parent |client |customer )?(?:e-?mails?|mail)\b/i],
   ['chat', /\b(?:in|for|with|to|when talking to|when asking)\s+(?:the |an? |my )?(?:chats?|chat assistants?|ai assistants?|assistants?|chatgpt|claude|prompts?)\b/i],
-  ['documents', /\b(?:in|for)\s+(?:my |the |all |every )?(?:docs|documents|reports|write-?ups)\b/i],
+  // "When I use ChatGPT", "When prompting an AI assistant", "When using Claude or ChatGPT".
+  ['chat', /\b(?:when|whenever|if)\s+(?:i\s+)?(?:use|using|prompt|prompting|ask|asking|talk to|talking to|chat with|chatting with)\s+(?:an?\s+|the\s+|my\s+)?(?:ai\s+|chat\s+)?(?:assistants?|chatbots?|chatgpt|claude|gemini|copilot|llms?)\b/i],
+  // "In documents", "In policy documents", "In reports and other documents", "Worksheets and other documents".
+  ['documents', /\b(?:in|for)\s+(?:my |the |all |every |any )?(?:[\p{L}-]+\s+)?(?:docs|documents|reports|write-?ups|proposals)\b|\b(?:and|or) other (?:docs|documents)\b|\bdocuments like\b/iu],
 ];
+
+/**
+ * Well-known sites a rule may name as where it applies ("On GitHub, …", "In Google Classroom posts, …"), by the
+ * names people call them: the host the rule is scoped to.
+ */
+const SITE_NAMES: [RegExp, string][] = [
+  [/github/i, 'github.com'],
+  [/gitlab/i, 'gitlab.com'],
+  [/linkedin/i, 'linkedin.com'],
+  [/jira|confluence/i, 'atlassian.net'],
+  [/slack/i, 'slack.com'],
+  [/facebook/i, 'facebook.com'],
+  [/instagram/i, 'instagram.com'],
+  [/reddit/i, 'reddit.com'],
+  [/stack\s?overflow/i, 'stackoverflow.com'],
+  [/notion/i, 'notion.so'],
+  [/overleaf/i, 'overleaf.com'],
+  [/behance/i, 'behance.net'],
+  [/xero/i, 'xero.com'],
+  [/workday/i, 'myworkday.com'],
+  [/google\s+classroom/i, 'classroom.google.com'],
+  [/google\s+docs/i, 'docs.google.com'],
+  [/gmail/i, 'mail.google.com'],
+  [/discord/i, 'discord.com'],
+  [/trello/i, 'trello.com'],
+  [/medium/i, 'medium.com'],
+  [/substack/i, 'substack.com'],
+  [/youtube/i, 'youtube.com'],
+  [/wikipedia/i, 'wikipedia.org'],
+];
+const SITE_LEAD =
+  /^(?:on|in|for|when (?:posting|writing|commenting) on|when (?:i(?:'m| am) )?(?:using|on))\s+(?:the\s+)?(?:[\p{L}'’]+['’]s\s+)?(github|gitlab|linkedin|jira|confluence|slack|facebook|instagram|reddit|stack\s?overflow|notion|overleaf|behance|xero|workday|google\s+classroom|google\s+docs|gmail|discord|trello|medium|substack|youtube|wikipedia)\b/iu;
+
+/** The host of a well-known site the rule's head names as where it applies. */
+function namedSite(text: string): string | undefined {
+  const m = text.trim().match(SITE_LEAD);
+  return m ? SITE_NAMES.find(([re]) => re.test(m[1]))?.[1] : undefined;
+}
 
 /** True for "do not share …"-style boundaries: they may rank a little more generously than style rules. */
 export function isBoundary(text: string): boolean {
@@ -205,8 +246,10 @@ export function guessScope(input: Pick<MemoryInput, 'text' | 'title' | 'people' 
   if (stated.length) return { kind: 'subject', values: stated, set: 'guess' };
   const person = conditionPerson(input.text);
   if (person) return { kind: 'people', values: [person], set: 'guess' };
+  const site = namedSite(input.text);
+  if (site) return { kind: 'sites', values: [site], set: 'guess' };
   if (subject) return { kind: 'subject', values: subjects, set: 'guess' };
-  const dest = DESTINATIONS.filter(([, re]) => re.test(text)).map(([d]) => d);
+  const dest = [...new Set(DESTINATIONS.filter(([, re]) => re.test(text)).map(([d]) => d))];
   if (dest.length) return { kind: 'destination', values: dest, set: 'guess' };
   return { kind: 'everywhere', values: [], set: 'guess' };
 }

@@ -11,7 +11,7 @@ import { terms } from '../memory/index/tokenize';
 
 const POLARITY = /\b(never|don't|dont|do not|avoid|no longer|stop|not)\b/i;
 // Words that say how a rule is put, not what it is about: two rules sharing "write" and "march" are not one subject.
-const IGNORED = new Set(['always', 'never', 'avoid', 'stop', 'prefer', 'please', 'longer', 'write', 'use', 'say', 'keep', 'make', 'includ', 'add', 'mention', 'put', 'give']);
+export const IGNORED = new Set(['always', 'never', 'avoid', 'stop', 'prefer', 'please', 'longer', 'write', 'use', 'say', 'keep', 'make', 'includ', 'add', 'mention', 'put', 'give']);
 
 const termsOf = new WeakMap<MemoryItem, Set<string>>();
 function directiveTerms(item: MemoryItem): Set<string> {

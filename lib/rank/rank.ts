@@ -1,5 +1,6 @@
 import type { ItemHead, MemoryItem } from '../memory/types';
-import type { RankRequest, RankResult, RankedCard, Reason, ScoreNotes, TaskReading, TraceEntry } from './types';
+import type { RankRequest, RankResult, RankedCard, Reason, ScoreNotes, SubjectCloseness, TaskReading, TraceEntry } from './types';
+import { cosine } from '../embed/embedder';
 import { planQuery, type QueryPlan } from './query';
 import { choosePoolPassages, retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
@@ -182,6 +183,8 @@ interface Prepared {
   plan: QueryPlan;
   retrieval: Retrieval;
   candidates: Candidates;
+  /** How close the ask is in meaning to a rule's subject (undefined without vectors). */
+  near: SubjectCloseness;
 }
 
 /** Stages 1-2: the query, hybrid retrieval, and late hydration of the candidates (the pool's passages then chosen). */
@@ -202,7 +205,14 @@ async function prepare(req: RankRequest, tuning: Tuning): Promise<Prepared> {
   // are read whole (in the extension, from IndexedDB).
   const candidates = await Candidates.gather(memory, retrieval, task);
   choosePoolPassages(memory, retrieval, qvs, qw, settings.weights, tuning);
-  return { plan, retrieval, candidates };
+  // The ask itself (the first query text) against the subject's words: the page around it says less about the topic.
+  const ask = qvs[0];
+  const near: SubjectCloseness = (subject) => {
+    const v = ask && req.conditionVectors?.get(subject);
+    const cos = v && v.length === ask.length ? cosine(ask, v) : undefined;
+    return cos !== undefined && cos >= tuning.conditionCos ? cos : undefined;
+  };
+  return { plan, retrieval, candidates, near };
 }
 
 /**
@@ -237,7 +247,7 @@ function weigh(req: RankRequest, p: Prepared, tuning: Tuning): ScoredMemory {
   const laterInstructions: MemoryItem[] = [];
   const passing: MemoryItem[] = [];
   for (const item of p.candidates.items()) {
-    const why = filterReason(item, task, dismissed);
+    const why = filterReason(item, task, dismissed, p.near);
     if (why) filtered.push({ item, reason: why });
     else passing.push(item);
   }
@@ -271,7 +281,7 @@ function weigh(req: RankRequest, p: Prepared, tuning: Tuning): ScoredMemory {
     },
     peek: (i) => instr[i].s,
     item: (i) => instr[i].item,
-    why: (i) => appliesBecause(instr[i].item, task),
+    why: (i) => appliesBecause(instr[i].item, task, p.near),
     leaveOut: (i, why) => void leftOut.set(i, why),
     leftOut: (i) => leftOut.get(i),
   };

@@ -1,7 +1,7 @@
 import { DESTINATIONS, isDestination } from '../core/destinations';
 import type { MemoryItem, MemoryScope } from '../memory/types';
 import { guessScope, isBoundary } from '../memory/scope-guess';
-import type { OutOfScope, TaskReading } from './types';
+import type { OutOfScope, SubjectCloseness, TaskReading } from './types';
 import { hostOf, onHost } from '../core/hosts';
 import { personKeys, taskPeopleKeys } from './situation';
 import { personName } from '../memory/index/situation-keys';
@@ -160,16 +160,19 @@ export function outOfScope(item: MemoryItem, task: TaskReading): string | undefi
   return m && outOfScopeText(m);
 }
 
-/** `outOfScope` as data (its words made by `outOfScopeText` where they are shown). */
-export function scopeMismatch(item: MemoryItem, task: TaskReading): OutOfScope | undefined {
+/**
+ * `outOfScope` as data (its words made by `outOfScopeText` where they are shown). `near`: how close the ask is in
+ * meaning to a subject, where vectors are at hand.
+ */
+export function scopeMismatch(item: MemoryItem, task: TaskReading, near?: SubjectCloseness): OutOfScope | undefined {
   if (item.kind !== 'instruction') return undefined;
   const scope = scopeOf(item);
   const site = task.site || hostOf(task.url);
-  return scopeFits(item, scope, task, site) ? undefined : { outOfScope: scope, site, destination: task.destination };
+  return scopeFits(item, scope, task, site, near) ? undefined : { outOfScope: scope, site, destination: task.destination };
 }
 
 /** Whether the instruction's scope matches the task (`site`: the task's). */
-function scopeFits(item: MemoryItem, scope: MemoryScope, task: TaskReading, site: string): boolean {
+function scopeFits(item: MemoryItem, scope: MemoryScope, task: TaskReading, site: string, near?: SubjectCloseness): boolean {
   switch (scope.kind) {
     case 'everywhere':
       return true;
@@ -184,7 +187,7 @@ function scopeFits(item: MemoryItem, scope: MemoryScope, task: TaskReading, site
       });
     case 'subject': {
       const generous = isBoundary(item.text);
-      return scope.values.some((s) => mentionsSubject(task, s, generous));
+      return scope.values.some((s) => mentionsSubject(task, s, generous) || near?.(s) !== undefined);
     }
   }
 }
@@ -206,8 +209,8 @@ export function outOfScopeText({ outOfScope: scope, site, destination }: OutOfSc
   }
 }
 
-/** Why an in-scope instruction applies here, for the card's guarantee line. */
-export function appliesBecause(item: MemoryItem, task: TaskReading): string {
+/** Why an in-scope instruction applies here, for the card's guarantee line (`near` as for `scopeMismatch`). */
+export function appliesBecause(item: MemoryItem, task: TaskReading, near?: SubjectCloseness): string {
   const scope = scopeOf(item);
   switch (scope.kind) {
     case 'everywhere':
@@ -224,9 +227,10 @@ export function appliesBecause(item: MemoryItem, task: TaskReading): string {
     }
     case 'subject':
       // A boundary applies on part of its subject (mentionsSubject, generous): say so rather than claim all of it.
-      return scope.values.some((v) => mentionsSubject(task, v, false))
-        ? `Applies when the task is about ${quoteList(scope.values)}: held, this task is`
-        : `Boundary about ${quoteList(scope.values)}, which this task touches on`;
+      if (scope.values.some((v) => mentionsSubject(task, v, false))) return `Applies when the task is about ${quoteList(scope.values)}: held, this task is`;
+      const cos = scope.values.map((v) => near?.(v)).find((c) => c !== undefined);
+      if (cos !== undefined) return `Applies when the task is about ${quoteList(scope.values)}: held, this task is close to it in meaning (${cos.toFixed(2)})`;
+      return `Boundary about ${quoteList(scope.values)}, which this task touches on`;
   }
 }
 

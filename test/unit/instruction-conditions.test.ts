@@ -126,3 +126,47 @@ describe('numbers are whole terms', () => {
     expect(shownIds(r)).not.toContain(wedding.id);
   });
 });
+
+describe('a decision superseded by a newer one', () => {
+  it('needs the same subject: "decided" and "write" shared do not make two decisions one', async () => {
+    const newsletter = save({ id: 'newsletter', text: 'Decided: we write the March update.' }, 30);
+    const dates = save({ id: 'dates', text: 'Decided: write dates as 3 March.' }, 2);
+    const r = await rank([newsletter, dates], chat('Who writes the March update?'));
+    expect(r.cards.map((c) => c.item.id)).toContain('newsletter');
+    expect(reasonOf(r.trace, 'newsletter')).not.toMatch(/superseded/);
+  });
+});
+
+describe('a subject condition judged by meaning where vectors are at hand', () => {
+  const hiring = rule("If I'm writing about hiring, don't name candidates; use initials.");
+  const note = save({ text: 'Senior product designer opening approved in January.' });
+  const ask = chat('Draft a job post for a senior product designer and a rubric to compare the candidates.');
+  const unit = (xs: number[]) => {
+    const n = Math.hypot(...xs);
+    return new Float32Array(xs.map((x) => x / n));
+  };
+  const withVectors = (query: Float32Array) =>
+    rankMemory({ task: ask, memory: arrayMemoryView([hiring, note], new Map()), settings: DEFAULT_SETTINGS, queryVector: query, conditionVectors: new Map([['hiring', unit([1, 0, 0, 0])]]), now: NOW });
+
+  it('holds when the ask is close to the subject in meaning though it never says "hiring"', async () => {
+    expect(hiring.scope).toEqual({ kind: 'subject', values: ['hiring'], set: 'guess' });
+    const words = await rank([hiring, note], ask);
+    expect(shownIds(words)).not.toContain(hiring.id);
+    const close = await withVectors(unit([0.9, 0.3, 0.1, 0.2]));
+    expect(shownIds(close)).toContain(hiring.id);
+    expect(close.cards.find((c) => c.item.id === hiring.id)?.why[0]).toMatch(/close to it in meaning/);
+    const far = await withVectors(unit([0.1, 0.9, 0.3, 0.2]));
+    expect(shownIds(far)).not.toContain(hiring.id);
+  });
+});
+
+describe('the guess names the site a rule is for', () => {
+  it.each([
+    ['On GitHub, write PR descriptions with sections: What, Why, How tested.', 'sites', ['github.com']],
+    ["On the charity's Slack, keep finance messages in threads.", 'sites', ['slack.com']],
+    ['When I use ChatGPT, ask it for three options, not one.', 'destination', ['chat']],
+    ['In policy documents, number every clause.', 'destination', ['documents']],
+  ])('%s → %s %j', (text, kind, values) => {
+    expect(guessScope({ text })).toEqual({ kind, values, set: 'guess' });
+  });
+});
