@@ -152,9 +152,14 @@ function nameAfter(rest: string): string | undefined {
   return name.length ? name.join(' ') : undefined;
 }
 
+/** "Mrs. Delgado reads English as a second language; …": a rule that opens on someone named with a title is about them. */
+const TITLED_HEAD = /^(?:Mr|Mrs|Ms|Mx|Dr|Prof|Professor)\.?\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)?)/u;
+
 /** The person a rule names as the one it is for, if it names one. */
 function conditionPerson(text: string): string | undefined {
   const head = text.trim().split(/\n/)[0];
+  const titled = head.match(TITLED_HEAD);
+  if (titled) return titled[1];
   for (const lead of PERSON_LEADS) {
     lead.lastIndex = 0;
     for (let m = lead.exec(head); m; m = lead.exec(head)) {
@@ -167,7 +172,7 @@ function conditionPerson(text: string): string | undefined {
 
 const DESTINATIONS: [Destination, RegExp][] = [
   ['email', /\b(?:in|for|when writing|when sending|when replying to)\s+(?:an? |my |all |work |every |parent |client |customer )?(?:e-?mails?|mail)\b/i],
-  ['chat', /\b(?:in|for|with|to|when talking to|when asking)\s+(?:the |an? |my )?(?:chats?|chat assistants?|ai assistants?|assistants?|chatgpt|claude|prompts?)\b/i],
+  ['chat', /\b(?:in|for|with|to|when talking to|when asking)\s+(?:the |an? |my )?(?:ai )?(?:chats?|chat assistants?|assistants?|chatbots?|chatgpt|claude|prompts?)\b/i],
   // "When I use ChatGPT", "When prompting an AI assistant", "When using Claude or ChatGPT".
   ['chat', /\b(?:when|whenever|if)\s+(?:i\s+)?(?:use|using|prompt|prompting|ask|asking|talk to|talking to|chat with|chatting with)\s+(?:an?\s+|the\s+|my\s+)?(?:ai\s+|chat\s+)?(?:assistants?|chatbots?|chatgpt|claude|gemini|copilot|llms?)\b/i],
   // "In documents", "In policy documents", "In reports and other documents", "Worksheets and other documents".

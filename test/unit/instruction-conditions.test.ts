@@ -47,6 +47,7 @@ describe('the guess gives a rule the condition its text states', () => {
     ['When emailing the journal editor Dr. Achebe, follow the cover letter template.', 'people', ['Achebe']],
     ['Copy Priya on anything I send to Marco Bellini at Fennwick.', 'people', ['Marco Bellini']],
     ['With my manager Kwame Asante, always include an estimate.', 'people', ['Kwame Asante']],
+    ['Mrs. Delgado reads English as a second language; use simple sentences with her.', 'people', ['Delgado']],
   ])('%s → %s %j', (text, kind, values) => {
     expect(guessScope({ text })).toEqual({ kind, values, set: 'guess' });
   });
@@ -165,6 +166,7 @@ describe('the guess names the site a rule is for', () => {
     ['On GitHub, write PR descriptions with sections: What, Why, How tested.', 'sites', ['github.com']],
     ["On the charity's Slack, keep finance messages in threads.", 'sites', ['slack.com']],
     ['When I use ChatGPT, ask it for three options, not one.', 'destination', ['chat']],
+    ['When asking an AI chat, remind it UK charity accounting rules apply.', 'destination', ['chat']],
     ['In policy documents, number every clause.', 'destination', ['documents']],
   ])('%s → %s %j', (text, kind, values) => {
     expect(guessScope({ text })).toEqual({ kind, values, set: 'guess' });
