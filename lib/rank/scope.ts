@@ -49,12 +49,22 @@ function termsOfTask(task: TaskReading): Set<string> {
   return set;
 }
 
+/** Per task's terms, the answers of `hasTerm` so far: each rule's subject asks a few terms of every task word. */
+const rootAnswers = new WeakMap<Set<string>, Map<string, boolean>>();
+
 /** Whether the task has the term, or a word of the same root ("renewal" / "renewing", "storage" / "store"). */
 function hasTerm(have: Set<string>, t: string): boolean {
   if (have.has(t)) return true;
   if (t.length < 4 || /\d/.test(t)) return false;
-  for (const h of have) if (h.length >= 4 && (h.startsWith(t) || t.startsWith(h)) && !/\d/.test(h)) return true;
-  return false;
+  let known = rootAnswers.get(have);
+  if (!known) rootAnswers.set(have, (known = new Map()));
+  let yes = known.get(t);
+  if (yes === undefined) {
+    yes = false;
+    for (const h of have) if (h.length >= 4 && (h.startsWith(t) || t.startsWith(h)) && !/\d/.test(h)) yes = true;
+    known.set(t, yes);
+  }
+  return yes;
 }
 
 /**

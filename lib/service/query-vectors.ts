@@ -20,8 +20,8 @@ export class QueryVectorCache {
   }
 }
 
-/** New subjects embedded at most per ranking: a memory file of many rules is embedded over a few rankings, not in one. */
-const NEW_PER_RANKING = 64;
+/** New subjects embedded at most per ranking (short phrases, one batch): a memory file of many rules is embedded over a few rankings, not in one. */
+const NEW_PER_RANKING = 16;
 
 /**
  * Embeddings of the subjects rules are conditioned on (a subject scope's values), by subject, for the current model:
