@@ -21,7 +21,12 @@ function load(file: string, url: string): Document {
   document.open();
   document.write(html);
   document.close();
-  for (const mount of Array.from(document.querySelectorAll('[data-fixture-editor]'))) {
+  for (const mount of Array.from(document.querySelectorAll('[data-fixture-editor="lexical"]'))) {
+    // A Lexical root stays the site's own element (M365 Copilot's span#m365-chat-editor-target-element).
+    mount.setAttribute('data-lexical-editor', 'true');
+    mount.innerHTML = '<p><br></p>';
+  }
+  for (const mount of Array.from(document.querySelectorAll('[data-fixture-editor="tiptap"]'))) {
     const el = document.createElement('div');
     el.setAttribute('contenteditable', 'true');
     el.className = 'ProseMirror';
@@ -166,7 +171,8 @@ describe('more assistants: the prompt and the recent turns, packaged for a chat'
     const declared = Object.fromEntries(ADAPTERS.map((a) => [a.name, a.destination]));
     expect(declared).toEqual({
       gmail: 'email', outlook: 'email', gdocs: 'documents', notion: 'documents', chatgpt: 'chat', claude: 'chat', gemini: 'chat',
-      copilot: 'chat', perplexity: 'chat', deepseek: 'chat', mistral: 'chat', generic: 'documents',
+      copilot: 'chat', perplexity: 'chat', deepseek: 'chat', mistral: 'chat', grok: 'chat', 'grok-x': 'chat', 'm365-copilot': 'chat',
+      generic: 'documents',
     });
     // A site whose page no longer has the structure its adapter knows is still that site: Gmail stays email.
     load('sites/chatgpt.html', 'https://mail.google.com/mail/u/0/');
@@ -179,12 +185,12 @@ describe('more assistants: the prompt and the recent turns, packaged for a chat'
     load('sites/gmail-compose.html', 'https://mail.yahoo.com/d/compose/1');
     expect(read(null)).toMatchObject({ adapter: 'generic', destination: 'email' });
   });
-  it('every adapter but the generic one declares its hosts and when its selectors were last seen working', () => {
+  it('every adapter but the generic one declares its hosts and when its selectors were last compared', () => {
     for (const a of ADAPTERS) {
       if (a.name === 'generic') continue;
       expect(a.hosts.length, a.name).toBeGreaterThan(0);
       expect(a.seen, a.name).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-      for (const h of a.hosts) expect(a.matches(new URL(`https://${h}/document/x`) as unknown as Location), h).toBe(true);
+      for (const h of a.hosts) expect(a.matches(new URL(`https://${h}${a.path ?? '/document/'}x`) as unknown as Location), h).toBe(true);
     }
   });
 });
@@ -288,5 +294,112 @@ describe('Notion', () => {
     expect(r.field?.text).toBe('Travel\nFlights are booked centrally; the travel budget moved to Q4.\nAsk finance about');
     expect(r.headings).toEqual(['Travel', 'Offsite 2027']);
     expect(r.field?.text).not.toContain('Lisbon');
+  });
+});
+
+describe('chat assistants as the live sites are today (compared against the references in lib/sites/REFERENCES-chat.md)', () => {
+  it('Claude today: a reply is its Prose text, without the TurnStatus line or the opened thinking block; rows keyed by their index', () => {
+    load('sites/claude-status.html', 'https://claude.ai/chat/5e6f70');
+    const r = read(null);
+    expect(r.adapter).toBe('claude');
+    expect(r.turns).toEqual([
+      'User: Our Postgres replicas lag behind during the nightly batch.',
+      'Claude: Move the nightly batch off the primary and raise wal_keep_size on the replicas.',
+      'User: Which replica setting matters most for the batch window?',
+    ]);
+    expect(JSON.stringify(r)).not.toMatch(/THINKING-TEXT|Kafka|Searched the web|Thought for|responded|Copy|10:02/);
+    expect(r.thread).toEqual({ id: 'claude:5e6f70' });
+  });
+
+  it('a virtualised transcript: turns emptied or removed when scrolled out of view are the ones read while they were on screen', () => {
+    load('sites/chatgpt-virtual.html', 'https://chatgpt.com/c/v1rt');
+    const before = read(null).turns;
+    expect(before).toEqual([
+      'User: Who should own the IT move?',
+      'ChatGPT: Give the IT move to the person who runs the network today.',
+      'User: That is Priya. What does she need first?',
+      'ChatGPT: Priya needs the floor plan and the switch inventory first.',
+    ]);
+    // The user scrolls up: turns 6 and 7 are emptied, turn 8 is removed. The latest turns are still the latest.
+    for (const n of [6, 7]) document.querySelector(`[data-testid="conversation-turn-${n}"]`)!.replaceChildren();
+    document.querySelector('[data-testid="conversation-turn-8"]')!.remove();
+    expect(read(null).turns).toEqual(before);
+  });
+
+  it('a virtualised transcript opened scrolled to the top: the empty latest turn is unknown, so no older turn stands in for it', () => {
+    load('sites/chatgpt-virtual.html', 'https://chatgpt.com/c/v1rt-top');
+    for (const n of [5, 6, 7, 8]) document.querySelector(`[data-testid="conversation-turn-${n}"]`)!.replaceChildren();
+    const r = read(null);
+    expect(r.adapter).toBe('chatgpt');
+    expect(r.turns).toBeUndefined();
+    expect(r.thread).toEqual({ id: 'chatgpt:v1rt-top' });
+  });
+
+  it('Gemini: a Gem chat (/gem/<gem>/<id>) has its conversation id, as an /app/<id> chat does', () => {
+    load('sites/gemini-gem.html', 'https://gemini.google.com/gem/travel-planner/7c8d9e');
+    const r = read(null);
+    expect(r.adapter).toBe('gemini');
+    expect(r.thread).toEqual({ id: 'gemini:7c8d9e' });
+    expect(r.turns).toEqual(['User: Plan three days in Kyoto in April.', 'Gemini: Day one: Fushimi Inari at dawn, then Gion.']);
+  });
+
+  it('Perplexity: the answers, without the reasoning steps that share their selector', () => {
+    load('sites/perplexity-steps.html', 'https://www.perplexity.ai/search/heat-pump-Zx9');
+    const r = read(null);
+    expect(r.turns).toEqual([
+      'User: Heat pump for an old house',
+      'Perplexity: Insulate the loft first, then size the heat pump from a room-by-room heat loss survey.',
+      'User: Do I need bigger radiators?',
+      'Perplexity: Often yes: at a 45 degree flow temperature a radiator gives about half its rated output.',
+    ]);
+    expect(JSON.stringify(r)).not.toMatch(/STEP-TEXT|steps completed/);
+  });
+
+  it('Grok (grok.com): its ProseMirror prompt, the messages without the thinking block or the action buttons, thread from /c/<id>', () => {
+    load('sites/grok.html', 'https://grok.com/c/9a8b7c');
+    const prompt = document.querySelector<HTMLElement>('[data-testid="chat-input"] [contenteditable="true"]')!;
+    typeInto(prompt, 'And the oven temperature?');
+    const r = read('[data-testid="chat-input"] [contenteditable="true"]');
+    expect(r.adapter).toBe('grok');
+    expect(r.destination).toBe('chat');
+    expect(r.turns).toEqual([
+      'User: My sourdough spreads flat in the oven.',
+      'Grok: Lower the hydration to 68% and shape with more tension.',
+      'User: How long should the cold proof be?',
+    ]);
+    expect(JSON.stringify(r)).not.toMatch(/THINKING-TEXT|Thought for|Copy|Regenerate/);
+    expect(r.field).toMatchObject({ text: 'And the oven temperature?', kind: 'contenteditable' });
+    expect(r.thread).toEqual({ id: 'grok:9a8b7c' });
+    expect(r.subject).toBe('Sourdough hydration');
+  });
+
+  it('Grok inside X (x.com/i/grok): read as Grok with the conversation id, and only under /i/grok', () => {
+    const xPage = () => (document.body.innerHTML = '<div data-testid="primaryColumn"><textarea placeholder="Ask anything"></textarea></div>');
+    load('sites/grok.html', 'https://x.com/i/grok?conversation=1860000000000000001');
+    xPage();
+    typeInto(document.querySelector('textarea')!, 'Compare the two phones');
+    expect(read('textarea')).toMatchObject({ adapter: 'grok-x', destination: 'chat', thread: { id: 'grok:1860000000000000001' }, field: { text: 'Compare the two phones' } });
+    load('sites/grok.html', 'https://x.com/home');
+    xPage();
+    expect(read(null).adapter).toBe('generic');
+  });
+
+  it('Microsoft 365 Copilot: the Lexical prompt, the turns without "You said:", the name, the footnotes or the actions; thread from /chat/conversation/<id>', () => {
+    load('sites/m365-copilot.html', 'https://m365.cloud.microsoft/chat/conversation/AAQk42');
+    const prompt = document.querySelector<HTMLElement>('#m365-chat-editor-target-element')!;
+    typeInto(prompt, 'Draft the notice letter');
+    const r = read('#m365-chat-editor-target-element');
+    expect(r.adapter).toBe('m365-copilot');
+    expect(r.turns).toEqual([
+      'User: Summarise the vendor contract renewal terms.',
+      'Copilot: The contract renews for two years unless notice is given 90 days before 1 March.',
+      'User: Who signs on our side?',
+    ]);
+    expect(JSON.stringify(r)).not.toMatch(/You said|Copilot said|Sources|1 reference|Like/);
+    expect(r.field).toMatchObject({ text: 'Draft the notice letter', kind: 'contenteditable' });
+    expect(r.thread).toEqual({ id: 'm365-copilot:AAQk42' });
+    // The rest of m365.cloud.microsoft (the apps' home) is not the chat.
+    load('sites/m365-copilot.html', 'https://m365.cloud.microsoft/apps');
+    expect(read(null).adapter).toBe('generic');
   });
 });
