@@ -403,3 +403,50 @@ describe('chat assistants as the live sites are today (compared against the refe
     expect(read(null).adapter).toBe('generic');
   });
 });
+
+describe('sent-message capture knows each site’s send control', () => {
+  const trusted = <E extends Event>(e: E): E => Object.defineProperty(e, 'isTrusted', { value: true });
+  async function sendBy(file: string, url: string, composerSel: string, buttonSel: string): Promise<string[]> {
+    const { startSentCapture } = await import('../../lib/sites/capture-sent');
+    load(`sites/${file}`, url);
+    const composer = document.querySelector<HTMLElement>(composerSel)!;
+    const sent: string[] = [];
+    const stop = startSentCapture({
+      readField: (el) => (el instanceof HTMLTextAreaElement ? el.value : el instanceof HTMLElement && el.isContentEditable ? (el.textContent ?? '') : null),
+      send: async (m) => void sent.push(m.text),
+      loadSettings: async () => ({ captureSent: true, captureSites: [new URL(url).hostname] }),
+      onSettingsChanged: () => () => {},
+    });
+    await new Promise((r) => setTimeout(r, 0));
+    // The user types (a trusted beforeinput, then the input), then clicks the site's send control (on its icon).
+    typeInto(composer, 'Please check the notice period');
+    composer.dispatchEvent(trusted(new InputEvent('beforeinput', { bubbles: true, inputType: 'insertText' })));
+    composer.dispatchEvent(trusted(new InputEvent('input', { bubbles: true, inputType: 'insertText' })));
+    const button = document.querySelector<HTMLElement>(buttonSel)!;
+    const icon = button.appendChild(document.createElement('span'));
+    icon.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    stop();
+    return sent;
+  }
+  const cases = [
+    ['Perplexity (aria-label "Submit", no form)', 'perplexity-steps.html', 'https://www.perplexity.ai/search/x', '#ask-input', 'button[aria-label="Submit"]'],
+    ['Microsoft Copilot (a button of its form, "Submit message")', 'copilot.html', 'https://copilot.microsoft.com/chats/x', '#userInput', 'form button'],
+    ['Grok (type=submit in the composer form)', 'grok.html', 'https://grok.com/c/x', '[data-testid="chat-input"] [contenteditable="true"]', 'button[type="submit"]'],
+    ['M365 Copilot in Spanish ("Enviar", type=submit beside the composer, no form)', 'm365-copilot.html', 'https://m365.cloud.microsoft/chat', '#m365-chat-editor-target-element', '.fai-SendButton'],
+    ['Claude (data-testid="chat-input-send")', 'claude-status.html', 'https://claude.ai/chat/x', '[data-testid="chat-input"]', '[data-testid="chat-input-send"]'],
+  ] as const;
+  for (const [name, file, url, composer, button] of cases) {
+    it(name, async () => {
+      expect(await sendBy(file, url, composer, button)).toEqual(['Please check the notice period']);
+    });
+  }
+  it('a label in another language, without any structure, is still a send; a stop button or another button is not', async () => {
+    const { isSendControl } = await import('../../lib/sites/capture-sent');
+    document.body.innerHTML = `<div id="box"><div id="c" contenteditable="true"></div></div>
+      <button id="ja" aria-label="送信"></button><button id="fr" title="Envoyer le message"></button><button id="stop" data-testid="stop-button" aria-label="Stop"></button>
+      <button id="copy" aria-label="Copy"></button><form><button id="other">Search</button></form>`;
+    const c = document.getElementById('c');
+    const is = (id: string) => isSendControl(document.getElementById(id)!, c);
+    expect([is('ja'), is('fr'), is('stop'), is('copy'), is('other')]).toEqual([true, true, false, false, false]);
+  });
+});
