@@ -20,6 +20,8 @@ const ITEMS = [
   { id: 'lease', text: 'Lease overlap: plan one week between the old lease and the new lease' },
   { id: 'proof', text: 'Sourdough cold proof: 12 to 16 hours in the fridge at 4 degrees before baking' },
   { id: 'signatory', text: 'Vendor contract renewals are signed on our side by Dana Ortiz, head of procurement' },
+  { id: 'radiators', text: 'Radiator output at a low flow temperature: oversize the radiators about twice' },
+  { id: 'grundfos', text: 'Grundfos circulator datasheet: model Alpha2 on the boiler loop' },
 ];
 const PROOF_TEXT = ITEMS.find((i) => i.id === 'proof')!.text;
 const SIGNATORY_TEXT = ITEMS.find((i) => i.id === 'signatory')!.text;
@@ -63,6 +65,17 @@ describe('what the panel ranks on', () => {
     await expect.poll(() => cards(panel), { timeout: 30_000 }).toContain('priya');
     const now = await cards(panel);
     expect(now.indexOf('priya'), JSON.stringify(now)).toBeLessThan(now.includes('lease') ? now.indexOf('lease') : Infinity);
+    await panel.close();
+    await page.close();
+  });
+
+  it('Perplexity: the cards come from the answers, not from the reasoning steps that share their selector', async () => {
+    const { page, tabId } = await openTab(h, SITE_URLS.perplexitySteps, '#ask-input');
+    await expect.poll(async () => (await state(tabId)).task?.adapter, { timeout: 30_000 }).toBe('perplexity');
+    const panel = await h.openPanel(tabId);
+    await expect.poll(() => cards(panel), { timeout: 30_000 }).toContain('radiators');
+    // The last reasoning step names the Grundfos circulator datasheet; no answer does.
+    expect(await cards(panel)).not.toContain('grundfos');
     await panel.close();
     await page.close();
   });
