@@ -36,6 +36,13 @@ export class TurnMemory {
     }
     for (const t of live) {
       if (!t.key || !t.line) continue;
+      const before = this.kept.get(t.key.id);
+      // A turn that now says something else was edited, regenerated or switched to another branch: the turns kept
+      // after it were that other branch's.
+      const at = t.key.index;
+      if (before && before.line !== t.line && at !== undefined) {
+        for (const [id, k] of this.kept) if (k.index !== undefined && k.index > at) this.kept.delete(id);
+      }
       this.kept.delete(t.key.id);
       this.kept.set(t.key.id, { index: t.key.index, line: t.line });
     }

@@ -326,6 +326,15 @@ describe('chat assistants as the live sites are today (compared against the refe
     expect(read(null).turns).toEqual(before);
   });
 
+  it('a virtualised transcript where the user edits an earlier message: the turns of the old branch are not kept after it', () => {
+    load('sites/chatgpt-virtual.html', 'https://chatgpt.com/c/v1rt-edit');
+    read(null);
+    // Turn 7 is edited: ChatGPT drops 8 and streams a new reply as 8.
+    document.querySelector('[data-testid="conversation-turn-7"] [data-message-author-role] div')!.textContent = 'That is Ravi. What does he need first?';
+    document.querySelector('[data-testid="conversation-turn-8"]')!.remove();
+    expect(read(null).turns?.slice(-2)).toEqual(['ChatGPT: Give the IT move to the person who runs the network today.', 'User: That is Ravi. What does he need first?']);
+  });
+
   it('a virtualised transcript opened scrolled to the top: the empty latest turn is unknown, so no older turn stands in for it', () => {
     load('sites/chatgpt-virtual.html', 'https://chatgpt.com/c/v1rt-top');
     for (const n of [5, 6, 7, 8]) document.querySelector(`[data-testid="conversation-turn-${n}"]`)!.replaceChildren();
