@@ -57,7 +57,7 @@ const CLICKABLE = 'button, [role="button"], input[type="submit"]';
 /** Send controls by their structure: the sites' test ids (ChatGPT, Claude, Copilot, Perplexity, Grok). */
 const SEND_BY_ID = '[data-testid*="send" i], [data-testid*="submit" i], [data-testid="chat-input-send"]';
 /** A control that stops a reply under way sits where the send button was; it sends nothing. */
-const STOP = /stop|cancel|abort|interrupt|停止|取消|arr[eê]t|detener|anhalten|interromp/i;
+const STOP = /(^|[^\p{L}])(stop|cancel|abort|interrupt|arr[eê]t|detener|anhalten|interromp)|停止|取消/iu;
 /**
  * The word a send control is labelled with, in the languages the sites are used in (the label follows the user's
  * language: M365 Copilot's is "Enviar" in Spanish, Perplexity's "送信" in Japanese). One more hint after structure.
@@ -70,10 +70,12 @@ const SEND_WORDS = new RegExp(
 /** How far above the composer a submit button may sit and still be its own (the composer's toolbar). */
 const COMPOSER_REACH = 5;
 
-/** The control's own words: its label, title or (short) text. */
+/** The control's own words: its label or title, else its text when that is a button's few words (not a card's). */
 function controlLabel(el: Element): string {
-  const label = el.getAttribute('aria-label') ?? el.getAttribute('title') ?? (el instanceof HTMLInputElement ? el.value : el.textContent ?? '');
-  return label.trim().slice(0, 40);
+  const named = el.getAttribute('aria-label') ?? el.getAttribute('title') ?? (el instanceof HTMLInputElement ? el.value : null);
+  if (named !== null) return named.trim().slice(0, 40);
+  const text = (el.textContent ?? '').trim();
+  return text.length <= 24 && text.split(/\s+/).length <= 3 ? text : '';
 }
 
 /** Whether a submit button belongs to the composer: in its form, or beside it in the composer's own box. */

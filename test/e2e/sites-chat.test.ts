@@ -37,6 +37,8 @@ afterAll(async () => {
   await h?.close();
 });
 
+type Item = { text: string; tags: string[]; thread?: { id: string } };
+const memory = async () => (await h.call<{ items: Item[] }>('memory:list', {})).items;
 const state = (tabId: number) => h.call<PanelState>('panel:get', { tabId });
 /** The ids of the cards the panel shows, best first. */
 const cards = (panel: Page) => panel.locator('[data-testid="card"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
@@ -117,4 +119,27 @@ describe('new assistants: reading and insertion', () => {
     await panel.close();
     await page.close();
   });
+});
+
+describe('sent-message capture on the new assistants', () => {
+  const cases = [
+    ['Grok', SITE_URLS.grok, '[data-testid="chat-input"] [contenteditable="true"]', 'button[type="submit"]', 'grok.com', 'grok:9a8b7c'],
+    ['Microsoft 365 Copilot (its send button labelled "Enviar")', SITE_URLS.m365Copilot, '#m365-chat-editor-target-element[data-lexical-editor="true"]', '.fai-SendButton', 'm365.cloud.microsoft', 'm365-copilot:AAQk42'],
+  ] as const;
+  for (const [name, url, prompt, send, site, thread] of cases) {
+    it(`${name}: a message typed and sent with the site's own button is remembered in its conversation`, async () => {
+      await h.call('settings:set', { patch: { capture: { sent: true, sites: [site] } } });
+      try {
+        const { page } = await openTab(h, url, prompt);
+        const text = `Remember this for ${site}: the proof box is in the garage`;
+        await page.click(prompt);
+        await page.keyboard.type(text);
+        await page.click(send);
+        await expect.poll(async () => (await memory()).find((i) => i.text === text), { timeout: 30_000 }).toMatchObject({ tags: ['sent', site], thread: { id: thread } });
+        await page.close();
+      } finally {
+        await h.call('settings:set', { patch: { capture: { sent: false } } });
+      }
+    });
+  }
 });

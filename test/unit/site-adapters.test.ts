@@ -453,9 +453,12 @@ describe('sent-message capture knows each site’s send control', () => {
     const { isSendControl } = await import('../../lib/sites/capture-sent');
     document.body.innerHTML = `<div id="box"><div id="c" contenteditable="true"></div></div>
       <button id="ja" aria-label="送信"></button><button id="fr" title="Envoyer le message"></button><button id="stop" data-testid="stop-button" aria-label="Stop"></button>
-      <button id="copy" aria-label="Copy"></button><form><button id="other">Search</button></form>`;
+      <button id="copy" aria-label="Copy"></button><form><button id="other">Search</button></form>
+      <div role="button" id="card">Send the Q3 numbers to Ana before Friday</div><button id="kris" aria-label="Send to Kristopher"></button>`;
     const c = document.getElementById('c');
     const is = (id: string) => isSendControl(document.getElementById(id)!, c);
     expect([is('ja'), is('fr'), is('stop'), is('copy'), is('other')]).toEqual([true, true, false, false, false]);
+    // A clickable card whose text starts with "Send" is not a send control; a name with "stop" inside is no stop.
+    expect([is('card'), is('kris')]).toEqual([false, true]);
   });
 });
