@@ -121,9 +121,10 @@ describe('new assistants: reading and insertion', () => {
   });
 });
 
-describe('sent-message capture on the new assistants', () => {
+describe('sent-message capture on the new assistants and Gem chats', () => {
   const cases = [
     ['Grok', SITE_URLS.grok, '[data-testid="chat-input"] [contenteditable="true"]', 'button[type="submit"]', 'grok.com', 'grok:9a8b7c'],
+    ['Gemini, in a Gem chat', SITE_URLS.geminiGem, 'rich-textarea .ql-editor', 'button.send-button', 'gemini.google.com', 'gemini:7c8d9e'],
     ['Microsoft 365 Copilot (its send button labelled "Enviar")', SITE_URLS.m365Copilot, '#m365-chat-editor-target-element[data-lexical-editor="true"]', '.fai-SendButton', 'm365.cloud.microsoft', 'm365-copilot:AAQk42'],
   ] as const;
   for (const [name, url, prompt, send, site, thread] of cases) {
