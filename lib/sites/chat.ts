@@ -40,6 +40,7 @@ export interface ChatSite {
   conversation: string;
   /** Strips the site's suffix from document.title. */
   title(t: string): string;
+  /** Blocks that are never the conversation (chrome, status lines, thinking); a turn inside one is no turn. */
   exclude: string;
   /** The conversation's id from the page address, as the importer keys it (`chatgpt:<id>`). */
   thread?(loc: Location): string | undefined;
