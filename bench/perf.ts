@@ -108,6 +108,8 @@ async function main() {
   const rows: Row[] = [];
   const extra: Record<string, number | string | null> = {};
   const log = (s: string) => console.error(`[perf] ${s}`);
+  /** Figures this run was asked for and could not measure: the run fails with them, after printing the rest. */
+  const unmeasured: string[] = [];
 
   if (a.indexCeiling) {
     const { launchExtension } = await import('../test/e2e/harness');
@@ -254,7 +256,7 @@ async function main() {
         note: Object.entries(parts.shipping).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v}${parts['wasm-only'][k] !== v ? ` (wasm-only ${parts['wasm-only'][k]})` : ''}`).join(', '),
       });
     } catch (e) {
-      log(`browser figures skipped: ${e instanceof Error ? e.message : String(e)}`);
+      unmeasured.push(`browser figures (panel update, cold start, package parts): ${e instanceof Error ? e.message : String(e)}`);
       extra.browser_error = e instanceof Error ? e.message : String(e);
     }
   }
@@ -283,7 +285,7 @@ async function main() {
         );
       }
     } catch (e) {
-      log(`memory browser figures skipped: ${e instanceof Error ? e.message : String(e)}`);
+      unmeasured.push(`memory browser figures: ${e instanceof Error ? e.message : String(e)}`);
       extra.memory_browser_error = e instanceof Error ? e.message : String(e);
     }
   }
@@ -294,7 +296,7 @@ async function main() {
   for (const browser of ['chrome', 'firefox'] as const) {
     const mb = zips[browser];
     extra[`zip_mb_${browser}`] = mb;
-    if (mb === null) log(`no ${browser} zip in .output: run \`npm run zip\` first for zip_mb_${browser}`);
+    if (mb === null) unmeasured.push(`zip_mb_${browser}: no ${browser} zip in .output; run \`npm run zip\` first`);
     else rows.push({ name: `zip_mb_${browser}`, what: `the ${browser === 'chrome' ? 'Chrome' : 'Firefox'} store zip (npm run zip), MB`, value: mb, target: '<= 40 MB', ok: mb <= 40 });
   }
 
@@ -312,6 +314,7 @@ async function main() {
     writeFileSync(a.json, JSON.stringify(out, null, 2));
     log(`wrote ${a.json}`);
   }
+  if (unmeasured.length) throw new Error(`not measured:\n${unmeasured.map((u) => `- ${u}`).join('\n')}`);
 }
 
 main().then(

@@ -26,7 +26,7 @@ export interface PanelState {
   tabId: number;
   status: PanelStatus;
   /** The task as read from the page, for the panel's header. */
-  task?: Pick<TaskReading, 'title' | 'site' | 'adapter' | 'people' | 'subject'> & { ask: string };
+  task?: Pick<TaskReading, 'title' | 'site' | 'adapter' | 'people' | 'subject' | 'destination' | 'landmarks'> & { ask: string };
   /** The free-text search that overrides the page's task, if any. */
   search?: string;
   cards: RankedCard[];
@@ -69,6 +69,46 @@ export interface IndexingProgress {
   etaMs?: number;
   /** What embeds, once the first batch is in (e.g. 'offscreen/webgpu/q8', 'offscreen/wasm/q8x2', 'wasm/q8'). */
   backend?: string;
+}
+
+/** Where sync keeps its files, as the options page hands it to the worker (a folder's handle is kept by the page). */
+export type SyncConnectPlace = { kind: 'webdav'; url: string; user: string; password: string } | { kind: 'folder' };
+
+/** Sync across the user's devices, for the options page and the panel's one line. */
+export interface SyncStatus {
+  state: 'off' | 'syncing' | 'synced' | 'error';
+  /** Where it syncs: a WebDAV folder's address, or a local folder's name. */
+  place?: { kind: 'webdav'; url: string } | { kind: 'folder'; name: string };
+  /** When the last sync finished without a problem. */
+  lastSyncedAt?: number;
+  /** Devices that share the synced memory, this one included. */
+  devices?: number;
+  /** What is wrong and what to do about it, in the user's words. */
+  problem?: string;
+  /** The browser took back the folder's permission (after a restart): one click in a page gives it again. */
+  reconnect?: boolean;
+  /** While a sync brings many items in. */
+  progress?: { done: number; total: number };
+}
+
+/**
+ * What Backstory sees of a page's structure, for a bug report ("Diagnose this page" on the options page): the host
+ * and the site adapter's landmarks found and missing. Names only: no path, no field, no text of the page.
+ */
+export interface SiteDiagnosis {
+  /** The page's host (no path or query). */
+  site?: string;
+  /** The site adapter for it, when Backstory has one ('notion'), and the site as the user knows it ('Notion'). */
+  adapter?: string;
+  label?: string;
+  found: string[];
+  missing: string[];
+  /** None of the adapter's landmarks were found: the reading is the focused field alone. */
+  fieldOnly: boolean;
+  /** When the page was read (epoch ms). */
+  at?: number;
+  /** Why there is no report, in the user's words. */
+  problem?: string;
 }
 
 /** A small ranking for the options page's live preview. */
@@ -120,6 +160,8 @@ export interface BackgroundProtocol {
   'package:insert': { req: { tabId: number; ids: string[]; search?: string }; res: InsertOutcome };
   /** Options page: how a sample task ranks under the given (unsaved or saved) settings. */
   'rank:preview': { req: { text: string; settings?: RankSettings; people?: string[]; site?: string }; res: { cards: PreviewCard[] } };
+  /** Options page: what Backstory sees of the structure of a tab's page (the last page the user was on by default). */
+  'site:diagnose': { req: { tabId?: number }; res: SiteDiagnosis };
   /** Model and index status for the options page. */
   'model:status': { req: Record<string, never>; res: ServiceStatus };
   /** The item saved by the last "Remember this" (for the quick edit popover), if it is recent. */
@@ -153,6 +195,16 @@ export interface BackgroundProtocol {
   /** Panel: a phrase the user keeps typing into prompts, offered as an instruction, and the user's answer. */
   'phrase:offer': { req: Record<string, never>; res: { offer?: PhraseOffer } };
   'phrase:answer': { req: { phrase: string; answer: 'save' | 'later' | 'never' }; res: { item?: MemoryItem } };
+  /** Options page and panel: sync's state in words. */
+  'sync:status': { req: Record<string, never>; res: SyncStatus };
+  /**
+   * Options page: join the synced memory at the place with the passphrase (or its recovery key), or make a new one
+   * there; the recovery key is returned once, when a new one is made. Throws in the user's words (wrong passphrase).
+   */
+  'sync:connect': { req: { place: SyncConnectPlace; passphrase: string }; res: { status: SyncStatus; recoveryKey?: string } };
+  'sync:now': { req: Record<string, never>; res: SyncStatus };
+  /** Stops syncing on this device; the memory here and the files at the place stay. */
+  'sync:disconnect': { req: Record<string, never>; res: SyncStatus };
 }
 
 /** Messages from the service worker to a tab's content script. */
@@ -193,7 +245,9 @@ export type PanelPush =
   /** Something the user started away from the panel failed (a capture too large, storage full). */
   | { type: 'problem'; message: string }
   /** A phrase from the user's prompts is due to be offered as an instruction (panels ask `phrase:offer`). */
-  | { type: 'phrase-offer' };
+  | { type: 'phrase-offer' }
+  /** Sync's state changed (a pass began or ended, a problem, progress). */
+  | { type: 'sync'; status: SyncStatus };
 
 /** Only these may come from content scripts; everything else needs an extension page. */
 export const CONTENT_SCRIPT_MESSAGES: ReadonlySet<keyof BackgroundProtocol> = new Set(['task:update', 'capture:sent']);

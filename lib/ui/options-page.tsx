@@ -7,6 +7,7 @@ import { LearningSection } from './learning-section';
 import { IMPORT_SECTION } from './open-pages';
 import { CaptureSection } from './options/capture-section';
 import { ClearDataSection } from './options/clear-data-section';
+import { DiagnoseSection } from './options/diagnose-section';
 import { FlaggedItems, loadFlagLists, type FlagLists } from './options/flagged-items';
 import { HostList } from './options/host-list';
 import { ImportExportSection, type DataMessage } from './options/import-export-section';
@@ -14,6 +15,7 @@ import { LimitsSection } from './options/limits-section';
 import { ModelSection, type ModelInfo } from './options/model-section';
 import { WeightsSection } from './options/weights-section';
 import { ShortcutsSection } from './shortcuts';
+import { SyncSection } from './options/sync-section';
 import { SiteAccessList } from './site-access-list';
 import { useServicePush } from './use-panel-state';
 
@@ -78,6 +80,8 @@ export function OptionsPage() {
 
       <ImportExportSection message={message} onChanged={() => (reloadItems(), reloadModel())} />
 
+      <SyncSection />
+
       <section aria-labelledby="h-access">
         <h2 id="h-access">Site access</h2>
         <p class="muted">Backstory reads the page you are writing on only on these sites. Allow another site from the side panel while you are on it (“Allow on …”); “Remember this” and the insert shortcut also work on the page where you use them.</p>
@@ -116,6 +120,8 @@ export function OptionsPage() {
       {settings ? <CaptureSection settings={settings} save={save} /> : null}
 
       {settings ? <ModelSection model={model} settings={settings} save={save} /> : null}
+
+      <DiagnoseSection />
 
       <ClearDataSection count={model?.memorySize ?? 0} onCleared={() => {
         setMessage({ ok: true, text: 'All memories were deleted.' });

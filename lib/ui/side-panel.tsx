@@ -7,6 +7,7 @@ import { MemoryBrowser } from './memory/memory-browser';
 import { ContextView } from './panel/context-view';
 import { panelActions } from './panel/panel-actions';
 import { PanelHeader, type PanelView } from './panel/panel-header';
+import { SyncLine } from './panel/sync-line';
 import { PhraseOfferBar } from './panel/phrase-offer';
 import { QuickEdit } from './panel/quick-edit';
 import { setSitePaused } from './panel/site-pause';
@@ -86,6 +87,8 @@ export function SidePanel() {
     <main class="panel">
       <PanelHeader view={view} setView={setView} search={search} setSearch={setSearch} searchRef={searchRef} state={state} status={status}
         tabId={tabId} />
+
+      <SyncLine />
 
       {captured ? (
         <QuickEdit

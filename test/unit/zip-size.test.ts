@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
-import { builtZipMegabytes } from '../../bench/lib/perf/build-parts';
+import { readFileSync } from 'node:fs';
+import { builtZipMegabytes, PROJECT_ROOT, ZIP_DIR } from '../../bench/lib/perf/build-parts';
 
 describe('bench:perf reads what an install downloads from the built store zips', () => {
   const dirs: string[] = [];
@@ -29,5 +30,13 @@ describe('bench:perf reads what an install downloads from the built store zips',
     const d = dir();
     writeFileSync(join(d, 'backstory-0.1.0-firefox.zip'), 'not a zip');
     expect(() => builtZipMegabytes(d)).toThrow(/not a zip/);
+  });
+});
+
+describe('bench:perf builds and reads the extension where the project is', () => {
+  it('runs wxt build in the folder holding the project\'s package.json, and reads zips from its .output', () => {
+    // bench/lib/perf took bench/ for the root: its wxt build failed and every browser figure went unmeasured.
+    expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).name).toBe('backstory');
+    expect(ZIP_DIR).toBe(join(PROJECT_ROOT, '.output'));
   });
 });

@@ -2,13 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
+/** The project's root (this file is bench/lib/perf/build-parts.ts): where `wxt build` runs and `.output` is. */
+export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..', '..');
 /** Where `BACKSTORY_WASM_ONLY=1 wxt build` writes (wxt.config.ts). */
-export const WASM_ONLY_BUILD_DIR = join(ROOT, '.output', 'wasm-only', 'chrome-mv3');
+export const WASM_ONLY_BUILD_DIR = join(PROJECT_ROOT, '.output', 'wasm-only', 'chrome-mv3');
 
 /** Builds the WASM-only extension (no WebGPU engine, no WebGPU runtime), the cold-start baseline. */
 export function buildWasmOnly(): string {
-  execFileSync('npx', ['wxt', 'build'], { cwd: ROOT, env: { ...process.env, BACKSTORY_WASM_ONLY: '1' }, stdio: 'ignore' });
+  execFileSync('npx', ['wxt', 'build'], { cwd: PROJECT_ROOT, env: { ...process.env, BACKSTORY_WASM_ONLY: '1' }, stdio: 'ignore' });
   return WASM_ONLY_BUILD_DIR;
 }
 
@@ -40,7 +41,7 @@ export function buildParts(dir: string): Record<string, number> {
 }
 
 /** Where `npm run zip` writes the store packages (`<name>-<version>-<browser>.zip`). */
-export const ZIP_DIR = join(ROOT, '.output');
+export const ZIP_DIR = join(PROJECT_ROOT, '.output');
 
 /**
  * Megabytes of the store zips `npm run zip` built in `dir`, what every install and update downloads: the newest
