@@ -1,7 +1,7 @@
 /**
  * The chat assistants' pages, as data (lib/sites/chat.ts reads them). Each site's selectors were compared on its
- * `compared` date against maintained open-source code that reads or writes the live site; the repositories, files
- * and what was taken from each are in lib/sites/REFERENCES-chat.md. Nothing here was checked on the live sites.
+ * `seen` date against maintained open-source code that reads or writes the live site; the repositories, files and
+ * what was taken from each are in lib/sites/REFERENCES.md. Nothing here was checked on the live sites.
  */
 import { CHROME, chatAdapter, pathId, suffix, type ChatSite } from './chat';
 import { trailingNumber } from './chat-turns';
@@ -20,7 +20,7 @@ const threadAt = (site: string, marker: string) => (loc: Location) => {
 export const chatgptSite: ChatSite = {
   name: 'chatgpt',
   hosts: ['chatgpt.com', 'chat.openai.com'],
-  compared: '2026-12-06',
+  seen: '2026-12-06',
   prompt: '#prompt-textarea, [contenteditable="true"][data-virtualkeyboard], form textarea[name="prompt-textarea"]',
   turns: 'section[data-turn], article[data-turn], [data-turn-key], [data-message-author-role]',
   user: '[data-turn="user"], [data-message-author-role="user"]',
@@ -50,7 +50,7 @@ export const chatgptSite: ChatSite = {
 export const claudeSite: ChatSite = {
   name: 'claude',
   hosts: ['claude.ai'],
-  compared: '2026-12-06',
+  seen: '2026-12-06',
   prompt: '[data-testid="chat-input"][contenteditable="true"], [contenteditable="true"][aria-label*="prompt" i], fieldset [contenteditable="true"].ProseMirror',
   turns: '[data-testid="transcript-row"], [data-testid="user-message"], [data-testid="assistant-message"], [data-is-streaming], .font-claude-response',
   user: '[data-testid="user-message"], [data-perf-row="human"]',
@@ -79,7 +79,7 @@ export const claudeSite: ChatSite = {
 export const geminiSite: ChatSite = {
   name: 'gemini',
   hosts: ['gemini.google.com'],
-  compared: '2026-12-06',
+  seen: '2026-12-06',
   prompt: 'rich-textarea .ql-editor[contenteditable="true"], .ql-editor[contenteditable="true"][role="textbox"]',
   turns: 'user-query, model-response',
   user: 'user-query',
@@ -97,8 +97,9 @@ export const geminiSite: ChatSite = {
 /** Microsoft Copilot: a textarea prompt (#userInput); turns carry data-content="user-message" / "ai-message". */
 export const copilotSite: ChatSite = {
   name: 'copilot',
+  label: 'Microsoft Copilot',
   hosts: ['copilot.microsoft.com'],
-  compared: '2026-12-06',
+  seen: '2026-12-06',
   prompt: 'textarea#userInput, textarea[data-testid="composer-input"], textarea[placeholder*="Copilot" i]',
   turns: '[data-content="user-message"], [data-content="ai-message"]',
   user: '[data-content="user-message"]',
@@ -117,7 +118,7 @@ export const copilotSite: ChatSite = {
 export const perplexitySite: ChatSite = {
   name: 'perplexity',
   hosts: ['www.perplexity.ai', 'perplexity.ai'],
-  compared: '2026-12-06',
+  seen: '2026-12-06',
   prompt: '#ask-input[contenteditable="true"], textarea[placeholder*="Ask" i], [contenteditable="true"][data-lexical-editor]',
   turns: '[data-testid="user-query"], [class*="group/query"], [id^="markdown-content-"]',
   user: '[data-testid="user-query"], [class*="group/query"]',
@@ -132,7 +133,7 @@ export const perplexitySite: ChatSite = {
 export const deepseekSite: ChatSite = {
   name: 'deepseek',
   hosts: ['chat.deepseek.com'],
-  compared: '2026-12-06',
+  seen: '2026-12-06',
   prompt: 'textarea#chat-input, textarea[placeholder*="DeepSeek" i]',
   turns: '.ds-message',
   assistantHas: '.ds-markdown',
@@ -148,8 +149,9 @@ export const deepseekSite: ChatSite = {
 /** Mistral Le Chat: a ProseMirror (or textarea) prompt; turns carry data-message-author-role. */
 export const mistralSite: ChatSite = {
   name: 'mistral',
+  label: 'Le Chat',
   hosts: ['chat.mistral.ai'],
-  compared: '2026-12-06',
+  seen: '2026-12-06',
   prompt: '.ProseMirror[contenteditable="true"], textarea[name="message.text"]',
   turns: '[data-message-author-role]',
   user: '[data-message-author-role="user"]',
@@ -168,7 +170,7 @@ export const mistralSite: ChatSite = {
 export const grokSite: ChatSite = {
   name: 'grok',
   hosts: ['grok.com'],
-  compared: '2026-12-06',
+  seen: '2026-12-06',
   prompt: '[data-testid="chat-input"] [contenteditable="true"], .query-bar-editor[contenteditable="true"], form .tiptap.ProseMirror[contenteditable="true"], form textarea[aria-label*="Grok" i], form textarea',
   turns: '[id^="response-"]',
   user: '[id^="response-"].items-end',
@@ -187,9 +189,10 @@ export const grokSite: ChatSite = {
  */
 export const grokXSite: ChatSite = {
   name: 'grok-x',
+  label: 'Grok on X',
   hosts: ['x.com'],
   path: '/i/grok',
-  compared: '2026-12-06',
+  seen: '2026-12-06',
   prompt: 'textarea[placeholder*="Ask" i], [data-testid="primaryColumn"] textarea',
   turns: '',
   assistant: 'Grok',
@@ -211,9 +214,10 @@ export const grokXSite: ChatSite = {
  */
 export const m365CopilotSite: ChatSite = {
   name: 'm365-copilot',
+  label: 'Microsoft 365 Copilot',
   hosts: ['m365.cloud.microsoft'],
   path: '/chat',
-  compared: '2026-12-06',
+  seen: '2026-12-06',
   prompt: '#m365-chat-editor-target-element[contenteditable="true"], [data-lexical-editor="true"][contenteditable="true"][role="combobox"], .fai-ChatInput [contenteditable="true"]',
   turns: '[data-testid="chatQuestion"], .fai-UserMessage, [data-testid="copilot-message-div"], [data-testid="copilot-message-reply-div"], .fai-CopilotMessage',
   user: '[data-testid="chatQuestion"], .fai-UserMessage',

@@ -16,11 +16,10 @@ export interface ChatSite {
   hosts: readonly string[];
   /** The path the assistant lives under, where the host serves other pages too (x.com/i/grok). */
   path?: string;
-  /**
-   * When these selectors were last compared against maintained open-source code that reads the live site (the
-   * repositories and files are in lib/sites/REFERENCES-chat.md). Not a claim that the live site was opened.
-   */
-  compared: string;
+  /** The site as the user knows it, for the panel's words ("Microsoft 365 Copilot"); `assistant` when absent. */
+  label?: string;
+  /** The adapter's `seen` (lib/sites/adapter.ts): when these selectors were compared with the site's references. */
+  seen: string;
   /** The prompt box, most specific first. */
   prompt: string;
   /** Every turn of the conversation, in document order (nested matches collapse to the outermost); '' when unknown. */
@@ -84,7 +83,10 @@ export function chatAdapter(site: ChatSite): SiteAdapter {
     hosts: site.hosts,
     ...(site.path ? { path: site.path } : {}),
     destination: 'chat',
-    seen: site.compared,
+    label: site.label ?? site.assistant,
+    seen: site.seen,
+    // What the panel's reading note and Diagnose this page report on: the prompt box as read() finds it, the turns.
+    landmarks: { 'prompt box': (doc) => findPrompt(doc) !== null, ...(site.turns ? { conversation: site.turns } : {}) },
     matches: (loc) => onHosts(site.hosts)(loc) && (!site.path || loc.pathname.startsWith(site.path)),
     read(doc, focused) {
       const prompt = findPrompt(doc);

@@ -13,6 +13,7 @@ import { situationMatch } from '../../lib/rank/situation';
 import { createItem } from '../../lib/memory/normalize';
 import { fieldOnly, readingLandmarks } from '../../lib/sites/landmarks';
 import { genericAdapter } from '../../lib/sites/generic';
+import { readingNoteWords } from '../../lib/ui/panel/reading-note';
 import { fixtureFile, readAll } from './import-fixtures';
 
 const FIXTURES = join(import.meta.dirname, '..', 'e2e', 'fixtures');
@@ -435,9 +436,38 @@ describe('what the reading says it found (landmarks)', () => {
     load('sites/gmail-compose.html', 'https://example.com/compose');
     expect(read(null).landmarks).toBeUndefined();
   });
+  it('a chat site stripped of its landmarks: the prompt box and the conversation are missing, and the note names the site', () => {
+    // ChatGPT as if it had renamed the ids and data attributes the adapter reads the prompt box and the turns by.
+    load('sites/chatgpt.html', 'https://chatgpt.com/c/6790aa');
+    for (const el of Array.from(document.querySelectorAll('*'))) {
+      for (const a of ['id', 'name', 'data-testid', 'data-turn', 'data-message-author-role', 'data-virtualkeyboard']) el.removeAttribute(a);
+    }
+    const r = read('[contenteditable="true"]');
+    expect(r.adapter).toBe('generic');
+    expect(r.destination).toBe('chat');
+    expect(r.landmarks).toEqual({ adapter: 'chatgpt', label: 'ChatGPT', found: [], missing: ['prompt box', 'conversation'] });
+    expect(fieldOnly(r.landmarks)).toBe(true);
+    expect(readingNoteWords(r.landmarks, r.destination)?.note).toContain('can’t find the conversation on this ChatGPT page');
+    // The same page as ChatGPT draws it: both found, no note.
+    load('sites/chatgpt.html', 'https://chatgpt.com/c/6790aa');
+    const whole = read('#prompt-textarea');
+    expect(whole.landmarks).toMatchObject({ label: 'ChatGPT', found: ['prompt box', 'conversation'], missing: [] });
+    expect(readingNoteWords(whole.landmarks, whole.destination)).toBeNull();
+    // A new chat has a prompt box and no turns yet: the conversation is missing, but the page is still ChatGPT's.
+    for (const turn of Array.from(document.querySelectorAll('section[data-turn]'))) turn.remove();
+    const fresh = read('#prompt-textarea');
+    expect(fresh.landmarks).toMatchObject({ found: ['prompt box'], missing: ['conversation'] });
+    expect(fieldOnly(fresh.landmarks)).toBe(false);
+  });
+  it('every chat assistant declares its landmarks and the name the user knows it by', () => {
+    for (const a of ADAPTERS.filter((x) => x.destination === 'chat' && x.name !== 'generic')) {
+      expect(Object.keys(a.landmarks ?? {}), a.name).toContain('prompt box');
+      expect(a.label, a.name).toMatch(/^[A-Z]/);
+    }
+  });
 });
 
-describe('chat assistants as the live sites are today (compared against the references in lib/sites/REFERENCES-chat.md)', () => {
+describe('chat assistants as the live sites are today (compared against the references in lib/sites/REFERENCES.md)', () => {
   it('Claude today: a reply is its Prose text, without the TurnStatus line or the opened thinking block; rows keyed by their index', () => {
     load('sites/claude-status.html', 'https://claude.ai/chat/5e6f70');
     const r = read(null);
