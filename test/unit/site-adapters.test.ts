@@ -17,6 +17,7 @@ import { readingNoteWords } from '../../lib/ui/panel/reading-note';
 import { fixtureFile, readAll } from './import-fixtures';
 
 const FIXTURES = join(import.meta.dirname, '..', 'e2e', 'fixtures');
+const REFERENCES = readFileSync(join(import.meta.dirname, '..', '..', 'lib', 'sites', 'REFERENCES.md'), 'utf8');
 
 /** Loads a fixture page at a real site's address; the chat pages' TipTap mounts become plain ProseMirror editables. */
 function load(file: string, url: string): Document {
@@ -275,6 +276,9 @@ describe('more assistants: the prompt and the recent turns, packaged for a chat'
       if (a.name === 'generic') continue;
       expect(a.hosts.length, a.name).toBeGreaterThan(0);
       expect(a.seen, a.name).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      // `seen` is the date of the comparison REFERENCES.md records: the site's section there carries the same date.
+      const sections = REFERENCES.split('\n').filter((l) => /^#{2,3} /.test(l) && l.includes(a.label ?? a.name));
+      expect(sections.some((l) => l.includes(`seen ${a.seen}`)), `${a.name}: ${sections.join(' | ')}`).toBe(true);
       for (const h of a.hosts) expect(a.matches(new URL(`https://${h}${a.path ?? '/document/'}x`) as unknown as Location), h).toBe(true);
     }
   });
