@@ -30,8 +30,9 @@ export interface SiteAdapter {
    */
   path?: string;
   /**
-   * When its selectors were last compared with maintained open-source code that works on the live site
-   * (YYYY-MM-DD; what was compared is in lib/sites/REFERENCES.md). Not a claim that the live site itself was checked.
+   * The date (YYYY-MM-DD) its selectors were compared with its references in lib/sites/REFERENCES.md: maintained
+   * open-source code that works on the live site. Its section there carries the same date and says what was compared.
+   * Not a claim that the live site itself was checked.
    */
   seen?: string;
   /** The site as the user knows it ("Notion"), for the panel's words; the adapter's name when absent. */

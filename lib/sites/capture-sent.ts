@@ -52,13 +52,54 @@ export interface SentCaptureDeps {
   doc?: Document;
 }
 
-const SEND_BUTTON = [
-  'button[type="submit"]',
-  '[data-testid="send-button"]',
-  'button[aria-label^="Send" i]',
-  '[role="button"][aria-label^="Send" i]',
-  'button[data-testid*="send" i]',
-].join(',');
+/** What can be clicked: a send control is one of these, or inside one (an icon in a button). */
+const CLICKABLE = 'button, [role="button"], input[type="submit"]';
+/** Send controls by their structure: the sites' test ids (ChatGPT, Claude, Copilot, Perplexity, Grok). */
+const SEND_BY_ID = '[data-testid*="send" i], [data-testid*="submit" i], [data-testid="chat-input-send"]';
+/** A control that stops a reply under way sits where the send button was; it sends nothing. */
+const STOP = /(^|[^\p{L}])(stop|cancel|abort|interrupt|arr[eê]t|detener|anhalten|interromp)|停止|取消/iu;
+/**
+ * The word a send control is labelled with, in the languages the sites are used in (the label follows the user's
+ * language: M365 Copilot's is "Enviar" in Spanish, Perplexity's "送信" in Japanese). One more hint after structure.
+ */
+const SEND_WORDS = new RegExp(
+  '^(send|submit|envoyer|soumettre|senden|absenden|enviar|invia|inviare|verzenden|versturen|verstuur|wyślij|odeslat|odoslať|отправить|надіслати|' +
+    '送信|发送|提交|傳送|送出|發送|보내기|전송|제출|gönder|skicka|lähetä|küldés|trimite|αποστολή|שלח|إرسال|ارسال|भेजें|kirim|gửi|ส่ง)(\\s|$)',
+  'i',
+);
+/** How far above the composer a submit button may sit and still be its own (the composer's toolbar). */
+const COMPOSER_REACH = 5;
+
+/** The control's own words: its label or title, else its text when that is a button's few words (not a card's). */
+function controlLabel(el: Element): string {
+  const named = el.getAttribute('aria-label') ?? el.getAttribute('title') ?? (el instanceof HTMLInputElement ? el.value : null);
+  if (named !== null) return named.trim().slice(0, 40);
+  const text = (el.textContent ?? '').trim();
+  return text.length <= 24 && text.split(/\s+/).length <= 3 ? text : '';
+}
+
+/** Whether a submit button belongs to the composer: in its form, or beside it in the composer's own box. */
+function submitsComposer(control: Element, composer: Element | null): boolean {
+  if (!composer || !(control instanceof HTMLButtonElement || control instanceof HTMLInputElement)) return false;
+  // A <button> in a form submits unless it says otherwise; outside one only a declared type=submit counts.
+  if (control.form) return control.type === 'submit' && control.form.contains(composer);
+  if (control.getAttribute('type')?.toLowerCase() !== 'submit') return false;
+  let box: Element | null = composer;
+  for (let i = 0; box && box !== composer.ownerDocument.body && i < COMPOSER_REACH; i++, box = box.parentElement) if (box.contains(control)) return true;
+  return false;
+}
+
+/**
+ * Whether a click on `target` is a click on the composer's send control: by structure first (the sites' test ids,
+ * type=submit in the composer's form or box), then by its label's word in one of several languages.
+ */
+export function isSendControl(target: Element, composer: Element | null): boolean {
+  const control = target.closest(CLICKABLE);
+  if (!control) return false;
+  const label = controlLabel(control);
+  if (STOP.test(label) || STOP.test(control.getAttribute('data-testid') ?? '')) return false;
+  return control.matches(SEND_BY_ID) || submitsComposer(control, composer) || SEND_WORDS.test(label);
+}
 
 /** The settings item's fields capture reads. */
 function sentCaptureSettings(s: Settings): SentCaptureSettings {
@@ -157,8 +198,7 @@ export function startSentCapture(deps: SentCaptureDeps): () => void {
   };
   const onClick = (e: MouseEvent) => {
     if (!e.isTrusted) return;
-    const btn = e.target instanceof Element ? e.target.closest(SEND_BUTTON) : null;
-    if (btn) sentFrom(composer, typedComposer());
+    if (e.target instanceof Element && isSendControl(e.target, composer)) sentFrom(composer, typedComposer());
   };
   // form.requestSubmit() fires a trusted submit: it counts only while the user is acting (transient activation).
   const onSubmit = (e: Event) => {

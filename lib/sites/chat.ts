@@ -3,19 +3,26 @@ import { onHosts, type SiteAdapter } from './adapter';
 import { stripInsertedText } from '../insert/state';
 import { blockText, clip, outermost, withoutTitleSuffix } from './text';
 import { isSecretField } from '../dom/editable';
+import { TurnMemory, type LiveTurn, type TurnKey } from './chat-turns';
 
 const MAX_TURNS = 4;
 const TURN_CHARS = 1200;
+/** The most recent turns of the DOM read each time (a long transcript that is not virtualised has hundreds). */
+const MAX_READ_TURNS = 60;
 
 /** A chat assistant's page, as data: where the prompt box and the turns are, and who said what. */
 export interface ChatSite {
   name: string;
   hosts: readonly string[];
-  /** When these selectors were last seen working on the live site. */
+  /** The path the assistant lives under, where the host serves other pages too (x.com/i/grok). */
+  path?: string;
+  /** The site as the user knows it, for the panel's words ("Microsoft 365 Copilot"); `assistant` when absent. */
+  label?: string;
+  /** The adapter's `seen` (lib/sites/adapter.ts): when these selectors were compared with the site's references. */
   seen: string;
   /** The prompt box, most specific first. */
   prompt: string;
-  /** Every turn of the conversation, in document order (nested matches collapse to the outermost). */
+  /** Every turn of the conversation, in document order (nested matches collapse to the outermost); '' when unknown. */
   turns: string;
   /** A turn that is the user's: it matches this, or holds an element that does. */
   user?: string;
@@ -32,13 +39,16 @@ export interface ChatSite {
   conversation: string;
   /** Strips the site's suffix from document.title. */
   title(t: string): string;
+  /** Blocks that are never the conversation (chrome, status lines, thinking); a turn inside one is no turn. */
   exclude: string;
   /** The conversation's id from the page address, as the importer keys it (`chatgpt:<id>`). */
   thread?(loc: Location): string | undefined;
+  /** A turn's id (and place) in a transcript that empties or removes the turns out of view (lib/sites/chat-turns.ts). */
+  turnKey?(turn: Element): TurnKey | undefined;
 }
 
 /** Words of a site's chrome that are never conversation (buttons, screen-reader labels, hidden blocks). */
-const CHROME = '[role="button"], [aria-hidden="true"], .sr-only, button';
+export const CHROME = '[role="button"], [aria-hidden="true"], .sr-only, button';
 
 function turnText(el: Element, site: ChatSite): string {
   let blocks: Element[] = [el];
@@ -66,23 +76,37 @@ export function chatAdapter(site: ChatSite): SiteAdapter {
   };
   const has = (el: Element, sel: string) => el.matches(sel) || !!el.querySelector(sel);
   const isUser = (el: Element) => (site.assistantHas ? !has(el, site.assistantHas) : !!site.user && has(el, site.user));
+  const memory = new TurnMemory();
+  const inExcluded = (el: Element) => !!el.parentElement?.closest(site.exclude);
   return {
     name: site.name,
     hosts: site.hosts,
+    ...(site.path ? { path: site.path } : {}),
     destination: 'chat',
+    label: site.label ?? site.assistant,
     seen: site.seen,
-    matches: onHosts(site.hosts),
+    // What the panel's reading note and Diagnose this page report on: the prompt box as read() finds it, the turns.
+    landmarks: { 'prompt box': (doc) => findPrompt(doc) !== null, ...(site.turns ? { conversation: site.turns } : {}) },
+    matches: (loc) => onHosts(site.hosts)(loc) && (!site.path || loc.pathname.startsWith(site.path)),
     read(doc, focused) {
       const prompt = findPrompt(doc);
-      const turnEls = outermost(Array.from(doc.querySelectorAll<HTMLElement>(site.turns))).filter((el) => !prompt?.contains(el) && !el.contains(prompt));
+      // Turns inside a left-out block (reasoning steps that share the answers' selector) are not turns.
+      const turnEls = outermost(site.turns ? Array.from(doc.querySelectorAll<HTMLElement>(site.turns)) : []).filter(
+        (el) => !prompt?.contains(el) && !el.contains(prompt) && !inExcluded(el),
+      );
       if (!prompt && !turnEls.length) return null;
       const out: Partial<TaskReading> = {};
-      const turns: string[] = [];
-      for (let i = turnEls.length - 1; i >= 0 && turns.length < MAX_TURNS; i--) {
-        const text = turnText(turnEls[i], site);
-        if (text) turns.unshift(clip(`${isUser(turnEls[i]) ? 'User' : site.assistant}: ${text}`, TURN_CHARS));
+      const live: LiveTurn[] = turnEls.slice(-MAX_READ_TURNS).map((el) => {
+        const text = turnText(el, site);
+        return { key: site.turnKey?.(el), line: text ? clip(`${isUser(el) ? 'User' : site.assistant}: ${text}`, TURN_CHARS) : '' };
+      });
+      const thread = site.thread?.(doc.location);
+      const lines = memory.lines(thread ?? doc.location.pathname, live);
+      // An empty latest turn never read is unknown: an older turn is not the latest in its place.
+      if (lines.length && lines[lines.length - 1] !== null) {
+        const turns = lines.filter((l): l is string => l !== null).slice(-MAX_TURNS);
+        if (turns.length) out.turns = turns;
       }
-      if (turns.length) out.turns = turns;
       if (prompt && (!focused || focused === prompt || prompt.contains(focused) || focused.contains(prompt))) {
         const text = prompt instanceof HTMLTextAreaElement ? prompt.value : blockText(prompt, { maxChars: 20_000 });
         out.field = {
@@ -93,7 +117,6 @@ export function chatAdapter(site: ChatSite): SiteAdapter {
       }
       const subject = site.title(doc.title).trim();
       if (subject) out.subject = subject;
-      const thread = site.thread?.(doc.location);
       if (thread) out.thread = { id: thread };
       return out;
     },
@@ -105,154 +128,7 @@ export function chatAdapter(site: ChatSite): SiteAdapter {
 }
 
 /** The path segment after `/<marker>/` in the page address. */
-const pathId = (loc: Location, marker: string) => new RegExp(`/${marker}/([\\w-]+)`).exec(loc.pathname)?.[1];
-const suffix = (names: string) => (t: string) =>
+export const pathId = (loc: Location, marker: string) => new RegExp(`/${marker}/([\\w-]+)`).exec(loc.pathname)?.[1];
+/** Strips a site's name from the end of the page title ("Trip to Porto - ChatGPT"); a title that is only the name is none. */
+export const suffix = (names: string) => (t: string) =>
   new RegExp(`^(${names}|New chat)$`, 'i').test(t.trim()) ? '' : withoutTitleSuffix(t, '-|–', new RegExp(`(${names})$`, 'i'));
-
-/**
- * ChatGPT: the prompt box is #prompt-textarea (a ProseMirror editor, a <textarea> in older builds). Turns are
- * `section` elements with data-testid="conversation-turn-N" and data-turn="user|assistant" (`article` in older
- * builds); one assistant turn can hold several [data-message-author-role] blocks (tool calls, reasoning), read as
- * one turn of its user/assistant blocks.
- */
-export const chatgptSite: ChatSite = {
-  name: 'chatgpt',
-  hosts: ['chatgpt.com', 'chat.openai.com'],
-  seen: '2026-11-20',
-  prompt: '#prompt-textarea, [contenteditable="true"][data-virtualkeyboard], form textarea[name="prompt-textarea"]',
-  turns: 'section[data-turn], article[data-turn], [data-turn-key], [data-message-author-role]',
-  user: '[data-turn="user"], [data-message-author-role="user"]',
-  assistant: 'ChatGPT',
-  parts: '[data-message-author-role="user"], [data-message-author-role="assistant"]',
-  conversation: 'main',
-  title: suffix('ChatGPT'),
-  exclude: CHROME,
-  thread: (loc) => {
-    const id = pathId(loc, 'c');
-    return id ? `chatgpt:${id}` : undefined;
-  },
-};
-
-/**
- * Claude: the prompt box is a ProseMirror contenteditable (data-testid="chat-input"); user turns are
- * [data-testid="user-message"], replies sit in [data-is-streaming] / .font-claude-response. A reply's text is its
- * .standard-markdown blocks; thinking, tool-use and artifact blocks in it are not the conversation.
- */
-export const claudeSite: ChatSite = {
-  name: 'claude',
-  hosts: ['claude.ai'],
-  seen: '2026-11-20',
-  prompt: '[data-testid="chat-input"][contenteditable="true"], [contenteditable="true"][aria-label*="prompt" i], fieldset [contenteditable="true"].ProseMirror',
-  turns: '[data-testid="user-message"], [data-is-streaming], .font-claude-response',
-  user: '[data-testid="user-message"]',
-  assistant: 'Claude',
-  parts: '[data-testid="user-message"], .standard-markdown, .progressive-markdown',
-  conversation: 'main, [role="main"]',
-  title: suffix('Claude'),
-  exclude: `${CHROME}, [data-testid*="thinking" i], [class*="thinking" i], [data-testid*="tool" i], [class*="artifact-block" i], [class*="group/status"], details`,
-  thread: (loc) => {
-    const id = pathId(loc, 'chat');
-    return id ? `claude:${id}` : undefined;
-  },
-};
-
-/** Gemini: a Quill prompt box inside <rich-textarea>; turns are <user-query> and <model-response> elements. */
-export const geminiSite: ChatSite = {
-  name: 'gemini',
-  hosts: ['gemini.google.com'],
-  seen: '2026-11-20',
-  prompt: 'rich-textarea .ql-editor[contenteditable="true"], .ql-editor[contenteditable="true"][role="textbox"]',
-  turns: 'user-query, model-response',
-  user: 'user-query',
-  assistant: 'Gemini',
-  parts: '.query-text, message-content',
-  conversation: 'main, chat-window',
-  title: suffix('Gemini|Google Gemini'),
-  exclude: `${CHROME}, model-thoughts, .cdk-visually-hidden`,
-  thread: (loc) => {
-    const id = pathId(loc, 'app');
-    return id ? `gemini:${id}` : undefined;
-  },
-};
-
-/** Microsoft Copilot: a textarea prompt (#userInput); turns carry data-content="user-message" / "ai-message". */
-export const copilotSite: ChatSite = {
-  name: 'copilot',
-  hosts: ['copilot.microsoft.com'],
-  seen: '2026-11-20',
-  prompt: 'textarea#userInput, textarea[data-testid="composer-input"], textarea[placeholder*="Copilot" i]',
-  turns: '[data-content="user-message"], [data-content="ai-message"]',
-  user: '[data-content="user-message"]',
-  assistant: 'Copilot',
-  conversation: 'main',
-  title: suffix('Microsoft Copilot|Copilot'),
-  exclude: CHROME,
-  thread: (loc) => {
-    const id = pathId(loc, 'chats');
-    return id ? `copilot:${id}` : undefined;
-  },
-};
-
-/** Perplexity: the ask box (#ask-input, a Lexical editor; a textarea before); queries and answers in the thread. */
-export const perplexitySite: ChatSite = {
-  name: 'perplexity',
-  hosts: ['www.perplexity.ai', 'perplexity.ai'],
-  seen: '2026-11-20',
-  prompt: '#ask-input[contenteditable="true"], textarea[placeholder*="Ask" i], [contenteditable="true"][data-lexical-editor]',
-  turns: '[data-testid="user-query"], [class*="group/query"], [id^="markdown-content-"]',
-  user: '[data-testid="user-query"], [class*="group/query"]',
-  assistant: 'Perplexity',
-  conversation: 'main',
-  title: suffix('Perplexity'),
-  exclude: `${CHROME}, [class*="citation" i]`,
-  thread: (loc) => {
-    const id = pathId(loc, 'search');
-    return id ? `perplexity:${id}` : undefined;
-  },
-};
-
-/** DeepSeek: a textarea prompt (#chat-input); each turn is a .ds-message, replies render .ds-markdown. */
-export const deepseekSite: ChatSite = {
-  name: 'deepseek',
-  hosts: ['chat.deepseek.com'],
-  seen: '2026-11-20',
-  prompt: 'textarea#chat-input, textarea[placeholder*="DeepSeek" i]',
-  turns: '.ds-message',
-  assistantHas: '.ds-markdown',
-  assistant: 'DeepSeek',
-  parts: '.ds-markdown',
-  conversation: 'main, #root',
-  title: suffix('DeepSeek'),
-  // The reasoning shown above a reply ("Thought for 12 seconds") is not the conversation.
-  exclude: `${CHROME}, .ds-think-content, [class*="think" i]`,
-  thread: (loc) => {
-    const id = pathId(loc, 's');
-    return id ? `deepseek:${id}` : undefined;
-  },
-};
-
-/** Mistral Le Chat: a ProseMirror (or textarea) prompt; turns carry data-message-author-role. */
-export const mistralSite: ChatSite = {
-  name: 'mistral',
-  hosts: ['chat.mistral.ai'],
-  seen: '2026-11-20',
-  prompt: '.ProseMirror[contenteditable="true"], textarea[name="message.text"]',
-  turns: '[data-message-author-role]',
-  user: '[data-message-author-role="user"]',
-  assistant: 'Le Chat',
-  conversation: 'main',
-  title: suffix('Le Chat|Mistral AI|Le Chat - Mistral AI'),
-  exclude: CHROME,
-  thread: (loc) => {
-    const id = pathId(loc, 'chat');
-    return id ? `mistral:${id}` : undefined;
-  },
-};
-
-export const chatgptAdapter = chatAdapter(chatgptSite);
-export const claudeAdapter = chatAdapter(claudeSite);
-export const geminiAdapter = chatAdapter(geminiSite);
-export const copilotAdapter = chatAdapter(copilotSite);
-export const perplexityAdapter = chatAdapter(perplexitySite);
-export const deepseekAdapter = chatAdapter(deepseekSite);
-export const mistralAdapter = chatAdapter(mistralSite);

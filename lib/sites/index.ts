@@ -2,7 +2,7 @@ import type { TaskReading } from '../rank/types';
 import { boundReading } from '../rank/reading-bounds';
 import { INSERTED_ATTR, stripInsertedText } from '../insert/state';
 import { adapterPatterns, type SiteAdapter } from './adapter';
-import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from './chat';
+import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, grokAdapter, grokXAdapter, m365CopilotAdapter, mistralAdapter, perplexityAdapter } from './chat-sites';
 import { deepActiveElement, editableKind, editableRoot, editableText, fieldLabel, isSecretField } from '../dom/editable';
 import { genericAdapter } from './generic';
 import { readingLandmarks } from './landmarks';
@@ -30,6 +30,9 @@ export const ADAPTERS: SiteAdapter[] = [
   perplexityAdapter,
   deepseekAdapter,
   mistralAdapter,
+  grokAdapter,
+  grokXAdapter,
+  m365CopilotAdapter,
   genericAdapter,
 ];
 

@@ -61,8 +61,7 @@ describe('insertText into editors (page-level)', () => {
             await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: false });
             other = await context.newPage();
             await other.bringToFront();
-            await page.waitForTimeout(50);
-            expect(await page.evaluate(() => document.hasFocus())).toBe(false);
+            await expect.poll(() => page.evaluate(() => document.hasFocus())).toBe(false);
           }
           // What the user selected is still the page's selection once they have left it.
           if (scenario === 'selection') expect(await page.evaluate(() => getSelection()?.toString())).toBe(TYPED);

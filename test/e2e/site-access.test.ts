@@ -47,6 +47,8 @@ describe('site access', () => {
       'https://docs.google.com/document/*', 'https://www.notion.so/*', 'https://notion.so/*', 'https://chatgpt.com/*', 'https://chat.openai.com/*',
       'https://claude.ai/*', 'https://gemini.google.com/*', 'https://copilot.microsoft.com/*', 'https://www.perplexity.ai/*',
       'https://perplexity.ai/*', 'https://chat.deepseek.com/*', 'https://chat.mistral.ai/*',
+      // Grok inside X and Microsoft 365 Copilot: only the paths the assistant lives under, not the rest of the host.
+      'https://grok.com/*', 'https://x.com/i/grok*', 'https://m365.cloud.microsoft/chat*',
     ]);
     expect(manifest.optional_host_permissions).toEqual(['*://*/*']);
     expect(manifest.permissions).toEqual(expect.arrayContaining(['activeTab', 'scripting']));

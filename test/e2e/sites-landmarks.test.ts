@@ -2,7 +2,7 @@
  * Sites as they are drawn now, through the built extension: Notion's one editable root (the block the panel ranks
  * on, and a card in exactly once or on the clipboard with the hint), Outlook in German and Japanese, Gmail's thread
  * from the legacy id, and a known site stripped of its landmarks (cards from the field, the reading note, Why?,
- * Diagnose this page).
+ * Diagnose this page), a chat assistant's too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -202,6 +202,37 @@ describe('a known site stripped of its landmarks', () => {
     expect(await panel2.locator('[data-testid="reading-note"]').count()).toBe(0);
     await panel2.close();
     await notion.page.close();
+    await panel.close();
+    await page.close();
+  });
+
+  it('a chat assistant too: on ChatGPT without its prompt box and turns the panel says it cannot read the conversation; on Grok as it is, no note', async () => {
+    const { page, tabId } = await openTab(h, SITE_URLS.chatgptChanged, '#ask');
+    const panel = await h.openPanel(tabId);
+    await page.click('#ask');
+    await page.keyboard.press('End');
+    await page.keyboard.type(' who owns the Q3 hardware line?');
+    await expect.poll(() => topCard(panel), { timeout: 30_000 }).toBe('budget');
+    const note = panel.locator('[data-testid="reading-note"]');
+    await expect.poll(() => note.isVisible(), { timeout: 30_000 }).toBe(true);
+    expect(await note.innerText()).toMatch(/can’t find the conversation on this ChatGPT page/);
+    expect(await h.call<SiteDiagnosis>('site:diagnose', { tabId })).toMatchObject({
+      site: 'chatgpt.com', adapter: 'chatgpt', label: 'ChatGPT', fieldOnly: true, found: [], missing: ['prompt box', 'conversation'],
+    });
+
+    const prompt = '[data-testid="chat-input"] [contenteditable="true"]';
+    const grok = await openTab(h, SITE_URLS.grok, prompt);
+    const panel2 = await h.openPanel(grok.tabId);
+    await grok.page.click(prompt);
+    await grok.page.keyboard.type('The Q3 hardware line: ');
+    await expect.poll(async () => (await task(grok.tabId))?.adapter, { timeout: 30_000 }).toBe('grok');
+    expect(await h.call<SiteDiagnosis>('site:diagnose', { tabId: grok.tabId })).toMatchObject({
+      adapter: 'grok', label: 'Grok', fieldOnly: false, found: ['prompt box', 'conversation'], missing: [],
+    });
+    await panel2.waitForSelector('[data-testid="status"]');
+    expect(await panel2.locator('[data-testid="reading-note"]').count()).toBe(0);
+    await panel2.close();
+    await grok.page.close();
     await panel.close();
     await page.close();
   });

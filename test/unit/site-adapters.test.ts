@@ -13,9 +13,11 @@ import { situationMatch } from '../../lib/rank/situation';
 import { createItem } from '../../lib/memory/normalize';
 import { fieldOnly, readingLandmarks } from '../../lib/sites/landmarks';
 import { genericAdapter } from '../../lib/sites/generic';
+import { readingNoteWords } from '../../lib/ui/panel/reading-note';
 import { fixtureFile, readAll } from './import-fixtures';
 
 const FIXTURES = join(import.meta.dirname, '..', 'e2e', 'fixtures');
+const REFERENCES = readFileSync(join(import.meta.dirname, '..', '..', 'lib', 'sites', 'REFERENCES.md'), 'utf8');
 
 /** Loads a fixture page at a real site's address; the chat pages' TipTap mounts become plain ProseMirror editables. */
 function load(file: string, url: string): Document {
@@ -24,7 +26,12 @@ function load(file: string, url: string): Document {
   document.open();
   document.write(html);
   document.close();
-  for (const mount of Array.from(document.querySelectorAll('[data-fixture-editor]'))) {
+  for (const mount of Array.from(document.querySelectorAll('[data-fixture-editor="lexical"]'))) {
+    // A Lexical root stays the site's own element (M365 Copilot's span#m365-chat-editor-target-element).
+    mount.setAttribute('data-lexical-editor', 'true');
+    mount.innerHTML = '<p><br></p>';
+  }
+  for (const mount of Array.from(document.querySelectorAll('[data-fixture-editor="tiptap"]'))) {
     const el = document.createElement('div');
     el.setAttribute('contenteditable', 'true');
     el.className = 'ProseMirror';
@@ -250,7 +257,8 @@ describe('more assistants: the prompt and the recent turns, packaged for a chat'
     const declared = Object.fromEntries(ADAPTERS.map((a) => [a.name, a.destination]));
     expect(declared).toEqual({
       gmail: 'email', outlook: 'email', gdocs: 'documents', notion: 'documents', chatgpt: 'chat', claude: 'chat', gemini: 'chat',
-      copilot: 'chat', perplexity: 'chat', deepseek: 'chat', mistral: 'chat', generic: 'documents',
+      copilot: 'chat', perplexity: 'chat', deepseek: 'chat', mistral: 'chat', grok: 'chat', 'grok-x': 'chat', 'm365-copilot': 'chat',
+      generic: 'documents',
     });
     // A site whose page no longer has the structure its adapter knows is still that site: Gmail stays email.
     load('sites/chatgpt.html', 'https://mail.google.com/mail/u/0/');
@@ -268,7 +276,10 @@ describe('more assistants: the prompt and the recent turns, packaged for a chat'
       if (a.name === 'generic') continue;
       expect(a.hosts.length, a.name).toBeGreaterThan(0);
       expect(a.seen, a.name).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-      for (const h of a.hosts) expect(a.matches(new URL(`https://${h}/document/x`) as unknown as Location), h).toBe(true);
+      // `seen` is the date of the comparison REFERENCES.md records: the site's section there carries the same date.
+      const sections = REFERENCES.split('\n').filter((l) => /^#{2,3} /.test(l) && l.includes(a.label ?? a.name));
+      expect(sections.some((l) => l.includes(`seen ${a.seen}`)), `${a.name}: ${sections.join(' | ')}`).toBe(true);
+      for (const h of a.hosts) expect(a.matches(new URL(`https://${h}${a.path ?? '/document/'}x`) as unknown as Location), h).toBe(true);
     }
   });
 });
@@ -428,5 +439,200 @@ describe('what the reading says it found (landmarks)', () => {
     expect(fieldOnly(readingLandmarks(bare, document, null, false))).toBe(true);
     load('sites/gmail-compose.html', 'https://example.com/compose');
     expect(read(null).landmarks).toBeUndefined();
+  });
+  it('a chat site stripped of its landmarks: the prompt box and the conversation are missing, and the note names the site', () => {
+    // ChatGPT as if it had renamed the ids and data attributes the adapter reads the prompt box and the turns by.
+    load('sites/chatgpt.html', 'https://chatgpt.com/c/6790aa');
+    for (const el of Array.from(document.querySelectorAll('*'))) {
+      for (const a of ['id', 'name', 'data-testid', 'data-turn', 'data-message-author-role', 'data-virtualkeyboard']) el.removeAttribute(a);
+    }
+    const r = read('[contenteditable="true"]');
+    expect(r.adapter).toBe('generic');
+    expect(r.destination).toBe('chat');
+    expect(r.landmarks).toEqual({ adapter: 'chatgpt', label: 'ChatGPT', found: [], missing: ['prompt box', 'conversation'] });
+    expect(fieldOnly(r.landmarks)).toBe(true);
+    expect(readingNoteWords(r.landmarks, r.destination)?.note).toContain('can’t find the conversation on this ChatGPT page');
+    // The same page as ChatGPT draws it: both found, no note.
+    load('sites/chatgpt.html', 'https://chatgpt.com/c/6790aa');
+    const whole = read('#prompt-textarea');
+    expect(whole.landmarks).toMatchObject({ label: 'ChatGPT', found: ['prompt box', 'conversation'], missing: [] });
+    expect(readingNoteWords(whole.landmarks, whole.destination)).toBeNull();
+    // A new chat has a prompt box and no turns yet: the conversation is missing, but the page is still ChatGPT's.
+    for (const turn of Array.from(document.querySelectorAll('section[data-turn]'))) turn.remove();
+    const fresh = read('#prompt-textarea');
+    expect(fresh.landmarks).toMatchObject({ found: ['prompt box'], missing: ['conversation'] });
+    expect(fieldOnly(fresh.landmarks)).toBe(false);
+  });
+  it('every chat assistant declares its landmarks and the name the user knows it by', () => {
+    for (const a of ADAPTERS.filter((x) => x.destination === 'chat' && x.name !== 'generic')) {
+      expect(Object.keys(a.landmarks ?? {}), a.name).toContain('prompt box');
+      expect(a.label, a.name).toMatch(/^[A-Z]/);
+    }
+  });
+});
+
+describe('chat assistants as the live sites are today (compared against the references in lib/sites/REFERENCES.md)', () => {
+  it('Claude today: a reply is its Prose text, without the TurnStatus line or the opened thinking block; rows keyed by their index', () => {
+    load('sites/claude-status.html', 'https://claude.ai/chat/5e6f70');
+    const r = read(null);
+    expect(r.adapter).toBe('claude');
+    expect(r.turns).toEqual([
+      'User: Our Postgres replicas lag behind during the nightly batch.',
+      'Claude: Move the nightly batch off the primary and raise wal_keep_size on the replicas.',
+      'User: Which replica setting matters most for the batch window?',
+    ]);
+    expect(JSON.stringify(r)).not.toMatch(/THINKING-TEXT|Kafka|Searched the web|Thought for|responded|Copy|10:02/);
+    expect(r.thread).toEqual({ id: 'claude:5e6f70' });
+  });
+
+  it('a virtualised transcript: turns emptied or removed when scrolled out of view are the ones read while they were on screen', () => {
+    load('sites/chatgpt-virtual.html', 'https://chatgpt.com/c/v1rt');
+    const before = read(null).turns;
+    expect(before).toEqual([
+      'User: Who should own the IT move?',
+      'ChatGPT: Give the IT move to the person who runs the network today.',
+      'User: That is Priya. What does she need first?',
+      'ChatGPT: Priya needs the floor plan and the switch inventory first.',
+    ]);
+    // The user scrolls up: turns 6 and 7 are emptied, turn 8 is removed. The latest turns are still the latest.
+    for (const n of [6, 7]) document.querySelector(`[data-testid="conversation-turn-${n}"]`)!.replaceChildren();
+    document.querySelector('[data-testid="conversation-turn-8"]')!.remove();
+    expect(read(null).turns).toEqual(before);
+  });
+
+  it('a virtualised transcript where the user edits an earlier message: the turns of the old branch are not kept after it', () => {
+    load('sites/chatgpt-virtual.html', 'https://chatgpt.com/c/v1rt-edit');
+    read(null);
+    // Turn 7 is edited: ChatGPT drops 8 and streams a new reply as 8.
+    document.querySelector('[data-testid="conversation-turn-7"] [data-message-author-role] div')!.textContent = 'That is Ravi. What does he need first?';
+    document.querySelector('[data-testid="conversation-turn-8"]')!.remove();
+    expect(read(null).turns?.slice(-2)).toEqual(['ChatGPT: Give the IT move to the person who runs the network today.', 'User: That is Ravi. What does he need first?']);
+  });
+
+  it('a virtualised transcript opened scrolled to the top: the empty latest turn is unknown, so no older turn stands in for it', () => {
+    load('sites/chatgpt-virtual.html', 'https://chatgpt.com/c/v1rt-top');
+    for (const n of [5, 6, 7, 8]) document.querySelector(`[data-testid="conversation-turn-${n}"]`)!.replaceChildren();
+    const r = read(null);
+    expect(r.adapter).toBe('chatgpt');
+    expect(r.turns).toBeUndefined();
+    expect(r.thread).toEqual({ id: 'chatgpt:v1rt-top' });
+  });
+
+  it('Gemini: a Gem chat (/gem/<gem>/<id>) has its conversation id, as an /app/<id> chat does', () => {
+    load('sites/gemini-gem.html', 'https://gemini.google.com/gem/travel-planner/7c8d9e');
+    const r = read(null);
+    expect(r.adapter).toBe('gemini');
+    expect(r.thread).toEqual({ id: 'gemini:7c8d9e' });
+    expect(r.turns).toEqual(['User: Plan three days in Kyoto in April.', 'Gemini: Day one: Fushimi Inari at dawn, then Gion.']);
+  });
+
+  it('Perplexity: the answers, without the reasoning steps that share their selector', () => {
+    load('sites/perplexity-steps.html', 'https://www.perplexity.ai/search/heat-pump-Zx9');
+    const r = read(null);
+    expect(r.turns).toEqual([
+      'User: Heat pump for an old house',
+      'Perplexity: Insulate the loft first, then size the heat pump from a room-by-room heat loss survey.',
+      'User: Do I need bigger radiators?',
+      'Perplexity: Often yes: at a 45 degree flow temperature a radiator gives about half its rated output.',
+    ]);
+    expect(JSON.stringify(r)).not.toMatch(/STEP-TEXT|steps completed/);
+  });
+
+  it('Grok (grok.com): its ProseMirror prompt, the messages without the thinking block or the action buttons, thread from /c/<id>', () => {
+    load('sites/grok.html', 'https://grok.com/c/9a8b7c');
+    const prompt = document.querySelector<HTMLElement>('[data-testid="chat-input"] [contenteditable="true"]')!;
+    typeInto(prompt, 'And the oven temperature?');
+    const r = read('[data-testid="chat-input"] [contenteditable="true"]');
+    expect(r.adapter).toBe('grok');
+    expect(r.destination).toBe('chat');
+    expect(r.turns).toEqual([
+      'User: My sourdough spreads flat in the oven.',
+      'Grok: Lower the hydration to 68% and shape with more tension.',
+      'User: How long should the cold proof be?',
+    ]);
+    expect(JSON.stringify(r)).not.toMatch(/THINKING-TEXT|Thought for|Copy|Regenerate/);
+    expect(r.field).toMatchObject({ text: 'And the oven temperature?', kind: 'contenteditable' });
+    expect(r.thread).toEqual({ id: 'grok:9a8b7c' });
+    expect(r.subject).toBe('Sourdough hydration');
+  });
+
+  it('Grok inside X (x.com/i/grok): read as Grok with the conversation id, and only under /i/grok', () => {
+    const xPage = () => (document.body.innerHTML = '<div data-testid="primaryColumn"><textarea placeholder="Ask anything"></textarea></div>');
+    load('sites/grok.html', 'https://x.com/i/grok?conversation=1860000000000000001');
+    xPage();
+    typeInto(document.querySelector('textarea')!, 'Compare the two phones');
+    expect(read('textarea')).toMatchObject({ adapter: 'grok-x', destination: 'chat', thread: { id: 'grok:1860000000000000001' }, field: { text: 'Compare the two phones' } });
+    load('sites/grok.html', 'https://x.com/home');
+    xPage();
+    expect(read(null).adapter).toBe('generic');
+  });
+
+  it('Microsoft 365 Copilot: the Lexical prompt, the turns without "You said:", the name, the footnotes or the actions; thread from /chat/conversation/<id>', () => {
+    load('sites/m365-copilot.html', 'https://m365.cloud.microsoft/chat/conversation/AAQk42');
+    const prompt = document.querySelector<HTMLElement>('#m365-chat-editor-target-element')!;
+    typeInto(prompt, 'Draft the notice letter');
+    const r = read('#m365-chat-editor-target-element');
+    expect(r.adapter).toBe('m365-copilot');
+    expect(r.turns).toEqual([
+      'User: Summarise the vendor contract renewal terms.',
+      'Copilot: The contract renews for two years unless notice is given 90 days before 1 March.',
+      'User: Who signs on our side?',
+    ]);
+    expect(JSON.stringify(r)).not.toMatch(/You said|Copilot said|Sources|1 reference|Like/);
+    expect(r.field).toMatchObject({ text: 'Draft the notice letter', kind: 'contenteditable' });
+    expect(r.thread).toEqual({ id: 'm365-copilot:AAQk42' });
+    // The rest of m365.cloud.microsoft (the apps' home) is not the chat.
+    load('sites/m365-copilot.html', 'https://m365.cloud.microsoft/apps');
+    expect(read(null).adapter).toBe('generic');
+  });
+});
+
+describe('sent-message capture knows each site’s send control', () => {
+  const trusted = <E extends Event>(e: E): E => Object.defineProperty(e, 'isTrusted', { value: true });
+  async function sendBy(file: string, url: string, composerSel: string, buttonSel: string): Promise<string[]> {
+    const { startSentCapture } = await import('../../lib/sites/capture-sent');
+    load(`sites/${file}`, url);
+    const composer = document.querySelector<HTMLElement>(composerSel)!;
+    const sent: string[] = [];
+    const stop = startSentCapture({
+      readField: (el) => (el instanceof HTMLTextAreaElement ? el.value : el instanceof HTMLElement && el.isContentEditable ? (el.textContent ?? '') : null),
+      send: async (m) => void sent.push(m.text),
+      loadSettings: async () => ({ captureSent: true, captureSites: [new URL(url).hostname] }),
+      onSettingsChanged: () => () => {},
+    });
+    await new Promise((r) => setTimeout(r, 0));
+    // The user types (a trusted beforeinput, then the input), then clicks the site's send control (on its icon).
+    typeInto(composer, 'Please check the notice period');
+    composer.dispatchEvent(trusted(new InputEvent('beforeinput', { bubbles: true, inputType: 'insertText' })));
+    composer.dispatchEvent(trusted(new InputEvent('input', { bubbles: true, inputType: 'insertText' })));
+    const button = document.querySelector<HTMLElement>(buttonSel)!;
+    const icon = button.appendChild(document.createElement('span'));
+    icon.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    stop();
+    return sent;
+  }
+  const cases = [
+    ['Perplexity (aria-label "Submit", no form)', 'perplexity-steps.html', 'https://www.perplexity.ai/search/x', '#ask-input', 'button[aria-label="Submit"]'],
+    ['Microsoft Copilot (a button of its form, "Submit message")', 'copilot.html', 'https://copilot.microsoft.com/chats/x', '#userInput', 'form button'],
+    ['Grok (type=submit in the composer form)', 'grok.html', 'https://grok.com/c/x', '[data-testid="chat-input"] [contenteditable="true"]', 'button[type="submit"]'],
+    ['M365 Copilot in Spanish ("Enviar", type=submit beside the composer, no form)', 'm365-copilot.html', 'https://m365.cloud.microsoft/chat', '#m365-chat-editor-target-element', '.fai-SendButton'],
+    ['Claude (data-testid="chat-input-send")', 'claude-status.html', 'https://claude.ai/chat/x', '[data-testid="chat-input"]', '[data-testid="chat-input-send"]'],
+  ] as const;
+  for (const [name, file, url, composer, button] of cases) {
+    it(name, async () => {
+      expect(await sendBy(file, url, composer, button)).toEqual(['Please check the notice period']);
+    });
+  }
+  it('a label in another language, without any structure, is still a send; a stop button or another button is not', async () => {
+    const { isSendControl } = await import('../../lib/sites/capture-sent');
+    document.body.innerHTML = `<div id="box"><div id="c" contenteditable="true"></div></div>
+      <button id="ja" aria-label="送信"></button><button id="fr" title="Envoyer le message"></button><button id="stop" data-testid="stop-button" aria-label="Stop"></button>
+      <button id="copy" aria-label="Copy"></button><form><button id="other">Search</button></form>
+      <div role="button" id="card">Send the Q3 numbers to Ana before Friday</div><button id="kris" aria-label="Send to Kristopher"></button>`;
+    const c = document.getElementById('c');
+    const is = (id: string) => isSendControl(document.getElementById(id)!, c);
+    expect([is('ja'), is('fr'), is('stop'), is('copy'), is('other')]).toEqual([true, true, false, false, false]);
+    // A clickable card whose text starts with "Send" is not a send control; a name with "stop" inside is no stop.
+    expect([is('card'), is('kris')]).toEqual([false, true]);
   });
 });
