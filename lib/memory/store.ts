@@ -257,6 +257,56 @@ export class MemoryStore {
     });
   }
 
+  /**
+   * Writes what sync merged from the user's other devices, in one turn and one transaction: `puts` are stored whole
+   * (through intake's `sync` provenance: kind, scope, source and hold as merged), `deletes` removed. An item whose
+   * text the model reads changed loses its vectors, and `embedPending` embeds it later, as after an import. An id for
+   * which `unchanged(id, current)` is false (the user changed it since sync last looked) is left as it is, so a local
+   * edit is never overwritten; sync sees it on its next pass. An input createItem refuses is skipped.
+   */
+  applySynced(
+    puts: MemoryInput[],
+    deletes: string[],
+    opts: { unchanged?: (id: string, current: MemoryItem | undefined) => boolean; now?: number } = {},
+  ): Promise<{ put: MemoryItem[]; deleted: string[]; skipped: string[] }> {
+    return this.inTurn(async () => {
+      const skipped: string[] = [];
+      const items = puts.flatMap((input) => {
+        try {
+          return [createItem(intake(input, { from: 'sync' }), opts.now ?? Date.now())];
+        } catch {
+          if (input.id) skipped.push(input.id);
+          return [];
+        }
+      });
+      const olds = await this.mem.hydrate([...items.map((it) => it.id), ...deletes], false);
+      const still = (id: string) => !opts.unchanged || opts.unchanged(id, olds.get(id));
+      const put = items.filter((it) => still(it.id));
+      const deleted = deletes.filter((id) => olds.has(id) && still(id));
+      skipped.push(...items.filter((it) => !still(it.id)).map((it) => it.id), ...deletes.filter((id) => olds.has(id) && !still(id)));
+      const reembed = put.filter((it) => {
+        const old = olds.get(it.id);
+        return !old || it.needsReview || !this.mem.hasVector(it.id) || !sameTexts(ownJob(old).texts, ownJob(it).texts);
+      });
+      const gone = new Set(deleted);
+      const next = this.contexts.withSuccessors(deleted).filter((id) => !gone.has(id));
+      await this.write(async () => {
+        await this.db.items.bulkPut(put);
+        await this.db.vectors.bulkDelete([...reembed.map((it) => it.id), ...deleted]);
+        await this.db.items.bulkDelete(deleted);
+        await this.db.contexts.bulkDelete([...deleted, ...next]);
+      }, put.length + deleted.length);
+      for (const item of put) this.mem.put(item);
+      for (const item of reembed) this.mem.setVector(item.id, undefined);
+      for (const id of deleted) {
+        this.mem.delete(id);
+        this.contexts.prints.delete(id);
+      }
+      await this.contexts.dropStale([...this.contexts.withSuccessors(put.map((it) => it.id)), ...next]); // embedPending makes them
+      return { put, deleted, skipped };
+    });
+  }
+
   /** Deletes every item the import brought (`source.importId`); returns them. */
   removeImport(importId: string): Promise<MemoryItem[]> {
     return this.inTurn(() => this.removeNow([...this.mem.items()].filter((it) => it.source.importId === importId).map((it) => it.id)));

@@ -71,7 +71,7 @@ export function jsonWithin(x: unknown, limits: { depth: number; chars: number } 
 const text = (max: number, what: string) => v.pipe(v.string(`must be ${what}`), v.maxLength(max, `must be ${what}`));
 const list = (max: number, what: string) =>
   v.pipe(
-    v.array(v.pipe(v.string(), v.maxLength(max)), `must be a list of ${what}`),
+    v.array(v.pipe(v.string(`must be a list of ${what}`), v.maxLength(max, `must be a list of ${what}`)), `must be a list of ${what}`),
     v.maxLength(FIELD_CAPS.listItems, `must be a list of at most ${FIELD_CAPS.listItems} ${what}`),
   );
 const flag = v.boolean('must be true or false');
@@ -86,7 +86,14 @@ export const FIELD_VALUE = {
   kind: v.picklist(['evidence', 'instruction'], 'must be "evidence" or "instruction"'),
   scope: v.nullable(
     v.pipe(
-      v.object({ kind: v.string(), values: list(FIELD_CAPS.person, `values of at most ${FIELD_CAPS.person} characters`), set: v.picklist(['guess', 'user', 'source']) }, 'must be a scope'),
+      v.object(
+        {
+          kind: v.string('must be a scope'),
+          values: list(FIELD_CAPS.person, `values of at most ${FIELD_CAPS.person} characters`),
+          set: v.picklist(['guess', 'user', 'source'], 'must be a scope'),
+        },
+        'must be a scope',
+      ),
       v.check((s) => parseScope(s) !== undefined, 'must be a scope'),
     ),
   ),
@@ -97,8 +104,8 @@ export const FIELD_VALUE = {
   thread: v.nullable(
     v.object(
       {
-        id: v.pipe(v.string(), v.nonEmpty(), v.maxLength(MAX_REF_CHARS)),
-        seq: v.pipe(v.number(), v.integer(), v.minValue(0)),
+        id: v.pipe(v.string('must have a thread id'), v.nonEmpty('must have a thread id'), v.maxLength(MAX_REF_CHARS, `must have a thread id of at most ${MAX_REF_CHARS} characters`)),
+        seq: v.pipe(v.number('must have a place in its thread'), v.integer('must have a place in its thread'), v.minValue(0, 'must have a place in its thread')),
       },
       'must be a thread (an id and a place in it)',
     ),
@@ -125,7 +132,7 @@ export const FIELD_VALUE = {
   capture: jsonObject('an object'),
   learning: json('JSON'),
   siteSuggestions: v.pipe(
-    v.array(v.pipe(v.string(), v.maxLength(FIELD_CAPS.site)), 'must be a list of sites'),
+    v.array(v.pipe(v.string('must be a list of sites'), v.maxLength(FIELD_CAPS.site, 'must be a list of sites')), 'must be a list of sites'),
     v.check((x) => jsonWithin(x), 'must be a list of sites'),
   ),
   [DELETED]: v.literal(true, 'must be true'),
