@@ -97,6 +97,16 @@ export class HybridClock {
   }
 }
 
+/** Receives the stamps of a segment's operations; returns each device found far ahead once, with its largest drift. */
+export function receiveAll(clock: HybridClock, stamps: Iterable<Stamp>, now: number): ClockAhead[] {
+  const ahead = new Map<string, number>();
+  for (const s of stamps) {
+    const a = clock.receive(s, now);
+    if (a && a.aheadMs > (ahead.get(a.device) ?? 0)) ahead.set(a.device, a.aheadMs);
+  }
+  return [...ahead].map(([device, aheadMs]) => ({ device, aheadMs }));
+}
+
 /** "3 days", "2 hours", "6 minutes": how far a clock is ahead, for the status line. */
 export function driftInWords(ms: number): string {
   const units: [number, string][] = [

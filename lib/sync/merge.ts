@@ -41,8 +41,11 @@ export interface MergedRecord {
   id: string;
   /** Each field's value: its head with the greatest stamp (fields no operation set are absent). */
   values: Record<string, unknown>;
-  /** Texts kept from concurrent edits that lost: `text` heads other than the value, holding another text. */
-  revisions: { stamp: Stamp; text: string }[];
+  /**
+   * Texts kept from concurrent edits that lost: `text` heads other than the value, holding another text, one entry
+   * per text (with every head that holds it), oldest first.
+   */
+  revisions: { stamps: Stamp[]; text: string }[];
   /** Some delete covers every head of every field. */
   deleted: boolean;
 }
@@ -140,9 +143,13 @@ export function mergedRecord(state: MergeState, id: string): MergedRecord | unde
     if (head && field !== DELETED) values[field] = head.value;
   }
   const text = valueHead(record.get('text'));
-  const revisions = (record.get('text')?.heads ?? [])
-    .filter((h) => h !== text && h.value !== text?.value)
-    .map((h) => ({ stamp: h.stamp, text: h.value as string }));
+  const revisions: MergedRecord['revisions'] = [];
+  for (const h of record.get('text')?.heads ?? []) {
+    if (h.value === text?.value) continue;
+    const same = revisions.find((r) => r.text === h.value);
+    if (same) same.stamps.push(h.stamp);
+    else revisions.push({ stamps: [h.stamp], text: h.value as string });
+  }
   return { id, values, revisions, deleted: !!coveringDelete(record) };
 }
 
@@ -157,16 +164,18 @@ export function deleteOp(state: MergeState, id: string, stamp: Stamp): SyncOp {
 }
 
 /**
- * Dismissing a revision: a text edit naming it (and the value it lost to) in its base and keeping the value's text,
- * so the revision is replaced knowingly. A text edited concurrently elsewhere is not named and stays.
+ * Dismissing a revision: a text edit naming it (every head holding its text, and the value it lost to) in its base
+ * and keeping the value's text, so the revision is replaced knowingly. A text edited concurrently elsewhere is not
+ * named and stays.
  */
-export function dismissOp(state: MergeState, id: string, revision: Stamp, stamp: Stamp): SyncOp {
+export function dismissOp(state: MergeState, id: string, revision: MergedRecord['revisions'][number], stamp: Stamp): SyncOp {
   const reg = state.records.get(id)?.get('text');
   const value = valueHead(reg);
-  if (!reg || !value || !reg.heads.some((h) => h.stamp === revision) || value.stamp === revision) {
+  const held = new Set(reg?.heads.map((h) => h.stamp));
+  if (!value || !revision.stamps.length || !revision.stamps.every((s) => held.has(s)) || revision.stamps.includes(value.stamp)) {
     throw new Error('That revision is no longer kept.');
   }
-  return { id, field: 'text', value: value.value, stamp, base: [revision, value.stamp].sort() };
+  return { id, field: 'text', value: value.value, stamp, base: [...revision.stamps, value.stamp].sort() };
 }
 
 /** Whether every one of these `seen` vectors covers the segment `c`. */

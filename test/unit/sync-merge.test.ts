@@ -83,7 +83,7 @@ describe('merge rules, one at a time', () => {
       expect(d.live('n')!.values.text).toBe('Dentist at 9:30');
       expect(d.live('n')!.revisions.map((r) => r.text)).toEqual(['Dentist at 10']);
     }
-    const [dismiss] = a.write([dismissOp(a.state, 'n', a.live('n')!.revisions[0].stamp, a.stamp(T0 + 4000))]);
+    const [dismiss] = a.write([dismissOp(a.state, 'n', a.live('n')!.revisions[0], a.stamp(T0 + 4000))]);
     expect(dismiss.base).toHaveLength(2);
     b.receive(a, 3, T0 + 5000);
     for (const d of [a, b]) expect(d.live('n')).toMatchObject({ values: { text: 'Dentist at 9:30' }, revisions: [] });
@@ -128,6 +128,56 @@ describe('merge rules, one at a time', () => {
     b.receive(a, 1, T0);
     b.receive(a, 2, T0);
     expect(b.live('n')).toMatchObject({ values: { text: 'three' }, revisions: [] });
+  });
+
+  it('collects a tombstone only once every active device has applied every operation on the record', async () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => new Device(id));
+    a.edit('n', 'text', 'Old locker code 1234', T0); // a:1
+    b.receive(a, 1, T0);
+    b.edit('n', 'tags', ['gym'], T0 + 1); // b:1
+    a.receive(b, 1, T0 + 2);
+    a.remove('n', T0 + 3); // a:2
+    b.receive(a, 2, T0 + 4);
+    const seenBy = { a: { a: 2, b: 1 }, b: { a: 2, b: 1 }, c: { a: 2, b: 0 } };
+    // c has not applied b's edit yet: were the record dropped, that edit would bring back a record without its text.
+    expect(collectTombstones(a.state, [seenBy.a, seenBy.b, seenBy.c])).toBe(0);
+    expect(isDeleted(a.state, 'n')).toBe(true);
+    expect(collectTombstones(a.state, [seenBy.a, seenBy.b, { a: 2, b: 1 }])).toBe(1);
+    expect(a.state.records.has('n')).toBe(false);
+    // A device that left (inactive) is not waited for; its own snapshot is still readable.
+    c.receive(a, 1, T0);
+    expect(await stateHash(a.state)).toBe(await stateHash(new MergeState()));
+  });
+
+  it('forgets replaced stamps once everyone applied them, and an edit then still replaces what it saw', () => {
+    const a = new Device('a');
+    for (let i = 0; i < 5; i++) a.edit('n', 'lastUsedAt', T0 + i, T0 + i);
+    const reg = a.state.records.get('n')!.get('lastUsedAt')!;
+    expect(reg.replaced.size).toBe(4);
+    collectTombstones(a.state, [{ a: 5 }, { a: 3 }]);
+    expect(reg.replaced.size).toBe(1); // those of segments 1-3 are forgotten, segment 4's is kept
+    collectTombstones(a.state, [{ a: 5 }, { a: 5 }]);
+    expect(reg.replaced.size).toBe(0);
+    a.edit('n', 'lastUsedAt', T0 + 9, T0 + 9);
+    expect(mergedRecord(a.state, 'n')!.values.lastUsedAt).toBe(T0 + 9);
+    expect(reg.heads).toHaveLength(1);
+  });
+
+  it('lists a text two concurrent edits both wrote as one revision, dismissed at once', () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => new Device(id));
+    a.edit('n', 'text', 'draft', T0);
+    b.receive(a, 1, T0);
+    c.receive(a, 1, T0);
+    a.edit('n', 'text', 'final', T0 + 9);
+    b.edit('n', 'text', 'same', T0 + 1);
+    c.edit('n', 'text', 'same', T0 + 2);
+    a.receive(b, 1, T0 + 10);
+    a.receive(c, 1, T0 + 10);
+    const [rev] = a.live('n')!.revisions;
+    expect(a.live('n')!.revisions).toHaveLength(1);
+    expect(rev.stamps).toHaveLength(2);
+    a.write([dismissOp(a.state, 'n', rev, a.stamp(T0 + 11))]);
+    expect(a.live('n')).toMatchObject({ values: { text: 'final' }, revisions: [] });
   });
 
   it('refuses an operation on a field outside the list, or a value of the wrong type, with the change named', () => {
@@ -240,7 +290,7 @@ function runSteps(steps: Step[], skews: number[], seed: number) {
     } else if (s.k === 'delete' && d.live(id)) record(d.remove(id, now));
     else if (s.k === 'dismiss') {
       const rev = d.live(id)?.revisions[0];
-      if (rev) record(d.write([dismissOp(d.state, id, rev.stamp, d.stamp(now))]));
+      if (rev) record(d.write([dismissOp(d.state, id, rev, d.stamp(now))]));
     }
   }
   // Everything reaches everyone at last, in any order, some of it twice.
