@@ -1,6 +1,6 @@
-// What this device last synced of each record (docs/sync.md, "This device's ledger"): a small database of its own,
-// `backstory-sync`, beside the memory's, so the memory's schema does not change for sync.
-import Dexie, { type EntityTable } from 'dexie';
+// What this device last synced of each record (docs/sync.md, "This device's ledger"), in the memory's database
+// (tables `syncLedger` and `syncMeta`), so that what sync writes into memory and what it notes of it land together.
+import type { BackstoryDB, SyncMetaRow } from '../memory/db';
 import type { Stamp } from './types';
 
 export interface LedgerRow {
@@ -17,45 +17,41 @@ export interface LedgerRow {
   gone?: true;
 }
 
-interface MetaRow {
-  key: string;
-  value: string;
-}
-
-type LedgerDB = Dexie & { records: EntityTable<LedgerRow, 'id'>; meta: EntityTable<MetaRow, 'key'> };
-
-export const LEDGER_DB_NAME = 'backstory-sync';
+const CLOCK = 'clock';
+const PENDING = 'pending';
 
 /** The ledger of one device. Rows are read whole once (one per item: ids, stamps and numbers) and kept. */
 export class SyncLedger {
-  private readonly db: LedgerDB;
   private rows?: Promise<Map<string, LedgerRow>>;
 
-  constructor(name = LEDGER_DB_NAME, deps?: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }) {
-    this.db = (deps ? new Dexie(name, deps) : new Dexie(name)) as LedgerDB;
-    this.db.version(1).stores({ records: 'id', meta: 'key' });
-  }
+  constructor(private readonly db: BackstoryDB) {}
 
   /** Every row, by id. */
   all(): Promise<Map<string, LedgerRow>> {
-    this.rows ??= this.db.records.toArray().then((rows) => new Map(rows.map((r) => [r.id, r])));
+    this.rows ??= this.db.syncLedger.toArray().then((rows) => new Map((rows as LedgerRow[]).map((r) => [r.id, r])));
     return this.rows;
   }
 
   /** Writes rows (and the clock's state, when given) in one transaction, then keeps them. */
   async put(rows: LedgerRow[], clock?: Stamp): Promise<void> {
     const held = await this.all();
-    await this.db.transaction('rw', this.db.records, this.db.meta, async () => {
-      await this.db.records.bulkPut(rows);
-      if (clock) await this.db.meta.put({ key: 'clock', value: clock });
+    await this.db.transaction('rw', this.db.syncLedger, this.db.syncMeta, async () => {
+      await this.db.syncLedger.bulkPut(rows);
+      if (clock) await this.db.syncMeta.put({ key: CLOCK, value: clock });
     });
+    for (const r of rows) held.set(r.id, r);
+  }
+
+  /** Keeps rows written elsewhere (with memory, in MemoryStore.applySynced's transaction). */
+  async written(rows: LedgerRow[]): Promise<void> {
+    const held = await this.all();
     for (const r of rows) held.set(r.id, r);
   }
 
   /** Drops rows of records merging no longer knows (collected tombstones). */
   async forget(ids: string[]): Promise<void> {
     const held = await this.all();
-    await this.db.records.bulkDelete(ids);
+    await this.db.syncLedger.bulkDelete(ids);
     for (const id of ids) held.delete(id);
   }
 
@@ -64,20 +60,17 @@ export class SyncLedger {
    * its next pass): kept here, as the worker may stop before that pass.
    */
   async pending(): Promise<string[]> {
-    const row = await this.db.meta.get('pending');
+    const row = await this.db.syncMeta.get(PENDING);
     return row ? (JSON.parse(row.value) as string[]) : [];
   }
 
-  async setPending(ids: string[]): Promise<void> {
-    await this.db.meta.put({ key: 'pending', value: JSON.stringify(ids) });
+  /** The row that records `ids` as pending. */
+  pendingRow(ids: string[]): SyncMetaRow {
+    return { key: PENDING, value: JSON.stringify(ids) };
   }
 
   /** The clock's last stamp, kept so that a restart never issues a stamp below one already given out. */
   async clock(): Promise<Stamp | undefined> {
-    return (await this.db.meta.get('clock'))?.value;
-  }
-
-  close(): void {
-    this.db.close();
+    return (await this.db.syncMeta.get(CLOCK))?.value;
   }
 }

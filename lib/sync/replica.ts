@@ -97,8 +97,8 @@ export function syncedRow(state: MergeState, item: MemoryItem): LedgerRow {
  * so applied changes do not come back as local ones. A record deleted, or without a text yet, is removed. An item the
  * user changed since the last `localChanges` (or deleted) is left as it is: the next pass makes its change an
  * operation, concurrent with what arrived, and both merge. Vectors of an item whose text changed are dropped, and
- * `store.embedPending` embeds it in the background. Returns the ids left for the next pass (the ledger keeps them, and
- * the next call tries them again).
+ * `store.embedPending` embeds it in the background. Memory and the ledger are written in one transaction. Returns the
+ * ids left for the next pass (the ledger keeps them, and the next call tries them again).
  */
 export async function applyMerged(store: MemoryStore, ledger: SyncLedger, state: MergeState, ids: Iterable<string>, now = Date.now()): Promise<string[]> {
   await store.load();
@@ -119,9 +119,18 @@ export async function applyMerged(store: MemoryStore, ledger: SyncLedger, state:
   };
   // Records to remove that this memory does not hold need no write, only their ledger row (unless deleted locally).
   const absent = removes.filter((id) => !store.head(id) && unchanged(id, undefined));
-  const { put, deleted, skipped } = await store.applySynced(puts, removes.filter((id) => store.head(id)), { unchanged, now });
   const gone = (id: string): LedgerRow => ({ id, heads: headsOf(state, id), prints: {}, content: 0, head: 0, gone: true });
-  await ledger.put([...put.map((it) => syncedRow(state, it)), ...[...deleted, ...absent].map(gone)]);
-  await ledger.setPending(skipped);
+  let written: LedgerRow[] = [];
+  const { skipped } = await store.applySynced(puts, removes.filter((id) => store.head(id)), {
+    unchanged,
+    now,
+    // The ledger is written with memory, in one transaction: a stop between the two would leave memory holding
+    // merged values the ledger does not know of, which the next pass would take for the user's edits.
+    ledger: ({ put, deleted, skipped }) => {
+      written = [...put.map((it) => syncedRow(state, it)), ...[...deleted, ...absent].map(gone)];
+      return { rows: written, meta: [ledger.pendingRow(skipped)] };
+    },
+  });
+  await ledger.written(written);
   return skipped;
 }

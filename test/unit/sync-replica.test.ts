@@ -1,7 +1,8 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it, vi } from 'vitest';
 import type { Embedder } from '../../lib/embed/embedder';
-import { openMemoryDB } from '../../lib/memory/db';
+import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
+import Dexie from 'dexie';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 import { MemoryStore } from '../../lib/memory/store';
 import { parseOps, SyncFormatError } from '../../lib/sync/fields';
@@ -31,6 +32,7 @@ const embedder: Embedder = {
 
 /** One device: its memory, its ledger, its clock, its merged state and its log. */
 class Device {
+  readonly db: BackstoryDB;
   readonly store: MemoryStore;
   readonly ledger: SyncLedger;
   readonly clock: HybridClock;
@@ -40,9 +42,9 @@ class Device {
   readonly applied = new Map<Device, number>();
   now = T0;
   constructor(readonly id: string) {
-    const factory = new IDBFactory();
-    this.store = new MemoryStore(openMemoryDB('memory', { indexedDB: factory, IDBKeyRange }), async () => embedder);
-    this.ledger = new SyncLedger('sync', { indexedDB: factory, IDBKeyRange });
+    this.db = openMemoryDB('memory', { indexedDB: new IDBFactory(), IDBKeyRange });
+    this.store = new MemoryStore(this.db, async () => embedder);
+    this.ledger = new SyncLedger(this.db);
     this.clock = new HybridClock(id);
   }
 
@@ -197,6 +199,22 @@ describe('merged records into memory', () => {
     expect((await b.store.read('n1'))!.text).toBe(mergedRecord(b.state, 'n1')!.values.text);
   });
 
+  it('writes memory and the ledger together: when the ledger cannot be written, memory is not changed either', async () => {
+    const a = new Device('a');
+    const b = new Device('b');
+    await a.store.add([{ id: 'n1', text: 'Water the ferns on Sunday.' }], { from: 'user' });
+    await a.writeLocal();
+    await b.readFrom(a);
+    await a.store.update('n1', { text: 'Water the ferns on Saturday.' });
+    await a.writeLocal();
+    const failing = vi.spyOn(b.db.syncLedger, 'bulkPut').mockRejectedValueOnce(new Error('disk gone'));
+    await expect(b.readFrom(a)).rejects.toThrow('disk gone');
+    failing.mockRestore();
+    expect((await b.store.read('n1'))!.text).toBe('Water the ferns on Sunday.');
+    // Memory and ledger still agree: b has no change of its own to report.
+    expect(await b.writeLocal()).toEqual([]);
+  });
+
   it('refuses a segment with a malformed operation, in words, and changes nothing', async () => {
     const a = new Device('a');
     const b = new Device('b');
@@ -214,5 +232,27 @@ describe('merged records into memory', () => {
     expect(await stateHash(b.state)).toBe(before);
     expect(b.store.size).toBe(1);
     expect(b.store.head('n1')!.tags).toEqual([]);
+  });
+});
+
+describe('the memory database', () => {
+  it('upgrades a v6 database without losing items or vectors, and adds the tables of sync\'s ledger', async () => {
+    const factory = new IDBFactory();
+    const v6 = new Dexie('upgrade', { indexedDB: factory, IDBKeyRange });
+    v6.version(6).stores({
+      items: 'id', vectors: 'id', packs: 'key', contexts: 'id', importJobs: 'id, createdAt', importFiles: '[job+n], job',
+      importStaged: '[job+batch], job', removedImports: 'importId, at', handovers: 'job',
+    });
+    const item = { id: 'x', text: 'Kept across the upgrade', title: 'Kept', kind: 'evidence', tags: [], people: [], sites: [], pinned: false, createdAt: 1, updatedAt: 1, source: {}, tokens: 4 };
+    await v6.table('items').put(item);
+    await v6.table('vectors').put({ id: 'x', model: 'm', vector: new Float32Array([1, 0]) });
+    v6.close();
+    const db = openMemoryDB('upgrade', { indexedDB: factory, IDBKeyRange });
+    await db.open();
+    expect(await db.items.get('x')).toEqual(item);
+    expect((await db.vectors.get('x'))!.vector).toEqual(new Float32Array([1, 0]));
+    const ledger = new SyncLedger(db);
+    expect((await ledger.all()).size).toBe(0);
+    expect(await ledger.pending()).toEqual([]);
   });
 });
