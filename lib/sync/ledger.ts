@@ -13,7 +13,10 @@ export interface LedgerRow {
   content: number;
   /** `headPrint` of the item when last synced: its head fields are compared one by one only when this changed. */
   head: number;
-  /** The item is not in this device's memory (deleted here, or deleted by a merge). */
+  /**
+   * The item is not in this device's memory (deleted here, or deleted by a merge). The row stays after the merged state
+   * collects the record: an item of that id made again (the same mail imported again) then names the heads it replaces.
+   */
   gone?: true;
 }
 
@@ -46,13 +49,6 @@ export class SyncLedger {
   async written(rows: LedgerRow[]): Promise<void> {
     const held = await this.all();
     for (const r of rows) held.set(r.id, r);
-  }
-
-  /** Drops rows of records merging no longer knows (collected tombstones). */
-  async forget(ids: string[]): Promise<void> {
-    const held = await this.all();
-    await this.db.syncLedger.bulkDelete(ids);
-    for (const id of ids) held.delete(id);
   }
 
   /**

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { badValue, canonicalJson, isFieldOf, MAX_BASE, MAX_REF_CHARS, SyncFormatError } from './fields';
 import { isDeviceId, isStamp } from './hlc';
-import { isDeleted, MergeState, type Carrier, type Head, type RecordState } from './merge';
+import { mergedRecord, MergeState, type Carrier, type Head, type RecordState } from './merge';
 
 export const STATE_FORMAT = 'backstory-merge';
 export const STATE_VERSION = 1;
@@ -113,21 +113,19 @@ export function stateFromJson(raw: unknown): MergeState {
 }
 
 /**
- * SHA-256 (hex) over the live records in a canonical order: the same on every device that applied the same
- * operations, whatever the order they came in. What only sync keeps (deleted records, stamps remembered as replaced,
- * which segment carried what) is left out, so collecting tombstones does not change it.
+ * SHA-256 (hex) over what the live records merge to (each field's value as canonical JSON, and the revisions with
+ * their stamps), in id and field order: the same on every device that applied the same operations, whatever the order
+ * they came in. What only sync keeps (deleted records, heads a value is not chosen from, replaced stamps, carriers) is
+ * left out, so a device that has collected tombstones has the hash of one that has not yet.
  */
 export async function stateHash(state: MergeState): Promise<string> {
   const lines: string[] = [];
   for (const id of [...state.records.keys()].sort()) {
-    if (isDeleted(state, id)) continue;
-    const record = state.records.get(id)!;
-    for (const field of [...record.keys()].sort()) {
-      const heads = record.get(field)!.heads;
-      if (!heads.length) continue;
-      const canon = heads.map((h) => [h.stamp, [...h.base].sort(), canonicalJson(h.value)]);
-      lines.push(JSON.stringify([id, field, canon]));
-    }
+    const merged = mergedRecord(state, id)!;
+    if (merged.deleted) continue;
+    const fields = Object.keys(merged.values).sort().map((f) => [f, canonicalJson(merged.values[f])]);
+    const revisions = merged.revisions.map((r) => [r.text, [...r.stamps].sort()]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    lines.push(JSON.stringify([id, fields, revisions]));
   }
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(lines.join('\n')));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');

@@ -46,7 +46,7 @@ export interface MergedRecord {
    * per text (with every head that holds it), oldest first.
    */
   revisions: { stamps: Stamp[]; text: string }[];
-  /** Some delete covers every head of every field. */
+  /** Every head of every field was seen by some delete. */
   deleted: boolean;
 }
 
@@ -114,43 +114,58 @@ export function recordHeads(state: MergeState, id: string): Stamp[] {
   return out.sort();
 }
 
-/** The delete that covers every head of every other field of the record, if one does. */
-function coveringDelete(record: RecordState): Head | undefined {
-  const deletes = record.get(DELETED)?.heads;
-  if (!deletes?.length) return undefined;
-  return deletes.find((d) => {
-    const base = new Set(d.base);
-    for (const [field, reg] of record) if (field !== DELETED) for (const h of reg.heads) if (!base.has(h.stamp)) return false;
-    return true;
-  });
+/** The stamps some delete saw: the union of the bases of the `deleted` register's heads. */
+function seenByDeletes(record: RecordState): Set<Stamp> {
+  const out = new Set<Stamp>();
+  for (const d of record.get(DELETED)?.heads ?? []) for (const s of d.base) out.add(s);
+  return out;
+}
+
+/** Whether every head of every field but `deleted` was seen by some delete. */
+function recordDeleted(record: RecordState, seen = seenByDeletes(record)): boolean {
+  if (!record.get(DELETED)?.heads.length) return false;
+  for (const [field, reg] of record) if (field !== DELETED) for (const h of reg.heads) if (!seen.has(h.stamp)) return false;
+  return true;
 }
 
 export function isDeleted(state: MergeState, id: string): boolean {
   const record = state.records.get(id);
-  return !!record && !!coveringDelete(record);
+  return !!record && recordDeleted(record);
 }
 
-/** The greatest-stamped head of a register (heads are kept in stamp order). */
-const valueHead = (reg: Register | undefined): Head | undefined => reg?.heads[reg.heads.length - 1];
+/**
+ * The heads a field's value is chosen from: those no delete saw, when there are any (an item brought back by an edit
+ * made without knowing the delete takes that edit's values, not those the delete removed); otherwise all of them.
+ */
+function liveHeads(reg: Register | undefined, seen: Set<Stamp>): Head[] {
+  if (!reg) return [];
+  const open = reg.heads.filter((h) => !seen.has(h.stamp));
+  return open.length ? open : reg.heads;
+}
+
+/** The greatest-stamped of these heads (heads are kept in stamp order). */
+const last = (heads: Head[]): Head | undefined => heads[heads.length - 1];
 
 /** What record `id` merges to, or undefined when no operation on it is known. */
 export function mergedRecord(state: MergeState, id: string): MergedRecord | undefined {
   const record = state.records.get(id);
   if (!record) return undefined;
+  const seen = seenByDeletes(record);
   const values: Record<string, unknown> = {};
   for (const [field, reg] of record) {
-    const head = valueHead(reg);
+    const head = last(liveHeads(reg, seen));
     if (head && field !== DELETED) values[field] = head.value;
   }
-  const text = valueHead(record.get('text'));
+  const texts = liveHeads(record.get('text'), seen);
+  const text = last(texts);
   const revisions: MergedRecord['revisions'] = [];
-  for (const h of record.get('text')?.heads ?? []) {
+  for (const h of texts) {
     if (h.value === text?.value) continue;
     const same = revisions.find((r) => r.text === h.value);
     if (same) same.stamps.push(h.stamp);
     else revisions.push({ stamps: [h.stamp], text: h.value as string });
   }
-  return { id, values, revisions, deleted: !!coveringDelete(record) };
+  return { id, values, revisions, deleted: recordDeleted(record, seen) };
 }
 
 /** An edit of `field` that replaces every head this state holds of it. */
@@ -169,8 +184,9 @@ export function deleteOp(state: MergeState, id: string, stamp: Stamp): SyncOp {
  * named and stays.
  */
 export function dismissOp(state: MergeState, id: string, revision: MergedRecord['revisions'][number], stamp: Stamp): SyncOp {
-  const reg = state.records.get(id)?.get('text');
-  const value = valueHead(reg);
+  const record = state.records.get(id);
+  const reg = record?.get('text');
+  const value = record && last(liveHeads(reg, seenByDeletes(record)));
   const held = new Set(reg?.heads.map((h) => h.stamp));
   if (!value || !revision.stamps.length || !revision.stamps.every((s) => held.has(s)) || revision.stamps.includes(value.stamp)) {
     throw new Error('That revision is no longer kept.');
@@ -198,7 +214,7 @@ export function collectTombstones(state: MergeState, seen: readonly Record<strin
       for (const [s, c] of reg.replaced) if (!carriers.get(s)) carriers.set(s, c);
       for (const h of reg.heads) carriers.set(h.stamp, h.from ?? null);
     }
-    if (coveringDelete(record) && [...carriers.values()].every((c) => seenByAll(c, seen))) {
+    if (recordDeleted(record) && [...carriers.values()].every((c) => seenByAll(c, seen))) {
       state.records.delete(id);
       dropped++;
       continue;

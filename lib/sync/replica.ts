@@ -5,7 +5,7 @@ import type { MemoryStore } from '../memory/store';
 import type { ItemHead, MemoryInput, MemoryItem } from '../memory/types';
 import { DELETED, ITEM_FIELDS, SETTINGS_ID, type ItemField } from './fields';
 import type { HybridClock } from './hlc';
-import { FIELD_DEFAULTS, fieldValue, HEAD_FIELDS, headPrint, inputFromRecord, valuePrint } from './item-record';
+import { fieldValue, HEAD_FIELDS, headPrint, inputFromRecord, valuePrint } from './item-record';
 import type { LedgerRow, SyncLedger } from './ledger';
 import { mergedRecord, type MergeState } from './merge';
 import type { Stamp, SyncOp } from './types';
@@ -18,14 +18,12 @@ export interface LocalChanges {
   clock: Stamp;
 }
 
-const defaultPrints = new Map(Object.entries(FIELD_DEFAULTS).map(([f, v]) => [f, valuePrint(v)]));
-
 /**
  * What changed in `store` since the ledger's last sync, as operations: each changed field an edit whose base is the
  * heads the ledger last synced of it, each item gone since a delete naming every head the ledger knew. Texts are read
- * only for items whose title, text or captions changed (their `contentPrint`, held in memory). A memory never synced
- * makes an edit of every field that is not at its default, with no base: a first sync is a union. Nothing changed,
- * no operation. Pass `rows` to `ledger.put` once the operations are kept in a segment (`commitLocal`).
+ * only for items whose title, text or captions changed (their `contentPrint`, held in memory). An item never synced
+ * here, or deleted and back, says every field (so that, where a delete of the same id was collected on some devices and
+ * not yet on others, it reads the same on all): a first sync is a union. Nothing changed, no operation. Pass `rows` to `ledger.put` once the operations are kept in a segment (`commitLocal`).
  */
 export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock: HybridClock, now = Date.now()): Promise<LocalChanges> {
   await store.load();
@@ -59,7 +57,6 @@ export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock
       const p = valuePrint(value);
       row.prints[field] = p;
       if (known?.prints[field] === p) continue;
-      if (!prev && defaultPrints.get(field) === p) continue; // never synced: a default need not be said
       row.heads[field] = [edit(head.id, field, value, prev?.heads[field] ?? [])];
     }
     if (item) row.content = content || contentPrint(item);

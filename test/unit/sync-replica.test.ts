@@ -5,7 +5,7 @@ import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
 import Dexie from 'dexie';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 import { MemoryStore } from '../../lib/memory/store';
-import { parseOps, SyncFormatError } from '../../lib/sync/fields';
+import { ITEM_FIELDS, parseOps, SyncFormatError } from '../../lib/sync/fields';
 import { HybridClock } from '../../lib/sync/hlc';
 import { SyncLedger } from '../../lib/sync/ledger';
 import { applyOps, mergedRecord, MergeState } from '../../lib/sync/merge';
@@ -81,8 +81,8 @@ describe('a device\'s own changes as operations', () => {
     const a = new Device('a');
     await a.store.add([{ id: 'n1', text: 'The boiler service is due in March.', tags: ['home'] }], { from: 'user' });
     const first = await a.writeLocal();
-    // Fields at their defaults are not said on a first sync; the rest is, with no base.
-    expect(fieldsOf(first)).toEqual(['n1.createdAt', 'n1.kind', 'n1.scope', 'n1.tags', 'n1.text', 'n1.title', 'n1.updatedAt']);
+    // A first sync says every field, with no base.
+    expect(fieldsOf(first)).toEqual(ITEM_FIELDS.map((f) => `n1.${f}`).sort());
     expect(first.every((o) => o.base.length === 0)).toBe(true);
     expect(await a.writeLocal()).toEqual([]);
 
