@@ -54,6 +54,7 @@ export class SyncedFolders {
   private readonly copies = new Map<string, MemoryStorage>();
   private queue: Change[] = [];
   private readonly rand: () => number;
+  private copiesMade = 0;
 
   constructor(private readonly options: { seed?: number; duplicateRate?: number; junk?: boolean } = {}) {
     this.rand = random(options.seed ?? 1);
@@ -102,7 +103,7 @@ export class SyncedFolders {
         }
         copy.files.set(c.path, c.bytes);
         if (this.rand() < (this.options.duplicateRate ?? 0)) {
-          const dup = this.rand() < 0.5
+          const dup = this.copiesMade++ % 2 === 0
             ? c.path.replace(/\.(bin|json)$/, ` (${device}'s conflicted copy 2026-12-06).$1`)
             : c.path.replace(/\.(bin|json)$/, '.sync-conflict-20261206-123456-ABCDEFG.$1');
           copy.files.set(dup, c.bytes);
