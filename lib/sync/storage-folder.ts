@@ -13,8 +13,6 @@ export interface DirHandle {
   removeEntry(name: string, options?: { recursive?: boolean }): Promise<void>;
   values(): AsyncIterable<DirHandle | FileHandle>;
   queryPermission?(descriptor: { mode: 'readwrite' }): Promise<PermissionState>;
-  /** Present where the browser can move handles (FileSystemHandle.move); then files have it too. */
-  move?: unknown;
 }
 
 export interface FileHandle {
@@ -28,8 +26,22 @@ export interface FileHandle {
 
 const MAX_DEPTH = 8;
 
+/** Whether this browser's file handles can move (FileSystemFileHandle.move; Chromium has it). */
+function browserMoves(): boolean {
+  const handle = (globalThis as { FileSystemFileHandle?: { prototype: object } }).FileSystemFileHandle;
+  return handle !== undefined && 'move' in handle.prototype;
+}
+
 export class FolderStorage implements SyncStorage {
-  constructor(private readonly root: DirHandle) {}
+  private readonly moves: boolean;
+
+  /** `moves`: whether to write aside and move into place; by default, whether the browser can. */
+  constructor(
+    private readonly root: DirHandle,
+    options: { moves?: boolean } = {},
+  ) {
+    this.moves = options.moves ?? browserMoves();
+  }
 
   /** A browser error in the user's words; `what` names the file, or undefined for the folder itself. */
   private problem(e: unknown, what?: string): SyncPlaceError {
@@ -119,10 +131,11 @@ export class FolderStorage implements SyncStorage {
       if (await dir.getFileHandle(name).then(() => true, () => false)) {
         throw new SyncPlaceError('exists', `${path} is already in the folder.`);
       }
-      if (this.root.move) {
+      if (this.moves) {
         const temp = await dir.getFileHandle(`${name}.${Math.random().toString(36).slice(2, 10)}.tmp`, { create: true });
         await write(temp, bytes);
-        await temp.move!(dir, name);
+        if (!temp.move) throw new SyncPlaceError('refused', 'This browser cannot move files in the folder.');
+        await temp.move(dir, name);
       } else {
         await write(await dir.getFileHandle(name, { create: true }), bytes);
       }
