@@ -6,7 +6,9 @@ import { LogForkError, LogWriter } from '../../lib/sync/log-writer';
 import { seal } from '../../lib/sync/seal';
 import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
 import type { SyncOp } from '../../lib/sync/types';
-import { createVault, type Vault } from '../../lib/sync/vault';
+import { findVaults } from '../../lib/sync/folder-headers';
+import { createVault, headerText, unlockWithPassphrase, type Vault } from '../../lib/sync/vault';
+import { utf8 } from '../../lib/sync/bytes';
 
 const FAST = { memoryKiB: 8192, iterations: 1, parallelism: 1 };
 const MARKER = 'QUOKKA-LANTERN-5521';
@@ -213,6 +215,26 @@ describe('reading and writing logs through a file-sync engine', () => {
     expect(behind.snapshot?.body.seq).toBe(8);
     expect(seqs(behind)).toEqual(['a9']);
     expect(behind.problems).toEqual([]);
+  });
+
+  it('finds each synced memory once by its header, copies included; a planted header of the same id does not open', async () => {
+    const place = new MemoryStorage();
+    const made = await createVault('the passphrase', FAST);
+    const planted = await createVault('the passphrase', FAST);
+    const id = made.header.vaultId;
+    place.files.set(headerPath(id), utf8(headerText(made.header)));
+    place.files.set(`backstory-vault-${id} (conflicted copy 2026-12-06).json`, utf8(headerText(made.header)));
+    place.files.set(`backstory-vault-${id}.sync-conflict-20261206-123456-ABCDEFG.json`, utf8(headerText({ ...planted.header, vaultId: id })));
+    place.files.set(`backstory-vault-${id} (1).json`, utf8('{"format":"backstory-sync","version":1}'));
+    place.files.set(headerPath(planted.header.vaultId), utf8(headerText(made.header)));
+    const found = await findVaults(place);
+    expect(found.vaults.map((v) => v.paths)).toEqual([
+      [headerPath(id), `backstory-vault-${id} (conflicted copy 2026-12-06).json`],
+      [`backstory-vault-${id}.sync-conflict-20261206-123456-ABCDEFG.json`],
+    ]);
+    expect(found.problems.map((p) => p.path).sort()).toEqual([`backstory-vault-${id} (1).json`, headerPath(planted.header.vaultId)].sort());
+    await expect(unlockWithPassphrase(found.vaults[0].header, 'the passphrase')).resolves.toBeTruthy();
+    await expect(unlockWithPassphrase(found.vaults[1].header, 'the passphrase')).rejects.toThrow('does not open');
   });
 
   it('reads one vault only, and a header copy is listed by the vault it names', async () => {
