@@ -4,7 +4,7 @@
 // open is reported once, with its path, and never applied.
 import { toHex, sha256 } from './bytes';
 import { parseListing, segmentPath, type Placed } from './folder-layout';
-import { open, SealError, type SealingVault, type SealKind } from './seal';
+import { open, SEAL_LIMITS, SealError, type SealingVault, type SealKind } from './seal';
 import { checkDevice, checkSegment, checkSnapshot, type DeviceBody, type SealedSnapshot } from './segment';
 import { SyncPlaceError, type SegmentBody, type SyncStorage } from './types';
 
@@ -173,6 +173,11 @@ export class FolderReader {
     for (const f of files) {
       let known = this.seen.get(f.path);
       if (!known || known.size !== f.size) {
+        if (f.size > SEAL_LIMITS[kind].sealed) {
+          // Not even read: a file this large is no file of Backstory's.
+          this.failed(new SealError('too-large', `it is ${f.size} bytes, more than a ${kind} may be.`), f, report);
+          continue;
+        }
         try {
           const bytes = await this.storage.read(f.path);
           const json = await open(this.vault, kind, bytes);

@@ -29,14 +29,21 @@ const SegmentSchema = v.pipe(
   v.check((s) => (s.seq === 1) === (s.prev === ''), 'only the first segment has no previous one'),
 );
 
-const SnapshotSchema = v.strictObject({
-  device: Id,
-  seq: Seq,
-  covers: Seen,
-  /** The hash of the last segment of each device the state covers, so the chains go on from the snapshot. */
-  heads: v.record(Id, Hash),
-  state: v.unknown(),
-});
+const SnapshotSchema = v.pipe(
+  v.strictObject({
+    device: Id,
+    seq: Seq,
+    covers: Seen,
+    /** The hash of the last segment of each device the state covers, so the chains go on from the snapshot. */
+    heads: v.record(Id, v.union([v.literal(''), Hash])),
+    state: v.unknown(),
+  }),
+  v.check(
+    (s) => Object.keys(s.covers).length === Object.keys(s.heads).length
+      && Object.entries(s.covers).every(([d, seq]) => d in s.heads && (seq === 0) === (s.heads[d] === '')),
+    'every device a snapshot covers has its chain head',
+  ),
+);
 
 const DeviceSchema = v.strictObject({
   device: Id,

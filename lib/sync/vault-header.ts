@@ -54,7 +54,7 @@ const HeaderSchema = v.strictObject({
 
 export type VaultHeader = v.InferOutput<typeof HeaderSchema>;
 
-export type VaultProblem = 'wrong-passphrase' | 'wrong-recovery-key' | 'bad-recovery-key' | 'bad-header';
+export type VaultProblem = 'weak-passphrase' | 'wrong-passphrase' | 'wrong-recovery-key' | 'bad-recovery-key' | 'bad-header';
 
 export class VaultError extends Error {
   constructor(

@@ -27,6 +27,7 @@ export interface Vault {
 }
 
 const RECOVERY_BYTES = 20;
+export const MIN_PASSPHRASE = 10;
 const RECOVERY_INFO = utf8('backstory sync v1 recovery');
 
 /** The passphrase's key: Argon2id with the header's parameters. The passphrase is NFC so every keyboard types the same. */
@@ -118,6 +119,10 @@ export async function createVault(
   passphrase: string,
   kdf: { memoryKiB: number; iterations: number; parallelism: number } = DEFAULT_KDF,
 ): Promise<NewVault> {
+  // The header sits in a folder others may read; a short passphrase falls to guessing whatever Argon2id costs.
+  if ([...passphrase.normalize('NFC')].length < MIN_PASSPHRASE) {
+    throw new VaultError('weak-passphrase', `A passphrase needs at least ${MIN_PASSPHRASE} characters; a few words are easier to remember.`);
+  }
   const vaultKey = randomBytes(32);
   const recovery = randomBytes(RECOVERY_BYTES);
   const unwrapped: VaultHeader = {

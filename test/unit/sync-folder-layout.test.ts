@@ -19,8 +19,8 @@ const B = 'bbbbbbbbbbbbbbbbbbbbbbbbbb';
 const C = 'cccccccccccccccccccccccccc';
 
 beforeAll(async () => {
-  vault = (await createVault('passphrase', FAST)).vault;
-  stranger = (await createVault('passphrase', FAST)).vault;
+  vault = (await createVault('passphrase one', FAST)).vault;
+  stranger = (await createVault('passphrase one', FAST)).vault;
 });
 
 const op = (n: number): SyncOp => ({ id: `item-${n}`, field: 'text', value: `${MARKER} note ${n}`, stamp: `s${n}`, base: [] });
@@ -190,6 +190,24 @@ describe('reading and writing logs through a file-sync engine', () => {
     );
     expect(bad.problems.find((p) => p.path === path(5))!.words).toMatch(/cut short/);
     expect((await fresh.read(bad.heads)).problems).toEqual([]);
+  });
+
+  it('does not read a file listed larger than its kind may be', async () => {
+    const place = new MemoryStorage();
+    await writeLog(new LogWriter(place, vault, A), 1);
+    const huge = segmentPath(vault.vaultId, A, 2);
+    const read: string[] = [];
+    const spying = {
+      list: async () => [...(await place.list()), { path: huge, size: 1e9 }],
+      read: async (p: string) => (read.push(p), place.read(p)),
+      create: place.create.bind(place),
+      remove: place.remove.bind(place),
+    };
+    const result = await new FolderReader(spying, vault).read({});
+    expect(seqs(result)).toEqual(['a1']);
+    expect(read).not.toContain(huge);
+    expect(result.problems).toEqual([expect.objectContaining({ kind: 'unreadable', path: huge })]);
+    expect(result.problems[0].words).toMatch(/1000000000 bytes, more than a segment may be/);
   });
 
   it('starts a new device from the newest snapshot, and a device behind a pruned log from one that covers it', async () => {

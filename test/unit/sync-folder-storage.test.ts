@@ -145,7 +145,7 @@ describe('a local folder (File System Access API)', () => {
   });
 
   it('carries a log between two devices through the folder', async () => {
-    const { vault } = await createVault('pass', { memoryKiB: 8192, iterations: 1, parallelism: 1 });
+    const { vault } = await createVault('a passphrase', { memoryKiB: 8192, iterations: 1, parallelism: 1 });
     const s = new FolderStorage(new MemDir('Sync'));
     const device = 'eeeeeeeeeeeeeeeeeeeeeeeeee';
     const writer = new LogWriter(s, vault, device);

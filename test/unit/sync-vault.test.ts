@@ -62,6 +62,10 @@ describe('the vault header', () => {
     await expect(unlockWithRecoveryKey(header, 'ABCD-1234')).rejects.toThrow(/32 letters and digits/);
   });
 
+  it('refuses to make a vault with a short passphrase', async () => {
+    await expect(createVault('hunter2', FAST)).rejects.toThrow('A passphrase needs at least 10 characters');
+  });
+
   it('normalises the passphrase, so a composed and a decomposed accent are the same passphrase', async () => {
     const { header } = await createVault('café crème', FAST);
     await expect(unlockWithPassphrase(header, 'cafe\u0301 cre\u0300me')).resolves.toBeTruthy();

@@ -144,7 +144,7 @@ describe('a WebDAV folder (rclone serve webdav)', () => {
     expect([[second, now]]).toContainEqual(second === 'exists' ? ['exists', 'one'] : ['none', 'two']);
     expect(second).toBe('none');
 
-    const { vault } = await createVault('pass', { memoryKiB: 8192, iterations: 1, parallelism: 1 });
+    const { vault } = await createVault('a passphrase', { memoryKiB: 8192, iterations: 1, parallelism: 1 });
     const device = 'dddddddddddddddddddddddddd';
     const writer = new LogWriter(s, vault, device);
     await writer.join('Laptop');
