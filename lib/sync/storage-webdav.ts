@@ -2,6 +2,7 @@
 // password, PROPFIND Depth 1 folder by folder (Depth infinity is often disabled), GET, PUT with If-None-Match: *
 // (which not every server honours; nothing relies on it), MKCOL of missing folders, DELETE. Redirects are followed
 // only within the same origin, so credentials never go to another site.
+import { SEAL_LIMITS } from './seal';
 import { parseMultistatus } from './webdav-listing';
 import { SyncPlaceError, type SyncFileEntry, type SyncStorage } from './types';
 
@@ -13,10 +14,14 @@ export interface WebDavOptions {
   password: string;
   /** For tests; the global fetch otherwise. */
   fetch?: typeof fetch;
+  /** The largest file read; by default the largest sealed file. */
+  maxFileBytes?: number;
 }
 
 const MAX_REDIRECTS = 5;
 const MAX_DEPTH = 8;
+/** The largest sealed file (a snapshot, lib/sync/seal.ts) and its prefix. */
+const MAX_FILE_BYTES = SEAL_LIMITS.snapshot.sealed + 1024;
 
 function basic(user: string, password: string): string {
   const bytes = new TextEncoder().encode(`${user}:${password}`);
@@ -29,6 +34,7 @@ export class WebDavStorage implements SyncStorage {
   private readonly root: URL;
   private readonly auth: string;
   private readonly fetcher: typeof fetch;
+  private readonly maxFile: number;
 
   constructor(options: WebDavOptions) {
     const url = new URL(options.url);
@@ -39,6 +45,7 @@ export class WebDavStorage implements SyncStorage {
     this.root = url;
     this.auth = basic(options.user, options.password);
     this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+    this.maxFile = options.maxFileBytes ?? MAX_FILE_BYTES;
   }
 
   private urlOf(path: string): URL {
@@ -148,7 +155,47 @@ export class WebDavStorage implements SyncStorage {
   async read(path: string): Promise<Uint8Array> {
     const res = await this.send(this.urlOf(path), { method: 'GET' });
     if (!res.ok) await this.fail(res, path);
-    return new Uint8Array(await res.arrayBuffer());
+    // The server is not trusted with sizes either: a body past the largest sealed file is cut off, unread.
+    const tooLarge = () => new SyncPlaceError('refused', `${path} on the WebDAV server is larger than any file of Backstory's.`);
+    if (Number(res.headers.get('content-length') ?? 0) > this.maxFile) {
+      await res.body?.cancel();
+      throw tooLarge();
+    }
+    if (!res.body) return new Uint8Array(0);
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > this.maxFile) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      parts.push(value);
+    }
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  }
+
+  /**
+   * Makes the folder itself if it is not there, when the user connects to it (afterwards a missing folder is
+   * reported as gone, never made again). Its parent must exist.
+   */
+  async makeFolder(): Promise<void> {
+    const res = await this.send(this.root, { method: 'MKCOL' });
+    await res.body?.cancel();
+    if (res.ok || res.status === 405) return;
+    if (res.status === 409) {
+      throw new SyncPlaceError('gone', `The folder that should hold ${decodeURIComponent(this.root.pathname)} is not on the WebDAV server at ${this.root.host}.`);
+    }
+    await this.fail(res, 'the sync folder');
   }
 
   async create(path: string, bytes: Uint8Array): Promise<void> {

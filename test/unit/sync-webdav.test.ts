@@ -97,6 +97,13 @@ describe('a WebDAV folder (rclone serve webdav)', () => {
     await s.remove('backstory/v/log/dev/00000001.bin'); // already gone: not an error
     expect(await problem(s.read('backstory/v/log/dev/00000001.bin'))).toBe('gone');
     expect((await s.list()).map((e) => e.path)).not.toContain('backstory/v/log/dev/00000001.bin');
+    // A folder the user names when connecting is made if it is not there (once; later a missing one is gone).
+    const fresh = new WebDavStorage({ url: `${base}/made on connect`, user: USER, password: PASS });
+    expect(await problem(fresh.list())).toBe('gone');
+    await fresh.makeFolder();
+    await fresh.makeFolder();
+    await fresh.create('x/y.bin', bytes('y'));
+    expect(await fresh.list()).toEqual([{ path: 'x/y.bin', size: 1 }]);
     // A path that climbs out of the folder is refused before any request.
     expect(await problem(s.read('../secret'))).toBe('refused');
   });
@@ -133,6 +140,20 @@ describe('a WebDAV folder (rclone serve webdav)', () => {
     expect(followed).toBe(0);
     redirector.close();
     target.close();
+
+    // A server that answers a read with more than any sealed file, with or without saying so beforehand.
+    const flood = http.createServer((req, res) => {
+      if (req.url?.includes('declared')) res.writeHead(200, { 'Content-Length': '4096' });
+      else res.writeHead(200);
+      res.end(Buffer.alloc(4096, 1));
+    });
+    await new Promise<void>((ok) => flood.listen(0, '127.0.0.1', ok));
+    const f = new WebDavStorage({ url: `http://127.0.0.1:${(flood.address() as AddressInfo).port}/`, user: USER, password: PASS, maxFileBytes: 1024 });
+    await expect(f.read('declared.bin')).rejects.toThrow(/larger than any file of Backstory's/);
+    await expect(f.read('chunked.bin')).rejects.toThrow(/larger than any file of Backstory's/);
+    const roomy = new WebDavStorage({ url: `http://127.0.0.1:${(flood.address() as AddressInfo).port}/`, user: USER, password: PASS, maxFileBytes: 8192 });
+    expect((await roomy.read('chunked.bin')).length).toBe(4096);
+    flood.close();
   });
 
   it('If-None-Match: * on create: rclone replaces the file anyway, so the log writer reads before it writes', async () => {
