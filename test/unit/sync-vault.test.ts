@@ -48,6 +48,9 @@ describe('the vault header', () => {
     const byRecovery = await unlockWithRecoveryKey(header, typed);
     expect(await sameKey(byRecovery.key, made.vault.key)).toBe(true);
     expect(byPass.key.extractable).toBe(false);
+    await expect(crypto.subtle.exportKey('raw', byPass.key)).rejects.toThrow();
+    // IndexedDB stores by structured clone: the key survives it and still derives the same keys.
+    expect(await sameKey(structuredClone(byPass.key), made.vault.key)).toBe(true);
     expect(Buffer.from(byPass.digest).equals(Buffer.from(made.vault.digest))).toBe(true);
   });
 
