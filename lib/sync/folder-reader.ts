@@ -96,7 +96,8 @@ export class FolderReader {
     }
     this.chains(segs, base, report, true);
     for (const gap of chains.gaps) {
-      report('gap', gap.path, `${this.name(gap.device)}'s segments ${gap.from} to ${gap.to - 1} are not in the folder yet; ` +
+      const missing = gap.from === gap.to - 1 ? `segment ${gap.from} is` : `segments ${gap.from} to ${gap.to - 1} are`;
+      report('gap', gap.path, `${this.name(gap.device)}'s ${missing} not in the folder yet; ` +
         `its later ones wait until they arrive (${gap.path}).`, `gap ${gap.device} ${gap.from}`);
     }
 
@@ -127,7 +128,11 @@ export class FolderReader {
       if (toHex(await sha256(bytes)) !== r.hash) throw new SealError('unreadable', 'it changed after Backstory first read it.');
       return checkSegment(await open(this.vault, 'segment', bytes));
     } catch (e) {
-      if (e instanceof SyncPlaceError && e.problem !== 'gone') throw e;
+      if (e instanceof SyncPlaceError) {
+        // Removed since the listing (its writer pruned it): the next read finds the snapshot that covers it.
+        if (e.problem === 'gone') return undefined;
+        throw e;
+      }
       const why = e instanceof Error ? e.message : String(e);
       report('unreadable', r.path, `${r.path} was not read: ${why}`, `changed ${r.path} ${r.hash}`);
       return undefined;

@@ -161,7 +161,7 @@ describe('reading and writing logs through a file-sync engine', () => {
     const read = await reader.read({});
     expect(seqs(read)).toEqual(['a1', 'a2']);
     expect(read.problems).toEqual([expect.objectContaining({ kind: 'gap', path: path(4) })]);
-    expect(read.problems[0].words).toMatch(/segments 3 to 3 are not in the folder yet/);
+    expect(read.problems[0].words).toMatch(/segment 3 is not in the folder yet/);
     expect((await reader.read(read.heads)).problems).toEqual([]);
 
     // The missing segment arrives, but the next one changed (same size) since this reader first opened it.
