@@ -21,7 +21,7 @@ interface HeadJson {
   value: unknown;
   from?: CarrierJson;
 }
-interface RegisterJson {
+export interface RegisterJson {
   heads: HeadJson[];
   /** `[stamp]`, or `[stamp, device, seq]` once the operation was applied here. */
   replaced: ([string] | [string, string, number])[];
@@ -61,21 +61,35 @@ const StateSchema = v.strictObject({
 
 const carrierJson = (c: Carrier): CarrierJson => [c.device, c.seq];
 
+/** One record's registers as JSON: fields by name, heads by stamp (a snapshot's records, and this device's own store). */
+export function recordToJson(record: RecordState): Record<string, RegisterJson> {
+  const fields: Record<string, RegisterJson> = {};
+  for (const field of [...record.keys()].sort()) {
+    const reg = record.get(field)!;
+    if (!reg.heads.length) continue;
+    fields[field] = {
+      heads: reg.heads.map((h) => ({ stamp: h.stamp, base: h.base, value: h.value, ...(h.from ? { from: carrierJson(h.from) } : {}) })),
+      replaced: [...reg.replaced].sort(([a], [b]) => (a < b ? -1 : 1)).map(([s, c]) => (c ? [s, c.device, c.seq] : [s])),
+    };
+  }
+  return fields;
+}
+
+/** A record this device wrote itself (`recordToJson`), read back without the checks a snapshot from the folder gets. */
+export function recordFromOwnJson(fields: Record<string, RegisterJson>): RecordState {
+  const record: RecordState = new Map();
+  for (const [field, reg] of Object.entries(fields)) {
+    record.set(field, {
+      heads: reg.heads.map((h) => ({ stamp: h.stamp, base: h.base, value: h.value, ...(h.from ? { from: { device: h.from[0], seq: h.from[1] } } : {}) })),
+      replaced: new Map(reg.replaced.map((e) => [e[0], e.length === 3 ? { device: e[1], seq: e[2] } : null] as const)),
+    });
+  }
+  return record;
+}
+
 /** The state as JSON (a snapshot's `state`): records by id, fields by name, heads by stamp. */
 export function stateToJson(state: MergeState): StateJson {
-  const records = [...state.records.keys()].sort().map((id) => {
-    const record = state.records.get(id)!;
-    const fields: Record<string, RegisterJson> = {};
-    for (const field of [...record.keys()].sort()) {
-      const reg = record.get(field)!;
-      if (!reg.heads.length) continue;
-      fields[field] = {
-        heads: reg.heads.map((h) => ({ stamp: h.stamp, base: h.base, value: h.value, ...(h.from ? { from: carrierJson(h.from) } : {}) })),
-        replaced: [...reg.replaced].sort(([a], [b]) => (a < b ? -1 : 1)).map(([s, c]) => (c ? [s, c.device, c.seq] : [s])),
-      };
-    }
-    return { id, fields };
-  });
+  const records = [...state.records.keys()].sort().map((id) => ({ id, fields: recordToJson(state.records.get(id)!) }));
   return { format: STATE_FORMAT, version: STATE_VERSION, records };
 }
 
