@@ -108,6 +108,16 @@ export interface SyncMetaRow {
   value: string;
 }
 
+/** One record of sync's merged state (lib/sync/state-store.ts declares its fields). */
+export interface SyncStateRow {
+  id: string;
+}
+
+/** This device's part in a synced memory (lib/sync/device.ts declares its fields): one row, or none while sync is off. */
+export interface SyncDeviceRow {
+  key: string;
+}
+
 export type BackstoryDB = Dexie & {
   items: EntityTable<MemoryItem, 'id'>;
   vectors: EntityTable<StoredVector, 'id'>;
@@ -120,6 +130,8 @@ export type BackstoryDB = Dexie & {
   handovers: EntityTable<HandoverRow, 'job'>;
   syncLedger: EntityTable<SyncLedgerRow, 'id'>;
   syncMeta: EntityTable<SyncMetaRow, 'key'>;
+  syncState: EntityTable<SyncStateRow, 'id'>;
+  syncDevice: EntityTable<SyncDeviceRow, 'key'>;
 };
 
 export const DB_NAME = 'backstory';
@@ -176,9 +188,10 @@ export function openMemoryDB(name = DB_NAME, deps?: { indexedDB: IDBFactory; IDB
   // v6: items lose their secondary indexes. Nothing queried them (memory is read whole when the worker starts, then
   // item by item by id), and every write kept them: an import's commit wrote each item under five more keys.
   db.version(6).stores({ items: 'id' });
-  // v7: sync's ledger (lib/sync/ledger.ts), in this database so that what sync writes into memory and what it notes
-  // of it land in one transaction. Nothing else changes.
-  db.version(7).stores({ syncLedger: 'id', syncMeta: 'key' });
+  // v7: sync's ledger (lib/sync/ledger.ts), merged state (state-store.ts) and this device's part (device.ts), in this
+  // database so that what sync writes into memory and what it notes of it land in one transaction. Nothing else
+  // changes.
+  db.version(7).stores({ syncLedger: 'id', syncMeta: 'key', syncState: 'id', syncDevice: 'key' });
   return db;
 }
 

@@ -78,19 +78,22 @@ export class LogWriter {
 
   /**
    * Removes this device's files that its snapshots make unneeded: every snapshot but the newest two, and every
-   * segment the older of those two covers (a device behind reads that snapshot, then the segments after it).
-   * Returns the paths removed.
+   * segment the older of those two covers (a device behind reads that snapshot, then the segments after it). With
+   * `segmentsUpTo` (the last of this device's segments every other active device has applied), every snapshot but the
+   * newest goes, and the segments up to that one and covered by the newest snapshot. Returns the paths removed.
    */
-  async prune(): Promise<string[]> {
+  async prune(opts: { segmentsUpTo?: number } = {}): Promise<string[]> {
     const listing = parseListing(await this.storage.list(), this.vault.vaultId);
     const mine = <T extends { device: string }>(xs: T[]) => xs.filter((x) => x.device === this.device);
     const snaps = mine(listing.snapshots);
     const seqs = [...new Set(snaps.map((s) => s.seq))].sort((a, b) => b - a);
-    if (seqs.length < SNAPSHOTS_KEPT) return [];
-    const floor = seqs[SNAPSHOTS_KEPT - 1];
+    const kept = opts.segmentsUpTo === undefined ? SNAPSHOTS_KEPT : 1;
+    if (seqs.length < kept) return [];
+    const floor = seqs[kept - 1];
+    const upTo = Math.min(floor, opts.segmentsUpTo ?? floor);
     const doomed = [
       ...snaps.filter((s) => s.seq < floor),
-      ...mine(listing.segments).filter((s) => s.seq <= floor),
+      ...mine(listing.segments).filter((s) => s.seq <= upTo),
     ].map((f) => f.path);
     for (const path of doomed) await this.storage.remove(path);
     return doomed;

@@ -234,3 +234,35 @@ export function noteCarrier(state: MergeState, ops: readonly SyncOp[], from: Car
     else if (reg.replaced.get(op.stamp) === null) reg.replaced.set(op.stamp, from);
   }
 }
+
+/**
+ * Merges another state (a snapshot's) into `into`: its heads as the operations they are, and the stamps it knows as
+ * replaced. The result is the state of the union of both sets of operations. Returns the ids of records that changed.
+ */
+export function mergeState(into: MergeState, from: MergeState): Set<string> {
+  const touched = new Set<string>();
+  for (const [id, record] of from.records) {
+    for (const [field, reg] of record) {
+      for (const [stamp, carrier] of reg.replaced) {
+        if (applyReplaced(into, id, field, stamp, carrier)) touched.add(id);
+      }
+      for (const h of reg.heads) {
+        if (applyOp(into, { id, field, value: h.value, stamp: h.stamp, base: h.base }, h.from)) touched.add(id);
+      }
+    }
+  }
+  return touched;
+}
+
+/** Notes that some operation named `stamp` in its base: a head of that stamp is replaced. */
+function applyReplaced(state: MergeState, id: string, field: string, stamp: Stamp, carrier: Carrier | null): boolean {
+  const reg = registerOf(state, id, field);
+  if (reg.replaced.has(stamp)) {
+    if (carrier && reg.replaced.get(stamp) === null) reg.replaced.set(stamp, carrier);
+    return false;
+  }
+  const head = reg.heads.find((h) => h.stamp === stamp);
+  reg.replaced.set(stamp, head?.from ?? carrier);
+  if (head) reg.heads = reg.heads.filter((h) => h !== head);
+  return !!head;
+}

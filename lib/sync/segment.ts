@@ -2,6 +2,7 @@
 // (device, seq, prev) is what a reader trusts, so its shape is checked strictly; op values stay unknown here, as the
 // merge engine (lib/sync/merge.ts) checks fields.
 import * as v from 'valibot';
+import { MAX_REF_CHARS } from './fields';
 import { ID_PATTERN } from './vault-header';
 import type { SegmentBody, SnapshotBody } from './types';
 
@@ -11,7 +12,8 @@ const Hash = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/));
 const Seen = v.pipe(v.record(Id, Seq), v.check((r) => Object.keys(r).length <= 1000, 'too many devices'));
 
 const Op = v.strictObject({
-  id: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  // As long as any record id (parseOps checks each op fully): a mail's id can pass 256 characters.
+  id: v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_REF_CHARS)),
   field: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
   value: v.unknown(),
   stamp: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
