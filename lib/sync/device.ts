@@ -36,8 +36,12 @@ export interface DeviceState extends SyncDeviceRow {
   lastSyncedAt?: number;
   /** Devices sharing the memory (their device files), this one included. */
   devices: number;
-  /** The last problem, in words; cleared by a pass without one. */
-  problem?: string;
+  /** Why the last pass failed, in words; cleared by a pass that finishes. */
+  failure?: string;
+  /** The last pass failed because the browser took back the folder's permission: one click in a page gives it back. */
+  reconnect?: boolean;
+  /** Something the last pass noticed and said (a tampered file, a clock far ahead), in words. */
+  notice?: string;
   /** Problems said once already (a gap, a fork, a tampered file), so the status does not repeat them. */
   said: string[];
 }

@@ -241,7 +241,9 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   if (dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await snapshot(deps.db, dev, writer, states);
 
   dev.lastSyncedAt = now();
-  dev.problem = report.problems.at(-1);
+  dev.failure = undefined;
+  dev.reconnect = undefined;
+  dev.notice = report.problems.at(-1);
   await writeDevice(deps.db, dev);
   return report;
 }
