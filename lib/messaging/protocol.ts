@@ -26,7 +26,7 @@ export interface PanelState {
   tabId: number;
   status: PanelStatus;
   /** The task as read from the page, for the panel's header. */
-  task?: Pick<TaskReading, 'title' | 'site' | 'adapter' | 'people' | 'subject'> & { ask: string };
+  task?: Pick<TaskReading, 'title' | 'site' | 'adapter' | 'people' | 'subject' | 'destination' | 'landmarks'> & { ask: string };
   /** The free-text search that overrides the page's task, if any. */
   search?: string;
   cards: RankedCard[];
@@ -91,6 +91,26 @@ export interface SyncStatus {
   progress?: { done: number; total: number };
 }
 
+/**
+ * What Backstory sees of a page's structure, for a bug report ("Diagnose this page" on the options page): the host
+ * and the site adapter's landmarks found and missing. Names only: no path, no field, no text of the page.
+ */
+export interface SiteDiagnosis {
+  /** The page's host (no path or query). */
+  site?: string;
+  /** The site adapter for it, when Backstory has one ('notion'), and the site as the user knows it ('Notion'). */
+  adapter?: string;
+  label?: string;
+  found: string[];
+  missing: string[];
+  /** None of the adapter's landmarks were found: the reading is the focused field alone. */
+  fieldOnly: boolean;
+  /** When the page was read (epoch ms). */
+  at?: number;
+  /** Why there is no report, in the user's words. */
+  problem?: string;
+}
+
 /** A small ranking for the options page's live preview. */
 export interface PreviewCard {
   id: string;
@@ -140,6 +160,8 @@ export interface BackgroundProtocol {
   'package:insert': { req: { tabId: number; ids: string[]; search?: string }; res: InsertOutcome };
   /** Options page: how a sample task ranks under the given (unsaved or saved) settings. */
   'rank:preview': { req: { text: string; settings?: RankSettings; people?: string[]; site?: string }; res: { cards: PreviewCard[] } };
+  /** Options page: what Backstory sees of the structure of a tab's page (the last page the user was on by default). */
+  'site:diagnose': { req: { tabId?: number }; res: SiteDiagnosis };
   /** Model and index status for the options page. */
   'model:status': { req: Record<string, never>; res: ServiceStatus };
   /** The item saved by the last "Remember this" (for the quick edit popover), if it is recent. */

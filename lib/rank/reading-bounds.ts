@@ -22,6 +22,8 @@ export const READING_LIMITS = {
   heading: 200,
   headings: 5,
   thread: 300,
+  landmark: 60,
+  landmarks: 20,
 } as const;
 
 const str = (v: unknown, max: number): string => (typeof v === 'string' ? v.slice(0, max) : '');
@@ -70,5 +72,14 @@ export function boundReading(r: TaskReading): TaskReading {
   const headings = list(r.headings, L.headings, L.heading);
   if (headings) out.headings = headings;
   if (r.thread && typeof r.thread === 'object' && typeof r.thread.id === 'string') out.thread = { id: r.thread.id.slice(0, L.thread) };
+  const lm = r.landmarks;
+  if (lm && typeof lm === 'object' && typeof lm.adapter === 'string') {
+    out.landmarks = {
+      adapter: lm.adapter.slice(0, L.adapter),
+      label: str(lm.label, L.landmark) || lm.adapter.slice(0, L.adapter),
+      found: list(lm.found, L.landmarks, L.landmark) ?? [],
+      missing: list(lm.missing, L.landmarks, L.landmark) ?? [],
+    };
+  }
   return out;
 }

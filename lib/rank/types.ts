@@ -31,8 +31,23 @@ export interface TaskReading {
   headings?: string[];
   /** The conversation or mail thread on screen, keyed as the importers key it (`chatgpt:<id>`, `mail-thread:<id>`...). */
   thread?: { id: string };
+  /**
+   * On a site Backstory has an adapter for: which of that adapter's landmarks the page has (names only, never text;
+   * lib/sites/landmarks.ts). None found: the page is not what the adapter knows, and the reading is the focused field
+   * alone (the side panel says so).
+   */
+  landmarks?: ReadingLandmarks;
   /** When the reading was taken (epoch ms). */
   at: number;
+}
+
+/** What a site adapter found of a page's structure: the adapter's name and label, and its landmarks' names. */
+export interface ReadingLandmarks {
+  adapter: string;
+  /** The site as the user knows it ("Notion", "Outlook"). */
+  label: string;
+  found: string[];
+  missing: string[];
 }
 
 export interface RankSettings {

@@ -1,6 +1,7 @@
 import type { BackgroundProtocol } from '../messaging/protocol';
 import type { Handlers } from '../messaging/rpc';
 import type { Service } from './index';
+import { diagnoseSite } from './site-diagnosis';
 
 /** The worker's message table: each message is answered by one module. */
 export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
@@ -28,6 +29,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'package:build': ({ tabId, ids, search }) => s.ranker.packageFor(tabId, ids, search),
     'package:insert': ({ tabId, ids, search }) => s.insertion.package(tabId, ids, search),
     'rank:preview': ({ text, settings, people, site }) => s.ranker.preview(text, settings, people, site),
+    'site:diagnose': ({ tabId }) => diagnoseSite(s.tasks, s.bridge, tabId),
     'model:status': () => s.modelStatus.get(),
     'capture:recent': () => s.capture.recent(),
     'capture:dismiss': ({ id }) => s.capture.dismissRecent(id),

@@ -59,6 +59,8 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
     adapter: task.adapter,
     people: task.people,
     subject: task.subject,
+    destination: task.destination,
+    ...(task.landmarks ? { landmarks: task.landmarks } : {}),
     ask: (task.field?.text || task.selection || '').slice(0, 200),
   };
   if (!hasAsk(task)) return base;

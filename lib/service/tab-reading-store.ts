@@ -19,6 +19,18 @@ export class TabReadingStore {
     return this.tasks.get(tabId);
   }
 
+  /** The tab whose page reported last (kept across worker stops), or undefined when no page has reported. */
+  async newest(): Promise<{ tabId: number; reading: TaskReading } | undefined> {
+    const stored = (await browser.storage.session.get(null)) as Record<string, TaskReading>;
+    let best: { tabId: number; reading: TaskReading } | undefined;
+    const consider = (tabId: number, reading: TaskReading | undefined) => {
+      if (reading && Number.isFinite(tabId) && (!best || reading.at > best.reading.at)) best = { tabId, reading };
+    };
+    for (const [key, reading] of Object.entries(stored)) if (key.startsWith('task:')) consider(Number(key.slice(5)), reading);
+    for (const [tabId, reading] of this.tasks) consider(tabId, reading);
+    return best;
+  }
+
   /** The frame whose focused field the task came from: inserts go there (an editor may live in an iframe). */
   private frames = new Map<number, number>();
   setFrame(tabId: number, frameId: number): void {

@@ -1,12 +1,14 @@
 import type { Destination } from '../core/destinations';
 import type { TaskReading } from '../rank/types';
 import type { InsertOutcome } from '../insert/index';
+import type { LandmarkTable } from './landmarks';
 
 /**
  * A site adapter declares where it applies (hosts), what it reads (read), and what it watches (scope; the
  * watcher observes that element with a debounced MutationObserver and disconnects it on teardown or when the
- * field goes away). Adapters read by roles, labels and stable attributes; when the structure they expect is gone
- * read() returns null and the reading degrades to the generic one (never to nothing).
+ * field goes away). Adapters read by structure first (test ids, roles, ids, form names, the shape of a region) and
+ * by words only as one more hint; when the structure they expect is gone read() returns null and the reading degrades
+ * to the generic one (never to nothing), and `landmarks` lets the side panel say so.
  */
 export interface SiteAdapter {
   name: string;
@@ -27,8 +29,19 @@ export interface SiteAdapter {
    * and the content script are narrowed to it. Every path when absent.
    */
   path?: string;
-  /** When the selectors were last seen working on the live site (YYYY-MM-DD). */
+  /**
+   * When its selectors were last compared with maintained open-source code that works on the live site
+   * (YYYY-MM-DD; what was compared is in lib/sites/REFERENCES.md). Not a claim that the live site itself was checked.
+   */
   seen?: string;
+  /** The site as the user knows it ("Notion"), for the panel's words; the adapter's name when absent. */
+  label?: string;
+  /**
+   * The structure it reads by, name → selector or check (lib/sites/landmarks.ts). Every reading on its pages reports
+   * which were found; none found makes the panel say that only the focused field is read. An adapter without a table
+   * counts its read() as its one landmark.
+   */
+  landmarks?: LandmarkTable;
   /** Where it applies; by default the declared hosts, exactly. */
   matches(loc: Location): boolean;
   /** Extra fields of the reading for this site (recipients, subject, turns...), or null when the page no longer

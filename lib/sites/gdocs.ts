@@ -19,7 +19,7 @@ export { DOCS_HOST };
  * its own allowlist, so for Backstory the page is usually canvas only: the reading is then the title, the selection
  * Docs mirrors into the event target, and the section around it in the document's own text (Docs' plain-text export,
  * lib/sites/docs-export.ts); and a card goes to the clipboard with a "press Ctrl+V" hint, never typed unchecked.
- * Last seen working on the live site: 2026-11-20.
+ * Compared with Automattic/harper's Docs bridge on 2026-12-06 (lib/sites/REFERENCES.md; not checked on the live site).
  */
 const LINE = '.kix-canvas-tile-content svg rect[aria-label]';
 const CARET = '#kix-current-user-cursor-caret, .kix-cursor-caret';
@@ -258,9 +258,16 @@ function readExport(doc: Document, out: Partial<TaskReading>, selected: string, 
 export const gdocsAdapter: SiteAdapter = {
   name: 'gdocs',
   hosts: [DOCS_HOST],
+  label: 'Google Docs',
   destination: 'documents',
   path: DOCS_PATH,
-  seen: '2026-11-20',
+  seen: '2026-12-06',
+  landmarks: {
+    editor: EDITOR,
+    'text input frame': EVENT_TARGET,
+    'annotated text layer': LINE,
+    caret: CARET,
+  },
   matches: (loc) => loc.hostname === DOCS_HOST && loc.pathname.startsWith(DOCS_PATH),
   read(doc) {
     const name = title(doc);

@@ -4,26 +4,38 @@ import { stripInsertedText } from '../insert/state';
 import { blockText, clip, nameAndAddress, outermost, tidy, uniq } from './text';
 
 /**
- * Gmail compose and reply. Found by what Gmail exposes for accessibility and its long-lived form names, never by
- * its generated class names:
- * - compose body: [role="textbox"][aria-label="Message Body"] (also g_editable="true")
- * - subject: input[name="subjectbox"]; recipients: chips carrying data-hovercard-id / email attributes, the hidden
- *   input[name="to|cc|bcc"] fields, and the "To recipients" combobox input
- * - thread: messages carry data-message-id; senders are [email][name]; the thread subject is h2[data-thread-perm-id]
- *   ("thread-f:<X-GM-THRID>", the id mail exports carry); a message's body is .a3s inside .ii.gt (a div[dir]
- *   wrapper exists only in mail written in Gmail, not in newsletters or mail from Outlook); a collapsed message has
- *   no body loaded and only its header shows, which is never the task.
- * Last seen working on the live site: 2026-11-20.
+ * Gmail compose and reply. Found by structure Gmail keeps in every interface language (its form names, g_editable,
+ * roles, data attributes), never by its generated class names; the English labels are one more hint, never needed:
+ * - compose body: [g_editable="true"] (also a multi-line [role="textbox"])
+ * - subject: input[name="subjectbox"]; recipients: the fields named to / cc / bcc (div[name="to"] holding the chips
+ *   [role="option"][data-hovercard-id][data-name] and an input for addresses not yet turned into chips; older
+ *   markup: input or textarea[name="to"])
+ * - thread: messages carry data-message-id; senders are [email][name]; the open thread's subject is an h2 carrying
+ *   data-thread-perm-id ("thread-f:<X-GM-THRID>", decimal, the id mail exports carry) and data-legacy-thread-id (the
+ *   same id in hex). Gmail sometimes leaves out the first (or writes "undefined"): the second gives the same id. A
+ *   message's body is .a3s inside .ii.gt (a div[dir] wrapper exists only in mail written in Gmail); a collapsed
+ *   message has no body loaded and only its header shows, which is never the task.
+ * Compared with InboxSDK and gmail.js on 2026-12-06 (lib/sites/REFERENCES.md; not checked on the live site).
  */
-const BODY = '[role="textbox"][aria-label="Message Body" i], [g_editable="true"][contenteditable="true"], [contenteditable="true"][aria-label="Message Body" i]';
+const BODY = '[g_editable="true"][contenteditable="true"], [contenteditable="true"][role="textbox"][aria-multiline="true"], [contenteditable="true"][aria-label="Message Body" i]';
 const SUBJECT = 'input[name="subjectbox"]';
-const RECIPIENT_INPUTS = 'input[name="to"], input[name="cc"], input[name="bcc"]';
-const RECIPIENT_COMBO = 'input[aria-label*="recipients" i], input[aria-label="To" i], input[aria-label="Cc" i], input[aria-label="Bcc" i]';
-const CHIP = '[role="listbox"] [role="option"][data-hovercard-id], [role="listbox"] [role="option"][email], [data-hovercard-id*="@"], [email]';
-const CHIP_OPTION = '[role="listbox"] [role="option"][data-hovercard-id], [role="listbox"] [role="option"][email]';
+const RECIPIENT_FIELDS = '[name="to"], [name="cc"], [name="bcc"]';
+const RECIPIENT_INPUTS = 'input[name="to"], input[name="cc"], input[name="bcc"], textarea[name="to"], textarea[name="cc"], textarea[name="bcc"]';
+/**
+ * Where addresses are typed before they become chips: inside a field named to / cc / bcc, or (a hint) an input labelled
+ * so in English, German, French, Spanish or Japanese.
+ */
+const RECIPIENT_COMBO = [
+  '[name="to"] input', '[name="cc"] input', '[name="bcc"] input',
+  ...['recipients', 'empfänger', 'destinataires', 'destinatarios', '宛先'].map((w) => `input[aria-label*="${w}" i]`),
+  ...['To', 'Cc', 'Bcc', 'An', 'À', 'Cci', 'Para', 'CCO'].map((w) => `input[aria-label="${w}" i]`),
+].join(', ');
+const CHIP = '[role="listbox"] [role="option"][data-hovercard-id], [role="option"][data-hovercard-id], [data-hovercard-id*="@"], [email]';
+const CHIP_OPTION = '[role="listbox"] [role="option"][data-hovercard-id], [role="option"][data-hovercard-id][data-name]';
 const MESSAGE_BODY = '.ii.gt .a3s, .a3s';
 const QUOTED = 'blockquote, .gmail_quote, .gmail_extra, [data-smartmail="gmail_signature"]';
 const MESSAGE = '[data-message-id]';
+const THREAD_HEADING = 'h2[data-thread-perm-id], h2[data-legacy-thread-id]';
 const MAX_TURNS = 3;
 const TURN_CHARS = 1500;
 
@@ -32,7 +44,7 @@ export function findCompose(doc: Document, focused: HTMLElement | null): { root:
   const start = focused?.closest<HTMLElement>(BODY) ?? focused;
   const fromNode = (node: Element | null): { root: Element; body: HTMLElement | null } | null => {
     for (let el = node, depth = 0; el && depth < 25; el = el.parentElement, depth++) {
-      if (el.querySelector(`${SUBJECT}, ${RECIPIENT_INPUTS}, ${RECIPIENT_COMBO}, ${CHIP_OPTION}`)) {
+      if (el.querySelector(`${SUBJECT}, ${RECIPIENT_FIELDS}, ${RECIPIENT_COMBO}, ${CHIP_OPTION}`)) {
         return { root: el, body: el.querySelector<HTMLElement>(BODY) };
       }
     }
@@ -78,13 +90,13 @@ export function readRecipients(compose: Element): string[] {
   }
   for (const input of Array.from(compose.querySelectorAll<HTMLInputElement>(RECIPIENT_INPUTS))) people.push(...addressParts(input.value));
   for (const input of Array.from(compose.querySelectorAll<HTMLInputElement>(RECIPIENT_COMBO))) {
-    if (input.value.includes('@')) people.push(...addressParts(input.value));
+    if (input.value.includes('@') && !input.closest(BODY)) people.push(...addressParts(input.value));
   }
   return uniq(people).slice(0, 20);
 }
 
 function threadSubject(doc: Document): string | undefined {
-  const h = doc.querySelector('h2[data-thread-perm-id], [role="main"] h2[data-legacy-thread-id]');
+  const h = doc.querySelector(THREAD_HEADING);
   const text = h?.textContent?.trim();
   if (text) return text;
   // Gmail titles a thread "Subject - account - Gmail".
@@ -116,11 +128,28 @@ export function readThread(doc: Document): { turns: string[]; lastSender?: strin
   return { turns, lastSender };
 }
 
-/** The open thread's id as mail exports carry it (X-GM-THRID): `mail-thread:<id>`. */
+/** "thread-f:1790…" (perhaps "#thread-f:…|msg-f:…") → the decimal X-GM-THRID. */
+function fromPermId(value: string | null): string | undefined {
+  return /^#?thread-[a-z]:(\d{1,20})(?:\|.*)?$/.exec(value ?? '')?.[1];
+}
+
+/** The hex thread id ("18d5…") → the same X-GM-THRID in decimal, as mail exports and the mbox import write it. */
+export function fromLegacyId(value: string | null): string | undefined {
+  return value && /^[0-9a-f]{1,16}$/i.test(value) ? BigInt(`0x${value}`).toString(10) : undefined;
+}
+
+/**
+ * The open thread's id as mail exports carry it (X-GM-THRID), keyed as the mbox import keys it: `mail-thread:<id>`.
+ * From the thread heading's data-thread-perm-id, else its data-legacy-thread-id (list rows carry that one too, so the
+ * bare attribute counts only on the heading), else any perm id in the open view.
+ */
 export function threadId(doc: Document): string | undefined {
-  const perm = doc.querySelector('[role="main"] [data-thread-perm-id], [data-thread-perm-id]')?.getAttribute('data-thread-perm-id') ?? '';
-  const m = /^thread-[a-z]:(\d+)$/.exec(perm);
-  return m ? `mail-thread:${m[1]}` : undefined;
+  const heading = doc.querySelector(THREAD_HEADING);
+  const id =
+    fromPermId(heading?.getAttribute('data-thread-perm-id') ?? null) ??
+    fromLegacyId(heading?.getAttribute('data-legacy-thread-id') ?? null) ??
+    fromPermId(doc.querySelector('[role="main"] [data-thread-perm-id]')?.getAttribute('data-thread-perm-id') ?? null);
+  return id ? `mail-thread:${id}` : undefined;
 }
 
 const GMAIL_HOSTS = ['mail.google.com'];
@@ -128,8 +157,17 @@ const GMAIL_HOSTS = ['mail.google.com'];
 export const gmailAdapter: SiteAdapter = {
   name: 'gmail',
   hosts: GMAIL_HOSTS,
+  label: 'Gmail',
   destination: 'email',
-  seen: '2026-11-20',
+  seen: '2026-12-06',
+  landmarks: {
+    'compose body': BODY,
+    subject: SUBJECT,
+    recipients: `${RECIPIENT_FIELDS}, ${CHIP_OPTION}`,
+    'thread id': `${THREAD_HEADING}, [role="main"] [data-thread-perm-id]`,
+    messages: MESSAGE,
+    'mail view': '[role="main"]',
+  },
   matches: onHosts(GMAIL_HOSTS),
   read(doc, focused) {
     const compose = findCompose(doc, focused);

@@ -5,6 +5,7 @@ import { adapterPatterns, type SiteAdapter } from './adapter';
 import { chatgptAdapter, claudeAdapter, copilotAdapter, deepseekAdapter, geminiAdapter, mistralAdapter, perplexityAdapter } from './chat';
 import { deepActiveElement, editableKind, editableRoot, editableText, fieldLabel, isSecretField } from '../dom/editable';
 import { genericAdapter } from './generic';
+import { readingLandmarks } from './landmarks';
 import { gdocsAdapter } from './gdocs';
 import { gmailAdapter } from './gmail';
 import { notionAdapter } from './notion';
@@ -75,6 +76,8 @@ export function readTask(doc: Document, focused: HTMLElement | null): TaskReadin
       site = null;
     }
   }
+  // Which of the site's landmarks the page has: none found, and the panel says only the focused field is read.
+  if (adapter !== genericAdapter) reading.landmarks = readingLandmarks(adapter, doc, root, site !== null);
   if (site) {
     Object.assign(reading, site);
     if (reading.field) reading.field.text = reading.field.text.slice(0, MAX_FIELD_CHARS);

@@ -98,6 +98,8 @@ export function Card(props: {
   rank: number;
   trace?: TraceEntry;
   taskPeople: string[];
+  /** Set when the reading was the focused field alone (the page's structure was not found): *Why?* says so. */
+  fieldOnly?: string;
   selected: boolean;
   canAct: boolean;
   actions: CardActions;
@@ -202,6 +204,7 @@ export function Card(props: {
       {open ? (
         <div class="why" id={whyId} data-testid="card-why-text">
           <p class="why-line">{plainWhy(card, props.taskPeople)}</p>
+          {props.fieldOnly ? <p data-testid="card-why-field-only">{props.fieldOnly}</p> : null}
           {choice ? <p data-testid="card-passage">{passageWhy(choice)}</p> : null}
           <ul>{card.why.map((w, i) => <li key={i}>{w}</li>)}</ul>
           <FactorBars values={trace?.contributions ?? card.factors} label="What the score is made of" />

@@ -7,6 +7,7 @@ import { LearningSection } from './learning-section';
 import { IMPORT_SECTION } from './open-pages';
 import { CaptureSection } from './options/capture-section';
 import { ClearDataSection } from './options/clear-data-section';
+import { DiagnoseSection } from './options/diagnose-section';
 import { FlaggedItems, loadFlagLists, type FlagLists } from './options/flagged-items';
 import { HostList } from './options/host-list';
 import { ImportExportSection, type DataMessage } from './options/import-export-section';
@@ -119,6 +120,8 @@ export function OptionsPage() {
       {settings ? <CaptureSection settings={settings} save={save} /> : null}
 
       {settings ? <ModelSection model={model} settings={settings} save={save} /> : null}
+
+      <DiagnoseSection />
 
       <ClearDataSection count={model?.memorySize ?? 0} onCleared={() => {
         setMessage({ ok: true, text: 'All memories were deleted.' });

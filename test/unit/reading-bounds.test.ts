@@ -97,3 +97,17 @@ describe('a reading is cut to sensible lengths', () => {
     expect(boundReading({ ...hostileReading(), destination: 'chat' }).destination).toBe('chat');
   });
 });
+
+describe('the landmarks a reading reports', () => {
+  it('are cut like the rest: a page cannot send long names or many of them, and only lists of names pass', () => {
+    const r = boundReading({
+      url: 'https://www.notion.so/x', title: '', site: 'www.notion.so', adapter: 'generic', destination: 'documents', at: 1,
+      landmarks: { adapter: long(500), label: long(500), found: Array.from({ length: 500 }, () => long(500)), missing: 'x' as unknown as string[] },
+    });
+    expect(r.landmarks?.adapter).toHaveLength(READING_LIMITS.adapter);
+    expect(r.landmarks?.label).toHaveLength(READING_LIMITS.landmark);
+    expect(r.landmarks?.found).toHaveLength(READING_LIMITS.landmarks);
+    expect(r.landmarks?.found.every((n) => n.length === READING_LIMITS.landmark)).toBe(true);
+    expect(r.landmarks?.missing).toEqual([]);
+  });
+});

@@ -11,6 +11,9 @@ import type { TaskReading } from '../../lib/rank/types';
 import { ADAPTERS } from '../../lib/sites/index';
 import { situationMatch } from '../../lib/rank/situation';
 import { createItem } from '../../lib/memory/normalize';
+import { fieldOnly, readingLandmarks } from '../../lib/sites/landmarks';
+import { genericAdapter } from '../../lib/sites/generic';
+import { fixtureFile, readAll } from './import-fixtures';
 
 const FIXTURES = join(import.meta.dirname, '..', 'e2e', 'fixtures');
 
@@ -77,6 +80,87 @@ describe('Gmail', () => {
     expect(r.turns?.[0]).toBe('Infra Weekly: Postgres 18 upgrade guide\nLogical replication slots now survive failover.\nPlan a maintenance window for the major upgrade.\nUnsubscribe');
     expect(r.turns?.[0]).not.toMatch(/HEADER|font:/);
     expect(r.thread).toEqual({ id: 'mail-thread:1790000000000000077' });
+  });
+
+  it('a thread heading with only the hex data-legacy-thread-id (as Gmail sometimes draws it) keeps its thread: the id the mbox import gives the same mail', async () => {
+    load('sites/gmail-reply-legacy.html', 'https://mail.google.com/mail/u/1/');
+    expect(document.querySelector('[data-thread-perm-id]')).toBeNull();
+    const r = read('[role="main"] [aria-label="Message Body"]');
+    expect(r.thread).toEqual({ id: 'mail-thread:1790000000000000001' });
+    // The Takeout mbox carries that thread's X-GM-THRID: its import and the page name the thread alike.
+    const { items } = await readAll([fixtureFile('mail/takeout.mbox')]);
+    expect(items.map((i) => i.thread?.id)).toContain(r.thread?.id);
+    // A perm id Gmail wrote as "undefined" is no id: the hex one is read.
+    document.querySelector('h2')!.setAttribute('data-thread-perm-id', 'undefined');
+    expect(read(null).thread).toEqual({ id: 'mail-thread:1790000000000000001' });
+    // A list row's legacy id alone (no open thread heading) is not the open thread.
+    document.querySelector('h2')!.remove();
+    expect(read(null).thread).toBeUndefined();
+  });
+
+  for (const [lang, subject] of [
+    ['de', 'Zahlen zum Q3-Budget'],
+    ['fr', 'Chiffres du budget T3'],
+    ['es', 'Cifras del presupuesto del T3'],
+    ['ja', '第3四半期予算の数字'],
+  ] as const) {
+    it(`compose in a ${lang} interface: chips, an address typed into Cc, the subject and the body, by structure`, () => {
+      load(`sites/gmail-compose-${lang}.html`, 'https://mail.google.com/mail/u/0/');
+      const r = read('[role="dialog"] [g_editable="true"]');
+      expect(r.adapter).toBe('gmail');
+      expect(r.people).toEqual(['Ana Lima', 'ana@example.com', 'bo@example.org', 'dee@example.com']);
+      expect(r.subject).toBe(subject);
+      expect(r.field?.text).toMatch(/Ana/);
+      expect(r.landmarks).toMatchObject({ adapter: 'gmail', label: 'Gmail' });
+      expect(r.landmarks?.found).toEqual(expect.arrayContaining(['compose body', 'subject', 'recipients']));
+    });
+  }
+});
+
+describe('Outlook on the web in other interface languages', () => {
+  const cases = [
+    ['en', 'outlook-compose.html', 'Vendor contract renewal', 'Hi Ana,'],
+    ['de', 'outlook-compose-de.html', 'Verlängerung des Lieferantenvertrags', 'Hallo Ana,'],
+    ['fr', 'outlook-compose-fr.html', 'Renouvellement du contrat fournisseur', 'Bonjour Ana,'],
+    ['es', 'outlook-compose-es.html', 'Renovación del contrato con el proveedor', 'Hola Ana:'],
+    ['ja', 'outlook-compose-ja.html', '仕入先契約の更新', 'Ana さん'],
+  ] as const;
+  for (const [lang, file, subject, greeting] of cases) {
+    it(`${lang}: recipients from the wells' chips and typed text, the subject and the body, by the form's shape`, () => {
+      load(`sites/${file}`, 'https://outlook.office.com/mail/deeplink/compose');
+      const r = read('[aria-multiline="true"]');
+      expect(r.adapter).toBe('outlook');
+      expect(r.people).toEqual(['Ana Lima', 'ana@example.com', 'Raj Patel', 'raj@example.org', 'dee@example.com']);
+      expect(r.subject).toBe(subject);
+      // The body without its signature.
+      expect(r.field).toMatchObject({ text: greeting, kind: 'contenteditable' });
+      expect(r.landmarks?.missing).toEqual([]);
+    });
+  }
+  it('with every label and placeholder taken away (an interface language no hint knows), the structure alone still reads Outlook and Gmail', () => {
+    const unlabel = () => {
+      for (const el of Array.from(document.querySelectorAll('[aria-label], [placeholder], [aria-labelledby]'))) {
+        for (const a of ['aria-label', 'placeholder', 'aria-labelledby']) el.removeAttribute(a);
+      }
+    };
+    load('sites/outlook-compose-fr.html', 'https://outlook.office.com/mail/deeplink/compose');
+    unlabel();
+    let r = read('[aria-multiline="true"]');
+    expect(r.people).toEqual(['Ana Lima', 'ana@example.com', 'Raj Patel', 'raj@example.org', 'dee@example.com']);
+    expect(r.subject).toBe('Renouvellement du contrat fournisseur');
+    expect(r.field?.text).toBe('Bonjour Ana,');
+    load('sites/gmail-compose-es.html', 'https://mail.google.com/mail/u/0/');
+    unlabel();
+    r = read('[g_editable="true"]');
+    expect(r.people).toEqual(['Ana Lima', 'ana@example.com', 'bo@example.org', 'dee@example.com']);
+    expect(r.subject).toBe('Cifras del presupuesto del T3');
+  });
+  it('nothing focused: the open compose form is still found (recipients and subject, no field)', () => {
+    load('sites/outlook-compose-ja.html', 'https://outlook.live.com/mail/0/');
+    const r = read(null);
+    expect(r.adapter).toBe('outlook');
+    expect(r.people).toContain('raj@example.org');
+    expect(r.subject).toBe('仕入先契約の更新');
   });
 });
 
@@ -179,7 +263,7 @@ describe('more assistants: the prompt and the recent turns, packaged for a chat'
     load('sites/gmail-compose.html', 'https://mail.yahoo.com/d/compose/1');
     expect(read(null)).toMatchObject({ adapter: 'generic', destination: 'email' });
   });
-  it('every adapter but the generic one declares its hosts and when its selectors were last seen working', () => {
+  it('every adapter but the generic one declares its hosts and when its selectors were last compared with the references', () => {
     for (const a of ADAPTERS) {
       if (a.name === 'generic') continue;
       expect(a.hosts.length, a.name).toBeGreaterThan(0);
@@ -288,5 +372,61 @@ describe('Notion', () => {
     expect(r.field?.text).toBe('Travel\nFlights are booked centrally; the travel budget moved to Q4.\nAsk finance about');
     expect(r.headings).toEqual(['Travel', 'Offsite 2027']);
     expect(r.field?.text).not.toContain('Lisbon');
+  });
+
+  it('one editable root over the page (as Notion now draws it): the block comes from the selection, not the focused root', () => {
+    load('sites/notion-root.html', 'https://www.notion.so/Northwind-plan-0a1b2c3d');
+    const root = document.getElementById('root')!;
+    const caretIn = (id: string) => {
+      const leaf = document.getElementById(id)!;
+      const range = document.createRange();
+      range.setStart(leaf.firstChild!, leaf.textContent!.length);
+      const sel = document.getSelection()!;
+      sel.removeAllRanges();
+      sel.addRange(range);
+      root.focus();
+    };
+    caretIn('launch-leaf');
+    let r = readTask(document, root);
+    expect(r.adapter).toBe('notion');
+    expect(r.subject).toBe('Northwind plan');
+    expect(r.field?.text).toBe('Launch\nThe beta launch for design partners is in March.\nWho owns the support runbook and the status page');
+    expect(r.headings).toEqual(['Launch', 'Northwind plan']);
+    expect(r.landmarks?.found).toEqual(['editable root', 'page content', 'blocks', 'block text', 'block at the caret']);
+    caretIn('hiring-leaf');
+    r = readTask(document, root);
+    expect(r.field?.text).toBe('Hiring\nThe payments squad needs a backend engineer; four interview stages are planned.\nDecide on the hiring timeline');
+    expect(r.field?.text).not.toContain('beta launch');
+  });
+});
+
+describe('what the reading says it found (landmarks)', () => {
+  it('a known site stripped of its landmarks: none found, the reading is the focused field alone', () => {
+    load('sites/gmail-settings.html', 'https://mail.google.com/mail/u/2/');
+    const r = read('#sig');
+    expect(r.adapter).toBe('generic');
+    expect(r.landmarks).toEqual({
+      adapter: 'gmail', label: 'Gmail', found: [],
+      missing: ['compose body', 'subject', 'recipients', 'thread id', 'messages', 'mail view'],
+    });
+    expect(fieldOnly(r.landmarks)).toBe(true);
+    expect(r.field?.text).toBe('Me');
+    // Names only: nothing the page holds is in the report.
+    expect(JSON.stringify(r.landmarks)).not.toMatch(/Signature|hunter2|Me"/);
+  });
+  it('a page that has them: not field-only; an adapter without a table reports its reading as one landmark; other pages report none', () => {
+    load('sites/gmail-reply.html', 'https://mail.google.com/mail/u/1/');
+    expect(fieldOnly(read(null).landmarks)).toBe(false);
+    // Google Docs drawing no text layer for Backstory (the usual case) is still Docs as the adapter knows it.
+    load('sites/gdocs.html', 'https://docs.google.com/document/d/1NwPlan2027-canvas/edit');
+    const docs = read(null).landmarks;
+    expect(docs?.found).toEqual(expect.arrayContaining(['editor', 'caret']));
+    expect(docs?.missing).toContain('annotated text layer');
+    expect(fieldOnly(docs)).toBe(false);
+    const bare = { ...genericAdapter, name: 'bare', hosts: ['bare.example'] };
+    expect(readingLandmarks(bare, document, null, true)).toEqual({ adapter: 'bare', label: 'bare', found: ['page structure'], missing: [] });
+    expect(fieldOnly(readingLandmarks(bare, document, null, false))).toBe(true);
+    load('sites/gmail-compose.html', 'https://example.com/compose');
+    expect(read(null).landmarks).toBeUndefined();
   });
 });

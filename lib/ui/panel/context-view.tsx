@@ -9,6 +9,7 @@ import { AccessNotes, EmptyState } from './access-notes';
 import { copyText } from './clipboard';
 import { NewContactForm, NewContactOffers } from './new-contact';
 import { PackagePreview, type PackageView } from './package-preview';
+import { ReadingNote, readingNoteWords } from './reading-note';
 import type { PanelActions } from './panel-actions';
 import { firstName } from './status-text';
 import type { Toast } from './toast';
@@ -53,6 +54,9 @@ export function ContextView(props: {
   const pkg = explicit ? pkgOverride : state?.package;
   const traceById = new Map((state?.trace ?? []).map((e) => [e.id, e]));
   const taskPeople = state?.task?.people ?? [];
+  // A search is not the page's reading: the note is about what the page gave.
+  const pageTask = state?.search ? undefined : state?.task;
+  const fieldOnlyWhy = readingNoteWords(pageTask?.landmarks, pageTask?.destination)?.why;
 
   /** A copy or drag is a use of the card: learning reads it against the cards shown (off when learning is). */
   const feedback = (card: RankedCard, action: 'copy' | 'drag') => {
@@ -109,6 +113,7 @@ export function ContextView(props: {
   return (
     <section aria-label="Context for this task">
       <AccessNotes state={state} onAllow={props.onAllow} onTurnOn={props.onTurnOn} />
+      <ReadingNote landmarks={pageTask?.landmarks} destination={pageTask?.destination} />
       {noteFor ? <NewContactForm person={noteFor} onCancel={() => setNoteFor(undefined)} onSave={(v) => saveNote(noteFor, v)} /> : null}
       <NewContactOffers people={state?.unknownPeople ?? []} except={noteFor} onAdd={setNoteFor} />
       {state?.memorySize === 0 && !cards.length ? (
@@ -128,6 +133,7 @@ export function ContextView(props: {
             rank={i + 1}
             trace={traceById.get(card.item.id)}
             taskPeople={taskPeople}
+            fieldOnly={fieldOnlyWhy}
             selected={selectedIds.includes(card.item.id)}
             canAct={tabId !== undefined}
             actions={actionsFor(card)}
