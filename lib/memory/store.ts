@@ -158,6 +158,15 @@ export class MemoryStore {
 
   private noteChanges(n: number, force = false): void {
     this.packs.changed(n, force);
+    if (n > 0) for (const fn of this.watchers) fn();
+  }
+
+  private readonly watchers = new Set<() => void>();
+
+  /** Calls `fn` after each write that changed items (sync follows memory this way); returns the unwatch. */
+  watch(fn: () => void): () => void {
+    this.watchers.add(fn);
+    return () => this.watchers.delete(fn);
   }
 
   /**

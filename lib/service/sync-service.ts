@@ -11,6 +11,7 @@ import { FolderStorage } from '../sync/storage-folder';
 import { WebDavStorage } from '../sync/storage-webdav';
 import { SyncPlaceError, type SyncStorage } from '../sync/types';
 import { webdavOrigin } from '../sync/webdav-origin';
+import { SYNC_ORIGINS_KEY } from './content-registration';
 import type { SettingsCache } from './settings-cache';
 
 /** The alarm that syncs while the browser runs, and its period. */
@@ -68,6 +69,10 @@ export class SyncService {
 
   async connect(place: SyncConnectPlace, passphrase: string): Promise<{ status: SyncStatus; recoveryKey?: string }> {
     const full = await placeOf(place);
+    if (full.kind === 'webdav') {
+      const o = webdavOrigin(full.url);
+      if (o.ok) await browser.storage.local.set({ [SYNC_ORIGINS_KEY]: [o.pattern] });
+    }
     const { recoveryKey } = await connectVault({ db: this.s.db, open: openPlace }, {
       place: full, passphrase, deviceName: deviceName(),
     });
@@ -153,6 +158,7 @@ export class SyncService {
       const o = webdavOrigin(dev.place.url);
       if (o.ok) await browser.permissions.remove({ origins: [o.pattern] }).catch(() => false);
     }
+    await browser.storage.local.remove(SYNC_ORIGINS_KEY);
     return this.push();
   }
 }
