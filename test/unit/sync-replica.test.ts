@@ -175,6 +175,20 @@ describe('merged records into memory', () => {
     expect(a.store.head('mail:<42@x>')!.source.importId).toBe(b.store.head('mail:<42@x>')!.source.importId);
   });
 
+  it('carries an item kept whole from a trusted memory file capped as an import is, and keeps it whole here', async () => {
+    const a = new Device('a');
+    const b = new Device('b');
+    const tags = Array.from({ length: 60 }, (_, i) => `tag${i}`);
+    await a.store.commitImport([{ id: 'k1', text: 'Exported from my laptop.', tags, source: { format: 'memory-file' } }], { importId: 'f', provenance: { from: 'import', trusted: true } });
+    expect(a.store.head('k1')!.tags).toHaveLength(60);
+    await a.writeLocal();
+    await b.readFrom(a);
+    expect(b.store.head('k1')!.tags).toEqual(tags.slice(0, 50));
+    expect(a.store.head('k1')!.tags).toHaveLength(60);
+    expect(await a.writeLocal()).toEqual([]);
+    expect(await b.writeLocal()).toEqual([]);
+  });
+
   it('leaves an item the user changed meanwhile as it is, and the next pass keeps both texts', async () => {
     const a = new Device('a');
     const b = new Device('b');
