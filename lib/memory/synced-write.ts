@@ -8,11 +8,12 @@ import { intake } from './intake';
 import { createItem } from './normalize';
 import type { MemoryInput, MemoryItem } from './types';
 
-/** What `applySynced` wrote: items put, ids deleted, ids left as the user changed them (or refused by createItem). */
+/** What `applySynced` wrote: items put, ids deleted, ids left as the user changed them, inputs createItem refused. */
 export interface SyncApplied {
   put: MemoryItem[];
   deleted: string[];
   skipped: string[];
+  refused: string[];
 }
 
 export interface SyncedWriteOptions {
@@ -36,15 +37,15 @@ export interface StoreParts {
  * removed, in one transaction with what `opts.ledger` gives (a stop between the two would make sync take what it
  * merged for the user's own edits). An item whose text the model reads changed loses its vectors, and `embedPending`
  * embeds it later, as after an import. An id for which `unchanged` is false is left as it is, so a local edit is never
- * overwritten; sync sees it on its next pass. An input createItem refuses is skipped. Only inside the store's turn.
+ * overwritten; sync sees it on its next pass. An input createItem refuses is left out. Only inside the store's turn.
  */
 export async function writeSynced(s: StoreParts, puts: MemoryInput[], deletes: string[], opts: SyncedWriteOptions): Promise<SyncApplied> {
-  const skipped: string[] = [];
+  const refused: string[] = [];
   const items = puts.flatMap((input) => {
     try {
       return [createItem(intake(input, { from: 'sync' }), opts.now ?? Date.now())];
     } catch {
-      if (input.id) skipped.push(input.id);
+      if (input.id) refused.push(input.id); // e.g. a text that is nothing but control characters
       return [];
     }
   });
@@ -52,14 +53,14 @@ export async function writeSynced(s: StoreParts, puts: MemoryInput[], deletes: s
   const still = (id: string) => !opts.unchanged || opts.unchanged(id, olds.get(id));
   const put = items.filter((it) => still(it.id));
   const deleted = deletes.filter((id) => olds.has(id) && still(id));
-  skipped.push(...items.filter((it) => !still(it.id)).map((it) => it.id), ...deletes.filter((id) => olds.has(id) && !still(id)));
+  const skipped = [...items.filter((it) => !still(it.id)).map((it) => it.id), ...deletes.filter((id) => olds.has(id) && !still(id))];
   const reembed = put.filter((it) => {
     const old = olds.get(it.id);
     return !old || it.needsReview || !s.mem.hasVector(it.id) || !sameTexts(ownJob(old).texts, ownJob(it).texts);
   });
   const gone = new Set(deleted);
   const next = s.contexts.withSuccessors(deleted).filter((id) => !gone.has(id));
-  const noted = opts.ledger?.({ put, deleted, skipped });
+  const noted = opts.ledger?.({ put, deleted, skipped, refused });
   await s.write(async () => {
     await s.db.items.bulkPut(put);
     await s.db.vectors.bulkDelete([...reembed.map((it) => it.id), ...deleted]);
@@ -77,5 +78,5 @@ export async function writeSynced(s: StoreParts, puts: MemoryInput[], deletes: s
     s.contexts.prints.delete(id);
   }
   await s.contexts.dropStale([...s.contexts.withSuccessors(put.map((it) => it.id)), ...next]); // embedPending makes them
-  return { put, deleted, skipped };
+  return { put, deleted, skipped, refused };
 }
