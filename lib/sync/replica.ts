@@ -34,7 +34,8 @@ export interface LocalChanges {
  * heads the ledger last synced of it, each item gone since a delete naming every head the ledger knew. Texts are read
  * only for items whose title, text or captions changed (their `contentPrint`, held in memory). An item never synced
  * here, or deleted and back, says every field (so that, where a delete of the same id was collected on some devices and
- * not yet on others, it reads the same on all): a first sync is a union. Nothing changed, no operation. Pass `rows` to `ledger.put` once the operations are kept in a segment (`commitLocal`).
+ * not yet on others, it reads the same on all): a first sync is a union. Nothing changed, no operation. The ledger is
+ * not written here: `commitLocal` does, once the operations are kept in a segment.
  */
 export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock: HybridClock, now = Date.now()): Promise<LocalChanges> {
   await store.load();
