@@ -189,6 +189,35 @@ describe('merged records into memory', () => {
     expect(await b.writeLocal()).toEqual([]);
   });
 
+  it('a delete concurrent with an edit elsewhere brings the item back where it was deleted; Undo brings it back everywhere', async () => {
+    const a = new Device('a');
+    const b = new Device('b');
+    await a.store.add([{ id: 'n1', text: 'Renew the passport before June.' }], { from: 'user' });
+    await a.writeLocal();
+    await b.readFrom(a);
+    const [removed] = await a.store.remove(['n1']);
+    await a.writeLocal();
+    await b.store.update('n1', { tags: ['travel'] });
+    await b.writeLocal();
+    await a.readFrom(b);
+    await b.readFrom(a);
+    for (const d of [a, b]) expect(d.store.head('n1')).toMatchObject({ tags: ['travel'] });
+    expect((await a.store.read('n1'))!.text).toBe('Renew the passport before June.');
+    expect(await a.writeLocal()).toEqual([]);
+
+    // Deleted on both; then Undo on a.
+    await b.store.remove(['n1']);
+    await b.writeLocal();
+    await a.readFrom(b);
+    expect(a.store.head('n1')).toBeUndefined();
+    await a.store.add([{ ...removed, tags: ['travel'] }], { from: 'restore' });
+    const back = await a.writeLocal();
+    expect(back.length).toBeGreaterThan(1);
+    await b.readFrom(a);
+    expect((await b.store.read('n1'))!.text).toBe('Renew the passport before June.');
+    expect(await stateHash(a.state)).toBe(await stateHash(b.state));
+  });
+
   it('leaves an item the user changed meanwhile as it is, and the next pass keeps both texts', async () => {
     const a = new Device('a');
     const b = new Device('b');
