@@ -1,7 +1,8 @@
 import type { Embedder } from '../embed/embedder';
 import { IndexedMemory } from './index/memory-index';
 import type { Table } from 'dexie';
-import { readInSlices, type BackstoryDB, type SyncLedgerRow, type SyncMetaRow } from './db';
+import { readInSlices, type BackstoryDB } from './db';
+import { writeSynced, type SyncApplied, type SyncedWriteOptions } from './synced-write';
 import { planImport, type ImportCounts } from './import-plan';
 import { intake, type Provenance } from './intake';
 import { createItem, patchItem } from './normalize';
@@ -14,13 +15,7 @@ import { isQuotaError, StorageFullError } from './storage-full';
 import type { ItemHead, MemoryInput, MemoryItem, MemoryPatch } from './types';
 
 export type { ImportCounts } from './import-plan';
-
-/** What `applySynced` wrote: items put, ids deleted, ids left as the user changed them (or refused by createItem). */
-export interface SyncApplied {
-  put: MemoryItem[];
-  deleted: string[];
-  skipped: string[];
-}
+export type { SyncApplied, SyncedWriteOptions } from './synced-write';
 export { StorageFullError } from './storage-full';
 
 /**
@@ -275,64 +270,13 @@ export class MemoryStore {
   }
 
   /**
-   * Writes what sync merged from the user's other devices, in one turn and one transaction: `puts` are stored whole
-   * (through intake's `sync` provenance: kind, scope, source and hold as merged), `deletes` removed. An item whose
-   * text the model reads changed loses its vectors, and `embedPending` embeds it later, as after an import. An id for
-   * which `unchanged(id, current)` is false (the user changed it since sync last looked) is left as it is, so a local
-   * edit is never overwritten; sync sees it on its next pass. An input createItem refuses is skipped. `ledger` gives
-   * what sync notes of the outcome, written in the same transaction (a stop between the two would make sync take
-   * what it merged for the user's own edits).
+   * Writes what sync merged from the user's other devices, in one turn and one transaction with the rows sync notes of
+   * it (lib/memory/synced-write.ts).
    */
-  applySynced(
-    puts: MemoryInput[],
-    deletes: string[],
-    opts: {
-      unchanged?: (id: string, current: MemoryItem | undefined) => boolean;
-      ledger?: (applied: SyncApplied) => { rows: SyncLedgerRow[]; meta: SyncMetaRow[] };
-      now?: number;
-    } = {},
-  ): Promise<SyncApplied> {
-    return this.inTurn(async () => {
-      const skipped: string[] = [];
-      const items = puts.flatMap((input) => {
-        try {
-          return [createItem(intake(input, { from: 'sync' }), opts.now ?? Date.now())];
-        } catch {
-          if (input.id) skipped.push(input.id);
-          return [];
-        }
-      });
-      const olds = await this.mem.hydrate([...items.map((it) => it.id), ...deletes], false);
-      const still = (id: string) => !opts.unchanged || opts.unchanged(id, olds.get(id));
-      const put = items.filter((it) => still(it.id));
-      const deleted = deletes.filter((id) => olds.has(id) && still(id));
-      skipped.push(...items.filter((it) => !still(it.id)).map((it) => it.id), ...deletes.filter((id) => olds.has(id) && !still(id)));
-      const reembed = put.filter((it) => {
-        const old = olds.get(it.id);
-        return !old || it.needsReview || !this.mem.hasVector(it.id) || !sameTexts(ownJob(old).texts, ownJob(it).texts);
-      });
-      const gone = new Set(deleted);
-      const next = this.contexts.withSuccessors(deleted).filter((id) => !gone.has(id));
-      const noted = opts.ledger?.({ put, deleted, skipped });
-      await this.write(async () => {
-        await this.db.items.bulkPut(put);
-        await this.db.vectors.bulkDelete([...reembed.map((it) => it.id), ...deleted]);
-        await this.db.items.bulkDelete(deleted);
-        await this.db.contexts.bulkDelete([...deleted, ...next]);
-        if (noted) {
-          await this.db.syncLedger.bulkPut(noted.rows);
-          await this.db.syncMeta.bulkPut(noted.meta);
-        }
-      }, put.length + deleted.length, [this.db.syncLedger, this.db.syncMeta]);
-      for (const item of put) this.mem.put(item);
-      for (const item of reembed) this.mem.setVector(item.id, undefined);
-      for (const id of deleted) {
-        this.mem.delete(id);
-        this.contexts.prints.delete(id);
-      }
-      await this.contexts.dropStale([...this.contexts.withSuccessors(put.map((it) => it.id)), ...next]); // embedPending makes them
-      return { put, deleted, skipped };
-    });
+  applySynced(puts: MemoryInput[], deletes: string[], opts: SyncedWriteOptions = {}): Promise<SyncApplied> {
+    return this.inTurn(() =>
+      writeSynced({ db: this.db, mem: this.mem, contexts: this.contexts, write: (fn, n, more) => this.write(fn, n, more) }, puts, deletes, opts),
+    );
   }
 
   /** Deletes every item the import brought (`source.importId`); returns them. */

@@ -70,6 +70,10 @@ export function fieldValue(item: ItemHead & Partial<Pick<MemoryItem, 'text' | 't
       return cut(item.aux, MAX_ITEM_CHARS) ?? null;
     case 'extra':
       return item.extra && Object.keys(item.extra).length && jsonWithin(item.extra) ? item.extra : null;
+    default: {
+      const unknown: never = field; // a field added to ITEM_FIELDS needs its case here
+      throw new Error(`No synced value for "${String(unknown)}".`);
+    }
   }
 }
 

@@ -39,7 +39,10 @@ export class MergeState {
 /** What a record merges to. */
 export interface MergedRecord {
   id: string;
-  /** Each field's value: its head with the greatest stamp (fields no operation set are absent). */
+  /**
+   * Each field's value: the head with the greatest stamp among those no delete saw, or among all when a delete saw
+   * them all (fields no operation set are absent).
+   */
   values: Record<string, unknown>;
   /**
    * Texts kept from concurrent edits that lost: `text` heads other than the value, holding another text, one entry

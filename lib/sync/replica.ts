@@ -10,6 +10,17 @@ import type { LedgerRow, SyncLedger } from './ledger';
 import { mergedRecord, type MergeState } from './merge';
 import type { Stamp, SyncOp } from './types';
 
+/**
+ * `headPrint` of the heads the index holds, by object: the index replaces an item's head when it changes and never
+ * changes one in place, so a pass over an unchanged memory looks fingerprints up instead of working them out again.
+ */
+const headPrints = new WeakMap<ItemHead, number>();
+function printOf(head: ItemHead): number {
+  let p = headPrints.get(head);
+  if (p === undefined) headPrints.set(head, (p = headPrint(head)));
+  return p;
+}
+
 /** Operations for this device's changes, and the ledger rows that record them once they are kept in a segment. */
 export interface LocalChanges {
   ops: SyncOp[];
@@ -23,7 +34,8 @@ export interface LocalChanges {
  * heads the ledger last synced of it, each item gone since a delete naming every head the ledger knew. Texts are read
  * only for items whose title, text or captions changed (their `contentPrint`, held in memory). An item never synced
  * here, or deleted and back, says every field (so that, where a delete of the same id was collected on some devices and
- * not yet on others, it reads the same on all): a first sync is a union. Nothing changed, no operation. Pass `rows` to `ledger.put` once the operations are kept in a segment (`commitLocal`).
+ * not yet on others, it reads the same on all): a first sync is a union. Nothing changed, no operation. The ledger is
+ * not written here: `commitLocal` does, once the operations are kept in a segment.
  */
 export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock: HybridClock, now = Date.now()): Promise<LocalChanges> {
   await store.load();
@@ -32,7 +44,7 @@ export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock
   for (const head of store.items()) {
     const row = rows.get(head.id);
     const content = store.view.contentPrint(head.id);
-    const print = headPrint(head);
+    const print = printOf(head);
     const sameContent = !!row && !row.gone && content !== 0 && row.content === content;
     if (sameContent && row.head === print) continue;
     changed.push({ head, content, print, read: !sameContent });

@@ -175,6 +175,49 @@ describe('merged records into memory', () => {
     expect(a.store.head('mail:<42@x>')!.source.importId).toBe(b.store.head('mail:<42@x>')!.source.importId);
   });
 
+  it('carries an item kept whole from a trusted memory file capped as an import is, and keeps it whole here', async () => {
+    const a = new Device('a');
+    const b = new Device('b');
+    const tags = Array.from({ length: 60 }, (_, i) => `tag${i}`);
+    await a.store.commitImport([{ id: 'k1', text: 'Exported from my laptop.', tags, source: { format: 'memory-file' } }], { importId: 'f', provenance: { from: 'import', trusted: true } });
+    expect(a.store.head('k1')!.tags).toHaveLength(60);
+    await a.writeLocal();
+    await b.readFrom(a);
+    expect(b.store.head('k1')!.tags).toEqual(tags.slice(0, 50));
+    expect(a.store.head('k1')!.tags).toHaveLength(60);
+    expect(await a.writeLocal()).toEqual([]);
+    expect(await b.writeLocal()).toEqual([]);
+  });
+
+  it('a delete concurrent with an edit elsewhere brings the item back where it was deleted; Undo brings it back everywhere', async () => {
+    const a = new Device('a');
+    const b = new Device('b');
+    await a.store.add([{ id: 'n1', text: 'Renew the passport before June.' }], { from: 'user' });
+    await a.writeLocal();
+    await b.readFrom(a);
+    const [removed] = await a.store.remove(['n1']);
+    await a.writeLocal();
+    await b.store.update('n1', { tags: ['travel'] });
+    await b.writeLocal();
+    await a.readFrom(b);
+    await b.readFrom(a);
+    for (const d of [a, b]) expect(d.store.head('n1')).toMatchObject({ tags: ['travel'] });
+    expect((await a.store.read('n1'))!.text).toBe('Renew the passport before June.');
+    expect(await a.writeLocal()).toEqual([]);
+
+    // Deleted on both; then Undo on a.
+    await b.store.remove(['n1']);
+    await b.writeLocal();
+    await a.readFrom(b);
+    expect(a.store.head('n1')).toBeUndefined();
+    await a.store.add([{ ...removed, tags: ['travel'] }], { from: 'restore' });
+    const back = await a.writeLocal();
+    expect(back.length).toBeGreaterThan(1);
+    await b.readFrom(a);
+    expect((await b.store.read('n1'))!.text).toBe('Renew the passport before June.');
+    expect(await stateHash(a.state)).toBe(await stateHash(b.state));
+  });
+
   it('leaves an item the user changed meanwhile as it is, and the next pass keeps both texts', async () => {
     const a = new Device('a');
     const b = new Device('b');
