@@ -1,9 +1,6 @@
 // Against a real WebDAV server: rclone's (`rclone serve webdav`, Debian package rclone), started here.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FolderReader } from '../../lib/sync/folder-reader';
@@ -11,54 +8,21 @@ import { LogForkError, LogWriter } from '../../lib/sync/log-writer';
 import { WebDavStorage } from '../../lib/sync/storage-webdav';
 import { SyncPlaceError } from '../../lib/sync/types';
 import { createVault } from '../../lib/sync/vault';
+import { freePort, startWebdav, type WebdavServer } from '../webdav-server';
+import type { AddressInfo } from 'node:net';
 
-let rclone: ChildProcess | undefined;
+let server: WebdavServer;
 let dir: string;
 let base: string;
 const USER = 'u';
 const PASS = 'app-password';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((ok) => server.close(ok));
-  return port;
-}
-
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'backstory-dav-'));
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  const child = spawn('rclone', ['serve', 'webdav', dir, '--addr', `127.0.0.1:${port}`, '--user', USER, '--pass', PASS, '--dir-cache-time', '0s'], {
-    stdio: 'ignore',
-  });
-  rclone = child;
-  const spawnError = new Promise<never>((_, fail) =>
-    child.once('error', (e: NodeJS.ErrnoException) =>
-      fail(new Error(e.code === 'ENOENT'
-        ? 'rclone is not installed: this test needs a real WebDAV server. Install it (Debian: apt-get install rclone).'
-        : `rclone did not start: ${e.message}`)),
-    ),
-  );
-  const answering = (async () => {
-    for (let i = 0; i < 100; i++) {
-      try {
-        await fetch(base, { method: 'OPTIONS' });
-        return;
-      } catch {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-    throw new Error(`rclone serve webdav did not answer on ${base} within 10 s`);
-  })();
-  await Promise.race([answering, spawnError]);
+  server = await startWebdav(USER, PASS);
+  ({ dir, base } = server);
 }, 20_000);
 
-afterAll(() => {
-  if (rclone?.pid) rclone.kill();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => server?.stop());
 
 /** The user's folder on the server; it must exist (the user picks or makes it), so a removed one is noticed. */
 function place(folder: string, password = PASS): WebDavStorage {
