@@ -10,9 +10,10 @@ export const PACK_KEY = 'index';
  * the body's term sequence instead of phrase terms (lib/memory/index/lexical-pack.ts PackedLexicon), tf as Uint16Array.
  * v3: threaded items' context vectors are in the pack too. v4: an item longer than the model's window has a vector
  * and a BM25 entry per passage (lib/memory/index/passages.ts); bump it too when the split of passages changes. v5: an
- * entry's print reads the text and title by their print (`indexPrint`).
+ * entry's print reads the text and title by their print (`indexPrint`). v6: a number with its separators ("£1,200",
+ * "3.5") is one term (lib/memory/index/tokenize.ts `words`).
  */
-export const PACK_VERSION = 5;
+export const PACK_VERSION = 6;
 
 /**
  * FNV-1a of the fields an item's vectors and BM25 entry are made from, its text and title by their print
@@ -32,7 +33,7 @@ export function indexPrint(item: ItemHead, content: number): number {
  */
 export function lexicalCanary(): string {
   const idx = new LexicalIndex();
-  idx.addItem({ id: 'c', title: 'Budget review', text: 'Did Alice approve the painted houses? Running costs rose 12% on 3 March 2025 at 10:30, see https://x.example/a.', tags: ['Finance'], people: ['Alice Smith <alice@x.example>'], aux: 'chart of costs', createdAt: Date.UTC(2025, 2, 3) });
+  idx.addItem({ id: 'c', title: 'Budget review', text: 'Did Alice approve the painted houses? Running costs rose 12% (£1,200, 3.5 a day) on 3 March 2025 at 10:30, see https://x.example/a.', tags: ['Finance'], people: ['Alice Smith <alice@x.example>'], aux: 'chart of costs', createdAt: Date.UTC(2025, 2, 3) });
   const p = idx.exportDocs(['c']);
   return `${p.terms}|${Array.from(p.term).join(',')}|${Array.from(p.tf).join(',')}|${Array.from(p.seq).join(',')}|${p.len[0]}|${p.asks[0]}`;
 }

@@ -1,13 +1,13 @@
 import type { MemoryItem } from '../memory/types';
-import type { Reason, TaskReading } from './types';
+import type { Reason, SubjectCloseness, TaskReading } from './types';
 import { hostOf, onHost } from '../core/hosts';
 import { scopeMismatch } from './scope';
 
 /**
  * Why an item may not appear at all (words, or data `reasonText` puts in words); undefined when it may. Runs before
- * any scoring, for every candidate.
+ * any scoring, for every candidate. `near`: how close the ask is in meaning to a rule's subject, where vectors are at hand.
  */
-export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set<string>): Reason | undefined {
+export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set<string>, near?: SubjectCloseness): Reason | undefined {
   if (item.archived) return 'Archived';
   if (item.needsReview) return `Held back until you confirm it: ${item.needsReview}`;
   if (item.excluded) return 'You marked it "never include"';
@@ -16,7 +16,7 @@ export function filterReason(item: MemoryItem, task: TaskReading, dismissed: Set
     return { onlyFor: item.sites };
   // An instruction applies only within its scope (an instruction that names people is a rule for writing to them).
   // Evidence that names people is about them and stays available everywhere.
-  return scopeMismatch(item, task);
+  return scopeMismatch(item, task, near);
 }
 
 /**

@@ -10,7 +10,8 @@ import { terms } from '../memory/index/tokenize';
  */
 
 const POLARITY = /\b(never|don't|dont|do not|avoid|no longer|stop|not)\b/i;
-const IGNORED = new Set(['always', 'never', 'avoid', 'stop', 'prefer', 'please', 'longer']);
+// Words that say how a rule is put, not what it is about: two rules sharing "write" and "march" are not one subject.
+export const IGNORED = new Set(['always', 'never', 'avoid', 'stop', 'prefer', 'please', 'longer', 'write', 'use', 'say', 'keep', 'make', 'includ', 'add', 'mention', 'put', 'give']);
 
 const termsOf = new WeakMap<MemoryItem, Set<string>>();
 function directiveTerms(item: MemoryItem): Set<string> {
@@ -22,13 +23,17 @@ function directiveTerms(item: MemoryItem): Set<string> {
 /**
  * Two instructions of one scope, sharing `shared` directive terms, that contradict: the same rule with the opposite
  * polarity ("always cc Maria" / "never cc Maria"), or the same directive with a different value ("use British
- * spelling" / "use American spelling"). Near-duplicates that differ only in numbers are not a contradiction.
+ * spelling" / "use American spelling"). Both must be about the same thing: the shared terms are half of each rule's
+ * at least, not two words a longer rule happens to hold too. Near-duplicates that differ only in numbers are not a
+ * contradiction.
  */
 function contradicts(a: MemoryItem, b: MemoryItem, shared: number): boolean {
   const A = directiveTerms(a);
   const B = directiveTerms(b);
   const small = Math.min(A.size, B.size);
-  if (!small || shared < 2) return false;
+  const large = Math.max(A.size, B.size);
+  if (!small || !shared || shared / large < 0.5) return false;
+  if (shared < 2 && large > 2) return false;
   if (negative(a) !== negative(b)) return shared / small >= 0.6;
   return shared / small >= 0.5 && A.size > shared && B.size > shared;
 }

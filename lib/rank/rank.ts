@@ -1,10 +1,11 @@
 import type { ItemHead, MemoryItem } from '../memory/types';
-import type { RankRequest, RankResult, RankedCard, Reason, ScoreNotes, TaskReading, TraceEntry } from './types';
+import type { RankRequest, RankResult, RankedCard, Reason, ScoreNotes, SubjectCloseness, TaskReading, TraceEntry } from './types';
+import { cosine } from '../embed/embedder';
 import { planQuery, type QueryPlan } from './query';
 import { choosePoolPassages, retrieve, type Retrieval, type Signal } from './retrieve';
 import { filterReason, isListedInstruction } from './filters';
 import { markSuperseded } from './supersede';
-import { appliesBecause, scopeMismatch } from './scope';
+import { appliesBecause, scopeMismatch, scopeOf } from './scope';
 import { overriddenInstructions } from './overridden-instructions';
 import { scoreItem, type Scored } from './score';
 import { selectCards, type Decision, type LazyScoredList } from './select';
@@ -182,6 +183,8 @@ interface Prepared {
   plan: QueryPlan;
   retrieval: Retrieval;
   candidates: Candidates;
+  /** How close the ask is in meaning to a rule's subject (undefined without vectors). */
+  near: SubjectCloseness;
 }
 
 /** Stages 1-2: the query, hybrid retrieval, and late hydration of the candidates (the pool's passages then chosen). */
@@ -202,7 +205,14 @@ async function prepare(req: RankRequest, tuning: Tuning): Promise<Prepared> {
   // are read whole (in the extension, from IndexedDB).
   const candidates = await Candidates.gather(memory, retrieval, task);
   choosePoolPassages(memory, retrieval, qvs, qw, settings.weights, tuning);
-  return { plan, retrieval, candidates };
+  // The ask itself (the first query text) against the subject's words: the page around it says less about the topic.
+  const ask = qvs[0];
+  const near: SubjectCloseness = (subject) => {
+    const v = ask && req.conditionVectors?.get(subject);
+    const cos = v && v.length === ask.length ? cosine(ask, v) : undefined;
+    return cos !== undefined && cos >= tuning.conditionCos ? cos : undefined;
+  };
+  return { plan, retrieval, candidates, near };
 }
 
 /**
@@ -237,7 +247,7 @@ function weigh(req: RankRequest, p: Prepared, tuning: Tuning): ScoredMemory {
   const laterInstructions: MemoryItem[] = [];
   const passing: MemoryItem[] = [];
   for (const item of p.candidates.items()) {
-    const why = filterReason(item, task, dismissed);
+    const why = filterReason(item, task, dismissed, p.near);
     if (why) filtered.push({ item, reason: why });
     else passing.push(item);
   }
@@ -257,11 +267,11 @@ function weigh(req: RankRequest, p: Prepared, tuning: Tuning): ScoredMemory {
   if (markSuperseded(ranked, memory)) ranked.sort(byScore);
 
   const pinned = ranked.filter((s) => s.item.pinned);
-  // In-scope instructions newest first; each entry holds its item and, once scored, its score (no type test per look).
-  const instr: { item: MemoryItem; s?: Scored }[] = [];
-  for (const s of ranked) if (!s.item.pinned && isListedInstruction(s.item)) instr.push({ item: s.item, s });
-  for (const item of laterInstructions) instr.push({ item });
-  instr.sort((a, b) => lastTouched(b.item) - lastTouched(a.item));
+  // In-scope instructions most relevant first (`LazyScoredList`); each entry holds its item and, once scored, its score.
+  const instr: { item: MemoryItem; s?: Scored; tier: number }[] = [];
+  for (const s of ranked) if (!s.item.pinned && isListedInstruction(s.item)) instr.push({ item: s.item, s, tier: ruleTier(s.item) });
+  for (const item of laterInstructions) instr.push({ item, tier: ruleTier(item) });
+  instr.sort((a, b) => a.tier - b.tier || (b.s?.score ?? -1) - (a.s?.score ?? -1) || lastTouched(b.item) - lastTouched(a.item));
   const leftOut = new Map<number, Omit<Decision, 's' | 'included'>>();
   const instructions: LazyScoredList = {
     length: instr.length,
@@ -271,12 +281,30 @@ function weigh(req: RankRequest, p: Prepared, tuning: Tuning): ScoredMemory {
     },
     peek: (i) => instr[i].s,
     item: (i) => instr[i].item,
-    why: (i) => appliesBecause(instr[i].item, task),
+    why: (i) => appliesBecause(instr[i].item, task, p.near),
     leaveOut: (i, why) => void leftOut.set(i, why),
     leftOut: (i) => leftOut.get(i),
   };
   const situated = ranked.filter((s) => !s.item.pinned && !isListedInstruction(s.item) && explicitlyTied(s.item, task));
   return { plan, retrieval, ranked, filtered, pinned, instructions, situated };
+}
+
+/**
+ * How specific a rule that applies here is: one whose condition the task meets (a subject, a person) says most about
+ * this task, one for this kind of place or site less, one for everywhere least.
+ */
+const NOTHING_RELEVANT = 'Nothing in memory is relevant to this task: a rule or pinned item is shown only beside something that is';
+
+/** A rule with a condition (a subject, a person): when it applies, the task is about what it names. */
+function isConditional(item: MemoryItem): boolean {
+  const k = scopeOf(item).kind;
+  return item.kind === 'instruction' && (k === 'subject' || k === 'people');
+}
+
+function ruleTier(item: MemoryItem): number {
+  if (isConditional(item)) return 0;
+  const k = scopeOf(item).kind;
+  return k === 'destination' || k === 'sites' ? 1 : 2;
 }
 
 /**
@@ -356,7 +384,7 @@ function decide(req: RankRequest, p: Prepared, tuning: Tuning): Omit<RankResult,
     return out;
   };
 
-  const { selected, decisions, unreached } = selectCards({
+  const chosen = selectCards({
     ranked: sm.ranked,
     pinned: sm.pinned,
     instructions: sm.instructions,
@@ -366,6 +394,18 @@ function decide(req: RankRequest, p: Prepared, tuning: Tuning): Omit<RankResult,
     tuning,
     sim,
   });
+  const { decisions, unreached } = chosen;
+  // Nothing relevant found: rules that merely apply here (everywhere, on this site) and pinned items make no cards
+  // on their own, so the panel's empty state never shows beside them. What is relevant: a note over the threshold or
+  // tied to the situation, a rule whose condition the task meets (it is about its subject, or for its person). A
+  // rule's own score says how well its words match, not that memory holds anything about the task.
+  const empty = !chosen.selected.some(
+    (d) => (d.s.item.kind === 'instruction' ? isConditional(d.s.item) : d.s.score >= settings.threshold || d.guaranteed === 'situation'),
+  );
+  const selected = empty ? [] : chosen.selected;
+  if (empty)
+    for (const d of chosen.selected)
+      decisions.set(d.s.item.id, { ...d, included: false, stage: 'threshold', reason: NOTHING_RELEVANT, guaranteed: undefined });
 
   // A card shows its text: a stand-in selected is read, and the ranking weighed again with it.
   for (const d of selected) p.candidates.want(d.s.item);
@@ -432,7 +472,6 @@ function decide(req: RankRequest, p: Prepared, tuning: Tuning): Omit<RankResult,
   for (const f of sm.filtered)
     trace.push(untitled({ id: f.item.id, title: titleOf(f.item), included: false, decided: f.reason, stage: 'filter' }, f.item));
 
-  const empty = !selected.some((d) => d.s.score >= settings.threshold);
   const pkg = buildPackage(cards, req.task.destination, settings.budgetTokens);
   return { cards, trace, empty, query: sm.plan.texts[0] ?? '', package: pkg };
 }

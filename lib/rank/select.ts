@@ -19,8 +19,10 @@ export interface Decision {
 }
 
 /**
- * Global instructions, newest first, scored only when selection reaches them: past the cap an instruction's score
- * cannot change the outcome, so of hundreds only the first few (and any that retrieval scored anyway) are scored.
+ * Instructions that apply here, most relevant first (those whose condition the task meets, then those for this kind
+ * of place or site, then those for everywhere; within each, those retrieval scored by score, then the newest), scored
+ * only when selection reaches them: once their share of the budget is taken an instruction's score cannot change the
+ * outcome, so of hundreds only the first few (and any that retrieval scored anyway) are scored.
  */
 export interface LazyScoredList {
   readonly length: number;
@@ -42,7 +44,7 @@ export interface SelectInput {
   /** Candidates that passed the filters, best score first. */
   ranked: Scored[];
   pinned: Scored[];
-  /** Instructions whose scope matches the task, newest first. */
+  /** Instructions whose scope matches the task, most relevant first. */
   instructions: LazyScoredList;
   /** Items tied to this situation, best first. */
   situated: Scored[];
@@ -116,13 +118,19 @@ class Selection {
     return this.tokens(s) <= this.inp.tuning.shortCard ? 0.5 : 1;
   }
 
+  /** Cards selected that count against the cards shown: rules are bounded by their share of the budget instead. */
+  counted = 0;
+
   decide(d: Decision): void {
     this.decisions.set(d.s.item.id, d);
     if (d.included) {
       this.selected.push(d);
-      this.shown += this.reading(d.s);
       this.used += this.tokens(d.s);
-      if (d.s.item.kind === 'instruction') this.instrUsed += this.tokens(d.s);
+      if (d.s.item.kind === 'instruction' && d.guaranteed === 'instruction') this.instrUsed += this.tokens(d.s);
+      else {
+        this.shown += this.reading(d.s);
+        this.counted++;
+      }
     }
   }
 
@@ -131,8 +139,12 @@ class Selection {
     return this.maxCards + Math.floor(this.maxCards / 2);
   }
 
+  /**
+   * Whether the cards shown are full. The rules that apply are not counted: their share of the budget bounds them, so
+   * the rules of a task never take the places of the notes it is about.
+   */
   get full(): boolean {
-    return this.shown >= this.maxCards || this.selected.length >= this.maxCount;
+    return this.shown >= this.maxCards || this.counted >= this.maxCount;
   }
 
   fits(s: Scored): boolean {
@@ -170,7 +182,7 @@ class Selection {
   /** Includes `s` for a guarantee if there is room (and `extraRoom`), then the next items of its thread. */
   guarantee(s: Scored, g: Guarantee, reason: string, extraRoom = true): void {
     if (this.decisions.has(s.item.id)) return;
-    if (this.full) return this.decide(this.beyondCards(s));
+    if (this.full && g !== 'instruction') return this.decide(this.beyondCards(s));
     if (!this.fits(s) || !extraRoom) return this.decide(this.noRoom(s));
     this.decide({ s, included: true, stage: 'guarantee', reason, guaranteed: g });
     this.pullChildren(s);
@@ -192,20 +204,16 @@ class Selection {
 }
 
 /**
- * In-scope instructions, newest first, up to their cap and their share of the budget. Once the cap is met or the
- * cards are full no further instruction can be included: from there on only those scored anyway are decided here,
- * and the returned verdict says why for the others.
+ * In-scope instructions, most relevant first (see `SelectInput.instructions`), as long as their share of the budget
+ * has room: the budget, not a count, limits them. Once the cards are full no further instruction can be included:
+ * from there on only those scored anyway are decided here, and the returned verdict says why for the others.
  */
 function guaranteeInstructions(sel: Selection, inp: SelectInput): Verdict | undefined {
   const { tuning, instructions } = inp;
   const instrCap = tuning.instructionShare * sel.budget;
-  const capReason = `Only the ${tuning.instructionCap} newest instructions are included`;
-  const shareFull = `Instructions may take ${pct(tuning.instructionShare)} of the budget; this one did not fit`;
-  let nInstr = 0;
+  const shareFull = `Instructions may take ${pct(tuning.instructionShare)} of the budget; the more relevant ones took it`;
   let unreached: Verdict | undefined;
   for (let i = 0; i < instructions.length; i++) {
-    if (!unreached && nInstr >= tuning.instructionCap) unreached = { stage: 'limit', reason: capReason };
-    else if (!unreached && sel.full) unreached = { stage: 'limit', reason: `Beyond the ${sel.maxCards} cards shown` };
     let s = instructions.peek(i);
     if (!s && !unreached) {
       // Whether it can be included at all follows from its size: only then is its score worth computing.
@@ -221,14 +229,9 @@ function guaranteeInstructions(sel: Selection, inp: SelectInput): Verdict | unde
       s = instructions.at(i);
     }
     if (!s || sel.decisions.has(s.item.id)) continue;
-    if (nInstr >= tuning.instructionCap) {
-      sel.decide({ s, included: false, stage: 'limit', reason: capReason });
-      continue;
-    }
     const roomInShare = sel.instrUsed + sel.tokens(s) <= instrCap;
     sel.guarantee(s, 'instruction', instructions.why(i), roomInShare);
-    if (sel.decisions.get(s.item.id)?.included) nInstr++;
-    else if (!roomInShare) sel.decisions.get(s.item.id)!.reason = shareFull;
+    if (!sel.decisions.get(s.item.id)?.included && !roomInShare) sel.decisions.get(s.item.id)!.reason = shareFull;
   }
   return unreached;
 }
@@ -333,7 +336,7 @@ function fillLastSlots(sel: Selection, inp: SelectInput, open: Set<Scored>, adju
     .map((s) => ({ s, adj: adjusted(s) }))
     .sort((a, b) => b.adj - a.adj)
     .slice(0, inp.tuning.knapsackSize);
-  const chosen = knapsack(next, sel.budget - sel.used, sel.maxCards - sel.shown, sel.maxCount - sel.selected.length, sel);
+  const chosen = knapsack(next, sel.budget - sel.used, sel.maxCards - sel.shown, sel.maxCount - sel.counted, sel);
   for (const { s } of next) if (chosen.has(s)) sel.decide({ s, included: true, stage: 'selected', reason: 'Relevant' });
   for (const s of open) if (!sel.decisions.has(s.item.id)) sel.decide(sel.full ? sel.beyondCards(s) : sel.noRoom(s));
 }

@@ -1,8 +1,12 @@
 import type { Scored } from './score';
 import { terms } from '../memory/index/tokenize';
 import { likeness } from './likeness';
+import { IGNORED } from './overridden-instructions';
 import type { MemoryView } from '../memory/index/memory-view';
 import { lastTouched } from '../core/items';
+
+/** The index terms of the words that mark a decision (lib/memory/index/decision-words.ts): every decision has one. */
+const DECISION_TERMS = new Set(terms('decided decision agreed settled going chose approved signed final call answer numbers'));
 
 /** Decisions compared at most, best scored first: the few that can reach the panel. */
 const COMPARED = 40;
@@ -25,9 +29,10 @@ export function markSuperseded(ranked: Scored[], memory: MemoryView): boolean {
   if (decisions.length < 2) return false;
   let moved = false;
   const words = new Map<Scored, Set<string>>();
+  // What a decision is about: its words less those that say it is a decision or how it is put ("decided", "write").
   const wordsOf = (s: Scored) => {
     let w = words.get(s);
-    if (!w) words.set(s, (w = new Set(terms(s.item.text))));
+    if (!w) words.set(s, (w = new Set(terms(s.item.text).filter((t) => !DECISION_TERMS.has(t) && !IGNORED.has(t)))));
     return w;
   };
   const same = (a: Scored, b: Scored): boolean => {

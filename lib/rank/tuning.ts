@@ -64,9 +64,17 @@ export interface Tuning {
   prfDocs: number;
   prfTerms: number;
   prfWeight: number;
-  /** Global instructions guaranteed at most (newest first), and the budget share they may take. */
-  instructionCap: number;
+  /**
+   * The budget share the instructions that apply may take, most relevant first. No count: a fixed "three newest" cut
+   * every rule past the third whatever it was about, while a task's rules took 172 of their 240 tokens on average
+   * (bench:instructions, docs/benchmarks.md 6 Dec 2026).
+   */
   instructionShare: number;
+  /**
+   * Cosine of the ask's vector to a rule's subject (its condition's words) at which the condition holds in meaning
+   * when its words are not in the task ("hiring" for a job post and an interview rubric).
+   */
+  conditionCos: number;
   /** Items tied to this situation guaranteed at most. */
   situationCap: number;
   /** Children pulled in after their parent at most. */
@@ -117,8 +125,11 @@ export const TUNING: Tuning = {
   prfDocs: 5,
   prfTerms: 0,
   prfWeight: 0.3,
-  instructionCap: 3,
   instructionShare: 0.3,
+  // Chosen on half of bench:instructions' profiles (tom, lena, marcus, aisha): 0.45 found 2 more of their 18 topic
+  // rules that apply than the words alone and no wrong one; on the other half, not looked at while choosing, it
+  // found none more and 2 wrong ones (docs/benchmarks.md, 6 Dec 2026). Below 0.4 the wrong ones grew fast there.
+  conditionCos: 0.45,
   situationCap: 2,
   childCap: 3,
   duplicateSim: 0.95,

@@ -187,5 +187,16 @@ export interface RankRequest {
   dismissed?: string[];
   /** Overrides found in earlier rankings of this memory, kept by a caller that ranks it again and again. */
   overrides?: OverrideMemo;
+  /**
+   * Embeddings of the subjects rules are conditioned on (`MemoryScope.values` of a subject scope), by the subject as
+   * stored, made by the model of `queryVectors`: a subject condition also holds when the ask is close to it in meaning.
+   */
+  conditionVectors?: ReadonlyMap<string, Float32Array>;
   now: number;
 }
+
+/**
+ * The cosine of the ask's embedding to a subject's when they are close enough for the subject's condition to hold
+ * in meaning (`Tuning.conditionCos`); undefined when they are not, or without vectors.
+ */
+export type SubjectCloseness = (subject: string) => number | undefined;

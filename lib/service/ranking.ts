@@ -3,7 +3,7 @@ import type { MemoryStore } from '../memory/store';
 import type { ModelStatus, PanelState } from '../messaging/protocol';
 import { taskQueryTexts } from '../rank/query';
 import type { RankSettings, TaskReading } from '../rank/types';
-import type { QueryVectorCache } from './query-vectors';
+import type { ConditionVectorCache, QueryVectorCache } from './query-vectors';
 import type { Learning } from '../learn/learning';
 import { rankLearned } from '../learn/learned-ranking';
 import type { OverrideMemo } from '../rank/overridden-instructions';
@@ -16,6 +16,8 @@ export interface RankInputs {
   settings: RankSettings;
   embedder: Embedder | null;
   queries: QueryVectorCache;
+  /** The vectors of the subjects rules are conditioned on; without it, subject conditions are judged by words alone. */
+  conditions?: ConditionVectorCache;
   overrides: OverrideMemo;
   model: ModelStatus;
   recentlyUsed: string[];
@@ -69,11 +71,15 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
   // Each query variant (the ask, the ask with its page around it...) is embedded once and cached.
   const texts = taskQueryTexts(task).filter((t) => t.trim());
   const queryVectors = inp.embedder && texts.length ? await Promise.all(texts.map((t) => inp.queries.get(inp.embedder!, t))) : undefined;
+  // A rule's subject is judged by meaning as well as by its words; a failure to embed leaves it to the words.
+  const conditionVectors =
+    inp.embedder && queryVectors && inp.conditions ? await inp.conditions.for(inp.embedder, inp.store.view.flagged()).catch(() => undefined) : undefined;
   const result = await rankLearned({
     task,
     memory: inp.store.view,
     settings: inp.settings,
     queryVectors,
+    conditionVectors,
     recentlyUsed: inp.recentlyUsed,
     dismissed: inp.dismissed,
     overrides: inp.overrides,

@@ -13,7 +13,7 @@ import type { BackgroundEmbedding } from './background-embedding';
 import type { ModelHolder } from './model';
 import type { PageBridge } from './page-bridge';
 import type { PanelRanker, RankOptions } from './panel-hub';
-import { QueryVectorCache } from './query-vectors';
+import { ConditionVectorCache, QueryVectorCache } from './query-vectors';
 import { rankForTab } from './ranking';
 import type { SettingsCache } from './settings-cache';
 import type { TabReadingStore } from './tab-reading-store';
@@ -23,6 +23,7 @@ import { KeptTraces, panelTrace } from './panel-trace';
 /** Ranking for a tab as the panel shows it, the package of chosen cards, and the options page's preview. */
 export class TabRanker implements PanelRanker {
   private queries = new QueryVectorCache();
+  private conditions = new ConditionVectorCache();
   private overrides = new OverrideMemo();
   private traces = new KeptTraces();
   /** Tabs closed in this worker's life (the browser never gives a closed tab's id to another). */
@@ -132,7 +133,7 @@ export class TabRanker implements PanelRanker {
 
   private rankTask(tabId: number, task: TaskReading | undefined, search: string | undefined, settings: RankSettings, embedder: Awaited<ReturnType<ModelHolder['get']>>, seq: number) {
     return rankForTab({
-      tabId, task, search, store: this.store, settings, embedder, queries: this.queries, overrides: this.overrides, model: this.model.status,
+      tabId, task, search, store: this.store, settings, embedder, queries: this.queries, conditions: this.conditions, overrides: this.overrides, model: this.model.status,
       recentlyUsed: tabId < 0 ? [] : this.tasks.usedIn(tabId), dismissed: tabId < 0 ? [] : this.tasks.dismissedIn(tabId),
       learning: { active: () => this.learning.active(), noteShown: (id, t, cards) => { if (!this.closed.has(id)) this.learning.noteShown(id, t, cards); } }, seq,
     });

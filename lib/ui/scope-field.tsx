@@ -26,13 +26,13 @@ const KINDS: [ScopeKind, string][] = [
   ['everywhere', 'Everywhere'],
   ['destination', 'In a kind of destination'],
   ['sites', 'On sites'],
-  ['people', 'When writing to people'],
-  ['subject', 'When the task mentions a subject'],
+  ['people', 'When writing to or about people'],
+  ['subject', 'When the task is about a subject'],
 ];
 const HINT: Partial<Record<ScopeKind, string>> = {
   sites: 'hostnames, e.g. mail.google.com',
   people: 'names or emails, comma separated',
-  subject: 'words the task must mention, e.g. draft budget',
+  subject: 'what the task is about, e.g. vendor contract renewals',
 };
 
 /**
@@ -77,7 +77,7 @@ export function ScopeField(props: { id: string; initial: MemoryScope; onChange: 
             change({ kind: scope.kind, values: splitList(t) });
           }} />
       ) : null}
-      <p class="muted" data-testid="edit-scope-origin">{describeScope(scope)} · {ORIGIN[scope.set]}</p>
+      <p class="muted" data-testid="edit-scope-origin">Applies {describeScope(scope).replace(/^./, (c) => c.toLowerCase())} · {ORIGIN[scope.set]}</p>
     </fieldset>
   );
 }

@@ -39,7 +39,7 @@ describe('the demo', () => {
     // The code-style rule applies to code, not to this email: not offered, not in the package, and "why not?" says so.
     expect(ids).not.toContain('demo-code-style');
     expect(state.package?.ids).not.toContain('demo-code-style');
-    expect(reasonOf(state.trace, 'demo-code-style')).toMatch(/only when the task mentions “code”/);
+    expect(reasonOf(state.trace, 'demo-code-style')).toMatch(/only when the task is about “code”/);
   });
 
   it('brings the incident note first for the chat about the retry bug, and keeps Dana’s rule out', async () => {
@@ -61,7 +61,7 @@ describe('the demo', () => {
     await page.keyboard.type(' ');
     const panel = await h.openPanel(tabId);
     const chip = panel.locator('[data-testid="card"][data-id="demo-code-style"] [data-testid="card-scope"]');
-    await expect.poll(() => chip.innerText(), { timeout: 30_000 }).toMatch(/When the task mentions “code”/);
+    await expect.poll(() => chip.innerText(), { timeout: 30_000 }).toMatch(/When the task is about “code”/);
     await panel.close();
     await page.close();
   });

@@ -523,31 +523,37 @@ describe('retrieval signals', () => {
 });
 
 describe('ranking at scale keeps every decision explained', () => {
-  it('guarantees the newest instructions and explains every older one, even those never scored', async () => {
+  it('includes the rules that apply within their share of the budget, not a count, and explains every other one', async () => {
     const rules = Array.from({ length: 40 }, (_, i) =>
       item(`House rule number ${i}: write the date in full.`, { id: `rule${i}`, kind: 'instruction', createdAt: NOW - (i + 1) * DAY, updatedAt: NOW - (i + 1) * DAY }),
     );
     const notes = [item('The kayak trip is on Saturday at the harbour.', { id: 'kayak' })];
     const r = await rankMemory(request([...rules, ...notes], task('When is the kayak trip?')));
     expect(ids(r)).toContain('kayak');
-    const included = r.cards.filter((c) => c.kind === 'instruction').map((c) => c.item.id);
-    expect(included).toEqual(['rule0', 'rule1', 'rule2']);
-    for (let i = 3; i < 40; i++) {
+    const included = r.cards.filter((c) => c.kind === 'instruction');
+    // More than the three newest: as many as their share of the budget (30% of 800 tokens) holds.
+    expect(included.length).toBeGreaterThan(3);
+    const share = SETTINGS.budgetTokens * TUNING.instructionShare;
+    expect(included.reduce((n, c) => n + c.item.tokens + 6, 0)).toBeLessThanOrEqual(share);
+    for (let i = 0; i < 40; i++) {
+      if (included.some((c) => c.item.id === `rule${i}`)) continue;
       const e = traceOf(r, `rule${i}`);
       expect(e?.included).toBe(false);
-      expect(e?.stage).toBe('limit');
-      expect(e?.reason).toMatch(/newest instructions/);
+      expect(e?.stage).toBe('budget');
+      expect(e?.reason).toMatch(/30% of the budget/);
     }
     expect(new Set(r.trace.map((e) => e.id)).size).toBe(r.trace.length);
   });
 
-  it('explains the instructions left out when pinned cards already fill the panel', async () => {
+  it('rules do not take the places of the notes: pinned cards fill the panel and the rules that apply still show', async () => {
     // Three one-line pinned cards fill two cards' worth of reading (at most half as many cards again).
     const pins = Array.from({ length: 3 }, (_, i) => item(`Pinned fact ${i} about the harbour.`, { id: `pin${i}`, pinned: true }));
     const rules = Array.from({ length: 12 }, (_, i) => item(`Rule ${i}: sign with initials.`, { id: `r${i}`, kind: 'instruction', createdAt: NOW - (i + 1) * DAY }));
-    const r = await rankMemory(request([...pins, ...rules], task('harbour'), { maxCards: 2 }));
-    expect(r.cards).toHaveLength(3);
-    for (let i = 0; i < 12; i++) expect(traceOf(r, `r${i}`)).toMatchObject({ included: false, stage: 'limit', reason: expect.stringMatching(/^Beyond the 2 cards shown/) });
+    const note = item('The harbour closes at five.', { id: 'note' });
+    const r = await rankMemory(request([...pins, ...rules, note], task('harbour'), { maxCards: 2 }));
+    expect(r.cards.filter((c) => c.kind === 'evidence')).toHaveLength(3);
+    expect(traceOf(r, 'note')).toMatchObject({ included: false, stage: 'limit', reason: expect.stringMatching(/^Beyond the 2 cards shown/) });
+    expect(r.cards.filter((c) => c.kind === 'instruction').length).toBeGreaterThan(0);
   });
 
   it('explains instructions too large for the budget or their share, and still includes one that fits', async () => {
@@ -664,7 +670,8 @@ describe('how an item is named and which rule is newer', () => {
     // Written first but edited yesterday: the British rule is the newer decision, the American one gives way to it.
     const edited = item('Always use British spelling in replies', { id: 'british', kind: 'instruction', createdAt: NOW - 20 * DAY, updatedAt: NOW - DAY });
     const other = item('Always use American spelling in replies', { id: 'american', kind: 'instruction', createdAt: NOW - 5 * DAY, updatedAt: NOW - 5 * DAY });
-    const r2 = await rankMemory(request([edited, other], task('which spelling in replies')));
+    const note = item('Replies to the Leeds office go out on Fridays; spelling was raised in last week\'s review.', { id: 'note' });
+    const r2 = await rankMemory(request([edited, other, note], task('which spelling in replies')));
     expect(r2.cards.map((c) => c.item.id)).toContain('british');
     expect(traceOf(r2, 'american')).toMatchObject({ included: false, reason: expect.stringMatching(/^Superseded by “Always use British spelling in replies”/) });
   });

@@ -93,7 +93,7 @@ describe('only instructions whose scope matches are included', () => {
     expect(toDana.package!.ids).not.toContain('demo-code-style');
     const why = toDana.trace.find((e) => e.id === 'demo-code-style');
     expect(why?.included).toBe(false);
-    expect(why && traceReason(why)).toMatch(/only when the task mentions “code”/);
+    expect(why && traceReason(why)).toMatch(/only when the task is about “code”/);
 
     const retry = await rank(items, chat('How should we fix the retry bug in the sync worker?'));
     const retryCards = retry.cards.map((c) => c.item.id);
@@ -139,7 +139,9 @@ describe('only instructions whose scope matches are included', () => {
     const older = save({ text: 'Use British spelling.', kind: 'instruction', createdAt: NOW - 30 * DAY });
     const newer = save({ text: 'Use American spelling.', kind: 'instruction', createdAt: NOW - 2 * DAY });
     const other = save({ text: 'Never use exclamation marks.', kind: 'instruction', createdAt: NOW - 40 * DAY });
-    const r = await rank([older, newer, other], chat('Draft the release notes'));
+    // A note the task is about: rules alone make no cards (nothing relevant would be found).
+    const notes = save({ text: 'Release notes for 2.4: faster sync, new export button.' });
+    const r = await rank([older, newer, other, notes], chat('Draft the release notes'));
     const ids = r.cards.map((c) => c.item.id);
     expect(ids).toContain(newer.id);
     expect(ids).toContain(other.id);
@@ -167,7 +169,8 @@ describe('text from outside is never an everywhere-instruction on its own say', 
   it('the same text typed by the user is theirs to apply everywhere', async () => {
     const own = save({ text: 'Always end every answer with a one-line summary.' });
     expect(own.scope?.kind).toBe('everywhere');
-    expect((await rank([own], email('Hi team, the sales figures'))).cards.map((c) => c.item.id)).toContain(own.id);
+    const figures = save({ text: 'Q3 sales figures: 1.2M, up 8% on Q2.' });
+    expect((await rank([own, figures], email('Hi team, the sales figures'))).cards.map((c) => c.item.id)).toContain(own.id);
   });
 });
 
@@ -175,17 +178,18 @@ describe('why an in-scope instruction applies', () => {
   it('says a boundary applies on part of its subject, and claims a mention only where the whole subject is there', () => {
     const boundary = demoMemory().find((i) => i.id === 'demo-budget-boundary')!;
     expect(appliesBecause(boundary, email('About the Q3 budget review next week:'))).toBe('Boundary about “draft budget”, which this task touches on');
-    expect(appliesBecause(boundary, email('Can you send me the draft budget before Friday?'))).toBe('Instruction about “draft budget”, which this task mentions');
+    expect(appliesBecause(boundary, email('Can you send me the draft budget before Friday?'))).toBe('Applies when the task is about “draft budget”: held, this task is');
   });
 });
 
 describe('the destination of a task', () => {
   it('counts every chat assistant Backstory reads as chat, for scopes and for the package alike', async () => {
     const chatOnly = save({ text: 'Answer in British English.', kind: 'instruction', scope: { kind: 'destination', values: ['chat'], set: 'user' } });
+    const key = save({ text: 'The API key is rotated from the admin console, Settings → Keys.' });
     for (const adapter of ['chatgpt', 'claude', 'gemini', 'copilot', 'perplexity', 'deepseek', 'mistral']) {
       const task: TaskReading = { ...chat('How do I rotate the API key?'), adapter };
       expect(appliesBecause(chatOnly, task), adapter).toBe('Instruction for chat assistants');
-      expect((await rank([chatOnly], task)).cards.map((c) => c.item.id), adapter).toContain(chatOnly.id);
+      expect((await rank([chatOnly, key], task)).cards.map((c) => c.item.id), adapter).toContain(chatOnly.id);
     }
   });
 });

@@ -41,13 +41,13 @@ describe('contradicting instructions among many of one scope', () => {
   const many = Array.from({ length: 300 }, (_, k) =>
     createItem({ id: `own-${k}`, text: `Keep ${word(3 * k)} ${word(3 * k + 1)} ${word(3 * k + 2)}`, kind: 'instruction', createdAt: NOW - (k + 10) * DAY }, NOW),
   );
-  const older = createItem({ id: 'british', text: 'Use British spelling in client reports', kind: 'instruction', createdAt: NOW - 100 * DAY }, NOW);
-  const newer = createItem({ id: 'american', text: 'Use American spelling in client reports', kind: 'instruction', createdAt: NOW - 2 * DAY }, NOW);
+  const older = createItem({ id: 'british', text: 'Use British spelling in client replies', kind: 'instruction', createdAt: NOW - 100 * DAY }, NOW);
+  const newer = createItem({ id: 'american', text: 'Use American spelling in client replies', kind: 'instruction', createdAt: NOW - 2 * DAY }, NOW);
 
   it('finds the one pair that contradicts and no other', async () => {
     // Amid the newest 200 of the scope: 'british' is older than most of them.
     const memory = arrayMemoryView([...many.slice(0, 150), older, newer, ...many.slice(150)], new Map());
-    const r = await rankMemory({ task: { ...task, field: { text: 'Spelling for the client reports', kind: 'contenteditable' } }, memory, settings: DEFAULT_SETTINGS, now: NOW });
+    const r = await rankMemory({ task: { ...task, field: { text: 'Spelling for the client replies', kind: 'contenteditable' } }, memory, settings: DEFAULT_SETTINGS, now: NOW });
     const superseded = r.trace.filter((e) => /^Superseded by/.test(traceReason(e))).map((e) => e.id);
     expect(superseded).toEqual(['british']);
   });
@@ -86,10 +86,12 @@ describe('finding superseded instructions through shared terms', () => {
 });
 
 describe('rankings that keep the overrides they found', () => {
-  const spelling = { ...task, field: { text: 'Spelling for the client reports', kind: 'contenteditable' as const } };
-  const british = createItem({ id: 'british', text: 'Use British spelling in client reports', kind: 'instruction', createdAt: NOW - 100 * DAY }, NOW);
-  const american = createItem({ id: 'american', text: 'Use American spelling in client reports', kind: 'instruction', createdAt: NOW - 2 * DAY }, NOW);
-  const canadian = createItem({ id: 'canadian', text: 'Use Canadian spelling in client reports', kind: 'instruction', createdAt: NOW - DAY }, NOW);
+  const spelling = { ...task, field: { text: 'Spelling for the client replies', kind: 'contenteditable' as const } };
+  const british = createItem({ id: 'british', text: 'Use British spelling in client replies', kind: 'instruction', createdAt: NOW - 100 * DAY }, NOW);
+  const american = createItem({ id: 'american', text: 'Use American spelling in client replies', kind: 'instruction', createdAt: NOW - 2 * DAY }, NOW);
+  const canadian = createItem({ id: 'canadian', text: 'Use Canadian spelling in client replies', kind: 'instruction', createdAt: NOW - DAY }, NOW);
+  // A note the task is about: rules alone make no cards.
+  const guide = createItem({ id: 'guide', text: 'Client replies follow the house style guide; spelling was queried last month.', createdAt: NOW - 3 * DAY }, NOW);
   const supersededIds = (r: Awaited<ReturnType<typeof rankMemory>>) => r.trace.filter((e) => /^Superseded by/.test(traceReason(e))).map((e) => e.id).sort();
 
   it('see a newer contradicting instruction saved between two rankings', async () => {
@@ -97,9 +99,9 @@ describe('rankings that keep the overrides they found', () => {
     const rank = (items: MemoryItem[]) => rankMemory({ task: spelling, memory: arrayMemoryView(items, new Map()), settings: DEFAULT_SETTINGS, overrides, now: NOW });
     expect(supersededIds(await rank([british, american]))).toEqual(['british']);
     expect(supersededIds(await rank([british, american]))).toEqual(['british']);
-    const after = await rank([british, american, canadian]);
+    const after = await rank([british, american, canadian, guide]);
     expect(supersededIds(after)).toEqual(['american', 'british']);
-    expect(after.cards.map((c) => c.item.id)).toEqual(['canadian']);
+    expect(after.cards.filter((c) => c.kind === 'instruction').map((c) => c.item.id)).toEqual(['canadian']);
     expect(supersededIds(await rank([british, american]))).toEqual(['british']);
   });
 

@@ -46,23 +46,33 @@ function undouble(s: string): string {
   return s;
 }
 
+/**
+ * A number with its separators is one word: "£1,200" is "1200" and "3.5" is "3.5", never a "1" or a "5" that would
+ * match "Bed 1" or "5 minutes". A thousands comma is dropped (so "1,200" meets "1200"); a decimal point stays.
+ */
+const NUMBER_GROUPS = /(\d),(?=\d{3}(?!\d))/g;
+const DECIMAL_POINT = /(\d)\.(?=\d)/g;
+
 /** Raw words (lower-cased, possessives removed), stop words kept. */
 export function words(text: string): string[] {
   return text
     .toLowerCase()
     .replace(/['’]s\b/g, '')
     .replace(/['’]/g, '')
-    .split(/[^\p{L}\p{N}]+/u)
+    .replace(NUMBER_GROUPS, '$1')
+    .replace(DECIMAL_POINT, '$1\u2024')
+    .split(/[^\p{L}\p{N}\u2024]+/u)
+    .map((w) => (w.includes('\u2024') ? w.replace(/\u2024/g, '.').replace(/^\.+|\.+$/g, '') : w))
     .filter((w) => w.length > 0 && w.length < 40);
 }
 
 /** The index term a word as written stands for ("Retries" → "retri"), made the way `words` and `terms` make it. */
 export function termOf(written: string): string {
-  return stem(written.toLowerCase().replace(/['’]s$/, '').replace(/['’]/g, ''));
+  return stem(written.toLowerCase().replace(/['’]s$/, '').replace(/['’]/g, '').replace(NUMBER_GROUPS, '$1'));
 }
 
-/** A word as written: letters and digits, with inner apostrophes ("don't", "Ana's"). */
-const WRITTEN_WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+/** A word as written: letters and digits, with inner apostrophes ("don't", "Ana's"), a number with its separators. */
+const WRITTEN_WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*(?:(?<=\d)[.,]\d+)*/gu;
 
 /**
  * The text cut where its words stand for one of `matched` (index terms): pieces alternating unmatched, matched,
