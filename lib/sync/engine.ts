@@ -236,6 +236,10 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
     await flushOutbox(deps.db, dev, writer, state, states);
     report.sent = ops.length;
     dev.opsSinceSnapshot += ops.length;
+    // A record edited here while another device's edit of it arrived: the two merged, and memory takes the result now
+    // rather than on the next pass.
+    const both = new Set(ops.map((o) => o.id).filter((id) => touched.has(id)));
+    if (both.size) report.written += await writeMerged(deps, ledger, state, both);
   }
 
   if (dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await snapshot(deps.db, dev, writer, states);

@@ -41,10 +41,17 @@ async function connect(h: Harness, passphrase: string): Promise<Page> {
 
 const status = (page: Page) => page.getByTestId('sync-status');
 
+/** "Sync now" on the options page, and waits for that pass to finish. */
 async function syncNow(h: Harness): Promise<void> {
   const page = await options(h);
+  const before = (await h.call<{ lastSyncedAt?: number; problem?: string }>('sync:status', {})).lastSyncedAt ?? 0;
   await page.getByTestId('sync-now').click();
-  await expect.poll(async () => status(page).getAttribute('data-state'), { timeout: 30_000 }).not.toBe('syncing');
+  await expect
+    .poll(async () => {
+      const s = await h.call<{ state: string; lastSyncedAt?: number }>('sync:status', {});
+      return s.state === 'error' || (s.state !== 'syncing' && (s.lastSyncedAt ?? 0) > before);
+    }, { timeout: 30_000 })
+    .toBe(true);
 }
 
 /** Every file of the synced memory on the server's disk, by path. */
