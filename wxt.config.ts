@@ -101,7 +101,7 @@ export default defineConfig({
     description: 'Brings the background you already wrote down to whatever you are writing now. Everything stays on your device.',
     // Site access: the sites with their own adapter up front; any other site only when the user allows it (the
     // panel's "Allow on <host>"), and activeTab for "Remember this" and the insert shortcut on the page they are used on.
-    permissions: ['storage', 'contextMenus', 'tabs', 'clipboardWrite', 'activeTab', 'scripting', ...(browser === 'firefox' ? [] : ['sidePanel', 'offscreen'])],
+    permissions: ['storage', 'contextMenus', 'tabs', 'clipboardWrite', 'activeTab', 'scripting', 'alarms', ...(browser === 'firefox' ? [] : ['sidePanel', 'offscreen'])],
     host_permissions: FIRST_CLASS_PATTERNS,
     ...(manifestVersion === 2 ? { optional_permissions: ['*://*/*'] } : { optional_host_permissions: ['*://*/*'] }),
     action: { default_title: 'Open Backstory' },

@@ -1,24 +1,4 @@
-/**
- * What an import reads at most. A file is made by someone else: a 2 MB zip can unpack to gigabytes, a zip can hold
- * itself, and a few kilobytes of "[" make a JSON parser build millions of nested arrays. Past these limits the
- * import stops with a message naming the file and the limit, and nothing of it is kept.
- */
-export const IMPORT_LIMITS = {
-  /** A note or text file is read whole. */
-  noteBytes: 16 * 1024 * 1024,
-  /** One mail message (an .eml, or one message of an mbox) is read whole. */
-  mailBytes: 64 * 1024 * 1024,
-  /** One value of a JSON export (a conversation, a memory item) is built whole. */
-  jsonValueChars: 64 * 1024 * 1024,
-  /** Arrays and objects inside each other: exports nest about ten deep. */
-  jsonDepth: 64,
-  /** A zip in a zip (Notion's Part-1.zip) is read; a zip in that is not. */
-  zipDepth: 2,
-  /** Unpacked bytes per packed byte: text packs about ten to one, a zip bomb a thousand to one. */
-  zipRatio: 100,
-  /** Below this much unpacked, the ratio is not judged (small files of repeated text pack very well). */
-  zipRatioAfter: 32 * 1024 * 1024,
-};
+export { IMPORT_LIMITS } from '../core/input-limits';
 
 /** A size for messages: "700 MB", "16 MB", "900 KB". */
 export function sizeInWords(bytes: number): string {

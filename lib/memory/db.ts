@@ -97,6 +97,27 @@ export interface HandoverRow {
   bytes: number;
 }
 
+/** What sync last synced of a record; its fields are declared where the ledger is kept (`LedgerRow`, lib/sync/ledger.ts). */
+export interface SyncLedgerRow {
+  id: string;
+}
+
+/** A small value sync keeps beside its ledger (the clock's last stamp, records still to write into memory). */
+export interface SyncMetaRow {
+  key: string;
+  value: string;
+}
+
+/** One record of sync's merged state (lib/sync/state-store.ts declares its fields). */
+export interface SyncStateRow {
+  id: string;
+}
+
+/** This device's part in a synced memory (lib/sync/device.ts declares its fields): one row, or none while sync is off. */
+export interface SyncDeviceRow {
+  key: string;
+}
+
 export type BackstoryDB = Dexie & {
   items: EntityTable<MemoryItem, 'id'>;
   vectors: EntityTable<StoredVector, 'id'>;
@@ -107,6 +128,10 @@ export type BackstoryDB = Dexie & {
   importStaged: Table<ImportStagedRow, [string, number]>;
   removedImports: EntityTable<RemovedImportRow, 'importId'>;
   handovers: EntityTable<HandoverRow, 'job'>;
+  syncLedger: EntityTable<SyncLedgerRow, 'id'>;
+  syncMeta: EntityTable<SyncMetaRow, 'key'>;
+  syncState: EntityTable<SyncStateRow, 'id'>;
+  syncDevice: EntityTable<SyncDeviceRow, 'key'>;
 };
 
 export const DB_NAME = 'backstory';
@@ -163,6 +188,10 @@ export function openMemoryDB(name = DB_NAME, deps?: { indexedDB: IDBFactory; IDB
   // v6: items lose their secondary indexes. Nothing queried them (memory is read whole when the worker starts, then
   // item by item by id), and every write kept them: an import's commit wrote each item under five more keys.
   db.version(6).stores({ items: 'id' });
+  // v7: sync's ledger (lib/sync/ledger.ts), merged state (state-store.ts) and this device's part (device.ts), in this
+  // database so that what sync writes into memory and what it notes of it land in one transaction. Nothing else
+  // changes.
+  db.version(7).stores({ syncLedger: 'id', syncMeta: 'key', syncState: 'id', syncDevice: 'key' });
   return db;
 }
 

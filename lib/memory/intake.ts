@@ -13,8 +13,10 @@ import type { MemoryInput, MemoryScope, MemorySource } from './types';
  * - `import`: read from a file. Another app's export is evidence; a Backstory memory file counts as the user's own
  *   only when `trusted` (this profile signed it, or the user kept what it asks for).
  * - `restore`: the user's own delete undone: items come back exactly as they were.
+ * - `sync`: merged from the user's other devices (lib/sync): each passed intake where it was made, so its kind, scope,
+ *   source and hold are kept as they are; only the caps are applied again, as a device of another version may differ.
  */
-export type Provenance = { from: 'user' } | { from: 'page'; url: string } | { from: 'import'; trusted: boolean } | { from: 'restore' };
+export type Provenance = { from: 'user' } | { from: 'page'; url: string } | { from: 'import'; trusted: boolean } | { from: 'restore' } | { from: 'sync' };
 
 /** Limits on fields an outside source controls (a title, a list of tags): beyond them the rest is dropped. */
 export const FIELD_CAPS = { title: 300, listItems: 50, tag: 80, person: 200, site: 253 } as const;
@@ -83,6 +85,8 @@ export function intake(input: MemoryInput, provenance: Provenance, now = Date.no
   switch (provenance.from) {
     case 'restore':
       return rest;
+    case 'sync':
+      return capFields(rest);
     case 'user':
       return holdSecrets(capFields(rest));
     case 'page': {

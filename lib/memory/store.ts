@@ -1,6 +1,8 @@
 import type { Embedder } from '../embed/embedder';
 import { IndexedMemory } from './index/memory-index';
+import type { Table } from 'dexie';
 import { readInSlices, type BackstoryDB } from './db';
+import { writeSynced, type SyncApplied, type SyncedWriteOptions } from './synced-write';
 import { planImport, type ImportCounts } from './import-plan';
 import { intake, type Provenance } from './intake';
 import { createItem, patchItem } from './normalize';
@@ -13,6 +15,7 @@ import { isQuotaError, StorageFullError } from './storage-full';
 import type { ItemHead, MemoryInput, MemoryItem, MemoryPatch } from './types';
 
 export type { ImportCounts } from './import-plan';
+export type { SyncApplied, SyncedWriteOptions } from './synced-write';
 export { StorageFullError } from './storage-full';
 
 /**
@@ -119,10 +122,10 @@ export class MemoryStore {
   }
 
   /** One read-write transaction over items, vectors and context vectors: all of it is written or none. */
-  private async write(fn: () => Promise<void>, changed = 1): Promise<void> {
+  private async write(fn: () => Promise<void>, changed = 1, more: Table[] = []): Promise<void> {
     this.writing++;
     try {
-      await this.db.transaction('rw', this.db.items, this.db.vectors, this.db.contexts, fn);
+      await this.db.transaction('rw', [this.db.items, this.db.vectors, this.db.contexts, ...more], fn);
     } catch (e) {
       throw isQuotaError(e) ? new StorageFullError() : e;
     } finally {
@@ -150,6 +153,15 @@ export class MemoryStore {
 
   private noteChanges(n: number, force = false): void {
     this.packs.changed(n, force);
+    if (n > 0) for (const fn of this.watchers) fn();
+  }
+
+  private readonly watchers = new Set<() => void>();
+
+  /** Calls `fn` after each write that changed items (sync follows memory this way); returns the unwatch. */
+  watch(fn: () => void): () => void {
+    this.watchers.add(fn);
+    return () => this.watchers.delete(fn);
   }
 
   /**
@@ -255,6 +267,16 @@ export class MemoryStore {
       await this.contexts.dropStale(this.contexts.withSuccessors(changed.map((it) => it.id))); // embedPending makes them
       return counts;
     });
+  }
+
+  /**
+   * Writes what sync merged from the user's other devices, in one turn and one transaction with the rows sync notes of
+   * it (lib/memory/synced-write.ts).
+   */
+  applySynced(puts: MemoryInput[], deletes: string[], opts: SyncedWriteOptions = {}): Promise<SyncApplied> {
+    return this.inTurn(() =>
+      writeSynced({ db: this.db, mem: this.mem, contexts: this.contexts, write: (fn, n, more) => this.write(fn, n, more) }, puts, deletes, opts),
+    );
   }
 
   /** Deletes every item the import brought (`source.importId`); returns them. */

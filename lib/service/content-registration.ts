@@ -4,6 +4,14 @@ import { accessFor, readablePatterns } from '../sites/site-access';
 /** The content script runs only on sites the user let Backstory read: registered at runtime for exactly those. */
 export const CONTENT_SCRIPT_ID = 'backstory-content';
 export const CONTENT_SCRIPT_FILE = '/content-scripts/content.js';
+/** Where the origin granted for sync's WebDAV server is noted (lib/service/sync-service.ts). */
+export const SYNC_ORIGINS_KEY = 'syncOrigins';
+
+async function syncOrigins(): Promise<string[]> {
+  const got = (await browser.storage.local.get(SYNC_ORIGINS_KEY))[SYNC_ORIGINS_KEY];
+  return Array.isArray(got) ? got.filter((x): x is string => typeof x === 'string') : [];
+}
+
 /** One-shot responder for "Remember this" and the insert shortcut on other sites (the browser's activeTab grant). */
 export const PAGE_ACTIONS_FILE = '/page-actions.js';
 
@@ -47,7 +55,9 @@ export class ContentRegistration {
   }
 
   private async syncNow(): Promise<void> {
-    const matches = readablePatterns((await browser.permissions.getAll()).origins);
+    // The WebDAV server sync writes to is granted for sync alone: its pages are not read.
+    const reserved = new Set(await syncOrigins());
+    const matches = readablePatterns((await browser.permissions.getAll()).origins?.filter((o) => !reserved.has(o)));
     const [existing] = await browser.scripting.getRegisteredContentScripts({ ids: [CONTENT_SCRIPT_ID] });
     if (!matches.length) {
       if (existing) await browser.scripting.unregisterContentScripts({ ids: [CONTENT_SCRIPT_ID] });

@@ -23,6 +23,7 @@ import { SettingsCache } from './settings-cache';
 import { TabRanker } from './tab-ranker';
 import { ReadingUpdates } from './reading-updates';
 import { TabReadingStore } from './tab-reading-store';
+import { SYNC_ALARM, SyncService } from './sync-service';
 
 /** The service worker's parts, wired to each other. */
 export class Service {
@@ -38,7 +39,10 @@ export class Service {
   /** Which sites Backstory may read, and the content script registered for exactly those. */
   readonly access = new ContentRegistration();
   readonly tasks = new TabReadingStore();
-  readonly settings = new SettingsCache(() => this.hub.refreshAll());
+  readonly settings = new SettingsCache(() => {
+    this.hub.refreshAll();
+    this.sync.changed();
+  });
   readonly bridge = new PageBridge(this.access, this.tasks);
   readonly hub: PanelHub;
   readonly indexing: BackgroundEmbedding;
@@ -51,6 +55,7 @@ export class Service {
   readonly learning: LearningActions;
   readonly modelStatus: ModelStatusReport;
   readonly phrases: PhraseOffers;
+  readonly sync: SyncService;
 
   constructor() {
     // The hub and the ranker need each other: the ranker reports through the hub, the hub asks it for rankings.
@@ -67,6 +72,11 @@ export class Service {
     this.memory = new MemoryActions(this.store, this.hub, this.indexing, learning, new RemovedImports(this.db));
     this.modelStatus = new ModelStatusReport(this.store, this.model, this.indexing);
     this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access, this.phrases);
+    this.sync = new SyncService({
+      db: this.db, store: this.store, settings: this.settings, broadcast: (p) => this.hub.broadcast(p), refresh: () => this.hub.refreshAll(),
+      index: () => void this.indexing.run(),
+    });
+    this.store.watch(() => this.sync.changed());
     this.imports = new Imports(this.db, {
       store: this.store, index: () => this.indexing.run(), broadcast: (p) => this.hub.broadcast(p), refresh: () => this.hub.refreshAll(),
       indexing: () => this.indexing.progress, feedback: (block, trusted) => this.learning.importFeedback(block, trusted),
@@ -113,5 +123,10 @@ export function startService(): Service {
   // Memory first, then the model: panels get cards ranked by words as soon as memory is in, and semantic ones when
   // the model is ready (a second push); the model's set-up on this same thread would hold up the memory load.
   void s.store.load().then(() => s.model.get()).then(() => s.indexing.run());
+  // Sync: on its alarm while the browser runs, and at start to finish what a stopped worker left.
+  browser.alarms.onAlarm.addListener((alarm) => {
+    if (alarm.name === SYNC_ALARM) void s.sync.now();
+  });
+  void s.store.load().then(() => s.sync.start()).catch(() => {});
   return s;
 }

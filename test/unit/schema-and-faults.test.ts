@@ -21,7 +21,7 @@ describe('schema upgrade', () => {
     const db = openMemoryDB('backstory', { indexedDB, IDBKeyRange });
     const store = new MemoryStore(db, async () => null);
     await store.load();
-    expect(db.verno).toBe(6); // v3 adds the index pack table, v4 contexts and import jobs, v5 the copy Undo keeps of a deleted import, v6 drops the items' unused indexes; the v1 -> v2 migration runs on the way
+    expect(db.verno).toBe(7); // v3 adds the index pack table, v4 contexts and import jobs, v5 the copy Undo keeps of a deleted import, v6 drops the items' unused indexes, v7 adds sync's ledger; the v1 -> v2 migration runs on the way
     expect(store.size).toBe(2);
     const a = (await store.read('old-1'))!;
     expect(a).toMatchObject({ text: 'Dana prefers numbers first.', kind: 'instruction', sites: ['mail.google.com'], tags: [], createdAt: 1, updatedAt: 2 });

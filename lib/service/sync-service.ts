@@ -1,0 +1,239 @@
+import { browser } from 'wxt/browser';
+import type { BackstoryDB } from '../memory/db';
+import type { MemoryStore } from '../memory/store';
+import type { PanelPush, SyncConnectPlace, SyncStatus } from '../messaging/protocol';
+import { normalizeRankSettings } from '../settings/settings';
+import { forgetDevice, readDevice, writeDevice, type DeviceState, type SyncPlace } from '../sync/device';
+import { connectVault, syncPass, type SyncDeps } from '../sync/engine';
+import { folderPermission, forgetFolder, keptFolder } from '../sync/folder-pick';
+import type { SyncedSettings } from '../sync/settings-replica';
+import { FolderStorage } from '../sync/storage-folder';
+import { WebDavStorage } from '../sync/storage-webdav';
+import { SyncPlaceError, type SyncStorage } from '../sync/types';
+import { webdavOrigin } from '../sync/webdav-origin';
+import { SYNC_ORIGINS_KEY } from './content-registration';
+import type { SettingsCache } from './settings-cache';
+
+/** The alarm that syncs while the browser runs, and its period. */
+export const SYNC_ALARM = 'backstory-sync';
+const PERIOD_MINUTES = 5;
+/** A change is synced this long after the last one of a burst (an import, typing in the editor). */
+const DEBOUNCE_MS = 4_000;
+
+export interface SyncServiceDeps {
+  db: BackstoryDB;
+  store: MemoryStore;
+  settings: SettingsCache;
+  broadcast: (push: PanelPush) => void;
+  /** Panels rank again (memory changed). */
+  refresh: () => void;
+  /** Background embedding of what arrived. */
+  index: () => void;
+}
+
+/**
+ * Sync in the service worker: connect, passes on change (debounced), on an alarm and on demand, one at a time, and
+ * the status in words. A pass keeps every step in IndexedDB (lib/sync/engine.ts), so MV3 stopping the worker mid-pass
+ * loses nothing: the next start's pass goes on from there.
+ */
+export class SyncService {
+  private running?: Promise<SyncStatus>;
+  private again = false;
+  private timer?: ReturnType<typeof setTimeout>;
+  private progress?: { done: number; total: number };
+  private syncing = false;
+
+  constructor(private readonly s: SyncServiceDeps) {}
+
+  private deps(): SyncDeps {
+    return {
+      db: this.s.db,
+      store: this.s.store,
+      open: (place) => openPlace(place),
+      settings: {
+        read: async () => syncedOf(await this.s.settings.get()),
+        write: async (values) => void (await this.s.settings.set(settingsPatchOf(values))),
+      },
+      onProgress: (done, total) => {
+        this.progress = { done, total };
+        void this.push();
+      },
+    };
+  }
+
+  async status(): Promise<SyncStatus> {
+    const dev = await readDevice(this.s.db);
+    if (!dev) return { state: 'off' };
+    return statusOf(dev, this.syncing, this.progress);
+  }
+
+  async connect(place: SyncConnectPlace, passphrase: string): Promise<{ status: SyncStatus; recoveryKey?: string }> {
+    const full = await placeOf(place);
+    if (full.kind === 'webdav') {
+      const o = webdavOrigin(full.url);
+      if (o.ok) await browser.storage.local.set({ [SYNC_ORIGINS_KEY]: [o.pattern] });
+    }
+    const { recoveryKey } = await connectVault({ db: this.s.db, open: openPlace }, {
+      place: full, passphrase, deviceName: deviceName(),
+    });
+    await this.schedule();
+    return { status: await this.now(), recoveryKey };
+  }
+
+  /** A pass now (or right after the one running). */
+  now(): Promise<SyncStatus> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        void this.now();
+      }
+    });
+    return this.running;
+  }
+
+  private async run(): Promise<SyncStatus> {
+    const dev = await readDevice(this.s.db);
+    if (!dev) return { state: 'off' };
+    this.syncing = true;
+    this.progress = undefined;
+    await this.push();
+    try {
+      const report = await syncPass(this.deps());
+      if (report?.written) {
+        this.s.refresh();
+        this.s.index();
+      }
+    } catch (e) {
+      const now = await readDevice(this.s.db);
+      if (now) {
+        now.failure = problemWords(e, now.place);
+        now.reconnect = e instanceof SyncPlaceError && e.problem === 'permission';
+        await writeDevice(this.s.db, now);
+      }
+    } finally {
+      this.syncing = false;
+      this.progress = undefined;
+    }
+    return this.push();
+  }
+
+  private async push(): Promise<SyncStatus> {
+    const status = await this.status();
+    this.s.broadcast({ type: 'sync', status });
+    return status;
+  }
+
+  /** Memory or settings changed: sync soon, once the burst is over. */
+  changed(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      void readDevice(this.s.db).then((dev) => dev && this.now());
+    }, DEBOUNCE_MS);
+  }
+
+  /** On worker start: the alarm, and a pass to finish what a stopped worker left. */
+  async start(): Promise<void> {
+    if (!(await readDevice(this.s.db))) return;
+    await this.schedule();
+    void this.now();
+  }
+
+  private async schedule(): Promise<void> {
+    await browser.alarms.create(SYNC_ALARM, { periodInMinutes: PERIOD_MINUTES });
+  }
+
+  /** Stops syncing here: the memory stays, the files at the place stay, this device's sync records go. */
+  async disconnect(): Promise<SyncStatus> {
+    const dev = await readDevice(this.s.db);
+    await this.running?.catch(() => {});
+    await forgetDevice(this.s.db);
+    await browser.alarms.clear(SYNC_ALARM);
+    if (dev?.place.kind === 'folder') await forgetFolder();
+    if (dev?.place.kind === 'webdav') {
+      const o = webdavOrigin(dev.place.url);
+      if (o.ok) await browser.permissions.remove({ origins: [o.pattern] }).catch(() => false);
+    }
+    await browser.storage.local.remove(SYNC_ORIGINS_KEY);
+    return this.push();
+  }
+}
+
+/** The name other devices see for this one ("Chrome on Linux"), kept sealed in its device file. */
+function deviceName(): string {
+  const ua = navigator.userAgent;
+  const browserName = /Firefox\//.test(ua) ? 'Firefox' : /Edg\//.test(ua) ? 'Edge' : 'Chrome';
+  const os = /Windows/.test(ua) ? 'Windows' : /Mac OS X/.test(ua) ? 'macOS' : /CrOS/.test(ua) ? 'ChromeOS' : /Linux/.test(ua) ? 'Linux' : 'this computer';
+  return `${browserName} on ${os}`;
+}
+
+async function placeOf(place: SyncConnectPlace): Promise<SyncPlace> {
+  if (place.kind === 'webdav') {
+    const o = webdavOrigin(place.url);
+    if (!o.ok) throw new Error(o.error);
+    if (!place.user || !place.password) throw new Error('Enter the WebDAV user and app password.');
+    return { kind: 'webdav', url: o.url, user: place.user, password: place.password };
+  }
+  const handle = await keptFolder();
+  if (!handle) throw new Error('Choose the folder first.');
+  return { kind: 'folder', name: handle.name };
+}
+
+async function openPlace(place: SyncPlace): Promise<SyncStorage> {
+  if (place.kind === 'webdav') return new WebDavStorage({ url: place.url, user: place.user, password: place.password });
+  const handle = await keptFolder();
+  if (!handle) throw new SyncPlaceError('gone', `The folder “${place.name}” is no longer known to this browser: disconnect and choose it again.`);
+  if ((await folderPermission(handle)) !== 'granted') {
+    throw new SyncPlaceError('permission', `The browser asks again before Backstory may use the folder “${place.name}”: click Reconnect folder.`);
+  }
+  return new FolderStorage(handle);
+}
+
+function statusOf(dev: DeviceState, syncing: boolean, progress?: { done: number; total: number }): SyncStatus {
+  const place: SyncStatus['place'] = dev.place.kind === 'webdav' ? { kind: 'webdav', url: dev.place.url } : { kind: 'folder', name: dev.place.name };
+  const reconnect = !!dev.failure && !!dev.reconnect;
+  return {
+    state: syncing ? 'syncing' : dev.failure ? 'error' : 'synced',
+    place,
+    lastSyncedAt: dev.lastSyncedAt,
+    devices: dev.devices,
+    problem: dev.failure ?? dev.notice,
+    reconnect,
+    progress,
+  };
+}
+
+/** A failed pass in the user's words: what is wrong and what to do. */
+function problemWords(e: unknown, place: SyncPlace): string {
+  const where = place.kind === 'webdav' ? new URL(place.url).host : `the folder “${place.name}”`;
+  if (e instanceof SyncPlaceError) {
+    switch (e.problem) {
+      case 'auth':
+        return `${where} refused the user or app password: disconnect and connect again with the right one.`;
+      case 'offline':
+        return `${where} cannot be reached: sync goes on when it can be.`;
+      case 'full':
+        return `${where} is full: make room there, and sync goes on.`;
+      default:
+        return e.message;
+    }
+  }
+  return `Sync stopped: ${e instanceof Error ? e.message : String(e)}`;
+}
+
+/** What of the settings syncs: the ranking and the capture switch (sites and engine choices belong to each device). */
+function syncedOf(s: { rank: unknown; capture: { sent: boolean } }): SyncedSettings {
+  return { rank: s.rank, capture: { sent: s.capture.sent } };
+}
+
+function settingsPatchOf(values: SyncedSettings) {
+  const capture = values.capture as { sent?: unknown } | undefined;
+  return {
+    ...(values.rank ? { rank: normalizeRankSettings(values.rank) } : {}),
+    ...(capture && typeof capture.sent === 'boolean' ? { capture: { sent: capture.sent } } : {}),
+  };
+}

@@ -1,0 +1,67 @@
+// This device's part in a synced memory, kept in IndexedDB (table `syncDevice`): which vault and key, where the files
+// are, how far each device's log was applied, the segment written but not yet known to be in the folder, and the
+// status. One row; none while sync is off. Nothing here is synced.
+import type { BackstoryDB, SyncDeviceRow } from '../memory/db';
+import type { Applied } from './folder-reader';
+import type { PendingSegment } from './log-writer';
+import type { VaultHeader } from './vault';
+import type { SyncOp } from './types';
+
+/** Where the files are. The WebDAV password stays on this device, as the browser keeps a site's saved password. */
+export type SyncPlace = { kind: 'webdav'; url: string; user: string; password: string } | { kind: 'folder'; name: string };
+
+export interface DeviceState extends SyncDeviceRow {
+  key: 'device';
+  deviceId: string;
+  deviceName: string;
+  joinedAt: number;
+  vaultId: string;
+  header: VaultHeader;
+  /** SHA-256 of the header's canonical form (what seals are bound to). */
+  digest: Uint8Array;
+  /** The vault key: non-extractable, usable only to derive file keys. */
+  vaultKey: CryptoKey;
+  place: SyncPlace;
+  /** How far every device's log is applied here, this device's own included (its chain head). */
+  applied: Record<string, Applied>;
+  /** The last `seen` vector each device wrote, for collecting tombstones. */
+  seen: Record<string, Record<string, number>>;
+  /** When each device last wrote a segment (its newest stamp's wall time), to tell the active ones. */
+  wrote: Record<string, number>;
+  /** Sealed segments (with their operations) kept until the folder holds them: written again as they are after a stop. */
+  outbox?: { pending: PendingSegment; ops: SyncOp[] }[];
+  /** This device's seq at its last snapshot, and operations it wrote or applied since. */
+  snapshotSeq: number;
+  opsSinceSnapshot: number;
+  lastSyncedAt?: number;
+  /** Devices sharing the memory (their device files), this one included. */
+  devices: number;
+  /** Why the last pass failed, in words; cleared by a pass that finishes. */
+  failure?: string;
+  /** The last pass failed because the browser took back the folder's permission: one click in a page gives it back. */
+  reconnect?: boolean;
+  /** Something the last pass noticed and said (a tampered file, a clock far ahead), in words. */
+  notice?: string;
+  /** Problems said once already (a gap, a fork, a tampered file), so the status does not repeat them. */
+  said: string[];
+}
+
+const KEY = 'device';
+
+export async function readDevice(db: BackstoryDB): Promise<DeviceState | undefined> {
+  return (await db.syncDevice.get(KEY)) as DeviceState | undefined;
+}
+
+export async function writeDevice(db: BackstoryDB, state: DeviceState): Promise<void> {
+  await db.syncDevice.put(state);
+}
+
+/** Forgets this device's part (disconnect): what it merged stays in memory; the ledger and state go with it. */
+export async function forgetDevice(db: BackstoryDB): Promise<void> {
+  await db.transaction('rw', [db.syncDevice, db.syncLedger, db.syncMeta, db.syncState], async () => {
+    await db.syncDevice.clear();
+    await db.syncLedger.clear();
+    await db.syncMeta.clear();
+    await db.syncState.clear();
+  });
+}

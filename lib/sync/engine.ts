@@ -1,0 +1,322 @@
+// A sync pass (docs/sync.md, "A pass"): what other devices wrote comes in, this device's changes go out, and every
+// step is kept in IndexedDB in an order that a worker stopped at any point resumes from without losing or doubling
+// anything. Joining a synced memory (or making one) is `connectVault`.
+import type { BackstoryDB } from '../memory/db';
+import type { MemoryStore } from '../memory/store';
+import { randomId } from './bytes';
+import { forgetDevice, readDevice, writeDevice, type DeviceState, type SyncPlace } from './device';
+import { SETTINGS_ID, SyncFormatError, parseOps } from './fields';
+import { findVaults } from './folder-headers';
+import { headerPath, parseListing } from './folder-layout';
+import { FolderReader, type Applied } from './folder-reader';
+import { driftInWords, HybridClock, parseStamp, receiveAll, type ClockAhead } from './hlc';
+import { SyncLedger } from './ledger';
+import { LogWriter, type PendingSegment } from './log-writer';
+import { applyOps, collectTombstones, MergeState, mergeState, noteCarrier } from './merge';
+import { stateFromJson, stateToJson } from './merge-json';
+import { applyMerged, commitLocal, localChanges } from './replica';
+import { mergedSettings, settingsChanges, type SyncedSettings } from './settings-replica';
+import { StateStore } from './state-store';
+import { SyncPlaceError, type SyncOp, type SyncStorage } from './types';
+import { createVault, headerText, unlockWithPassphrase, unlockWithRecoveryKey, VaultError, type Vault } from './vault';
+
+/** Operations one segment carries at most: a first sync of a large memory is written in several. */
+export const OPS_PER_SEGMENT = 20_000;
+/** A snapshot is written once this many operations were written or applied since the last one. */
+export const SNAPSHOT_AFTER_OPS = 20_000;
+/** Records written into memory per step of a large first sync (progress is reported between steps). */
+const APPLY_STEP = 2_000;
+/** A device is active (its `seen` counts for collecting tombstones) while it wrote within this long. */
+const ACTIVE_MS = 90 * 86_400_000;
+/** A device that applied others' segments but has nothing of its own to say still writes (its `seen`) this often. */
+const SEEN_EVERY_MS = 3_600_000;
+
+export interface SyncDeps {
+  db: BackstoryDB;
+  store: MemoryStore;
+  /** The place as this device reaches it (WebDAV with its login, or the kept folder handle). */
+  open(place: SyncPlace): Promise<SyncStorage>;
+  /** The settings that sync, read and written by the service (the settings layer is above sync). */
+  settings?: { read(): Promise<SyncedSettings>; write(values: SyncedSettings): Promise<void> };
+  now?: () => number;
+  /** Items written into memory so far of a pass that brings many. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface PassReport {
+  /** Operations of other devices applied. */
+  received: number;
+  /** Operations of this device written. */
+  sent: number;
+  /** Items written into memory. */
+  written: number;
+  devices: number;
+  /** New problems, in words (each said once). */
+  problems: string[];
+}
+
+/** Readers by vault and place: a file opened once in a worker's life is not opened again until it changes. */
+const readers = new Map<string, { storage: SyncStorage; reader: FolderReader }>();
+
+function readerFor(dev: DeviceState, storage: SyncStorage): FolderReader {
+  const key = `${dev.vaultId} ${JSON.stringify(dev.place)}`;
+  const held = readers.get(key);
+  if (held && held.storage === storage) return held.reader;
+  const reader = new FolderReader(storage, vaultOf(dev));
+  readers.set(key, { storage, reader });
+  return reader;
+}
+
+const vaultOf = (dev: DeviceState) => ({ key: dev.vaultKey, digest: dev.digest, vaultId: dev.vaultId });
+
+/** Looks like a recovery key (32 base32 characters in any grouping) rather than a passphrase. */
+const RECOVERY_SHAPE = /^[\s-]*(?:[a-z2-7][\s-]*){32}$/i;
+
+/**
+ * Joins the synced memory at the place with the passphrase (or its recovery key), or makes a new one there when it
+ * holds none. Nothing is written before the key unlocked: a wrong passphrase leaves no trace. This device starts with
+ * an empty ledger, so its first pass is a union with what is there.
+ */
+export async function connectVault(
+  deps: Pick<SyncDeps, 'db' | 'open' | 'now'>,
+  req: {
+    place: SyncPlace;
+    passphrase: string;
+    deviceName: string;
+    /** Key derivation cost for a new synced memory; tests and benches pass a cheap one. */
+    kdf?: Parameters<typeof createVault>[1];
+  },
+): Promise<{ recoveryKey?: string }> {
+  const now = deps.now?.() ?? Date.now();
+  const storage = await deps.open(req.place);
+  const found = await findVaults(storage);
+  let vault: Vault | undefined;
+  let recoveryKey: string | undefined;
+  if (found.vaults.length) {
+    const byRecovery = RECOVERY_SHAPE.test(req.passphrase);
+    let first: unknown;
+    for (const v of [...found.vaults].sort((a, b) => (a.vaultId < b.vaultId ? -1 : 1))) {
+      try {
+        vault = byRecovery ? await unlockWithRecoveryKey(v.header, req.passphrase) : await unlockWithPassphrase(v.header, req.passphrase);
+        break;
+      } catch (e) {
+        first ??= e;
+      }
+    }
+    if (!vault) throw first instanceof Error ? first : new VaultError('wrong-passphrase', 'That passphrase does not open the synced memory in this folder.');
+  } else {
+    if (found.problems.length) throw new SyncFormatError(`This folder holds a damaged sync header: ${found.problems[0].words}`);
+    const made = await createVault(req.passphrase, req.kdf);
+    await storage.create(headerPath(made.vault.vaultId), new TextEncoder().encode(headerText(made.header)));
+    // Two devices may make one at the same moment: the one with the lower id is kept by both.
+    const again = await findVaults(storage);
+    const other = again.vaults.filter((v) => v.vaultId < made.vault.vaultId).sort((a, b) => (a.vaultId < b.vaultId ? -1 : 1))[0];
+    if (other) {
+      vault = await unlockWithPassphrase(other.header, req.passphrase);
+      await storage.remove(headerPath(made.vault.vaultId));
+    } else {
+      vault = made.vault;
+      recoveryKey = made.recoveryKey;
+    }
+  }
+  const deviceId = randomId();
+  await new LogWriter(storage, vault, deviceId).join(req.deviceName, now);
+  await forgetDevice(deps.db);
+  await writeDevice(deps.db, {
+    key: 'device', deviceId, deviceName: req.deviceName, joinedAt: now, vaultId: vault.vaultId, header: vault.header,
+    digest: vault.digest, vaultKey: vault.key, place: req.place, applied: {}, seen: {}, wrote: {}, snapshotSeq: 0,
+    opsSinceSnapshot: 0, devices: 1, said: [],
+  });
+  return { recoveryKey };
+}
+
+/** One sync pass. Undefined when sync is off on this device. */
+export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> {
+  const dev = await readDevice(deps.db);
+  if (!dev) return undefined;
+  const now = () => deps.now?.() ?? Date.now();
+  const storage = await deps.open(dev.place);
+  const writer = new LogWriter(storage, vaultOf(dev), dev.deviceId);
+  const report: PassReport = { received: 0, sent: 0, written: 0, devices: dev.devices, problems: [] };
+  const say = (key: string, words: string) => {
+    if (dev.said.includes(key)) return;
+    dev.said = [...dev.said.slice(-199), key];
+    report.problems.push(words);
+  };
+
+  // What a stopped pass sealed but may not have written goes first, as it is.
+  await flushOutbox(deps.db, dev, writer);
+
+  const listing = parseListing(await storage.list(), dev.vaultId);
+  if (!listing.headers.some((h) => h.vaultId === dev.vaultId)) {
+    throw new SyncPlaceError('gone', 'The synced memory is no longer in this folder (its header file is gone). Disconnect and connect again to start a new one there; your memory on this device is kept.');
+  }
+  const read = await readerFor(dev, storage).read(dev.applied);
+  for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
+  report.devices = dev.devices = Math.max(1, Object.keys(read.devices).length);
+
+  const ledger = new SyncLedger(deps.db);
+  const clock = new HybridClock(dev.deviceId, await ledger.clock());
+  const state = new MergeState();
+  const states = new StateStore(deps.db);
+  const touched = new Set<string>();
+  const ahead: ClockAhead[] = [];
+
+  if (read.snapshot) {
+    const snap = stateFromJson(read.snapshot.body.state);
+    await states.load(state, snap.records.keys());
+    for (const id of mergeState(state, snap)) touched.add(id);
+    const body = read.snapshot.body;
+    for (const [device, seq] of Object.entries(body.covers)) {
+      if (seq > (dev.applied[device]?.seq ?? 0)) dev.applied[device] = { seq, hash: body.heads[device] ?? '' };
+    }
+    dev.opsSinceSnapshot = 0;
+  }
+  const stopped = new Set<string>();
+  for (const seg of read.segments) {
+    const { device, seq } = seg.body;
+    if (stopped.has(device)) continue;
+    let ops: SyncOp[];
+    try {
+      ops = parseOps(seg.body.ops, `${seg.path}`);
+    } catch (e) {
+      // A sealed segment this version cannot take: nothing of it, nor of what follows it, is applied.
+      stopped.add(device);
+      say(`refused ${seg.path}`, e instanceof Error ? e.message : String(e));
+      continue;
+    }
+    await states.load(state, ops.map((o) => o.id));
+    for (const id of applyOps(state, ops, { device, seq })) touched.add(id);
+    ahead.push(...receiveAll(clock, ops.map((o) => o.stamp), now()));
+    dev.applied[device] = { seq, hash: seg.hash };
+    dev.seen[device] = seg.body.seen;
+    const newest = ops.reduce((m, o) => Math.max(m, parseStamp(o.stamp).wall), 0);
+    dev.wrote[device] = Math.max(dev.wrote[device] ?? 0, Math.min(newest || now(), now()));
+    report.received += ops.length;
+  }
+  for (const a of ahead) {
+    const name = read.devices[a.device]?.name ?? 'another device';
+    say(`ahead ${a.device}`, `The clock of '${name}' is ${driftInWords(a.aheadMs)} ahead of this one: its changes are kept, but set that device's clock right.`);
+  }
+  dev.opsSinceSnapshot += report.received;
+
+  // Into memory (and the ledger with it), then the state and how far each log was applied, in that order: a stop in
+  // between applies the same segments again, and writing the same records again changes nothing.
+  report.written = await writeMerged(deps, ledger, state, touched);
+  await saveState(deps.db, states, state, touched, dev);
+
+  // This device's changes: sealed into segments kept in the outbox together with the ledger rows that say they were
+  // made, so a stop never loses one nor sends one twice.
+  const local = await localChanges(deps.store, ledger, clock, now());
+  const rows = await ledger.all();
+  const settings = deps.settings ? settingsChanges(await deps.settings.read(), rows.get(SETTINGS_ID), clock, now()) : undefined;
+  const ops = [...(settings?.ops ?? []), ...local.ops];
+  const mine = dev.applied[dev.deviceId];
+  const quietFor = now() - (dev.wrote[dev.deviceId] ?? 0);
+  const seenMoved = Object.entries(dev.applied).some(([d, a]) => d !== dev.deviceId && a.seq > (dev.seen[dev.deviceId]?.[d] ?? 0));
+  if (ops.length || (seenMoved && quietFor > SEEN_EVERY_MS) || !mine) {
+    await states.load(state, ops.map((o) => o.id));
+    applyOps(state, ops);
+    const outbox: { pending: PendingSegment; ops: SyncOp[] }[] = [];
+    let last: Applied | undefined = mine;
+    const seen = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
+    for (let i = 0; i === 0 || i < ops.length; i += OPS_PER_SEGMENT) {
+      const chunk = ops.slice(i, i + OPS_PER_SEGMENT);
+      const pending = await writer.prepare(last, { ...seen, [dev.deviceId]: (last?.seq ?? 0) + 1 }, chunk);
+      outbox.push({ pending, ops: chunk });
+      last = { seq: pending.seq, hash: pending.hash };
+    }
+    dev.outbox = outbox;
+    await deps.db.transaction('rw', [deps.db.syncDevice, deps.db.syncLedger, deps.db.syncMeta, deps.db.syncState], async () => {
+      await commitLocal(ledger, local);
+      if (settings?.ops.length) await ledger.put([settings.row]);
+      await states.write(states.rows(state, ops.map((o) => o.id)));
+      await writeDevice(deps.db, dev);
+    });
+    await flushOutbox(deps.db, dev, writer, state, states);
+    report.sent = ops.length;
+    dev.opsSinceSnapshot += ops.length;
+    // A record edited here while another device's edit of it arrived: the two merged, and memory takes the result now
+    // rather than on the next pass.
+    const both = new Set(ops.map((o) => o.id).filter((id) => touched.has(id)));
+    if (both.size) report.written += await writeMerged(deps, ledger, state, both);
+  }
+
+  if (dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await snapshot(deps.db, dev, writer, states);
+
+  dev.lastSyncedAt = now();
+  dev.failure = undefined;
+  dev.reconnect = undefined;
+  dev.notice = report.problems.at(-1);
+  await writeDevice(deps.db, dev);
+  return report;
+}
+
+/** Writes what arrived into memory and the settings, a step at a time; returns how many items were written. */
+async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState, touched: Set<string>): Promise<number> {
+  if (touched.has(SETTINGS_ID) && deps.settings) {
+    const merged = mergedSettings(state, (await ledger.all()).get(SETTINGS_ID));
+    if (merged) {
+      await deps.settings.write(merged.values);
+      await ledger.put([merged.row]);
+    }
+  }
+  const ids = [...touched].filter((id) => id !== SETTINGS_ID);
+  let written = 0;
+  for (let i = 0; i === 0 || i < ids.length; i += APPLY_STEP) {
+    const step = ids.slice(i, i + APPLY_STEP);
+    const skipped = await applyMerged(deps.store, ledger, state, step);
+    written += step.length - skipped.filter((id) => step.includes(id)).length;
+    if (ids.length > APPLY_STEP) deps.onProgress?.(Math.min(i + APPLY_STEP, ids.length), ids.length);
+  }
+  return written;
+}
+
+async function saveState(db: BackstoryDB, states: StateStore, state: MergeState, ids: Iterable<string>, dev: DeviceState): Promise<void> {
+  const rows = states.rows(state, ids);
+  await db.transaction('rw', [db.syncState, db.syncDevice], async () => {
+    await states.write(rows);
+    await writeDevice(db, dev);
+  });
+}
+
+/**
+ * Writes the outbox's segments in order; after each, this device's chain head moves and the state notes which
+ * segment carried its operations (tombstones are collected by it).
+ */
+async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter, state?: MergeState, states?: StateStore): Promise<void> {
+  const held = state ?? new MergeState();
+  const store = states ?? new StateStore(db);
+  while (dev.outbox?.length) {
+    const { pending, ops } = dev.outbox[0];
+    await writer.write(pending);
+    await store.load(held, ops.map((o) => o.id));
+    noteCarrier(held, ops, { device: dev.deviceId, seq: pending.seq });
+    dev.applied[dev.deviceId] = { seq: pending.seq, hash: pending.hash };
+    dev.seen[dev.deviceId] = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
+    dev.wrote[dev.deviceId] = Date.now();
+    dev.outbox = dev.outbox.slice(1);
+    await saveState(db, store, held, ops.map((o) => o.id), dev);
+  }
+}
+
+/**
+ * A snapshot of the whole state after this device's newest segment, tombstones every active device has seen
+ * collected; then this device's files the snapshot makes unneeded are removed: older snapshots, and segments every
+ * other active device has applied.
+ */
+async function snapshot(db: BackstoryDB, dev: DeviceState, writer: LogWriter, states: StateStore): Promise<void> {
+  const state = await states.all();
+  const active = Object.keys(dev.seen).filter((d) => d === dev.deviceId || Date.now() - (dev.wrote[d] ?? 0) < ACTIVE_MS);
+  const before = new Set(state.records.keys());
+  collectTombstones(state, active.map((d) => dev.seen[d]));
+  const dropped = [...before].filter((id) => !state.records.has(id));
+  const seq = dev.applied[dev.deviceId].seq;
+  await writer.snapshot(seq, dev.applied, stateToJson(state));
+  await db.syncState.bulkDelete(dropped);
+  dev.snapshotSeq = seq;
+  dev.opsSinceSnapshot = 0;
+  const others = active.filter((d) => d !== dev.deviceId);
+  const seenByAll = Math.min(seq, ...others.map((d) => dev.seen[d]?.[dev.deviceId] ?? 0));
+  await writer.prune({ segmentsUpTo: seenByAll });
+}

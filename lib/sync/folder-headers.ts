@@ -1,0 +1,51 @@
+// Finding the synced memories in a folder: its header files, copies included, identified by their content (a copy an
+// engine made is the same header; a header someone planted under a known vault id is another, and does not unlock).
+import { parseListing } from './folder-layout';
+import { headerText, parseHeader, type VaultHeader } from './vault';
+import { MAX_HEADER_BYTES } from './vault-header';
+import { SyncPlaceError, type SyncStorage } from './types';
+
+export interface FoundVault {
+  vaultId: string;
+  header: VaultHeader;
+  /** Every file holding this header, the plain name first. */
+  paths: string[];
+}
+
+export interface FoundVaults {
+  vaults: FoundVault[];
+  /** Header files that could not be read, in words. */
+  problems: { path: string; words: string }[];
+}
+
+/** The headers in the folder, one entry per distinct header. */
+export async function findVaults(storage: SyncStorage): Promise<FoundVaults> {
+  const listing = parseListing(await storage.list());
+  const byContent = new Map<string, FoundVault>();
+  const problems: FoundVaults['problems'] = [];
+  const files = [...listing.headers].sort((a, b) => Number(a.copy) - Number(b.copy) || (a.path < b.path ? -1 : 1));
+  for (const f of files) {
+    if (f.size > MAX_HEADER_BYTES) {
+      problems.push({ path: f.path, words: `${f.path} is too large to be a sync header; it was not read.` });
+      continue;
+    }
+    let header: VaultHeader;
+    try {
+      header = parseHeader(await storage.read(f.path), f.path);
+    } catch (e) {
+      if (e instanceof SyncPlaceError && e.problem === 'gone') continue;
+      if (e instanceof SyncPlaceError) throw e;
+      problems.push({ path: f.path, words: e instanceof Error ? e.message : String(e) });
+      continue;
+    }
+    if (header.vaultId !== f.vaultId) {
+      problems.push({ path: f.path, words: `${f.path} holds the header of another synced memory; it was not used.` });
+      continue;
+    }
+    const key = headerText(header);
+    const found = byContent.get(key);
+    if (found) found.paths.push(f.path);
+    else byContent.set(key, { vaultId: header.vaultId, header, paths: [f.path] });
+  }
+  return { vaults: [...byContent.values()], problems };
+}

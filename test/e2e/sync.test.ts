@@ -1,0 +1,168 @@
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebdav, type WebdavServer } from '../webdav-server';
+import { launchExtension, type Harness } from './harness';
+
+// Two browser profiles syncing through a real WebDAV server (rclone) on 127.0.0.1, driven through the options page
+// as a user would: connect, see each other's memories, edit, delete, a wrong passphrase, a tampered file, a replayed
+// old segment, the folder removed.
+const PASSPHRASE = 'a long passphrase for both profiles';
+let dav: WebdavServer;
+let laptop: Harness;
+let desktop: Harness;
+const pages = new Map<Harness, Page>();
+
+type Item = { id: string; text: string };
+const list = async (h: Harness) => (await h.call<{ items: Item[] }>('memory:list', {})).items.map((i) => [i.id, i.text]).sort();
+const folderUrl = () => `${dav.base}/Backstory/`;
+
+async function options(h: Harness): Promise<Page> {
+  let page = pages.get(h);
+  if (!page || page.isClosed()) {
+    page = await h.context.newPage();
+    await page.goto(`chrome-extension://${h.extensionId}/options.html`);
+    pages.set(h, page);
+  }
+  return page;
+}
+
+async function connect(h: Harness, passphrase: string): Promise<Page> {
+  const page = await options(h);
+  const sync = page.getByTestId('sync');
+  await sync.getByTestId('sync-webdav-url').fill(folderUrl());
+  await sync.getByTestId('sync-webdav-user').fill(dav.user);
+  await sync.getByTestId('sync-webdav-password').fill(dav.password);
+  await sync.getByTestId('sync-passphrase').fill(passphrase);
+  await sync.getByTestId('sync-connect').click();
+  return page;
+}
+
+const status = (page: Page) => page.getByTestId('sync-status');
+
+/** "Sync now" on the options page, and waits for that pass to finish. */
+async function syncNow(h: Harness): Promise<void> {
+  const page = await options(h);
+  const before = (await h.call<{ lastSyncedAt?: number; problem?: string }>('sync:status', {})).lastSyncedAt ?? 0;
+  await page.getByTestId('sync-now').click();
+  await expect
+    .poll(async () => {
+      const s = await h.call<{ state: string; lastSyncedAt?: number }>('sync:status', {});
+      return s.state === 'error' || (s.state !== 'syncing' && (s.lastSyncedAt ?? 0) > before);
+    }, { timeout: 30_000 })
+    .toBe(true);
+}
+
+/** Every file of the synced memory on the server's disk, by path. */
+function files(): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push(p);
+    }
+  };
+  walk(join(dav.dir, 'Backstory'));
+  return out;
+}
+
+beforeAll(async () => {
+  dav = await startWebdav();
+  mkdirSync(join(dav.dir, 'Backstory'));
+  laptop = await launchExtension();
+  desktop = await launchExtension();
+  await laptop.seed([{ id: 'dana', text: 'Dana wants the status update on Fridays, three bullet points at most.' }]);
+  await desktop.seed([{ id: 'vendor', text: 'The vendor contract with Acme renews on 1 March; Priya signs it.' }]);
+}, 180_000);
+
+afterAll(async () => {
+  await laptop?.close();
+  await desktop?.close();
+  dav?.stop();
+});
+
+describe('sync through a WebDAV folder', () => {
+  it('makes a new synced memory with the first profile and shows its recovery key once', async () => {
+    const page = await connect(laptop, PASSPHRASE);
+    await expect.poll(() => page.getByTestId('sync-recovery-key').textContent({ timeout: 60_000 }), { timeout: 60_000 }).toMatch(/^[A-Z2-7]{4}(-[A-Z2-7]{4}){7}$/);
+    await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 60_000 }).toBe('synced');
+    expect(await status(page).textContent()).toContain('Synced');
+    // Nothing the user wrote is in the folder in the clear.
+    for (const f of files()) expect(readFileSync(f).toString('latin1')).not.toMatch(/Dana|status update|Fridays/);
+  });
+
+  it('refuses a wrong passphrase in words on the second profile, and joins with the right one', async () => {
+    const before = files().length;
+    const page = await connect(desktop, 'not the right passphrase');
+    await expect.poll(() => page.getByTestId('sync-error').textContent({ timeout: 60_000 }), { timeout: 60_000 }).toContain('That passphrase does not open the synced memory in this folder');
+    expect(await status(page).getAttribute('data-state')).toBe('off');
+    expect(files().length).toBe(before);
+
+    await page.getByTestId('sync-passphrase').fill(PASSPHRASE);
+    await page.getByTestId('sync-connect').click();
+    await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 60_000 }).toBe('synced');
+    expect(await page.getByTestId('sync-recovery-key').count()).toBe(0);
+    await syncNow(laptop);
+    const both = [
+      ['dana', 'Dana wants the status update on Fridays, three bullet points at most.'],
+      ['vendor', 'The vendor contract with Acme renews on 1 March; Priya signs it.'],
+    ];
+    await expect.poll(() => list(laptop), { timeout: 30_000 }).toEqual(both);
+    await expect.poll(() => list(desktop), { timeout: 30_000 }).toEqual(both);
+    expect(await status(await options(laptop)).textContent()).toContain('2 devices');
+  });
+
+  it('carries an edit one way and a delete the other', async () => {
+    await laptop.call('memory:update', { id: 'dana', patch: { text: 'Dana wants the status update on Thursdays now.' } });
+    await desktop.call('memory:delete', { ids: ['vendor'] });
+    await syncNow(laptop);
+    await syncNow(desktop);
+    await syncNow(laptop);
+    const want = [['dana', 'Dana wants the status update on Thursdays now.']];
+    expect(await list(laptop)).toEqual(want);
+    expect(await list(desktop)).toEqual(want);
+  });
+
+  it('two concurrent edits of one memory end the same on both profiles', async () => {
+    await laptop.call('memory:update', { id: 'dana', patch: { text: 'Laptop: Dana moved the update to Mondays.' } });
+    await desktop.call('memory:update', { id: 'dana', patch: { text: 'Desktop: Dana moved the update to Tuesdays.' } });
+    await syncNow(laptop);
+    await syncNow(desktop);
+    await syncNow(laptop);
+    const a = await list(laptop);
+    expect(await list(desktop)).toEqual(a);
+    expect(a[0][1]).toMatch(/^(Laptop|Desktop): Dana moved/);
+  });
+
+  it('refuses a tampered segment and a replayed old one, says so once, and applies neither', async () => {
+    await laptop.call('memory:add', { items: [{ id: 'plan', text: 'The offsite is in Lisbon.' }] });
+    await syncNow(laptop);
+    const laptopLog = files().filter((f) => f.includes('/log/')).sort((x, y) => statSync(y).mtimeMs - statSync(x).mtimeMs)[0];
+    const bytes = readFileSync(laptopLog);
+    bytes[bytes.length - 3] ^= 0x55;
+    writeFileSync(laptopLog, bytes);
+    const before = await list(desktop);
+    await syncNow(desktop);
+    const page = await options(desktop);
+    expect(await status(page).textContent()).toContain('was not read');
+    expect(await list(desktop)).toEqual(before);
+
+    // An old segment put back under a later name.
+    const first = files().filter((f) => /\/log\/[^/]+\/00000001\.bin$/.test(f))[0];
+    cpSync(first, first.replace('00000001.bin', '00000099.bin'));
+    await syncNow(desktop);
+    expect(await list(desktop)).toEqual(before);
+  });
+
+  it('says in words when the folder was removed, and keeps the memory', async () => {
+    const before = await list(desktop);
+    rmSync(join(dav.dir, 'Backstory'), { recursive: true, force: true });
+    await syncNow(desktop);
+    const page = await options(desktop);
+    expect(await status(page).getAttribute('data-state')).toBe('error');
+    expect(await status(page).textContent()).toMatch(/no longer/);
+    expect(await list(desktop)).toEqual(before);
+  });
+});

@@ -1,0 +1,229 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import type { Embedder } from '../../lib/embed/embedder';
+import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
+import { MemoryStore } from '../../lib/memory/store';
+import type { MemoryInput } from '../../lib/memory/types';
+import { readDevice, type SyncPlace } from '../../lib/sync/device';
+import { connectVault, syncPass, type SyncDeps } from '../../lib/sync/engine';
+import type { SyncedSettings } from '../../lib/sync/settings-replica';
+import { StateStore } from '../../lib/sync/state-store';
+import { mergedRecord } from '../../lib/sync/merge';
+import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
+import { SyncPlaceError, type SyncStorage } from '../../lib/sync/types';
+
+const FAST = { memoryKiB: 8192, iterations: 1, parallelism: 1 };
+const PASS = 'correct horse battery staple';
+const PLACE: SyncPlace = { kind: 'webdav', url: 'http://127.0.0.1:1/dav/', user: 'u', password: 'p' };
+
+const embedder: Embedder = {
+  modelId: 'test',
+  dim: 4,
+  backend: 'test',
+  async embed(texts) {
+    return texts.map((t) => {
+      const v = new Float32Array(4);
+      for (let i = 0; i < t.length; i++) v[i % 4] += t.charCodeAt(i);
+      const n = Math.hypot(...v) || 1;
+      return v.map((x) => x / n);
+    });
+  },
+};
+
+/** A browser profile: its memory, its settings, and the folder as its sync client shows it. */
+class Profile {
+  readonly db: BackstoryDB = openMemoryDB('memory', { indexedDB: new IDBFactory(), IDBKeyRange });
+  readonly store = new MemoryStore(this.db, async () => embedder);
+  settings: SyncedSettings = { rank: { weights: { semantic: 1 } }, capture: { sent: false } };
+  constructor(
+    readonly name: string,
+    public storage: SyncStorage,
+  ) {}
+  get deps(): SyncDeps {
+    return {
+      db: this.db,
+      store: this.store,
+      open: async () => this.storage,
+      settings: { read: async () => this.settings, write: async (v) => void (this.settings = { ...this.settings, ...v }) },
+    };
+  }
+  connect(passphrase = PASS) {
+    return connectVault(this.deps, { place: PLACE, passphrase, deviceName: this.name, kdf: FAST });
+  }
+  pass() {
+    return syncPass(this.deps);
+  }
+  add(items: MemoryInput[]) {
+    return this.store.add(items, { from: 'user' });
+  }
+  async texts(): Promise<Record<string, string>> {
+    return Object.fromEntries((await this.store.all()).map((it) => [it.id, it.text]));
+  }
+}
+
+describe('sync between two profiles through one folder', () => {
+  it('joins with the passphrase, and each sees the other’s memories (a union: nothing deleted)', async () => {
+    const folder = new MemoryStorage();
+    const laptop = new Profile('Laptop', folder);
+    const desktop = new Profile('Desktop', folder);
+    await laptop.add([{ id: 'a', text: 'Dana prefers short status updates on Fridays.' }]);
+    await desktop.add([{ id: 'b', text: 'The vendor contract renews in March.' }]);
+    const made = await laptop.connect();
+    expect(made.recoveryKey).toMatch(/^[A-Z2-7]{4}(-[A-Z2-7]{4}){7}$/);
+    await laptop.pass();
+    expect((await desktop.connect()).recoveryKey).toBeUndefined();
+    await desktop.pass();
+    await laptop.pass();
+    const want = { a: 'Dana prefers short status updates on Fridays.', b: 'The vendor contract renews in March.' };
+    expect(await laptop.texts()).toEqual(want);
+    expect(await desktop.texts()).toEqual(want);
+    // What arrived is found by its words before any vector is made for it.
+    expect(laptop.store.view.lexicalIndex.search(new Map([['vendor', 1], ['contract', 1]]), 5).map((h) => h.id)).toEqual(['b']);
+  });
+
+  it('carries an edit, a delete, and the settings; a second pass with nothing new writes nothing', async () => {
+    const folder = new MemoryStorage();
+    const a = new Profile('A', folder);
+    const b = new Profile('B', folder);
+    await a.add([{ id: 'x', text: 'first text' }, { id: 'y', text: 'to be deleted' }]);
+    await a.connect();
+    await a.pass();
+    await b.connect();
+    await b.pass();
+    await a.store.update('x', { text: 'second text' });
+    await a.store.remove(['y']);
+    a.settings = { ...a.settings, capture: { sent: true } };
+    await a.pass();
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'second text' });
+    expect(b.settings.capture).toEqual({ sent: true });
+    const files = folder.files.size;
+    const bytes = [...folder.files.values()].reduce((n, f) => n + f.length, 0);
+    const quiet = await b.pass();
+    expect(quiet?.sent).toBe(0);
+    expect(folder.files.size).toBe(files);
+    expect([...folder.files.values()].reduce((n, f) => n + f.length, 0)).toBe(bytes);
+  });
+
+  it('keeps both texts of a concurrent edit: the later one shows, the other is a revision', async () => {
+    const folder = new MemoryStorage();
+    const a = new Profile('A', folder);
+    const b = new Profile('B', folder);
+    await a.add([{ id: 'n', text: 'Budget is 10k.' }]);
+    await a.connect();
+    await a.pass();
+    await b.connect();
+    await b.pass();
+    await a.store.update('n', { text: 'Budget is 12k (agreed with Dana).' });
+    await b.store.update('n', { text: 'Budget is 15k (agreed with Priya).' });
+    await a.pass();
+    await b.pass();
+    await a.pass();
+    const ta = (await a.texts()).n;
+    expect((await b.texts()).n).toBe(ta);
+    for (const p of [a, b]) {
+      const state = new (await import('../../lib/sync/merge')).MergeState();
+      await new StateStore(p.db).load(state, ['n']);
+      const merged = mergedRecord(state, 'n')!;
+      const all = [merged.values.text, ...merged.revisions.map((r) => r.text)].sort();
+      expect(all).toEqual(['Budget is 12k (agreed with Dana).', 'Budget is 15k (agreed with Priya).']);
+    }
+  });
+
+  it('refuses a wrong passphrase in words and leaves no trace, and joins with the recovery key', async () => {
+    const folder = new MemoryStorage();
+    const a = new Profile('A', folder);
+    await a.add([{ id: 'k', text: 'kept' }]);
+    const { recoveryKey } = await a.connect();
+    await a.pass();
+    const before = [...folder.files.keys()].sort();
+    const b = new Profile('B', folder);
+    await expect(b.connect('not the passphrase at all')).rejects.toThrow('That passphrase does not open the synced memory in this folder.');
+    expect([...folder.files.keys()].sort()).toEqual(before);
+    expect(await readDevice(b.db)).toBeUndefined();
+    await b.connect(recoveryKey!.toLowerCase().replaceAll('-', ' '));
+    await b.pass();
+    expect(await b.texts()).toEqual({ k: 'kept' });
+  });
+
+  it('refuses a tampered segment once, in words, and applies nothing of it', async () => {
+    const folder = new MemoryStorage();
+    const a = new Profile('A', folder);
+    const b = new Profile('B', folder);
+    await a.connect();
+    await a.pass();
+    await b.connect();
+    await b.pass();
+    await a.add([{ id: 't', text: 'a secret plan' }]);
+    await a.pass();
+    const aId = (await readDevice(a.db))!.deviceId;
+    const [path, bytes] = [...folder.files].filter(([p]) => p.includes(`/log/${aId}/`)).sort(([x], [y]) => (x < y ? -1 : 1)).at(-1)!;
+    const bad = bytes.slice();
+    bad[bad.length - 5] ^= 1;
+    folder.files.set(path, bad);
+    const first = await b.pass();
+    expect(first?.problems.join(' ')).toContain(path);
+    expect(await b.texts()).toEqual({});
+    const again = await b.pass();
+    expect(again?.problems).toEqual([]);
+    expect(await b.texts()).toEqual({});
+  });
+
+  it('a pass stopped after sealing writes the same segment on the next pass, and the other device gets it once', async () => {
+    const folder = new MemoryStorage();
+    const a = new Profile('A', folder);
+    const b = new Profile('B', folder);
+    await a.connect();
+    await a.pass();
+    await b.connect();
+    await b.pass();
+    await a.add([{ id: 's', text: 'written across a stop' }]);
+    let fail = true;
+    a.storage = { ...folder, list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),
+      create: async (p, bytes) => {
+        if (fail && p.includes('/log/')) {
+          fail = false;
+          throw new SyncPlaceError('offline', 'The connection dropped.');
+        }
+        return folder.create(p, bytes);
+      } };
+    await expect(a.pass()).rejects.toThrow('The connection dropped.');
+    expect((await readDevice(a.db))?.outbox?.length).toBe(1);
+    await a.pass();
+    expect((await readDevice(a.db))?.outbox ?? []).toEqual([]);
+    const got = await b.pass();
+    expect(got?.received).toBeGreaterThan(0);
+    expect(await b.texts()).toEqual({ s: 'written across a stop' });
+    expect((await a.pass())?.sent).toBe(0);
+  });
+
+  it('says so in words when the synced memory was taken out of the folder', async () => {
+    const folder = new MemoryStorage();
+    const a = new Profile('A', folder);
+    await a.connect();
+    await a.pass();
+    for (const p of [...folder.files.keys()]) folder.files.delete(p);
+    await expect(a.pass()).rejects.toThrow(/no longer in this folder/);
+  });
+
+  it('three devices through a file-sync engine that delays, duplicates and adds junk end with one memory', async () => {
+    const engine = new SyncedFolders({ seed: 7, duplicateRate: 0.3, junk: true });
+    const devices = ['A', 'B', 'C'].map((n) => new Profile(n, engine.place(n)));
+    await devices[0].add([{ id: 'one', text: 'from A' }]);
+    await devices[0].connect();
+    await devices[0].pass();
+    engine.deliver();
+    for (const d of devices.slice(1)) {
+      await d.connect();
+      await d.pass();
+    }
+    await devices[1].add([{ id: 'two', text: 'from B' }]);
+    await devices[2].add([{ id: 'three', text: 'from C' }]);
+    for (let round = 0; round < 4; round++) {
+      for (const d of devices) await d.pass();
+      engine.deliver();
+    }
+    const want = { one: 'from A', two: 'from B', three: 'from C' };
+    for (const d of devices) expect(await d.texts()).toEqual(want);
+  });
+});
