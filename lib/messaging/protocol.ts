@@ -89,6 +89,8 @@ export interface SyncStatus {
   reconnect?: boolean;
   /** While a sync brings many items in. */
   progress?: { done: number; total: number };
+  /** Memories given two texts at once on two devices: the other text is kept, to open and choose. */
+  revisions?: number;
 }
 
 /**
@@ -205,6 +207,10 @@ export interface BackgroundProtocol {
   'sync:now': { req: Record<string, never>; res: SyncStatus };
   /** Stops syncing on this device; the memory here and the files at the place stay. */
   'sync:disconnect': { req: Record<string, never>; res: SyncStatus };
+  /** The other texts a memory was given at the same time on another device (to open and choose). */
+  'sync:revisions': { req: { id: string }; res: { texts: string[] } };
+  /** Keeps the memory's current text: the other versions are dropped on every device. */
+  'sync:dismiss-revisions': { req: { id: string }; res: SyncStatus };
 }
 
 /** Messages from the service worker to a tab's content script. */

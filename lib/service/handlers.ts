@@ -24,6 +24,8 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'sync:connect': ({ place, passphrase }) => s.sync.connect(place, passphrase),
     'sync:now': () => s.sync.now(),
     'sync:disconnect': () => s.sync.disconnect(),
+    'sync:revisions': ({ id }) => s.sync.revisions(id),
+    'sync:dismiss-revisions': ({ id }) => s.sync.dismissRevisions(id),
     'settings:get': () => s.settings.get(),
     'settings:set': ({ patch }) => s.settings.set(patch),
     'site:pause': ({ site, paused }) => s.settings.pauseSite(site, paused),

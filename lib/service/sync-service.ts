@@ -6,6 +6,7 @@ import { normalizeRankSettings } from '../settings/settings';
 import { forgetDevice, readDevice, writeDevice, type DeviceState, type SyncPlace } from '../sync/device';
 import { connectVault, syncPass, type SyncDeps } from '../sync/engine';
 import { folderPermission, forgetFolder, keptFolder } from '../sync/folder-pick';
+import { dismissRevisions, revisionsOf } from '../sync/revisions';
 import type { SyncedSettings } from '../sync/settings-replica';
 import { FolderStorage } from '../sync/storage-folder';
 import { WebDavStorage } from '../sync/storage-webdav';
@@ -147,6 +148,15 @@ export class SyncService {
     await browser.alarms.create(SYNC_ALARM, { periodInMinutes: PERIOD_MINUTES });
   }
 
+  async revisions(id: string): Promise<{ texts: string[] }> {
+    return { texts: (await readDevice(this.s.db)) ? await revisionsOf(this.s.db, id) : [] };
+  }
+
+  async dismissRevisions(id: string): Promise<SyncStatus> {
+    await dismissRevisions(this.s.db, id);
+    return this.now();
+  }
+
   /** Stops syncing here: the memory stays, the files at the place stay, this device's sync records go. */
   async disconnect(): Promise<SyncStatus> {
     const dev = await readDevice(this.s.db);
@@ -204,6 +214,7 @@ function statusOf(dev: DeviceState, syncing: boolean, progress?: { done: number;
     problem: dev.failure ?? dev.notice,
     reconnect,
     progress,
+    revisions: dev.revisions?.length || undefined,
   };
 }
 

@@ -42,6 +42,8 @@ export interface DeviceState extends SyncDeviceRow {
   reconnect?: boolean;
   /** Something the last pass noticed and said (a tampered file, a clock far ahead), in words. */
   notice?: string;
+  /** Memories with a revision from a concurrent edit, for the status ("2 memories have two versions"). */
+  revisions?: string[];
   /** Problems said once already (a gap, a fork, a tampered file), so the status does not repeat them. */
   said: string[];
 }

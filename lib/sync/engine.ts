@@ -16,6 +16,7 @@ import { applyOps, collectTombstones, MergeState, mergeState, noteCarrier } from
 import { stateFromJson, stateToJson } from './merge-json';
 import { applyMerged, commitLocal, localChanges } from './replica';
 import { mergedSettings, settingsChanges, type SyncedSettings } from './settings-replica';
+import { noteRevisions } from './revisions';
 import { StateStore } from './state-store';
 import { SyncPlaceError, type SyncOp, type SyncStorage } from './types';
 import { createVault, headerText, unlockWithPassphrase, unlockWithRecoveryKey, VaultError, type Vault } from './vault';
@@ -202,7 +203,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
 
   // Into memory (and the ledger with it), then the state and how far each log was applied, in that order: a stop in
   // between applies the same segments again, and writing the same records again changes nothing.
-  report.written = await writeMerged(deps, ledger, state, touched);
+  report.written = await writeMerged(deps, ledger, state, touched, dev);
   await saveState(deps.db, states, state, touched, dev);
 
   // This device's changes: sealed into segments kept in the outbox together with the ledger rows that say they were
@@ -217,6 +218,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   if (ops.length || (seenMoved && quietFor > SEEN_EVERY_MS) || !mine) {
     await states.load(state, ops.map((o) => o.id));
     applyOps(state, ops);
+    noteRevisions(dev, state, new Set(ops.map((o) => o.id)));
     const outbox: { pending: PendingSegment; ops: SyncOp[] }[] = [];
     let last: Applied | undefined = mine;
     const seen = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
@@ -239,7 +241,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
     // A record edited here while another device's edit of it arrived: the two merged, and memory takes the result now
     // rather than on the next pass.
     const both = new Set(ops.map((o) => o.id).filter((id) => touched.has(id)));
-    if (both.size) report.written += await writeMerged(deps, ledger, state, both);
+    if (both.size) report.written += await writeMerged(deps, ledger, state, both, dev);
   }
 
   if (dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await snapshot(deps.db, dev, writer, states);
@@ -253,7 +255,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
 }
 
 /** Writes what arrived into memory and the settings, a step at a time; returns how many items were written. */
-async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState, touched: Set<string>): Promise<number> {
+async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState, touched: Set<string>, dev: DeviceState): Promise<number> {
   if (touched.has(SETTINGS_ID) && deps.settings) {
     const merged = mergedSettings(state, (await ledger.all()).get(SETTINGS_ID));
     if (merged) {
@@ -269,6 +271,7 @@ async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState
     written += step.length - skipped.filter((id) => step.includes(id)).length;
     if (ids.length > APPLY_STEP) deps.onProgress?.(Math.min(i + APPLY_STEP, ids.length), ids.length);
   }
+  noteRevisions(dev, state, ids);
   return written;
 }
 

@@ -157,6 +157,7 @@ export function Card(props: {
       {editing ? (
         <ItemEditor
           showText
+          itemId={item.id}
           initial={{ title: item.title, text: item.text, kind: item.kind, people: item.people, tags: item.tags, sites: item.sites, scope: item.scope }}
           onCancel={() => setEditing(false)}
           onSave={async (v) => {

@@ -3,6 +3,7 @@ import type { MemoryKind, MemoryPatch, MemoryScope } from '../memory/types';
 import { guessScope } from '../memory/scope-guess';
 import { ScopeField } from './scope-field';
 import { splitList } from './format';
+import { SyncVersions } from './sync-versions';
 
 export interface EditorValues {
   title: string;
@@ -29,6 +30,8 @@ export function ItemEditor(props: {
   onCancel: () => void;
   cancelLabel?: string;
   autoFocus?: 'title' | 'text';
+  /** The memory edited, when it is stored: its other versions from sync, if any, show beside the text. */
+  itemId?: string;
 }) {
   const [v, setV] = useState(props.initial);
   const [people, setPeople] = useState(props.initial.people.join(', '));
@@ -78,6 +81,7 @@ export function ItemEditor(props: {
             onInput={(e) => setV({ ...v, text: (e.target as HTMLTextAreaElement).value })} />
         </div>
       ) : null}
+      {props.showText && props.itemId ? <SyncVersions id={props.itemId} onUse={(text) => setV({ ...v, text })} /> : null}
       {v.kind === 'instruction' ? (
         <ScopeField id={id} initial={props.initial.scope ?? guessScope({ text: v.text, title: v.title })} onChange={(scope) => setV({ ...v, scope })} />
       ) : null}

@@ -80,8 +80,6 @@ export function OptionsPage() {
 
       <ImportExportSection message={message} onChanged={() => (reloadItems(), reloadModel())} />
 
-      <SyncSection />
-
       <section aria-labelledby="h-access">
         <h2 id="h-access">Site access</h2>
         <p class="muted">Backstory reads the page you are writing on only on these sites. Allow another site from the side panel while you are on it (“Allow on …”); “Remember this” and the insert shortcut also work on the page where you use them.</p>
@@ -96,6 +94,8 @@ export function OptionsPage() {
             onChange={(excludedSites) => save({ ui: { excludedSites } })} />
         </section>
       ) : null}
+
+      <SyncSection />
 
       <ShortcutsSection />
 

@@ -8,6 +8,7 @@ import { readDevice, type SyncPlace } from '../../lib/sync/device';
 import { connectVault, syncPass, type SyncDeps } from '../../lib/sync/engine';
 import type { SyncedSettings } from '../../lib/sync/settings-replica';
 import { StateStore } from '../../lib/sync/state-store';
+import { dismissRevisions, revisionsOf } from '../../lib/sync/revisions';
 import { mergedRecord } from '../../lib/sync/merge';
 import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
 import { SyncPlaceError, type SyncStorage } from '../../lib/sync/types';
@@ -127,6 +128,38 @@ describe('sync between two profiles through one folder', () => {
       const merged = mergedRecord(state, 'n')!;
       const all = [merged.values.text, ...merged.revisions.map((r) => r.text)].sort();
       expect(all).toEqual(['Budget is 12k (agreed with Dana).', 'Budget is 15k (agreed with Priya).']);
+    }
+  });
+
+  it('a revision can be dismissed on one device, and it goes on both; choosing it is an ordinary edit', async () => {
+    const folder = new MemoryStorage();
+    const a = new Profile('A', folder);
+    const b = new Profile('B', folder);
+    await a.add([{ id: 'n', text: 'v1' }, { id: 'm', text: 'w1' }]);
+    await a.connect();
+    await a.pass();
+    await b.connect();
+    await b.pass();
+    await a.store.update('n', { text: 'v2 from A' });
+    await b.store.update('n', { text: 'v2 from B' });
+    await a.store.update('m', { text: 'w2 from A' });
+    await b.store.update('m', { text: 'w2 from B' });
+    for (const p of [a, b, a]) await p.pass();
+    const shown = (await a.texts()).n;
+    const other = shown === 'v2 from A' ? 'v2 from B' : 'v2 from A';
+    expect(await revisionsOf(a.db, 'n')).toEqual([other]);
+    expect((await readDevice(b.db))?.revisions?.sort()).toEqual(['m', 'n']);
+
+    await dismissRevisions(b.db, 'n');
+    // Choosing the other version of m is an edit of its text.
+    const otherM = (await b.texts()).m === 'w2 from A' ? 'w2 from B' : 'w2 from A';
+    await b.store.update('m', { text: otherM });
+    for (const p of [b, a]) await p.pass();
+    for (const p of [a, b]) {
+      expect(await revisionsOf(p.db, 'n')).toEqual([]);
+      expect(await revisionsOf(p.db, 'm')).toEqual([]);
+      expect(await p.texts()).toEqual({ n: shown, m: otherM });
+      expect((await readDevice(p.db))?.revisions ?? []).toEqual([]);
     }
   });
 

@@ -33,6 +33,7 @@ export function MemoryRow(props: {
       {props.editing ? (
         <ItemEditor
           showText
+          itemId={it.id}
           initial={{ title: it.title, text: it.text, kind: it.kind, people: it.people, tags: it.tags, sites: it.sites, scope: it.scope }}
           onCancel={() => props.setEditing(false)}
           onSave={(v) => props.update(v)}

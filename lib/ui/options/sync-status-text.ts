@@ -7,7 +7,8 @@ export function syncStatusText(s: SyncStatus | undefined, now = Date.now()): str
   if (s.state === 'syncing') return s.progress && s.progress.total ? `Syncing… ${s.progress.done.toLocaleString()} of ${s.progress.total.toLocaleString()} memories` : 'Syncing…';
   const devices = s.devices && s.devices > 1 ? ` · ${s.devices} devices` : ' · only this device so far';
   const problem = s.problem ? ` · ${s.problem}` : '';
-  return `Synced ${s.lastSyncedAt ? ago(now - s.lastSyncedAt) : 'just now'}${devices}${problem}`;
+  const versions = s.revisions ? ` · ${s.revisions === 1 ? '1 memory has' : `${s.revisions} memories have`} two versions from edits on two devices: edit it in Memory to choose` : '';
+  return `Synced ${s.lastSyncedAt ? ago(now - s.lastSyncedAt) : 'just now'}${devices}${versions}${problem}`;
 }
 
 function ago(ms: number): string {
