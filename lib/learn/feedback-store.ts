@@ -4,7 +4,7 @@ import { perFactor, type Weights } from '../core/factors';
 import { fitWeights, LEARNING, preferencePairs } from './learner';
 import type { FeedbackAction, FeedbackEvent, LearnedWeights } from './types';
 import type { FeedbackBlock } from './feedback-file';
-import { eventKey, SYNC_EVENTS, type SyncedLearning } from './feedback-sync';
+import { eventKey, laterSwitch, SYNC_EVENTS, type SyncedLearning } from './feedback-sync';
 import { PhraseTally, type PhraseRow } from './phrase-tally';
 
 interface StateRow {
@@ -169,7 +169,7 @@ export class FeedbackStore {
       s = { ...s, resetAt: l.resetAt, ...(gone.length ? { learned: undefined } : {}) };
       changed = true;
     }
-    if (l.enabled && l.enabled.at > (s.enabledAt ?? -1)) {
+    if (l.enabled && laterSwitch(l.enabled, s.enabledAt === undefined ? undefined : { on: s.enabled, at: s.enabledAt })) {
       s = { ...s, enabled: l.enabled.on, enabledAt: l.enabled.at };
       changed = true;
     }

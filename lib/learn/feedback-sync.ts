@@ -50,8 +50,15 @@ function wireEvent(e: FeedbackEvent): WireEvent {
  * send nothing more.
  */
 export function encodeLearning(l: SyncedLearning): unknown {
-  const sorted = dedupe(l.events.filter((e) => e.at > l.resetAt)).sort(newestLast).slice(-SYNC_EVENTS);
-  const wire = sorted.map(wireEvent).reverse();
+  const sorted = dedupe(l.events.filter((e) => e.at > l.resetAt)).sort(newestLast);
+  // Each event as another device reads it back (capped, clamped, rounded), so that device sends the same value:
+  // an event it would read differently would make the two send their versions to each other forever.
+  const wire = sorted
+    .map((e) => eventOf(wireEvent(e), FACTOR_NAMES))
+    .filter((e): e is FeedbackEvent => !!e)
+    .slice(-SYNC_EVENTS)
+    .map(wireEvent)
+    .reverse();
   const sizes = wire.map((w) => JSON.stringify(w).length + 1);
   let total = 0;
   const sums = sizes.map((s) => (total += s));
@@ -71,7 +78,7 @@ const ACTIONS = new Set<string>(['insert', 'copy', 'drag', 'dismiss']);
 const MAX_ID = 4096;
 const text = (x: unknown, max = MAX_ID): x is string => typeof x === 'string' && x.length <= max;
 
-function cardOf(raw: unknown, factors: string[]): ShownCard | undefined {
+function cardOf(raw: unknown, factors: readonly string[]): ShownCard | undefined {
   if (!Array.isArray(raw) || !text(raw[0]) || !Array.isArray(raw[1])) return undefined;
   const scores = raw[1] as unknown[];
   const at = new Map(factors.map((n, i) => [n, scores[i]]));
@@ -82,7 +89,7 @@ function cardOf(raw: unknown, factors: string[]): ShownCard | undefined {
   return { id: raw[0], factors: factorScores, ...(raw[2] === 1 ? { pinned: true } : {}) };
 }
 
-function eventOf(raw: unknown, factors: string[]): FeedbackEvent | undefined {
+function eventOf(raw: unknown, factors: readonly string[]): FeedbackEvent | undefined {
   if (!Array.isArray(raw) || raw.length < 6) return undefined;
   const [at, action, itemId, site, destination, shown, together] = raw as unknown[];
   if (time(at) === undefined || !ACTIONS.has(action as string) || !text(itemId) || !text(site, 253) || !isDestination(destination) || !Array.isArray(shown)) return undefined;
@@ -105,6 +112,16 @@ export function decodeLearning(raw: unknown): SyncedLearning {
   return { ...(enabled ? { enabled } : {}), resetAt: time(raw.resetAt) ?? 0, events };
 }
 
+/**
+ * Whether switch `a` replaces switch `b`: the later one wins, and at the same moment off wins (every device must
+ * pick the same one, or each would keep sending its own).
+ */
+export function laterSwitch(a: { on: boolean; at: number } | undefined, b: { on: boolean; at: number } | undefined): boolean {
+  if (!a) return false;
+  if (!b) return true;
+  return a.at > b.at || (a.at === b.at && !a.on && b.on);
+}
+
 function dedupe(events: FeedbackEvent[]): FeedbackEvent[] {
   const seen = new Set<string>();
   return events.filter((e) => !seen.has(eventKey(e)) && !!seen.add(eventKey(e)));
@@ -118,7 +135,7 @@ export function unionLearning(values: readonly unknown[]): SyncedLearning {
   const all = values.map(decodeLearning);
   const resetAt = Math.max(0, ...all.map((l) => l.resetAt));
   let enabled: SyncedLearning['enabled'];
-  for (const l of all) if (l.enabled && (!enabled || l.enabled.at > enabled.at)) enabled = l.enabled;
+  for (const l of all) if (laterSwitch(l.enabled, enabled)) enabled = l.enabled;
   const events = dedupe(all.flatMap((l) => l.events)).filter((e) => e.at > resetAt).sort(newestLast);
   return { ...(enabled ? { enabled } : {}), resetAt, events };
 }

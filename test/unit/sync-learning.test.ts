@@ -2,7 +2,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WEIGHTS, perFactor, type FactorName } from '../../lib/core/factors';
 import { FeedbackStore, openLearningDB } from '../../lib/learn/feedback-store';
-import { decodeLearning, encodeLearning, SYNC_CHARS, SYNC_EVENTS } from '../../lib/learn/feedback-sync';
+import { decodeLearning, encodeLearning, SYNC_CHARS, SYNC_EVENTS, unionLearning } from '../../lib/learn/feedback-sync';
 import { Learning } from '../../lib/learn/learning';
 import { learnedWeightsFor } from '../../lib/learn/learner';
 import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
@@ -214,6 +214,24 @@ describe('learning syncs as a union of feedback', () => {
     expect(JSON.stringify(big).length).toBeLessThan(SYNC_CHARS + 1_000);
     expect(decodeLearning({ events: [[1, 'hack', 'x', 's', 'email', []], 'junk'], enabled: { on: 'yes', at: 1 } })).toEqual({ resetAt: 0, events: [] });
     expect(decodeLearning('<script>')).toEqual({ resetAt: 0, events: [] });
+  });
+});
+
+describe('a device sends what another reads back, so two devices settle', () => {
+  it('encodes an event as it decodes: cards capped, scores clamped and rounded, a bad event left out', () => {
+    const wide = use(5, 'wide');
+    wide.shown = Array.from({ length: 60 }, (_, i) => ({ id: i ? `w${i}` : 'wide', factors: scores({ semantic: 1.7, recency: 0.123456 }) }));
+    const bad = { ...use(6, 'bad'), itemId: 'x'.repeat(5_000) };
+    const value = encodeLearning({ resetAt: 0, events: [wide, bad, use(7, 'ok')] });
+    expect(encodeLearning(decodeLearning(value))).toEqual(value);
+    expect(decodeLearning(value).events.map((e) => [e.itemId, e.shown.length])).toEqual([['wide', 50], ['ok', 8]]);
+  });
+
+  it('switches made at the same moment settle on off, whichever device reads them', () => {
+    const on = encodeLearning({ enabled: { on: true, at: 9 }, resetAt: 0, events: [] });
+    const off = encodeLearning({ enabled: { on: false, at: 9 }, resetAt: 0, events: [] });
+    expect(unionLearning([on, off]).enabled).toEqual({ on: false, at: 9 });
+    expect(unionLearning([off, on]).enabled).toEqual({ on: false, at: 9 });
   });
 });
 
