@@ -207,9 +207,13 @@ export class FeedbackStore {
 
   /** Clear all: the feedback goes with the memory. */
   async clear(): Promise<void> {
+    const newest = (await this.db.events.orderBy('at').last())?.at ?? 0;
+    const { resetAt } = await this.state();
     await this.db.events.clear();
     await this.db.state.clear();
     await this.db.phrases.clear();
     this.cache = undefined;
+    // Synced devices forget the same feedback rather than send it back.
+    await this.save({ key: 'state', enabled: true, resetAt: Math.max(Date.now(), newest, resetAt ?? 0) });
   }
 }

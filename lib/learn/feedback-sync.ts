@@ -8,13 +8,14 @@ import { lastWhere } from '../core/last-where';
 import type { FeedbackAction, FeedbackEvent, ShownCard } from './types';
 
 /**
- * Events synced at most: the newest. The whole list is sealed and written at every change, so it is kept to about
- * 70 KB with the panel's 8 cards (about 700 characters an event). 100 uses give about 700 preference pairs, ten times
- * what learning needs before it changes anything (LEARNING.minPairs); each device's fit also reads its own older events.
+ * Events synced at most: the newest. The whole list is sealed and written at every change, so it is kept small: with
+ * the panel's 8 cards an event is about 600 characters of JSON, 100 of them about 60 KB. 100 uses give about 700
+ * preference pairs, ten times what learning needs before it changes anything (LEARNING.minPairs); each device's fit
+ * also reads its own older events.
  */
 export const SYNC_EVENTS = 100;
-/** Characters of JSON the events may take at most, whatever the cards (the field's limit is 200,000). */
-export const SYNC_CHARS = 100_000;
+/** Characters the events may take at most as the field check counts them, whatever the cards (its limit is 200,000). */
+export const SYNC_CHARS = 150_000;
 /** Factor scores are sent to three decimals: the fit cannot tell the difference, and the list is a third shorter. */
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -31,6 +32,20 @@ export interface SyncedLearning {
 export const eventKey = (e: Pick<FeedbackEvent, 'at' | 'action' | 'itemId' | 'site'>): string => `${e.at}\u0000${e.action}\u0000${e.itemId}\u0000${e.site}`;
 
 const newestLast = (a: FeedbackEvent, b: FeedbackEvent) => a.at - b.at || (eventKey(a) < eventKey(b) ? -1 : eventKey(a) > eventKey(b) ? 1 : 0);
+
+/**
+ * At least what the field check counts for a value (lib/sync/fields.ts `jsonWithin`: 8 for any number, whatever its
+ * digits), so a value within SYNC_CHARS here is never refused by another device.
+ */
+function measured(w: WireEvent): number {
+  let numbers = 0;
+  const walk = (x: unknown): void => {
+    if (typeof x === 'number') numbers++;
+    else if (Array.isArray(x)) x.forEach(walk);
+  };
+  walk(w);
+  return JSON.stringify(w).length + 1 + 8 * numbers;
+}
 
 type WireCard = [string, number[]] | [string, number[], 1];
 type WireEvent = [number, FeedbackAction, string, string, string, WireCard[]] | [number, FeedbackAction, string, string, string, WireCard[], string[]];
@@ -59,7 +74,7 @@ export function encodeLearning(l: SyncedLearning): unknown {
     .slice(-SYNC_EVENTS)
     .map(wireEvent)
     .reverse();
-  const sizes = wire.map((w) => JSON.stringify(w).length + 1);
+  const sizes = wire.map(measured);
   let total = 0;
   const sums = sizes.map((s) => (total += s));
   const n = sums.length && sums[0] <= SYNC_CHARS ? lastWhere(1, sums.length, (k) => sums[k - 1] <= SYNC_CHARS) : 0;
