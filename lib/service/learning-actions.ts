@@ -12,7 +12,7 @@ export class LearningActions {
     private readonly learning: Learning,
     private readonly settings: SettingsCache,
     private readonly panels: { refreshAll(): void },
-    /** Feedback or the switch changed: sync soon. */
+    /** The switch, a reset or an import changed learning: sync soon. */
     private readonly changed: () => void = () => {},
   ) {}
 
@@ -22,13 +22,15 @@ export class LearningActions {
 
   /** Never fails the user's action: a feedback event that cannot be stored is dropped. */
   async record(tabId: number, id: string, action: FeedbackAction): Promise<{ ok: true }> {
-    await this.learning.feedback(tabId, id, action, await this.weights()).then(this.changed, () => {});
+    // Feedback rides the next pass (the alarm's, or a memory change's) rather than start one: learning's value is
+    // written whole, so a segment per click would fill the synced folder.
+    await this.learning.feedback(tabId, id, action, await this.weights()).catch(() => {});
     return { ok: true };
   }
 
   /** Insert all: every card in the package is a use in this situation. */
   async recordTogether(tabId: number, ids: string[], action: FeedbackAction): Promise<{ ok: true }> {
-    await this.learning.feedbackTogether(tabId, ids, action, await this.weights()).then(this.changed, () => {});
+    await this.learning.feedbackTogether(tabId, ids, action, await this.weights()).catch(() => {});
     return { ok: true };
   }
 

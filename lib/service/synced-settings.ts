@@ -19,16 +19,24 @@ export function syncedSettingsIO(p: SyncedParts): { read(): Promise<SyncedSettin
   return {
     read: async () => {
       const s = await p.settings.get();
-      return { rank: s.rank, capture: { sent: s.capture.sent }, learning: await p.learning.syncValue(), siteSuggestions: await p.sites.syncValue() };
+      // A learning database or storage that cannot be read leaves its field out (not synced this pass) rather than
+      // stop the sync of memory.
+      const learning = await p.learning.syncValue().catch(() => undefined);
+      const siteSuggestions = await p.sites.syncValue().catch(() => undefined);
+      return {
+        rank: s.rank, capture: { sent: s.capture.sent },
+        ...(learning !== undefined ? { learning } : {}), ...(siteSuggestions ? { siteSuggestions } : {}),
+      };
     },
     write: async (values, heads) => {
       const patch = settingsPatchOf(values);
       if (patch.rank || patch.capture) await p.settings.set(patch);
       // Unions: every concurrent head counts, not only the latest (the next edit here names them all as its base).
+      // Nothing is lost when one cannot be written: each device keeps its own and sends it again.
       const learning = heads.learning ?? ('learning' in values ? [values.learning] : []);
-      if (learning.length) await p.learning.mergeSynced(learning);
+      if (learning.length) await p.learning.mergeSynced(learning).catch(() => {});
       const sites = heads.siteSuggestions ?? ('siteSuggestions' in values ? [values.siteSuggestions] : []);
-      if (sites.length) await p.sites.receive(sites);
+      if (sites.length) await p.sites.receive(sites).catch(() => {});
     },
   };
 }
