@@ -4,6 +4,7 @@ import { perFactor, type Weights } from '../core/factors';
 import { fitWeights, LEARNING, preferencePairs } from './learner';
 import type { FeedbackAction, FeedbackEvent, LearnedWeights } from './types';
 import type { FeedbackBlock } from './feedback-file';
+import { eventKey, laterSwitch, SYNC_EVENTS, type SyncedLearning } from './feedback-sync';
 import { PhraseTally, type PhraseRow } from './phrase-tally';
 
 interface StateRow {
@@ -12,6 +13,10 @@ interface StateRow {
   learned?: LearnedWeights;
   /** The sliders the change was fitted against (a change is a multiplier on them). */
   base?: Weights;
+  /** When learning was last switched on or off here or on another device (the later switch wins when they sync). */
+  enabledAt?: number;
+  /** Feedback up to this time was forgotten (a reset, here or on another device): it is not taken back from sync. */
+  resetAt?: number;
 }
 
 export type LearningDB = Dexie & {
@@ -130,15 +135,56 @@ export class FeedbackStore {
   }
 
   /** Off: ranking uses the sliders alone; the feedback stays, so turning it on again picks up where it was. */
-  async setEnabled(enabled: boolean, base: Weights): Promise<void> {
-    await this.save({ ...(await this.state()), enabled });
+  async setEnabled(enabled: boolean, base: Weights, at = Date.now()): Promise<void> {
+    await this.save({ ...(await this.state()), enabled, enabledAt: at });
     if (enabled) await this.refit(base);
   }
 
-  /** Back to the defaults: the feedback and what was learned from it are forgotten. */
+  /** Back to the defaults: the feedback and what was learned from it are forgotten (on synced devices too). */
   async reset(): Promise<void> {
+    const newest = (await this.db.events.orderBy('at').last())?.at ?? 0;
+    const { enabled, enabledAt, resetAt } = await this.state();
     await this.db.events.clear();
-    await this.save({ key: 'state', enabled: (await this.state()).enabled });
+    await this.save({ key: 'state', enabled, enabledAt, resetAt: Math.max(Date.now(), newest, resetAt ?? 0) });
+  }
+
+  /** What this device says about learning to its other devices (lib/learn/feedback-sync.ts encodes it). */
+  async synced(): Promise<SyncedLearning> {
+    const s = await this.state();
+    const events = (await this.db.events.orderBy('at').reverse().limit(SYNC_EVENTS).toArray()).map(({ id: _id, ...e }) => e);
+    return { ...(s.enabledAt !== undefined ? { enabled: { on: s.enabled, at: s.enabledAt } } : {}), resetAt: s.resetAt ?? 0, events };
+  }
+
+  /**
+   * Takes in what the devices' learning merged to: feedback reset elsewhere is forgotten here, events not held yet
+   * are added (one already held, by its key, is not added again), a later switch of learning is followed, and the
+   * weights are fitted again when anything changed. Returns how many events were added.
+   */
+  async mergeSynced(l: SyncedLearning, base: Weights): Promise<number> {
+    let s = await this.state();
+    let changed = false;
+    if (l.resetAt > (s.resetAt ?? 0)) {
+      const gone = await this.db.events.where('at').belowOrEqual(l.resetAt).primaryKeys();
+      await this.db.events.bulkDelete(gone);
+      s = { ...s, resetAt: l.resetAt, ...(gone.length ? { learned: undefined } : {}) };
+      changed = true;
+    }
+    if (l.enabled && laterSwitch(l.enabled, s.enabledAt === undefined ? undefined : { on: s.enabled, at: s.enabledAt })) {
+      s = { ...s, enabled: l.enabled.on, enabledAt: l.enabled.at };
+      changed = true;
+    }
+    const floor = s.resetAt ?? 0;
+    const candidates = l.events.filter((e) => e.at > floor);
+    let added: typeof candidates = [];
+    if (candidates.length) {
+      const oldest = Math.min(...candidates.map((e) => e.at));
+      const held = new Set((await this.db.events.where('at').aboveOrEqual(oldest).toArray()).map(eventKey));
+      added = candidates.filter((e) => !held.has(eventKey(e)) && !!held.add(eventKey(e)));
+    }
+    if (changed) await this.save(s);
+    if (added.length) await this.addEvents(added.map(({ id: _id, ...e }) => e));
+    if ((changed || added.length) && s.enabled) await this.refit(base);
+    return added.length;
   }
 
   /** For the memory file: every event, whether learning is on, and the phrase tally. */
@@ -161,9 +207,13 @@ export class FeedbackStore {
 
   /** Clear all: the feedback goes with the memory. */
   async clear(): Promise<void> {
+    const newest = (await this.db.events.orderBy('at').last())?.at ?? 0;
+    const { resetAt } = await this.state();
     await this.db.events.clear();
     await this.db.state.clear();
     await this.db.phrases.clear();
     this.cache = undefined;
+    // Synced devices forget the same feedback rather than send it back.
+    await this.save({ key: 'state', enabled: true, resetAt: Math.max(Date.now(), newest, resetAt ?? 0) });
   }
 }

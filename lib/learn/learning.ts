@@ -3,6 +3,7 @@ import type { RankedCard, TaskReading } from '../rank/types';
 import type { FeedbackBlock } from './feedback-file';
 import { FeedbackStore, openLearningDB, type LearningStatus } from './feedback-store';
 import { describeLearned } from './learner';
+import { encodeLearning, unionLearning } from './feedback-sync';
 import type { FeedbackAction, FeedbackEvent, LearnedWeights, ShownCard } from './types';
 
 interface Shown {
@@ -83,6 +84,19 @@ export class Learning {
     if (change.reset) await this.db().reset();
     if (change.enabled !== undefined) await this.db().setEnabled(change.enabled, base);
     return this.status(base);
+  }
+
+  /** The `learning` value this device sends to its other devices (lib/learn/feedback-sync.ts). */
+  async syncValue(): Promise<unknown> {
+    return encodeLearning(await this.db().synced());
+  }
+
+  /**
+   * What the devices' `learning` values merged to: every concurrent value's events are taken in (a union, each event
+   * once), and the weights refitted from what this device then holds. Returns how many events were new here.
+   */
+  mergeSynced(values: readonly unknown[], base: Weights): Promise<number> {
+    return this.db().mergeSynced(unionLearning(values), base);
   }
 
   exportAll() {

@@ -211,6 +211,10 @@ export interface BackgroundProtocol {
   'sync:revisions': { req: { id: string }; res: { texts: string[] } };
   /** Keeps the memory's current text: the other versions are dropped on every device. */
   'sync:dismiss-revisions': { req: { id: string }; res: SyncStatus };
+  /** Options page: sites the user allowed on other devices that this browser does not read yet (hostnames). */
+  'sites:suggestions': { req: Record<string, never>; res: { hosts: string[] } };
+  /** Options page: a suggested site is not suggested again on this device; the suggestions left. */
+  'sites:dismiss-suggestion': { req: { host: string }; res: { hosts: string[] } };
 }
 
 /** Messages from the service worker to a tab's content script. */

@@ -7,7 +7,7 @@ export const CONTENT_SCRIPT_FILE = '/content-scripts/content.js';
 /** Where the origin granted for sync's WebDAV server is noted (lib/service/sync-service.ts). */
 export const SYNC_ORIGINS_KEY = 'syncOrigins';
 
-async function syncOrigins(): Promise<string[]> {
+export async function syncOrigins(): Promise<string[]> {
   const got = (await browser.storage.local.get(SYNC_ORIGINS_KEY))[SYNC_ORIGINS_KEY];
   return Array.isArray(got) ? got.filter((x): x is string => typeof x === 'string') : [];
 }

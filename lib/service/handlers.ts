@@ -26,6 +26,8 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'sync:disconnect': () => s.sync.disconnect(),
     'sync:revisions': ({ id }) => s.sync.revisions(id),
     'sync:dismiss-revisions': ({ id }) => s.sync.dismissRevisions(id),
+    'sites:suggestions': async () => ({ hosts: await s.suggestions.shown() }),
+    'sites:dismiss-suggestion': async ({ host }) => ({ hosts: await s.suggestions.dismiss(host) }),
     'settings:get': () => s.settings.get(),
     'settings:set': ({ patch }) => s.settings.set(patch),
     'site:pause': ({ site, paused }) => s.settings.pauseSite(site, paused),

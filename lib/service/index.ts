@@ -20,6 +20,7 @@ import { PageBridge } from './page-bridge';
 import { PanelHub } from './panel-hub';
 import { PhraseOffers } from './phrase-offers';
 import { SettingsCache } from './settings-cache';
+import { SiteSuggestions } from './site-suggestions';
 import { TabRanker } from './tab-ranker';
 import { ReadingUpdates } from './reading-updates';
 import { TabReadingStore } from './tab-reading-store';
@@ -56,6 +57,8 @@ export class Service {
   readonly modelStatus: ModelStatusReport;
   readonly phrases: PhraseOffers;
   readonly sync: SyncService;
+  /** Sites allowed on the user's other devices, suggested here. */
+  readonly suggestions = new SiteSuggestions();
 
   constructor() {
     // The hub and the ranker need each other: the ranker reports through the hub, the hub asks it for rankings.
@@ -66,7 +69,7 @@ export class Service {
     this.ranker = new TabRanker(this.store, this.model, this.tasks, this.settings, this.access, this.bridge, this.indexing, learning);
     this.hub = new PanelHub(this.ranker);
     this.readings = new ReadingUpdates(this.tasks, this.access, this.hub);
-    this.learning = new LearningActions(learning, this.settings, panels);
+    this.learning = new LearningActions(learning, this.settings, panels, () => this.sync.changed());
     this.phrases = new PhraseOffers(this.store, panels, () => learning.phrases());
     this.insertion = new Insertion(this.store, this.bridge, this.tasks, this.hub, this.ranker, this.learning, this.phrases);
     this.memory = new MemoryActions(this.store, this.hub, this.indexing, learning, new RemovedImports(this.db));
@@ -74,7 +77,7 @@ export class Service {
     this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access, this.phrases);
     this.sync = new SyncService({
       db: this.db, store: this.store, settings: this.settings, broadcast: (p) => this.hub.broadcast(p), refresh: () => this.hub.refreshAll(),
-      index: () => void this.indexing.run(),
+      index: () => void this.indexing.run(), learning: this.learning, sites: this.suggestions,
     });
     this.store.watch(() => this.sync.changed());
     this.imports = new Imports(this.db, {
@@ -86,6 +89,7 @@ export class Service {
   async sitesChanged(change: { added?: string[]; removed?: string[] }): Promise<void> {
     await this.bridge.sitesChanged(change);
     this.hub.refreshAll();
+    this.sync.changed(); // the sites allowed here are suggested on the other devices
   }
 }
 

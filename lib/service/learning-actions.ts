@@ -12,6 +12,8 @@ export class LearningActions {
     private readonly learning: Learning,
     private readonly settings: SettingsCache,
     private readonly panels: { refreshAll(): void },
+    /** The switch, a reset or an import changed learning: sync soon. */
+    private readonly changed: () => void = () => {},
   ) {}
 
   private async weights() {
@@ -20,6 +22,8 @@ export class LearningActions {
 
   /** Never fails the user's action: a feedback event that cannot be stored is dropped. */
   async record(tabId: number, id: string, action: FeedbackAction): Promise<{ ok: true }> {
+    // Feedback rides the next pass (the alarm's, or a memory change's) rather than start one: learning's value is
+    // written whole, so a segment per click would fill the synced folder.
     await this.learning.feedback(tabId, id, action, await this.weights()).catch(() => {});
     return { ok: true };
   }
@@ -37,12 +41,27 @@ export class LearningActions {
   async set(change: { enabled?: boolean; reset?: boolean }): Promise<LearningReport> {
     const report = await this.learning.set(change, await this.weights());
     this.panels.refreshAll();
+    this.changed();
     return report;
   }
 
   /** The feedback of an imported memory file, checked before the commit; its phrases count only from a trusted file. */
   async importFeedback(block: FeedbackBlock, trusted: boolean): Promise<number> {
-    return this.learning.importFeedback(block, await this.weights(), { withPhrases: trusted });
+    const added = await this.learning.importFeedback(block, await this.weights(), { withPhrases: trusted });
+    if (added) this.changed();
+    return added;
+  }
+
+  /** The `learning` value sync sends from this device. */
+  syncValue(): Promise<unknown> {
+    return this.learning.syncValue();
+  }
+
+  /** What the devices' learning merged to: new events are kept and the weights refitted; panels rank again. */
+  async mergeSynced(values: readonly unknown[]): Promise<number> {
+    const added = await this.learning.mergeSynced(values, await this.weights());
+    this.panels.refreshAll();
+    return added;
   }
 
   forgetTab(tabId: number): void {

@@ -2,18 +2,17 @@ import { browser } from 'wxt/browser';
 import type { BackstoryDB } from '../memory/db';
 import type { MemoryStore } from '../memory/store';
 import type { PanelPush, SyncConnectPlace, SyncStatus } from '../messaging/protocol';
-import { normalizeRankSettings } from '../settings/settings';
 import { forgetDevice, readDevice, writeDevice, type DeviceState, type SyncPlace } from '../sync/device';
 import { connectVault, syncPass, type SyncDeps } from '../sync/engine';
 import { folderPermission, forgetFolder, keptFolder } from '../sync/folder-pick';
 import { dismissRevisions, revisionsOf } from '../sync/revisions';
-import type { SyncedSettings } from '../sync/settings-replica';
 import { FolderStorage } from '../sync/storage-folder';
 import { WebDavStorage } from '../sync/storage-webdav';
 import { SyncPlaceError, type SyncStorage } from '../sync/types';
 import { webdavOrigin } from '../sync/webdav-origin';
 import { SYNC_ORIGINS_KEY } from './content-registration';
 import type { SettingsCache } from './settings-cache';
+import { syncedSettingsIO, type SyncedParts } from './synced-settings';
 
 /** The alarm that syncs while the browser runs, and its period. */
 export const SYNC_ALARM = 'backstory-sync';
@@ -30,6 +29,10 @@ export interface SyncServiceDeps {
   refresh: () => void;
   /** Background embedding of what arrived. */
   index: () => void;
+  /** Learning's synced value, and what other devices' merged to (feedback events as a union). */
+  learning: SyncedParts['learning'];
+  /** The sites allowed here, suggested on the other devices. */
+  sites: SyncedParts['sites'];
 }
 
 /**
@@ -51,10 +54,7 @@ export class SyncService {
       db: this.s.db,
       store: this.s.store,
       open: (place) => openPlace(place),
-      settings: {
-        read: async () => syncedOf(await this.s.settings.get()),
-        write: async (values) => void (await this.s.settings.set(settingsPatchOf(values))),
-      },
+      settings: syncedSettingsIO({ settings: this.s.settings, learning: this.s.learning, sites: this.s.sites }),
       onProgress: (done, total) => {
         this.progress = { done, total };
         void this.push();
@@ -234,17 +234,4 @@ function problemWords(e: unknown, place: SyncPlace): string {
     }
   }
   return `Sync stopped: ${e instanceof Error ? e.message : String(e)}`;
-}
-
-/** What of the settings syncs: the ranking and the capture switch (sites and engine choices belong to each device). */
-function syncedOf(s: { rank: unknown; capture: { sent: boolean } }): SyncedSettings {
-  return { rank: s.rank, capture: { sent: s.capture.sent } };
-}
-
-function settingsPatchOf(values: SyncedSettings) {
-  const capture = values.capture as { sent?: unknown } | undefined;
-  return {
-    ...(values.rank ? { rank: normalizeRankSettings(values.rank) } : {}),
-    ...(capture && typeof capture.sent === 'boolean' ? { capture: { sent: capture.sent } } : {}),
-  };
 }

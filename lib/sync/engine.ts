@@ -15,7 +15,7 @@ import { LogWriter, type PendingSegment } from './log-writer';
 import { applyOps, collectTombstones, MergeState, mergeState, noteCarrier } from './merge';
 import { stateFromJson, stateToJson } from './merge-json';
 import { applyMerged, commitLocal, localChanges } from './replica';
-import { mergedSettings, settingsChanges, type SyncedSettings } from './settings-replica';
+import { mergedSettings, settingsChanges, type SettingsHeads, type SyncedSettings } from './settings-replica';
 import { noteRevisions } from './revisions';
 import { StateStore } from './state-store';
 import { SyncPlaceError, type SyncOp, type SyncStorage } from './types';
@@ -38,7 +38,7 @@ export interface SyncDeps {
   /** The place as this device reaches it (WebDAV with its login, or the kept folder handle). */
   open(place: SyncPlace): Promise<SyncStorage>;
   /** The settings that sync, read and written by the service (the settings layer is above sync). */
-  settings?: { read(): Promise<SyncedSettings>; write(values: SyncedSettings): Promise<void> };
+  settings?: { read(): Promise<SyncedSettings>; write(values: SyncedSettings, heads: SettingsHeads): Promise<void> };
   now?: () => number;
   /** Items written into memory so far of a pass that brings many. */
   onProgress?: (done: number, total: number) => void;
@@ -259,7 +259,7 @@ async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState
   if (touched.has(SETTINGS_ID) && deps.settings) {
     const merged = mergedSettings(state, (await ledger.all()).get(SETTINGS_ID));
     if (merged) {
-      await deps.settings.write(merged.values);
+      await deps.settings.write(merged.values, merged.heads);
       await ledger.put([merged.row]);
     }
   }

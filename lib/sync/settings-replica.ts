@@ -28,17 +28,27 @@ export function settingsChanges(current: SyncedSettings, row: LedgerRow | undefi
   return { ops, row: out };
 }
 
-/** The merged settings, and the ledger row that says this device now holds them. */
-export function mergedSettings(state: MergeState, row: LedgerRow | undefined): { values: SyncedSettings; row: LedgerRow } | undefined {
+/** Every concurrent head's value of each field, oldest stamp first (the last is the field's merged value). */
+export type SettingsHeads = Partial<Record<SettingsField, unknown[]>>;
+
+/**
+ * The merged settings, and the ledger row that says this device now holds them. `heads` carries every concurrent
+ * value of each field, for fields whose values are unions (feedback, suggested sites): the service unions them, and
+ * the next edit here names every head as its base, which merges them away.
+ */
+export function mergedSettings(state: MergeState, row: LedgerRow | undefined): { values: SyncedSettings; heads: SettingsHeads; row: LedgerRow } | undefined {
   const record = mergedRecord(state, SETTINGS_ID);
   if (!record) return undefined;
   const out: LedgerRow = { id: SETTINGS_ID, heads: { ...row?.heads }, prints: { ...row?.prints }, content: 0, head: 0 };
   const values: SyncedSettings = {};
+  const heads: SettingsHeads = {};
   for (const field of SETTINGS_FIELDS) {
     if (!(field in record.values)) continue;
+    const reg = state.records.get(SETTINGS_ID)!.get(field)!;
     values[field] = record.values[field];
+    heads[field] = reg.heads.map((h) => h.value);
     out.prints[field] = valuePrint(record.values[field]);
-    out.heads[field] = state.records.get(SETTINGS_ID)!.get(field)!.heads.map((h) => h.stamp);
+    out.heads[field] = reg.heads.map((h) => h.stamp);
   }
-  return { values, row: out };
+  return { values, heads, row: out };
 }

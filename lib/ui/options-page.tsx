@@ -17,6 +17,7 @@ import { WeightsSection } from './options/weights-section';
 import { ShortcutsSection } from './shortcuts';
 import { SyncSection } from './options/sync-section';
 import { SiteAccessList } from './site-access-list';
+import { SiteSuggestionList } from './site-suggestions';
 import { useServicePush } from './use-panel-state';
 
 /** The options page: one section per concern, the common ones first; every change is saved at once. */
@@ -84,6 +85,7 @@ export function OptionsPage() {
         <h2 id="h-access">Site access</h2>
         <p class="muted">Backstory reads the page you are writing on only on these sites. Allow another site from the side panel while you are on it (“Allow on …”); “Remember this” and the insert shortcut also work on the page where you use them.</p>
         <SiteAccessList />
+        <SiteSuggestionList />
       </section>
 
       {settings ? (

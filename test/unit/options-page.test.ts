@@ -14,7 +14,17 @@ const worker = {
     for (const deliver of this.ports) deliver(m);
   },
 };
-const answers: Record<string, () => unknown> = {
+/** Sites the worker suggests from other devices, and the permission requests the page made (in a click or not). */
+const suggested = { hosts: [] as string[], dismissed: [] as string[] };
+const requests: { origins: string[]; inClick: boolean }[] = [];
+let clicking = false;
+/** As the worker answers: suggested hosts not dismissed and not granted here. */
+const suggestions = () => ({
+  hosts: suggested.hosts.filter((h) => !suggested.dismissed.includes(h) && !requests.some((r) => r.origins.includes(`https://${h}/*`))),
+});
+const answers: Record<string, (payload?: unknown) => unknown> = {
+  'sites:suggestions': suggestions,
+  'sites:dismiss-suggestion': (p) => (suggested.dismissed.push((p as { host: string }).host), suggestions()),
   'memory:list': () => ({ items: [] }),
   'memory:query': () => ({ items: [], total: 0, size: 0 }),
   'import:status': () => ({ jobs: [] }),
@@ -29,7 +39,7 @@ const commands: { getAll(): Promise<unknown[]>; openShortcutSettings?: () => Pro
 const chromeFake = Object.assign(fakeBrowser, {
   runtime: Object.assign(fakeBrowser.runtime, {
     getManifest: () => ({ host_permissions: [] }),
-    sendMessage: async (msg: { type: string }) => ({ ok: true, value: answers[msg.type]?.() ?? {} }),
+    sendMessage: async (msg: { type: string; payload?: unknown }) => ({ ok: true, value: answers[msg.type]?.(msg.payload) ?? {} }),
     connect: () => {
       const listeners: ((m: unknown) => void)[] = [];
       const deliver = (m: unknown) => listeners.forEach((l) => l(m));
@@ -45,6 +55,7 @@ const chromeFake = Object.assign(fakeBrowser, {
   commands,
   permissions: Object.assign(fakeBrowser.permissions ?? {}, {
     getAll: async () => ({ origins: [] }),
+    request: async (p: { origins: string[] }) => (requests.push({ origins: p.origins, inClick: clicking }), true),
     onAdded: { addListener() {}, removeListener() {} },
     onRemoved: { addListener() {}, removeListener() {} },
   }),
@@ -60,6 +71,9 @@ beforeAll(async () => {
 });
 beforeEach(() => {
   created.length = 0;
+  requests.length = 0;
+  suggested.hosts = [];
+  suggested.dismissed = [];
   worker.ports.length = 0; // pages of earlier tests are gone
   delete commands.openShortcutSettings;
 });
@@ -118,5 +132,25 @@ describe('the options page', () => {
     await vi.advanceTimersByTimeAsync(100);
     expect(worker.statusRequests).toBe(first + 2);
     render(null, root);
+  });
+
+  it('suggests the sites allowed on other devices: Allow asks the browser inside the click, Dismiss drops the suggestion', async () => {
+    suggested.hosts = ['wiki.example.org', 'tracker.example.com'];
+    const { root, done } = await renderOptions();
+    const access = root.querySelector('[data-testid="site-access"]')!.parentElement!;
+    await vi.waitFor(() => expect(access.querySelectorAll('[data-testid="site-suggestion"]')).toHaveLength(2));
+    expect(access.textContent).toContain('Suggested by your other devices');
+    expect(requests).toEqual([]); // nothing is asked for (nor granted) before the user clicks
+    const chip = (host: string) => access.querySelector<HTMLElement>(`[data-testid="site-suggestion"][data-host="${host}"]`);
+    clicking = true;
+    chip('wiki.example.org')!.querySelector<HTMLButtonElement>('[data-testid="site-suggestion-allow"]')!.click();
+    clicking = false;
+    expect(requests).toEqual([{ origins: ['https://wiki.example.org/*'], inClick: true }]);
+    await vi.waitFor(() => expect(chip('wiki.example.org')).toBeNull());
+    chip('tracker.example.com')!.querySelector<HTMLButtonElement>('[data-testid="site-suggestion-dismiss"]')!.click();
+    await vi.waitFor(() => expect(access.querySelector('[data-testid="site-suggestions"]')).toBeNull());
+    expect(suggested.dismissed).toEqual(['tracker.example.com']);
+    expect(requests).toHaveLength(1);
+    done();
   });
 });
