@@ -33,6 +33,9 @@ export interface DeviceState extends SyncDeviceRow {
   /** This device's seq at its last snapshot, and operations it wrote or applied since. */
   snapshotSeq: number;
   opsSinceSnapshot: number;
+  /** Bytes of segments this device wrote since its last snapshot, and that snapshot's size. */
+  bytesSinceSnapshot?: number;
+  snapshotBytes?: number;
   lastSyncedAt?: number;
   /** Devices sharing the memory (their device files), this one included. */
   devices: number;

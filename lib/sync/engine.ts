@@ -25,6 +25,11 @@ import { createVault, headerText, unlockWithPassphrase, unlockWithRecoveryKey, V
 export const OPS_PER_SEGMENT = 20_000;
 /** A snapshot is written once this many operations were written or applied since the last one. */
 export const SNAPSHOT_AFTER_OPS = 20_000;
+/**
+ * ...or once this device wrote more bytes of segments since its last snapshot than that snapshot holds (and at least
+ * this many): a setting that changes often (learning's events) fills the folder with segments of few operations.
+ */
+export const SNAPSHOT_AFTER_BYTES = 1_000_000;
 /** Records written into memory per step of a large first sync (progress is reported between steps). */
 const APPLY_STEP = 2_000;
 /** A device is active (its `seen` counts for collecting tombstones) while it wrote within this long. */
@@ -244,7 +249,9 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
     if (both.size) report.written += await writeMerged(deps, ledger, state, both, dev);
   }
 
-  if (dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await snapshot(deps.db, dev, writer, states);
+  const written = dev.bytesSinceSnapshot ?? 0;
+  const due = dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS || written >= Math.max(SNAPSHOT_AFTER_BYTES, dev.snapshotBytes ?? 0);
+  if (due && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await snapshot(deps.db, dev, writer, states);
 
   dev.lastSyncedAt = now();
   dev.failure = undefined;
@@ -298,6 +305,7 @@ async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter,
     dev.applied[dev.deviceId] = { seq: pending.seq, hash: pending.hash };
     dev.seen[dev.deviceId] = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
     dev.wrote[dev.deviceId] = Date.now();
+    dev.bytesSinceSnapshot = (dev.bytesSinceSnapshot ?? 0) + pending.bytes.length;
     dev.outbox = dev.outbox.slice(1);
     await saveState(db, store, held, ops.map((o) => o.id), dev);
   }
@@ -315,10 +323,12 @@ async function snapshot(db: BackstoryDB, dev: DeviceState, writer: LogWriter, st
   collectTombstones(state, active.map((d) => dev.seen[d]));
   const dropped = [...before].filter((id) => !state.records.has(id));
   const seq = dev.applied[dev.deviceId].seq;
-  await writer.snapshot(seq, dev.applied, stateToJson(state));
+  const { size } = await writer.snapshotSized(seq, dev.applied, stateToJson(state));
   await db.syncState.bulkDelete(dropped);
   dev.snapshotSeq = seq;
+  dev.snapshotBytes = size;
   dev.opsSinceSnapshot = 0;
+  dev.bytesSinceSnapshot = 0;
   const others = active.filter((d) => d !== dev.deviceId);
   const seenByAll = Math.min(seq, ...others.map((d) => dev.seen[d]?.[dev.deviceId] ?? 0));
   await writer.prune({ segmentsUpTo: seenByAll });

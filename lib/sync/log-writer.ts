@@ -63,8 +63,14 @@ export class LogWriter {
 
   /** Writes a snapshot of the merged state after this device's own segment `seq`. `covers`: every device's chain head. */
   async snapshot(seq: number, covers: Readonly<Record<string, Applied>>, state: unknown): Promise<string> {
+    return (await this.snapshotSized(seq, covers, state)).path;
+  }
+
+  /** `snapshot`, with the size of the file written (or found there). */
+  async snapshotSized(seq: number, covers: Readonly<Record<string, Applied>>, state: unknown): Promise<{ path: string; size: number }> {
     const path = snapshotPath(this.vault.vaultId, this.device, seq);
-    if (await this.existing(path)) return path;
+    const there = await this.existing(path);
+    if (there) return { path, size: there.length };
     const body: SealedSnapshot = {
       device: this.device,
       seq,
@@ -72,8 +78,9 @@ export class LogWriter {
       heads: Object.fromEntries(Object.entries(covers).map(([d, a]) => [d, a.hash])),
       state,
     };
-    await this.storage.create(path, await seal(this.vault, 'snapshot', body));
-    return path;
+    const sealed = await seal(this.vault, 'snapshot', body);
+    await this.storage.create(path, sealed);
+    return { path, size: sealed.length };
   }
 
   /**

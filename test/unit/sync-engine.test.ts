@@ -230,6 +230,27 @@ describe('sync between two profiles through one folder', () => {
     expect((await a.pass())?.sent).toBe(0);
   });
 
+  it('a setting changed often does not fill the folder: segments past a snapshot’s size are folded into one', async () => {
+    const folder = new MemoryStorage();
+    const a = new Profile('A', folder);
+    await a.connect();
+    let seed = 1;
+    const noise = (n: number) => Array.from({ length: n }, () => ((seed = (seed * 48271) % 2147483647) % 36).toString(36)).join('');
+    for (let i = 0; i < 24; i++) {
+      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: noise(60_000) } };
+      await a.pass();
+    }
+    const logs = [...folder.files.keys()].filter((p) => p.includes('/log/'));
+    const snaps = [...folder.files.keys()].filter((p) => p.includes('/snap/'));
+    expect(snaps.length).toBe(1);
+    expect(logs.length).toBeLessThan(24);
+    // A new device still ends with the newest value.
+    const b = new Profile('B', folder);
+    await b.connect();
+    await b.pass();
+    expect(b.settings.rank).toEqual(a.settings.rank);
+  });
+
   it('says so in words when the synced memory was taken out of the folder', async () => {
     const folder = new MemoryStorage();
     const a = new Profile('A', folder);
