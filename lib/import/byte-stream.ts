@@ -1,3 +1,6 @@
+import { concatBytes } from '../core/concat-bytes';
+
+export { concatBytes };
 /** Byte streams shared by the readers: a file read chunk by chunk, a look at its first bytes, and abort checks. */
 
 export type Bytes = AsyncIterable<Uint8Array>;
@@ -35,17 +38,6 @@ export async function* blobChunks(blob: Blob, signal?: AbortSignal, onBytes?: (n
 /** Bytes as a stream (tests, and entries already in memory). */
 export async function* bytesOf(...parts: Uint8Array[]): Bytes {
   for (const p of parts) if (p.length) yield p;
-}
-
-export function concatBytes(parts: Uint8Array[], total = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Byte helpers sync's files share: encodings (base64, hex, base32), SHA-256, and the canonical JSON the header is
 // authenticated by. WebCrypto only, so the same code runs in the service worker, pages and Node.
+import { concatBytes } from '../core/concat-bytes';
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -11,14 +12,9 @@ export function fromUtf8(bytes: Uint8Array): string {
   return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
 }
 
+/** The parts in one new array (a copy even of one part: sealing hands it to WebCrypto). */
 export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0].slice() : concatBytes(parts);
 }
 
 export function randomBytes(n: number): Uint8Array {
@@ -86,11 +82,15 @@ export async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', buf(bytes)));
 }
 
-/** JSON with object keys sorted and no spaces: the same value always gives the same bytes. */
+/**
+ * JSON with object keys sorted and no spaces (a key whose value is undefined left out, as JSON.stringify does): equal
+ * values always give the same text (headers, hashes, fingerprints).
+ */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const entries = Object.keys(value)
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
     .sort()
     .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
   return `{${entries.join(',')}}`;

@@ -189,10 +189,4 @@ export function parseOps(raw: unknown, where = 'a synced change list'): SyncOp[]
   });
 }
 
-/** JSON with object keys sorted, so that equal values have one text (hashes, fingerprints). */
-export function canonicalJson(x: unknown): string {
-  if (x === null || typeof x !== 'object') return JSON.stringify(x) ?? 'null';
-  if (Array.isArray(x)) return `[${x.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(x).filter((k) => (x as Record<string, unknown>)[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((x as Record<string, unknown>)[k])}`).join(',')}}`;
-}
+export { canonicalJson } from './bytes';

@@ -1,5 +1,6 @@
 // Sync places in memory, for tests: a plain one, and folders carried between devices the way a file-sync engine
 // carries them (late, in any order, with junk and duplicates added, create-only ignored).
+import { seededRandom } from '../core/seeded-random';
 import { SyncPlaceError, type SyncFileEntry, type SyncStorage } from './types';
 
 /** A place in memory. With `createOnly`, a second create of a path is refused as a WebDAV server would. */
@@ -27,18 +28,6 @@ export class MemoryStorage implements SyncStorage {
   }
 }
 
-/** A small deterministic random source (mulberry32), so an engine's behaviour repeats for a seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Change {
   from: string;
   path: string;
@@ -57,7 +46,7 @@ export class SyncedFolders {
   private copiesMade = 0;
 
   constructor(private readonly options: { seed?: number; duplicateRate?: number; junk?: boolean } = {}) {
-    this.rand = random(options.seed ?? 1);
+    this.rand = seededRandom(options.seed ?? 1);
   }
 
   /** The folder as `device` sees it. */

@@ -2,6 +2,7 @@
 // password, PROPFIND Depth 1 folder by folder (Depth infinity is often disabled), GET, PUT with If-None-Match: *
 // (which not every server honours; nothing relies on it), MKCOL of missing folders, DELETE. Redirects are followed
 // only within the same origin, so credentials never go to another site.
+import { concatBytes } from '../core/concat-bytes';
 import { SEAL_LIMITS } from './seal';
 import { parseMultistatus } from './webdav-listing';
 import { SyncPlaceError, type SyncFileEntry, type SyncStorage } from './types';
@@ -175,13 +176,7 @@ export class WebDavStorage implements SyncStorage {
       }
       parts.push(value);
     }
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    return concatBytes(parts, total);
   }
 
   /**

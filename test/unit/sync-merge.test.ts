@@ -5,6 +5,7 @@ import { HybridClock } from '../../lib/sync/hlc';
 import { applyOps, collectTombstones, deleteOp, dismissOp, editOp, isDeleted, mergedRecord, MergeState } from '../../lib/sync/merge';
 import { stateFromJson, stateHash, stateToJson } from '../../lib/sync/merge-json';
 import type { SyncOp } from '../../lib/sync/types';
+import { seededRandom } from '../../lib/core/seeded-random';
 
 const T0 = 1_780_000_000_000;
 const MIN = 60_000;
@@ -256,17 +257,7 @@ const steps = (deliveries: number, deletes = 1, rounds = 1): fc.Arbitrary<Step> 
 );
 const step = steps(5);
 
-/** A small seeded generator for shuffles (mulberry32). */
-function random(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 function shuffle<T>(xs: T[], rnd: () => number): T[] {
   for (let i = xs.length - 1; i > 0; i--) {
     const j = Math.floor(rnd() * (i + 1));

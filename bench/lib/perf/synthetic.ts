@@ -1,16 +1,8 @@
+import { seededRandom } from '../../../lib/core/seeded-random';
 import type { MemoryInput } from '../../../lib/memory/types';
 
-/** Small deterministic PRNG (mulberry32), so every run ranks the same memory. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic, so every run ranks the same memory. */
+export const rng = seededRandom;
 
 const COMMON = `the a to and of in for on with is was we it this that our by at be as from will have not are can about
  next after before up out new so if all but more need should also when they there their team last week today`.split(/\s+/).filter(Boolean);
