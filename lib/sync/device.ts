@@ -28,8 +28,6 @@ export interface DeviceState extends SyncDeviceRow {
   seen: Record<string, Record<string, number>>;
   /** When each device last wrote a segment (its newest stamp's wall time), to tell the active ones. */
   wrote: Record<string, number>;
-  /** Sealed segments (with their operations) kept until the folder holds them: written again as they are after a stop. */
-  outbox?: { pending: PendingSegment; ops: SyncOp[] }[];
   /** This device's seq at its last snapshot, and operations it wrote or applied since. */
   snapshotSeq: number;
   opsSinceSnapshot: number;
@@ -52,6 +50,33 @@ export interface DeviceState extends SyncDeviceRow {
 }
 
 const KEY = 'device';
+
+/**
+ * A sealed segment kept until the folder holds it, written again as it is after a stop; a row of its own (key
+ * `outbox:<seq>`), so writing one of many does not rewrite the others. `ops` names what it carries (no values): the
+ * state notes which segment carried them once it is written.
+ */
+export interface OutboxRow extends SyncDeviceRow {
+  key: string;
+  pending: PendingSegment;
+  ops: Pick<SyncOp, 'id' | 'field' | 'stamp'>[];
+}
+
+const OUTBOX = 'outbox:';
+const outboxKey = (seq: number) => `${OUTBOX}${String(seq).padStart(8, '0')}`;
+
+export function outboxRow(pending: PendingSegment, ops: readonly SyncOp[]): OutboxRow {
+  return { key: outboxKey(pending.seq), pending, ops: ops.map((o) => ({ id: o.id, field: o.field, stamp: o.stamp })) };
+}
+
+/** The outbox, oldest segment first. */
+export async function readOutbox(db: BackstoryDB): Promise<OutboxRow[]> {
+  return (await db.syncDevice.where('key').startsWith(OUTBOX).sortBy('key')) as OutboxRow[];
+}
+
+export async function dropOutbox(db: BackstoryDB, seq: number): Promise<void> {
+  await db.syncDevice.delete(outboxKey(seq));
+}
 
 export async function readDevice(db: BackstoryDB): Promise<DeviceState | undefined> {
   return (await db.syncDevice.get(KEY)) as DeviceState | undefined;

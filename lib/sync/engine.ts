@@ -4,14 +4,14 @@
 import type { BackstoryDB } from '../memory/db';
 import type { MemoryStore } from '../memory/store';
 import { randomId } from './bytes';
-import { forgetDevice, readDevice, writeDevice, type DeviceState, type SyncPlace } from './device';
+import { dropOutbox, forgetDevice, outboxRow, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
 import { SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults } from './folder-headers';
 import { headerPath, parseListing } from './folder-layout';
 import { FolderReader, type Applied } from './folder-reader';
 import { driftInWords, HybridClock, parseStamp, receiveAll, type ClockAhead } from './hlc';
 import { SyncLedger } from './ledger';
-import { LogWriter, type PendingSegment } from './log-writer';
+import { LogWriter } from './log-writer';
 import { applyOps, collectTombstones, MergeState, mergeState, noteCarrier } from './merge';
 import { stateFromJson, stateToJson } from './merge-json';
 import { applyMerged, commitLocal, localChanges } from './replica';
@@ -224,20 +224,20 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
     await states.load(state, ops.map((o) => o.id));
     applyOps(state, ops);
     noteRevisions(dev, state, new Set(ops.map((o) => o.id)));
-    const outbox: { pending: PendingSegment; ops: SyncOp[] }[] = [];
+    const outbox: OutboxRow[] = [];
     let last: Applied | undefined = mine;
     const seen = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
     for (let i = 0; i === 0 || i < ops.length; i += OPS_PER_SEGMENT) {
       const chunk = ops.slice(i, i + OPS_PER_SEGMENT);
       const pending = await writer.prepare(last, { ...seen, [dev.deviceId]: (last?.seq ?? 0) + 1 }, chunk);
-      outbox.push({ pending, ops: chunk });
+      outbox.push(outboxRow(pending, chunk));
       last = { seq: pending.seq, hash: pending.hash };
     }
-    dev.outbox = outbox;
     await deps.db.transaction('rw', [deps.db.syncDevice, deps.db.syncLedger, deps.db.syncMeta, deps.db.syncState], async () => {
       await commitLocal(ledger, local);
       if (settings?.ops.length) await ledger.put([settings.row]);
       await states.write(states.rows(state, ops.map((o) => o.id)));
+      await deps.db.syncDevice.bulkPut(outbox);
       await writeDevice(deps.db, dev);
     });
     await flushOutbox(deps.db, dev, writer, state, states);
@@ -297,17 +297,21 @@ async function saveState(db: BackstoryDB, states: StateStore, state: MergeState,
 async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter, state?: MergeState, states?: StateStore): Promise<void> {
   const held = state ?? new MergeState();
   const store = states ?? new StateStore(db);
-  while (dev.outbox?.length) {
-    const { pending, ops } = dev.outbox[0];
+  for (const { pending, ops } of await readOutbox(db)) {
     await writer.write(pending);
-    await store.load(held, ops.map((o) => o.id));
+    const ids = ops.map((o) => o.id);
+    await store.load(held, ids);
     noteCarrier(held, ops, { device: dev.deviceId, seq: pending.seq });
     dev.applied[dev.deviceId] = { seq: pending.seq, hash: pending.hash };
     dev.seen[dev.deviceId] = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
     dev.wrote[dev.deviceId] = Date.now();
     dev.bytesSinceSnapshot = (dev.bytesSinceSnapshot ?? 0) + pending.bytes.length;
-    dev.outbox = dev.outbox.slice(1);
-    await saveState(db, store, held, ops.map((o) => o.id), dev);
+    const rows = store.rows(held, ids);
+    await db.transaction('rw', [db.syncState, db.syncDevice], async () => {
+      await store.write(rows);
+      await dropOutbox(db, pending.seq);
+      await writeDevice(db, dev);
+    });
   }
 }
 

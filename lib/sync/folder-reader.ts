@@ -77,13 +77,15 @@ export class FolderReader {
     await this.readDevices(listing.devices, report);
     const bodies = new Map<string, SegmentBody>();
     const segs = await this.openAll(listing.segments, 'segment', report, bodies);
-    const snaps = await this.openAll(listing.snapshots, 'snapshot', report);
 
     let base = { ...applied };
     let chains = this.chains(segs, base, report, false);
     let snapshot: FolderRead['snapshot'];
     const isNew = Object.keys(applied).length === 0;
     if (isNew || chains.gaps.length > 0) {
+      // Snapshots are opened only when one may be needed: each holds the whole memory, and a worker that restarts
+      // would otherwise read them all again on its first pass.
+      const snaps = await this.openAll(listing.snapshots, 'snapshot', report);
       const chosen = await this.chooseSnapshot(snaps, applied, chains.gaps, isNew);
       if (chosen) {
         snapshot = chosen;

@@ -228,7 +228,7 @@ export function collectTombstones(state: MergeState, seen: readonly Record<strin
 }
 
 /** Notes the segment that carried this device's own operations, once it is written. */
-export function noteCarrier(state: MergeState, ops: readonly SyncOp[], from: Carrier): void {
+export function noteCarrier(state: MergeState, ops: readonly Pick<SyncOp, 'id' | 'field' | 'stamp'>[], from: Carrier): void {
   for (const op of ops) {
     const reg = state.records.get(op.id)?.get(op.field);
     if (!reg) continue;

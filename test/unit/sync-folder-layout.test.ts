@@ -235,6 +235,18 @@ describe('reading and writing logs through a file-sync engine', () => {
     expect(behind.problems).toEqual([]);
   });
 
+  it('a device with the whole log applied opens no snapshot (a restarted worker would read the whole memory again)', async () => {
+    const place = new MemoryStorage();
+    const a = new LogWriter(place, vault, A);
+    const head = await writeLog(a, 3);
+    await a.snapshot(3, { [A]: head }, { upTo: 3 });
+    const read: string[] = [];
+    const spying = { ...place, list: () => place.list(), read: async (p: string) => (read.push(p), place.read(p)), create: place.create.bind(place), remove: place.remove.bind(place) };
+    const result = await new FolderReader(spying, vault).read({ [A]: head });
+    expect(result.snapshot).toBeUndefined();
+    expect(read.filter((p) => p.includes('/snap/'))).toEqual([]);
+  });
+
   it('finds each synced memory once by its header, copies included; a planted header of the same id does not open', async () => {
     const place = new MemoryStorage();
     const made = await createVault('the passphrase', FAST);
