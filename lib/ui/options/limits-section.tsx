@@ -27,7 +27,7 @@ export function LimitsSection(props: { settings: Settings; save: (patch: Setting
       <h2 id="h-limits">Recency, budget and caps</h2>
       {num('halfLifeDays', 'Half-life (days)', 0.5, 3650, 0.5, 'A memory this old counts half as recent.')}
       {num('budgetTokens', 'Token budget', 50, 20000, 50, 'Most tokens “insert all” adds.')}
-      {num('maxCards', 'Max cards', 1, 50, 1, 'Most cards the panel shows; one-line cards count as half (up to half as many again).')}
+      {num('maxCards', 'Max cards', 1, 50, 1, 'Most note cards the panel shows; one-line cards count as half (up to half as many again). The instructions that apply come on top, within their share of the budget.')}
       {num('threshold', 'Relevance bar', 0, 1, 0.01, 'Below this a card is not shown.')}
     </section>
   );
