@@ -1,6 +1,5 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import type { Embedder } from '../../lib/embed/embedder';
 import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import type { MemoryInput } from '../../lib/memory/types';
@@ -12,24 +11,13 @@ import { dismissRevisions, revisionsOf } from '../../lib/sync/revisions';
 import { mergedRecord } from '../../lib/sync/merge';
 import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
 import { SyncPlaceError, type SyncStorage } from '../../lib/sync/types';
+import { textHashEmbedder } from './sync-fixtures';
 
 const FAST = { memoryKiB: 8192, iterations: 1, parallelism: 1 };
 const PASS = 'correct horse battery staple';
 const PLACE: SyncPlace = { kind: 'webdav', url: 'http://127.0.0.1:1/dav/', user: 'u', password: 'p' };
 
-const embedder: Embedder = {
-  modelId: 'test',
-  dim: 4,
-  backend: 'test',
-  async embed(texts) {
-    return texts.map((t) => {
-      const v = new Float32Array(4);
-      for (let i = 0; i < t.length; i++) v[i % 4] += t.charCodeAt(i);
-      const n = Math.hypot(...v) || 1;
-      return v.map((x) => x / n);
-    });
-  },
-};
+const embedder = textHashEmbedder;
 
 /** A browser profile: its memory, its settings, and the folder as its sync client shows it. */
 class Profile {
@@ -62,6 +50,19 @@ class Profile {
   }
 }
 
+/** Two profiles joined through one folder, A's first memories (if any) already with B. */
+async function pair(items: MemoryInput[] = []): Promise<{ folder: MemoryStorage; a: Profile; b: Profile }> {
+  const folder = new MemoryStorage();
+  const a = new Profile('A', folder);
+  const b = new Profile('B', folder);
+  if (items.length) await a.add(items);
+  await a.connect();
+  await a.pass();
+  await b.connect();
+  await b.pass();
+  return { folder, a, b };
+}
+
 describe('sync between two profiles through one folder', () => {
   it('joins with the passphrase, and each sees the other’s memories (a union: nothing deleted)', async () => {
     const folder = new MemoryStorage();
@@ -83,14 +84,7 @@ describe('sync between two profiles through one folder', () => {
   });
 
   it('carries an edit, a delete, and the settings; a second pass with nothing new writes nothing', async () => {
-    const folder = new MemoryStorage();
-    const a = new Profile('A', folder);
-    const b = new Profile('B', folder);
-    await a.add([{ id: 'x', text: 'first text' }, { id: 'y', text: 'to be deleted' }]);
-    await a.connect();
-    await a.pass();
-    await b.connect();
-    await b.pass();
+    const { folder, a, b } = await pair([{ id: 'x', text: 'first text' }, { id: 'y', text: 'to be deleted' }]);
     await a.store.update('x', { text: 'second text' });
     await a.store.remove(['y']);
     a.settings = { ...a.settings, capture: { sent: true } };
@@ -107,14 +101,7 @@ describe('sync between two profiles through one folder', () => {
   });
 
   it('keeps both texts of a concurrent edit: the later one shows, the other is a revision', async () => {
-    const folder = new MemoryStorage();
-    const a = new Profile('A', folder);
-    const b = new Profile('B', folder);
-    await a.add([{ id: 'n', text: 'Budget is 10k.' }]);
-    await a.connect();
-    await a.pass();
-    await b.connect();
-    await b.pass();
+    const { a, b } = await pair([{ id: 'n', text: 'Budget is 10k.' }]);
     await a.store.update('n', { text: 'Budget is 12k (agreed with Dana).' });
     await b.store.update('n', { text: 'Budget is 15k (agreed with Priya).' });
     await a.pass();
@@ -132,14 +119,7 @@ describe('sync between two profiles through one folder', () => {
   });
 
   it('a revision can be dismissed on one device, and it goes on both; choosing it is an ordinary edit', async () => {
-    const folder = new MemoryStorage();
-    const a = new Profile('A', folder);
-    const b = new Profile('B', folder);
-    await a.add([{ id: 'n', text: 'v1' }, { id: 'm', text: 'w1' }]);
-    await a.connect();
-    await a.pass();
-    await b.connect();
-    await b.pass();
+    const { a, b } = await pair([{ id: 'n', text: 'v1' }, { id: 'm', text: 'w1' }]);
     await a.store.update('n', { text: 'v2 from A' });
     await b.store.update('n', { text: 'v2 from B' });
     await a.store.update('m', { text: 'w2 from A' });
@@ -180,13 +160,7 @@ describe('sync between two profiles through one folder', () => {
   });
 
   it('refuses a tampered segment once, in words, and applies nothing of it', async () => {
-    const folder = new MemoryStorage();
-    const a = new Profile('A', folder);
-    const b = new Profile('B', folder);
-    await a.connect();
-    await a.pass();
-    await b.connect();
-    await b.pass();
+    const { folder, a, b } = await pair();
     await a.add([{ id: 't', text: 'a secret plan' }]);
     await a.pass();
     const aId = (await readDevice(a.db))!.deviceId;
@@ -203,13 +177,7 @@ describe('sync between two profiles through one folder', () => {
   });
 
   it('a pass stopped after sealing writes the same segment on the next pass, and the other device gets it once', async () => {
-    const folder = new MemoryStorage();
-    const a = new Profile('A', folder);
-    const b = new Profile('B', folder);
-    await a.connect();
-    await a.pass();
-    await b.connect();
-    await b.pass();
+    const { folder, a, b } = await pair();
     await a.add([{ id: 's', text: 'written across a stop' }]);
     let fail = true;
     a.storage = { ...folder, list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),

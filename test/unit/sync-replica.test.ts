@@ -1,6 +1,5 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it, vi } from 'vitest';
-import type { Embedder } from '../../lib/embed/embedder';
 import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
 import Dexie from 'dexie';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
@@ -12,23 +11,11 @@ import { applyOps, mergedRecord, MergeState } from '../../lib/sync/merge';
 import { stateHash } from '../../lib/sync/merge-json';
 import { applyMerged, commitLocal, localChanges } from '../../lib/sync/replica';
 import type { SyncOp } from '../../lib/sync/types';
+import { textHashEmbedder } from './sync-fixtures';
 
 const T0 = 1_780_000_000_000;
 
-/** The vector is a hash of the text: enough to see what was embedded. */
-const embedder: Embedder = {
-  modelId: 'test',
-  dim: 4,
-  backend: 'test',
-  async embed(texts) {
-    return texts.map((t) => {
-      const v = new Float32Array(4);
-      for (let i = 0; i < t.length; i++) v[i % 4] += t.charCodeAt(i);
-      const n = Math.hypot(...v) || 1;
-      return v.map((x) => x / n);
-    });
-  },
-};
+const embedder = textHashEmbedder;
 
 /** One device: its memory, its ledger, its clock, its merged state and its log. */
 class Device {
