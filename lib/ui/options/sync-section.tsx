@@ -108,9 +108,9 @@ export function SyncSection() {
         <form onSubmit={(e) => (e.preventDefault(), onConnect())}>
           <fieldset>
             <legend>WebDAV folder</legend>
-            <label>Folder URL <input type="url" data-testid="sync-webdav-url" placeholder="https://cloud.example.com/remote.php/dav/files/me/Backstory/" value={url} onInput={(e) => (setUrl((e.target as HTMLInputElement).value), setFolder(undefined))} /></label>
-            <label>User <input type="text" autocomplete="username" data-testid="sync-webdav-user" value={user} onInput={(e) => setUser((e.target as HTMLInputElement).value)} /></label>
-            <label>App password <input type="password" autocomplete="current-password" data-testid="sync-webdav-password" value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} /></label>
+            <label class="field">Folder URL <input type="url" data-testid="sync-webdav-url" placeholder="https://cloud.example.com/remote.php/dav/files/me/Backstory/" value={url} onInput={(e) => (setUrl((e.target as HTMLInputElement).value), setFolder(undefined))} /></label>
+            <label class="field">User <input type="text" autocomplete="username" data-testid="sync-webdav-user" value={user} onInput={(e) => setUser((e.target as HTMLInputElement).value)} /></label>
+            <label class="field">App password <input type="password" autocomplete="current-password" data-testid="sync-webdav-password" value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} /></label>
           </fieldset>
           {folders ? (
             <p>
@@ -120,7 +120,7 @@ export function SyncSection() {
           ) : (
             <p class="muted">{firefox ? 'Firefox does not let extensions use a folder on this computer: sync through WebDAV here.' : 'This browser cannot give Backstory a folder: sync through WebDAV.'}</p>
           )}
-          <label>Passphrase <input type="password" autocomplete="new-password" data-testid="sync-passphrase" value={passphrase} onInput={(e) => setPassphrase((e.target as HTMLInputElement).value)} /></label>
+          <label class="field">Passphrase <input type="password" autocomplete="new-password" data-testid="sync-passphrase" value={passphrase} onInput={(e) => setPassphrase((e.target as HTMLInputElement).value)} /></label>
           <p class="muted">If the place already holds a synced memory, its passphrase (or recovery key) joins it; otherwise a new one is made there with this passphrase.</p>
           <button type="submit" data-testid="sync-connect" disabled={busy}>{busy ? 'Connecting…' : 'Connect'}</button>
         </form>
