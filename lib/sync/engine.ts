@@ -283,9 +283,8 @@ async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState
 }
 
 async function saveState(db: BackstoryDB, states: StateStore, state: MergeState, ids: Iterable<string>, dev: DeviceState): Promise<void> {
-  const rows = states.rows(state, ids);
   await db.transaction('rw', [db.syncState, db.syncDevice], async () => {
-    await states.write(rows);
+    await states.save(state, ids);
     await writeDevice(db, dev);
   });
 }

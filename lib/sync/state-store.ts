@@ -35,6 +35,15 @@ export class StateStore {
     return { puts, deletes };
   }
 
+  /**
+   * Writes the records of `ids` as `state` holds them, a slice at a time (inside the caller's transaction when there
+   * is one): a first sync's rows are never all made at once beside the state they are made from.
+   */
+  async save(state: MergeState, ids: Iterable<string>): Promise<void> {
+    const all = [...new Set(ids)];
+    for (let i = 0; i < all.length; i += SLICE) await this.write(this.rows(state, all.slice(i, i + SLICE)));
+  }
+
   /** Writes `rows` (inside the caller's transaction when there is one). */
   async write(rows: { puts: StateRow[]; deletes: string[] }): Promise<void> {
     for (let i = 0; i < rows.puts.length; i += SLICE) await this.db.syncState.bulkPut(rows.puts.slice(i, i + SLICE));

@@ -222,6 +222,10 @@ describe('merge rules, one at a time', () => {
     expect(mergedRecord(stateFromJson(JSON.parse(JSON.stringify(json))), 'n')!.values.text).toBe('kept');
     const tooMany = { ...json, records: [{ id: 'n', fields: { text: { ...json.records[0].fields.text, heads: Array(300).fill(json.records[0].fields.text.heads[0]) } } }] };
     expect(() => stateFromJson(tooMany)).toThrow(/not readable/);
+    // Records are checked one by one; the one that fails is named, and nothing of the snapshot is used.
+    const good = stateToJson(new MergeState());
+    const one = { id: 'a', fields: { text: { heads: [{ stamp: 'not a stamp', base: [], value: 'x' }], replaced: [] } } };
+    expect(() => stateFromJson({ ...good, records: [{ id: 'b', fields: {} }, one] })).toThrow(/records\.1\.fields\.text\.heads\.0\.stamp/);
     const badValue = structuredClone(json);
     badValue.records[0].fields.text.heads[0].value = { html: '<b>' };
     expect(() => stateFromJson(badValue)).toThrow(/"text" must be text/);
