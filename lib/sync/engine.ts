@@ -169,10 +169,18 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   const ahead: ClockAhead[] = [];
 
   if (read.snapshot) {
-    const snap = stateFromJson(read.snapshot.body.state);
-    await states.load(state, snap.records.keys());
-    for (const id of mergeState(state, snap)) touched.add(id);
     const body = read.snapshot.body;
+    const snap = stateFromJson(body.state);
+    body.state = undefined; // the parsed JSON goes as soon as the state is read from it
+    await states.load(state, snap.records.keys());
+    if (state.records.size) for (const id of mergeState(state, snap)) touched.add(id);
+    else {
+      // Nothing of it is here yet (a new device): the snapshot's records are the state, not copied into it.
+      for (const [id, record] of snap.records) {
+        state.records.set(id, record);
+        touched.add(id);
+      }
+    }
     for (const [device, seq] of Object.entries(body.covers)) {
       if (seq > (dev.applied[device]?.seq ?? 0)) dev.applied[device] = { seq, hash: body.heads[device] ?? '' };
     }
