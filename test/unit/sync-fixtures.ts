@@ -1,3 +1,4 @@
+import { SyncPlaceError } from '../../lib/sync/types';
 import type { Embedder } from '../../lib/embed/embedder';
 
 /** Sync tests' embedder: the vector is a hash of the text, enough to see what was embedded and when. */
@@ -14,3 +15,14 @@ export const textHashEmbedder: Embedder = {
     });
   },
 };
+
+/** The `SyncPlaceError` problem a place's call ends in ('none' when it succeeds); any other error is thrown on. */
+export async function placeProblem(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof SyncPlaceError) return e.problem;
+    throw e;
+  }
+  return 'none';
+}

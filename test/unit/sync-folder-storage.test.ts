@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FolderReader } from '../../lib/sync/folder-reader';
 import { LogWriter } from '../../lib/sync/log-writer';
 import { FolderStorage, type DirHandle, type FileHandle } from '../../lib/sync/storage-folder';
-import { SyncPlaceError } from '../../lib/sync/types';
 import { createVault } from '../../lib/sync/vault';
+import { placeProblem } from './sync-fixtures';
 
 const domError = (name: string) => Object.assign(new Error(name), { name });
 
@@ -96,15 +96,7 @@ class MemFile implements FileHandle {
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
-async function problem(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof SyncPlaceError) return e.problem;
-    throw e;
-  }
-  return 'none';
-}
+const problem = placeProblem;
 
 describe('a local folder (File System Access API)', () => {
   for (const withMove of [true, false]) {

@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FolderReader } from '../../lib/sync/folder-reader';
 import { LogForkError, LogWriter } from '../../lib/sync/log-writer';
 import { WebDavStorage } from '../../lib/sync/storage-webdav';
-import { SyncPlaceError } from '../../lib/sync/types';
 import { createVault } from '../../lib/sync/vault';
 import { freePort, startWebdav, type WebdavServer } from '../webdav-server';
 import type { AddressInfo } from 'node:net';
+import { placeProblem } from './sync-fixtures';
 
 let server: WebdavServer;
 let dir: string;
@@ -32,15 +32,7 @@ function place(folder: string, password = PASS): WebDavStorage {
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
-async function problem(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof SyncPlaceError) return e.problem;
-    throw e;
-  }
-  return 'none';
-}
+const problem = placeProblem;
 
 describe('a WebDAV folder (rclone serve webdav)', () => {
   it('creates files in nested folders, lists, reads and removes them', async () => {
