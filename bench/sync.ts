@@ -50,7 +50,8 @@ import { startWebdav, type WebdavServer } from '../test/webdav-server';
 import { lmeDataFile } from './lib/longmemeval-data';
 import { NodeWorkerEngine } from './lib/perf/node-engines';
 import { englishNote, rng } from './lib/perf/synthetic';
-import { browserRows, browserSecondDevice } from './lib/sync/browser-device';
+import { browserSecondDevice } from './lib/sync/browser-device';
+import { browserRows } from './lib/sync/browser-figures';
 import { BENCH_PASSPHRASE, Device } from './lib/sync/devices';
 import { folderBytes, HeapSampler, itemTexts } from './lib/sync/measure';
 
