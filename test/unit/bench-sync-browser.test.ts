@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { browserRows, wordsOf, type BrowserSyncFigures } from '../../bench/lib/sync/browser-figures';
+import { browserRows, wordsOf, type BrowserSyncFigures, type FigureRow } from '../../bench/lib/sync/browser-figures';
 import { itemTexts } from '../../bench/lib/sync/measure';
 import { rng } from '../../bench/lib/perf/synthetic';
 import { MemoryCatalog } from '../../lib/memory-browse/memory-query';
@@ -29,11 +29,11 @@ describe('the sync bench in Chromium looks items up by their words', () => {
 describe('the sync bench’s browser figures', () => {
   const figures = (over: Partial<BrowserSyncFigures> = {}): BrowserSyncFigures => ({
     beforeBytes: 18_100_000, peakBytes: 250_000_000, afterBytes: 26_500_000, afterRawBytes: 72_200_000, peakCommittedBytes: 300_000_000,
-    samples: 108, maxGapMs: 543, passS: 12.4, searchableS: 13.2, checkS: 0.8, found: 50, memorySize: 100_000,
+    samples: 108, peakAtS: 6.1, timeline: [[0, 18.2], [6100, 250]], maxGapMs: 543, passS: 12.4, searchableS: 13.2, checkS: 0.8, found: 50, memorySize: 100_000,
     modelBefore: 'ready', model: { state: 'ready', unembedded: 100_000 }, statusText: 'Synced', browserVersion: '156',
     ...over,
   });
-  const byName = (rows: { name: string }[]) => Object.fromEntries(rows.map((r) => [r.name, r]));
+  const byName = (rows: FigureRow[]) => Object.fromEntries(rows.map((r) => [r.name, r]));
 
   it('holds the peak to 200 MB at 100k only, in MB of the whole worker heap, and says what it is', () => {
     const big = byName(browserRows('100k', 100_000, figures()).rows);

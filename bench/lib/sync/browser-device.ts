@@ -90,6 +90,17 @@ class WorkerCdp {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** At most 300 points of the heap over the pass, the highest read of each stretch kept (a peak is never smoothed away). */
+function heapTimeline(reads: [number, number][]): [number, number][] {
+  const per = Math.max(1, Math.ceil(reads.length / 300));
+  const out: [number, number][] = [];
+  for (let i = 0; i < reads.length; i += per) {
+    const top = reads.slice(i, i + per).reduce((a, b) => (b[1] > a[1] ? b : a));
+    out.push([Math.round(top[0]), Math.round(top[1] / 1e5) / 10]);
+  }
+  return out;
+}
+
 /**
  * Runs the second device in Chromium and measures it. Throws in words when a figure cannot be had (the pass failed,
  * the worker went away, items missing); the caller lists that as unmeasured.
@@ -130,6 +141,8 @@ export async function browserSecondDevice(run: BrowserSyncRun): Promise<BrowserS
     let samples = 0;
     let maxGapMs = 0;
     let done = false;
+    const timeline: [number, number][] = []; // ms since Connect was clicked, usedSize
+    let t0 = performance.now();
     const sampling = (async () => {
       let prev = performance.now();
       while (!done) {
@@ -140,13 +153,14 @@ export async function browserSecondDevice(run: BrowserSyncRun): Promise<BrowserS
         prev = now;
         samples++;
         last = u.usedSize;
+        timeline.push([now - t0, u.usedSize]);
         peak = Math.max(peak, u.usedSize);
         peakCommitted = Math.max(peakCommitted, u.totalSize);
         await sleep(Math.max(0, everyMs - (performance.now() - t)));
       }
     })();
     const status = sync.getByTestId('sync-status');
-    const t0 = performance.now();
+    t0 = performance.now();
     await sync.getByTestId('sync-connect').click();
     let state = 'off';
     let lastLog = t0;
@@ -200,6 +214,7 @@ export async function browserSecondDevice(run: BrowserSyncRun): Promise<BrowserS
     if (found < run.sample.length) throw new Error(`only ${found} of ${run.sample.length} sampled items found by their words`);
     return {
       beforeBytes: before, peakBytes: peak, afterBytes: after, afterRawBytes: afterRaw, peakCommittedBytes: peakCommitted, samples, maxGapMs,
+      peakAtS: (timeline.find(([, u]) => u === peak)?.[0] ?? 0) / 1000, timeline: heapTimeline(timeline),
       passS, searchableS, checkS, found, memorySize, modelBefore,
       model: { state: model.state, unembedded: model.unembedded, indexBackend: model.indexBackend },
       statusText: (await status.textContent()) ?? '',

@@ -12,6 +12,10 @@ export interface BrowserSyncFigures {
   /** The heap V8 had committed (totalSize), highest seen: it grows for a peak between two reads and shrinks slowly. */
   peakCommittedBytes: number;
   samples: number;
+  /** When the highest read came, seconds after Connect was clicked (the pass ends at passS). */
+  peakAtS: number;
+  /** The heap through the pass: [ms after Connect, MB], the highest read of each stretch. */
+  timeline: [number, number][];
   /** Longest time between two heap reads while the pass ran (a read waits when the worker's thread is busy). */
   maxGapMs: number;
   /** Connect clicked -> the status says synced. */
@@ -64,7 +68,7 @@ export function browserRows(L: string, n: number, f: BrowserSyncFigures, everyMs
       {
         name: `sync_browser_peak_heap_mb_${L}`, what: `second device = the built extension in headless Chromium, its first pass of ${L} items: the highest read of the ${where}`,
         value: mb(f.peakBytes), target: n >= 100_000 ? '<= 200 MB' : 'reported', ok: n >= 100_000 ? mb(f.peakBytes) <= 200 : undefined,
-        note: `whole heap, not above the level before: ${mb(f.beforeBytes)} MB after the extension idled (after GC), so ${mb(f.peakBytes - f.beforeBytes)} MB above it; ${f.samples} reads every ~${everyMs} ms (longest gap ${Math.round(f.maxGapMs)} ms), highest committed heap ${mb(f.peakCommittedBytes)} MB; ${embedding}`,
+        note: `whole heap, not above the level before: ${mb(f.beforeBytes)} MB after the extension idled (after GC), so ${mb(f.peakBytes - f.beforeBytes)} MB above it; ${f.samples} reads every ~${everyMs} ms (longest gap ${Math.round(f.maxGapMs)} ms), the highest at ${r1(f.peakAtS)} s of the ${r1(f.passS)} s pass, highest committed heap ${mb(f.peakCommittedBytes)} MB; ${embedding}`,
       },
       {
         name: `sync_browser_heap_after_mb_${L}`, what: `the same worker's heap once the status said synced, after GC (${where})`,
@@ -83,6 +87,7 @@ export function browserRows(L: string, n: number, f: BrowserSyncFigures, everyMs
       [`sync_browser_heap_reads_${L}`]: f.samples,
       [`sync_browser_longest_read_gap_ms_${L}`]: Math.round(f.maxGapMs),
       [`sync_browser_model_after_${L}`]: f.model,
+      [`sync_browser_heap_timeline_${L}`]: f.timeline,
       sync_browser_runtime: `Chromium ${f.browserVersion}, headless, a fresh profile, the built extension (.output/chrome-mv3)`,
     },
   };
