@@ -28,7 +28,8 @@
  * through its options page (URL, user, app password, passphrase), and its service worker's JS heap is read through
  * CDP (Runtime.getHeapUsage) every ~100 ms until the status says synced (bench/lib/sync/browser-device.ts). There
  * IndexedDB lives in the browser process, so the heap is the worker's own. --browser-only skips the Node second
- * device (and what follows it at that size: quiet passes, the edit, embedding) and asks only for the browser figures.
+ * device (and what follows it at that size: quiet passes, the edit, embedding) and asks only for the browser figures
+ * (at 100k it spares the Node second device's 4+ GB; with --browser the JSON holds the browser figures before it runs).
  * - sync_browser_peak_heap_mb_<n>: the worker's whole heap (usedSize), highest read during its first pass.
  * - sync_browser_heap_after_mb_<n>: the same once the status says synced, after GC.
  * - sync_browser_searchable_s_<n>: Connect clicked -> the extension holds all n and finds sampled items by their words.
@@ -125,7 +126,7 @@ function foundByWords(store: MemoryStore, sample: { id: string; text: string }[]
   return found;
 }
 
-async function runSize(n: number, pool: string[], server: WebdavServer, a: ReturnType<typeof args>, rows: Row[], extra: Record<string, unknown>, unmeasured: string[]) {
+async function runSize(n: number, pool: string[], server: WebdavServer, a: ReturnType<typeof args>, rows: Row[], extra: Record<string, unknown>, unmeasured: string[], checkpoint: () => void = () => {}) {
   const L = label(n);
   const folder = `sync-${L}`;
   mkdirSync(join(server.dir, folder), { recursive: true });
@@ -168,6 +169,7 @@ async function runSize(n: number, pool: string[], server: WebdavServer, a: Retur
     } catch (e) {
       unmeasured.push(`sync_browser_*_${L}: ${e instanceof Error ? e.message : String(e)}`);
     }
+    checkpoint(); // in the JSON before the Node second device, which may run out of memory at 100k
     if (a.browserOnly) {
       first.close();
       return;
@@ -315,7 +317,8 @@ async function main() {
   try {
     for (const [k, n] of a.sizes.entries()) {
       try {
-        await runSize(n, pool, server, a, rows, extra, unmeasured);
+        const later = a.sizes.slice(k + 1).map((m) => `size ${m}: not run yet`);
+        await runSize(n, pool, server, a, rows, extra, unmeasured, () => save([`size ${n}: the Node second device not finished yet`, ...later]));
       } catch (e) {
         unmeasured.push(`size ${n}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       }
