@@ -30,7 +30,8 @@
  * IndexedDB lives in the browser process, so the heap is the worker's own. --browser-only skips the Node second
  * device (and what follows it at that size: quiet passes, the edit, embedding) and asks only for the browser figures
  * (at 100k it spares the Node second device's 4+ GB; with --browser the JSON holds the browser figures before it runs).
- * - sync_browser_peak_heap_mb_<n>: the worker's whole heap (usedSize), highest read during its first pass.
+ * - sync_browser_peak_heap_mb_<n>: the worker's whole heap (usedSize), highest during its first pass: of the reads and
+ *   of the heap at the start of each garbage collection of its thread (MinorGC/MajorGC in a trace of the browser).
  * - sync_browser_heap_after_mb_<n>: the same once the status says synced, after GC.
  * - sync_browser_searchable_s_<n>: Connect clicked -> the extension holds all n and finds sampled items by their words.
  */

@@ -29,7 +29,7 @@ describe('the sync bench in Chromium looks items up by their words', () => {
 describe('the sync bench’s browser figures', () => {
   const figures = (over: Partial<BrowserSyncFigures> = {}): BrowserSyncFigures => ({
     beforeBytes: 18_100_000, peakBytes: 250_000_000, afterBytes: 26_500_000, afterRawBytes: 72_200_000, peakCommittedBytes: 300_000_000,
-    samples: 108, peakAtS: 6.1, timeline: [[0, 18.2], [6100, 250]], maxGapMs: 543, passS: 12.4, searchableS: 13.2, checkS: 0.8, found: 50, memorySize: 100_000,
+    samples: 108, peakGcBytes: 240_000_000, collections: 40, peakAtS: 6.1, timeline: [[0, 18.2], [6100, 250]], maxGapMs: 543, passS: 12.4, searchableS: 13.2, checkS: 0.8, found: 50, memorySize: 100_000,
     modelBefore: 'ready', model: { state: 'ready', unembedded: 100_000 }, statusText: 'Synced', browserVersion: '156',
     ...over,
   });
@@ -42,9 +42,15 @@ describe('the sync bench’s browser figures', () => {
     expect(big.sync_browser_peak_heap_mb_100k.what).toContain('IndexedDB in the browser process');
     expect(big.sync_browser_heap_after_mb_100k.value).toBe(26.5);
     expect(big.sync_browser_searchable_s_100k).toMatchObject({ value: 13.2, target: 'reported' });
-    const small = byName(browserRows('2k', 2000, figures({ peakBytes: 87_800_000 })).rows);
+    const small = byName(browserRows('2k', 2000, figures({ peakBytes: 67_000_000, peakGcBytes: 87_800_000 })).rows);
     expect(small.sync_browser_peak_heap_mb_2k).toMatchObject({ value: 87.8, target: 'reported', ok: undefined });
     expect(small.sync_browser_searchable_s_2k).toMatchObject({ target: '<= 30 s', ok: true });
+  });
+
+  it('takes the higher of the reads and the heap at a collection’s start, and says when the trace saw none', () => {
+    const read = browserRows('2k', 2000, figures({ peakBytes: 90_000_000, peakGcBytes: 0, collections: 0 })).rows[0];
+    expect(read.value).toBe(90);
+    expect(read.note).toContain('showed no collection');
   });
 
   it('says whether embedding could overlap the heap reads', () => {

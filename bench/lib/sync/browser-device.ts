@@ -31,7 +31,7 @@ class WorkerCdp {
   private readonly waiting = new Map<number, { ok: (v: unknown) => void; no: (e: Error) => void }>();
   gone?: string;
   private constructor(
-    private readonly cdp: CDPSession,
+    readonly cdp: CDPSession,
     private readonly sessionId: string,
   ) {
     cdp.on('Target.receivedMessageFromTarget', (e) => {
@@ -85,6 +85,51 @@ class WorkerCdp {
 
   detach(): Promise<void> {
     return this.cdp.detach().catch(() => undefined);
+  }
+}
+
+/**
+ * The heap at the start of every garbage collection of the service worker's thread, from a trace of the browser
+ * (Blink's MinorGC/MajorGC events carry `usedHeapSizeBefore`). The heap is highest just before a collection, so this
+ * sees the peaks that 100 ms reads fall between.
+ */
+class GcTrace {
+  private readonly threads = new Map<string, string>();
+  private readonly before = new Map<string, number>();
+  private readonly count = new Map<string, number>();
+  private readonly complete: Promise<unknown>;
+  private constructor(private readonly cdp: CDPSession) {
+    cdp.on('Tracing.dataCollected', (e) => {
+      for (const ev of e.value as unknown as { name: string; ph: string; pid: number; tid: number; args?: { name?: string; usedHeapSizeBefore?: number } }[]) {
+        const key = `${ev.pid}/${ev.tid}`;
+        if (ev.ph === 'M' && ev.name === 'thread_name' && ev.args?.name) this.threads.set(key, ev.args.name);
+        else if ((ev.name === 'MinorGC' || ev.name === 'MajorGC') && typeof ev.args?.usedHeapSizeBefore === 'number') {
+          this.before.set(key, Math.max(this.before.get(key) ?? 0, ev.args.usedHeapSizeBefore));
+          this.count.set(key, (this.count.get(key) ?? 0) + 1);
+        }
+      }
+    });
+    this.complete = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
+  }
+
+  static async start(cdp: CDPSession): Promise<GcTrace> {
+    const t = new GcTrace(cdp);
+    await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline'], recordMode: 'recordAsMuchAsPossible' }, transferMode: 'ReportEvents' });
+    return t;
+  }
+
+  /** The highest heap at a collection's start on the service worker's thread, and how many collections it had. */
+  async stop(): Promise<{ peakBytes: number; collections: number }> {
+    await this.cdp.send('Tracing.end');
+    await this.complete;
+    let peakBytes = 0;
+    let collections = 0;
+    for (const [key, name] of this.threads) {
+      if (name !== 'ServiceWorker thread') continue;
+      peakBytes = Math.max(peakBytes, this.before.get(key) ?? 0);
+      collections += this.count.get(key) ?? 0;
+    }
+    return { peakBytes, collections };
   }
 }
 
@@ -160,7 +205,9 @@ export async function browserSecondDevice(run: BrowserSyncRun): Promise<BrowserS
       }
     })();
     const status = sync.getByTestId('sync-status');
+    const trace = await GcTrace.start(worker.cdp);
     t0 = performance.now();
+    const clickedAt = Date.now();
     await sync.getByTestId('sync-connect').click();
     let state = 'off';
     let lastLog = t0;
@@ -187,8 +234,10 @@ export async function browserSecondDevice(run: BrowserSyncRun): Promise<BrowserS
     const passS = (performance.now() - t0) / 1000;
     const afterRaw = last;
     const after = (await worker.heapAfterGc()).usedSize;
+    const gc = await trace.stop();
+    // A later pass may have begun by now (memory changed during this one): the first must have ended without a problem.
     const st = await h.call<SyncStatus>('sync:status', {});
-    if (st.state !== 'synced' || !st.lastSyncedAt) throw new Error(`the worker says ${st.state} after the page said synced`);
+    if (!st.lastSyncedAt || st.lastSyncedAt < clickedAt) throw new Error(`the worker says ${st.state}, last synced ${st.lastSyncedAt ? new Date(st.lastSyncedAt).toISOString() : 'never'}, after the page said synced`);
     const model = await h.call<ServiceStatus>('model:status', {});
     log(`browser: synced after ${passS.toFixed(1)} s, ${samples} heap reads (longest gap ${Math.round(maxGapMs)} ms); peak ${(peak / 1e6).toFixed(1)} MB, after GC ${(after / 1e6).toFixed(1)} MB; model ${model.state}, ${model.unembedded} unembedded`);
 
@@ -214,6 +263,7 @@ export async function browserSecondDevice(run: BrowserSyncRun): Promise<BrowserS
     if (found < run.sample.length) throw new Error(`only ${found} of ${run.sample.length} sampled items found by their words`);
     return {
       beforeBytes: before, peakBytes: peak, afterBytes: after, afterRawBytes: afterRaw, peakCommittedBytes: peakCommitted, samples, maxGapMs,
+      peakGcBytes: gc.peakBytes, collections: gc.collections,
       peakAtS: (timeline.find(([, u]) => u === peak)?.[0] ?? 0) / 1000, timeline: heapTimeline(timeline),
       passS, searchableS, checkS, found, memorySize, modelBefore,
       model: { state: model.state, unembedded: model.unembedded, indexBackend: model.indexBackend },
