@@ -29,7 +29,7 @@ describe('the sync bench in Chromium looks items up by their words', () => {
 describe('the sync bench’s browser figures', () => {
   const figures = (over: Partial<BrowserSyncFigures> = {}): BrowserSyncFigures => ({
     beforeBytes: 18_100_000, peakBytes: 250_000_000, afterBytes: 26_500_000, afterRawBytes: 72_200_000, peakCommittedBytes: 300_000_000,
-    samples: 108, peakGcBytes: 240_000_000, collections: 40, peakAtS: 6.1, timeline: [[0, 18.2], [6100, 250]], maxGapMs: 543, passS: 12.4, searchableS: 13.2, checkS: 0.8, found: 50, memorySize: 100_000,
+    samples: 108, peakGcBytes: 240_000_000, collections: 40, traceLost: false, peakAtS: 6.1, timeline: [[0, 18.2], [6100, 250]], maxGapMs: 543, passS: 12.4, searchableS: 13.2, checkS: 0.8, found: 50, memorySize: 100_000,
     modelBefore: 'ready', model: { state: 'ready', unembedded: 100_000 }, statusText: 'Synced', browserVersion: '156',
     ...over,
   });

@@ -97,11 +97,15 @@ class GcTrace {
   private readonly threads = new Map<string, string>();
   private readonly before = new Map<string, number>();
   private readonly count = new Map<string, number>();
-  private readonly complete: Promise<unknown>;
+  private readonly complete: Promise<{ dataLossOccurred: boolean }>;
+  private readonly names = new Map<string, number>();
+  events = 0;
   private constructor(private readonly cdp: CDPSession) {
     cdp.on('Tracing.dataCollected', (e) => {
       for (const ev of e.value as unknown as { name: string; ph: string; pid: number; tid: number; args?: { name?: string; usedHeapSizeBefore?: number } }[]) {
         const key = `${ev.pid}/${ev.tid}`;
+        this.events++;
+        this.names.set(ev.name, (this.names.get(ev.name) ?? 0) + 1);
         if (ev.ph === 'M' && ev.name === 'thread_name' && ev.args?.name) this.threads.set(key, ev.args.name);
         else if ((ev.name === 'MinorGC' || ev.name === 'MajorGC') && typeof ev.args?.usedHeapSizeBefore === 'number') {
           this.before.set(key, Math.max(this.before.get(key) ?? 0, ev.args.usedHeapSizeBefore));
@@ -114,14 +118,14 @@ class GcTrace {
 
   static async start(cdp: CDPSession): Promise<GcTrace> {
     const t = new GcTrace(cdp);
-    await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline'], recordMode: 'recordAsMuchAsPossible' }, transferMode: 'ReportEvents' });
+    await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline'], recordMode: 'recordAsMuchAsPossible', traceBufferSizeInKb: 512 * 1024 }, transferMode: 'ReportEvents' });
     return t;
   }
 
   /** The highest heap at a collection's start on the service worker's thread, and how many collections it had. */
-  async stop(): Promise<{ peakBytes: number; collections: number }> {
+  async stop(): Promise<{ peakBytes: number; collections: number; lost: boolean; events: number; commonest: string }> {
     await this.cdp.send('Tracing.end');
-    await this.complete;
+    const { dataLossOccurred } = await this.complete;
     let peakBytes = 0;
     let collections = 0;
     for (const [key, name] of this.threads) {
@@ -129,7 +133,7 @@ class GcTrace {
       peakBytes = Math.max(peakBytes, this.before.get(key) ?? 0);
       collections += this.count.get(key) ?? 0;
     }
-    return { peakBytes, collections };
+    return { peakBytes, collections, lost: dataLossOccurred, events: this.events, commonest: [...this.names].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([k, c]) => `${k} ${c}`).join(', ') };
   }
 }
 
@@ -235,6 +239,7 @@ export async function browserSecondDevice(run: BrowserSyncRun): Promise<BrowserS
     const afterRaw = last;
     const after = (await worker.heapAfterGc()).usedSize;
     const gc = await trace.stop();
+    log(`browser: the trace held ${gc.events} events (${gc.commonest}); ${gc.collections} collections on the worker's thread${gc.lost ? '; THE TRACE LOST EVENTS' : ''}`);
     // A later pass may have begun by now (memory changed during this one): the first must have ended without a problem.
     const st = await h.call<SyncStatus>('sync:status', {});
     if (!st.lastSyncedAt || st.lastSyncedAt < clickedAt) throw new Error(`the worker says ${st.state}, last synced ${st.lastSyncedAt ? new Date(st.lastSyncedAt).toISOString() : 'never'}, after the page said synced`);
@@ -263,7 +268,7 @@ export async function browserSecondDevice(run: BrowserSyncRun): Promise<BrowserS
     if (found < run.sample.length) throw new Error(`only ${found} of ${run.sample.length} sampled items found by their words`);
     return {
       beforeBytes: before, peakBytes: peak, afterBytes: after, afterRawBytes: afterRaw, peakCommittedBytes: peakCommitted, samples, maxGapMs,
-      peakGcBytes: gc.peakBytes, collections: gc.collections,
+      peakGcBytes: gc.peakBytes, collections: gc.collections, traceLost: gc.lost,
       peakAtS: (timeline.find(([, u]) => u === peak)?.[0] ?? 0) / 1000, timeline: heapTimeline(timeline),
       passS, searchableS, checkS, found, memorySize, modelBefore,
       model: { state: model.state, unembedded: model.unembedded, indexBackend: model.indexBackend },

@@ -15,6 +15,8 @@ export interface BrowserSyncFigures {
   /** The highest heap at the start of a garbage collection of the worker's thread during the pass (a trace), and their count. */
   peakGcBytes: number;
   collections: number;
+  /** The browser's trace buffer filled: collections after that were not seen. */
+  traceLost: boolean;
   /** When the highest read came, seconds after Connect was clicked (the pass ends at passS). */
   peakAtS: number;
   /** The heap through the pass: [ms after Connect, MB], the highest read of each stretch. */
@@ -72,7 +74,7 @@ export function browserRows(L: string, n: number, f: BrowserSyncFigures, everyMs
       {
         name: `sync_browser_peak_heap_mb_${L}`, what: `second device = the built extension in headless Chromium, its first pass of ${L} items: the highest ${where}, read every ~${everyMs} ms and at the start of each garbage collection (a trace)`,
         value: mb(peak), target: n >= 100_000 ? '<= 200 MB' : 'reported', ok: n >= 100_000 ? mb(peak) <= 200 : undefined,
-        note: `whole heap, not above the level before: ${mb(f.beforeBytes)} MB after the extension idled (after GC), so ${mb(peak - f.beforeBytes)} MB above it; highest at a collection's start ${f.collections ? `${mb(f.peakGcBytes)} MB (${f.collections} collections)` : 'not seen (the trace showed no collection on the worker\'s thread)'}, highest of ${f.samples} reads ${mb(f.peakBytes)} MB at ${r1(f.peakAtS)} s of the ${r1(f.passS)} s pass (longest gap between reads ${Math.round(f.maxGapMs)} ms); highest committed heap ${mb(f.peakCommittedBytes)} MB; ${embedding}`,
+        note: `whole heap, not above the level before: ${mb(f.beforeBytes)} MB after the extension idled (after GC), so ${mb(peak - f.beforeBytes)} MB above it; highest at a collection's start ${f.collections ? `${mb(f.peakGcBytes)} MB (${f.collections} collections${f.traceLost ? ', THE TRACE LOST EVENTS: later collections unseen' : ''})` : 'not seen (the trace showed no collection on the worker\'s thread)'}, highest of ${f.samples} reads ${mb(f.peakBytes)} MB at ${r1(f.peakAtS)} s of the ${r1(f.passS)} s pass (longest gap between reads ${Math.round(f.maxGapMs)} ms); highest committed heap ${mb(f.peakCommittedBytes)} MB; ${embedding}`,
       },
       {
         name: `sync_browser_heap_after_mb_${L}`, what: `the same worker's heap once the status said synced, after GC (${where})`,
@@ -92,6 +94,7 @@ export function browserRows(L: string, n: number, f: BrowserSyncFigures, everyMs
       [`sync_browser_peak_heap_read_mb_${L}`]: mb(f.peakBytes),
       [`sync_browser_peak_heap_at_gc_mb_${L}`]: mb(f.peakGcBytes),
       [`sync_browser_collections_${L}`]: f.collections,
+      [`sync_browser_trace_lost_events_${L}`]: f.traceLost,
       [`sync_browser_longest_read_gap_ms_${L}`]: Math.round(f.maxGapMs),
       [`sync_browser_model_after_${L}`]: f.model,
       [`sync_browser_heap_timeline_${L}`]: f.timeline,
