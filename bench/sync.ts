@@ -3,6 +3,7 @@
  * the memory file import; MemoryStore over fake-indexeddb; embedPending with the int8 model on the extension's pool of
  * two single-threaded WASM engines), in Node, against a real WebDAV server (rclone serve webdav, started here).
  * Usage: npm run bench:sync -- [--json OUT] [--sizes 10000,100000] [--embed-sample 192 | --embed-all] [--data LONGMEMEVAL_FILE]
+ *   [--browser | --browser-only] [--build-dir .output/chrome-mv3]
  * (6 Dec 2026: 100k did not finish here, see docs/benchmarks.md; `--sizes 10000` runs the rest, and exits non-zero for
  * the missing sync_peak_heap_mb_100k. The JSON is written after each size, so a size that runs out of memory leaves
  * the figures of the sizes before it.)
@@ -21,6 +22,18 @@
  * - sync_peak_heap_mb_<n>: heapUsed sampled during the second device's first pass, above its level before (after GC).
  *   In Node the second device's IndexedDB (fake-indexeddb) lives in the same heap; the part it holds after the pass
  *   is measured and printed, as the browser keeps it out of the worker's heap.
+ *
+ * --browser (`npm run build` first): at each size, right after the first device's pass, a second device in the product
+ * itself: the built extension in a fresh headless Chromium profile (test/e2e/harness.ts) connects to the same folder
+ * through its options page (URL, user, app password, passphrase), and its service worker's JS heap is read through
+ * CDP (Runtime.getHeapUsage) every ~100 ms until the status says synced (bench/lib/sync/browser-device.ts). There
+ * IndexedDB lives in the browser process, so the heap is the worker's own. --browser-only skips the Node second
+ * device (and what follows it at that size: quiet passes, the edit, embedding) and asks only for the browser figures
+ * (at 100k it spares the Node second device's 4+ GB; with --browser the JSON holds the browser figures before it runs).
+ * - sync_browser_peak_heap_mb_<n>: the worker's whole heap (usedSize), highest during its first pass: of the reads and
+ *   of the heap at the start of each garbage collection of its thread (MinorGC/MajorGC in a trace of the browser).
+ * - sync_browser_heap_after_mb_<n>: the same once the status says synced, after GC.
+ * - sync_browser_searchable_s_<n>: Connect clicked -> the extension holds all n and finds sampled items by their words.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +52,8 @@ import { startWebdav, type WebdavServer } from '../test/webdav-server';
 import { lmeDataFile } from './lib/longmemeval-data';
 import { NodeWorkerEngine } from './lib/perf/node-engines';
 import { englishNote, rng } from './lib/perf/synthetic';
+import { browserSecondDevice } from './lib/sync/browser-device';
+import { browserRows } from './lib/sync/browser-figures';
 import { BENCH_PASSPHRASE, Device } from './lib/sync/devices';
 import { folderBytes, HeapSampler, itemTexts } from './lib/sync/measure';
 
@@ -78,6 +93,9 @@ function args(argv: string[]) {
     embedSample: Number(get('--embed-sample') ?? 192),
     embedAll: argv.includes('--embed-all'),
     data: get('--data'),
+    browser: argv.includes('--browser') || argv.includes('--browser-only'),
+    browserOnly: argv.includes('--browser-only'),
+    buildDir: get('--build-dir'),
   };
 }
 
@@ -109,7 +127,7 @@ function foundByWords(store: MemoryStore, sample: { id: string; text: string }[]
   return found;
 }
 
-async function runSize(n: number, pool: string[], server: WebdavServer, a: ReturnType<typeof args>, rows: Row[], extra: Record<string, unknown>, unmeasured: string[]) {
+async function runSize(n: number, pool: string[], server: WebdavServer, a: ReturnType<typeof args>, rows: Row[], extra: Record<string, unknown>, unmeasured: string[], checkpoint: () => void = () => {}) {
   const L = label(n);
   const folder = `sync-${L}`;
   mkdirSync(join(server.dir, folder), { recursive: true });
@@ -139,6 +157,25 @@ async function runSize(n: number, pool: string[], server: WebdavServer, a: Retur
     value: Math.round(perItem), target: '<= 1024 B', ok: perItem <= 1024,
     note: `${folderAfter.files} files: ${Object.entries(folderAfter.byKind).map(([k, v]) => `${k} ${mb(v)} MB`).join(', ')}; ${r1(up.sent / n)} operations per item`,
   });
+
+  // The second device in the browser, while the folder holds only the first device's pass.
+  if (a.browser) {
+    const sample = Array.from({ length: SEARCH_SAMPLE }, (_, k) => Math.floor((k * n) / SEARCH_SAMPLE)).map((i) => ({ id: `s${i}`, text: texts[i] }));
+    log(`${L}: the second device in Chromium (built extension) connects`);
+    try {
+      const f = await browserSecondDevice({ n, place, passphrase: BENCH_PASSPHRASE, sample, log, buildDir: a.buildDir });
+      const got = browserRows(L, n, f);
+      rows.push(...got.rows);
+      Object.assign(extra, got.extra);
+    } catch (e) {
+      unmeasured.push(`sync_browser_*_${L}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    checkpoint(); // in the JSON before the Node second device, which may run out of memory at 100k
+    if (a.browserOnly) {
+      first.close();
+      return;
+    }
+  }
 
   // The second device joins and takes everything: its heap sampled throughout, its IndexedDB in this heap too.
   first.dropStore(); // the first device's index is not the second's heap (its database stays: it is needed again)
@@ -281,7 +318,8 @@ async function main() {
   try {
     for (const [k, n] of a.sizes.entries()) {
       try {
-        await runSize(n, pool, server, a, rows, extra, unmeasured);
+        const later = a.sizes.slice(k + 1).map((m) => `size ${m}: not run yet`);
+        await runSize(n, pool, server, a, rows, extra, unmeasured, () => save([`size ${n}: the Node second device not finished yet`, ...later]));
       } catch (e) {
         unmeasured.push(`size ${n}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       }
@@ -296,9 +334,12 @@ async function main() {
   console.log(lines.join('\n'));
   const named = new Set(rows.map((r) => r.name));
   const first = label(a.sizes[0]);
-  for (const want of [`sync_searchable_s_${first}`, `sync_embedded_s_${first}`, 'sync_bytes_per_item', 'sync_second_pass_bytes', 'sync_edit_s', 'sync_unlock_ms'])
-    if (!named.has(want)) unmeasured.push(`${want}: not measured (see above)`);
-  if (!a.sizes.some((n) => n >= 100_000)) unmeasured.push('sync_peak_heap_mb_100k: not run (--sizes has no 100000)');
+  const wanted = a.browserOnly ? ['sync_bytes_per_item', 'sync_unlock_ms'] : [`sync_searchable_s_${first}`, `sync_embedded_s_${first}`, 'sync_bytes_per_item', 'sync_second_pass_bytes', 'sync_edit_s', 'sync_unlock_ms'];
+  if (a.browser) for (const n of a.sizes) for (const f of ['peak_heap_mb', 'heap_after_mb', 'searchable_s']) wanted.push(`sync_browser_${f}_${label(n)}`);
+  for (const want of wanted) if (!named.has(want)) unmeasured.push(`${want}: not measured (see above)`);
+  if (!a.sizes.some((n) => n >= 100_000)) {
+    for (const want of [...(a.browserOnly ? [] : ['sync_peak_heap_mb_100k']), ...(a.browser ? ['sync_browser_peak_heap_mb_100k'] : [])]) unmeasured.push(`${want}: not run (--sizes has no 100000)`);
+  }
   save([]);
   if (a.json) log(`wrote ${a.json}`);
   if (unmeasured.length) throw new Error(`not measured:\n${[...new Set(unmeasured)].map((u) => `- ${u}`).join('\n')}`);
