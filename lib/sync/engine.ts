@@ -8,12 +8,12 @@ import { dropOutbox, forgetDevice, outboxRow, readDevice, readOutbox, writeDevic
 import { SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults } from './folder-headers';
 import { headerPath, parseListing } from './folder-layout';
-import { FolderReader, type Applied } from './folder-reader';
+import { FolderReader, SnapshotPartError, type Applied, type ReadSnapshot } from './folder-reader';
 import { driftInWords, HybridClock, parseStamp, receiveAll, type ClockAhead } from './hlc';
 import { SyncLedger } from './ledger';
 import { LogWriter } from './log-writer';
 import { applyOps, collectTombstones, MergeState, mergeState, noteCarrier } from './merge';
-import { stateFromJson, stateToJson } from './merge-json';
+import { recordsFromJson, recordToJson, stateFromJson } from './merge-json';
 import { applyMerged, commitLocal, localChanges } from './replica';
 import { mergedSettings, settingsChanges, type SettingsHeads, type SyncedSettings } from './settings-replica';
 import { noteRevisions } from './revisions';
@@ -32,6 +32,8 @@ export const SNAPSHOT_AFTER_OPS = 20_000;
 export const SNAPSHOT_AFTER_BYTES = 1_000_000;
 /** Records written into memory per step of a large first sync (progress is reported between steps). */
 const APPLY_STEP = 2_000;
+/** Records segments merged that are written into memory and saved before the next segment is applied. */
+const FLUSH_RECORDS = 5_000;
 /** A device is active (its `seen` counts for collecting tombstones) while it wrote within this long. */
 const ACTIVE_MS = 90 * 86_400_000;
 /** A device that applied others' segments but has nothing of its own to say still writes (its `seen`) this often. */
@@ -157,7 +159,8 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   if (!listing.headers.some((h) => h.vaultId === dev.vaultId)) {
     throw new SyncPlaceError('gone', 'The synced memory is no longer in this folder (its header file is gone). Disconnect and connect again to start a new one there; your memory on this device is kept.');
   }
-  const read = await readerFor(dev, storage).read(dev.applied);
+  const reader = readerFor(dev, storage);
+  const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path });
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
   report.devices = dev.devices = Math.max(1, Object.keys(read.devices).length);
 
@@ -165,49 +168,61 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   const clock = new HybridClock(dev.deviceId, await ledger.clock());
   const state = new MergeState();
   const states = new StateStore(deps.db);
-  const touched = new Set<string>();
+  // Records merged but not yet written into memory and saved (flushed every FLUSH_RECORDS), and every id this pass
+  // merged (ids only: a record edited here meanwhile takes the merged result below).
+  let touched = new Set<string>();
+  const merged = new Set<string>();
   const ahead: ClockAhead[] = [];
+  const flush = async () => {
+    report.written += await writeMerged(deps, ledger, state, touched, dev);
+    await saveState(deps.db, states, state, touched, dev);
+    for (const id of touched) merged.add(id);
+    state.records.clear();
+    touched = new Set();
+  };
 
+  let segmentsWait = false;
   if (read.snapshot) {
-    const body = read.snapshot.body;
-    const snap = stateFromJson(body.state);
-    body.state = undefined; // the parsed JSON goes as soon as the state is read from it
-    await states.load(state, snap.records.keys());
-    if (state.records.size) for (const id of mergeState(state, snap)) touched.add(id);
-    else {
-      // Nothing of it is here yet (a new device): the snapshot's records are the state, not copied into it.
-      for (const [id, record] of snap.records) {
-        state.records.set(id, record);
-        touched.add(id);
-      }
+    try {
+      report.written += await applySnapshot(deps, dev, reader, read.snapshot, { ledger, state, states });
+    } catch (e) {
+      if (!(e instanceof SnapshotPartError || e instanceof SyncFormatError)) throw e;
+      // A part changed or went since it was checked, or does not read: nothing after the snapshot is applied now.
+      say(`snapshot ${read.snapshot.path}`, e instanceof SyncFormatError ? `${read.snapshot.path} was not used: ${e.message}` : e.message);
+      if (e instanceof SyncFormatError) dev.snapshotProgress = undefined;
+      segmentsWait = true;
     }
-    for (const [device, seq] of Object.entries(body.covers)) {
-      if (seq > (dev.applied[device]?.seq ?? 0)) dev.applied[device] = { seq, hash: body.heads[device] ?? '' };
-    }
-    dev.opsSinceSnapshot = 0;
   }
   const stopped = new Set<string>();
-  for (const seg of read.segments) {
-    const { device, seq } = seg.body;
+  for (const ref of segmentsWait ? [] : read.segments) {
+    const { device, seq } = ref;
     if (stopped.has(device)) continue;
+    // One segment in memory at a time: read (or kept from planning), applied, let go.
+    const body = await reader.body(ref);
+    if (!body) {
+      stopped.add(device);
+      continue;
+    }
     let ops: SyncOp[];
     try {
-      ops = parseOps(seg.body.ops, `${seg.path}`);
+      ops = parseOps(body.ops, `${ref.path}`);
     } catch (e) {
       // A sealed segment this version cannot take: nothing of it, nor of what follows it, is applied.
       stopped.add(device);
-      say(`refused ${seg.path}`, e instanceof Error ? e.message : String(e));
+      say(`refused ${ref.path}`, e instanceof Error ? e.message : String(e));
       continue;
     }
     await states.load(state, ops.map((o) => o.id));
     for (const id of applyOps(state, ops, { device, seq })) touched.add(id);
     ahead.push(...receiveAll(clock, ops.map((o) => o.stamp), now()));
-    dev.applied[device] = { seq, hash: seg.hash };
-    dev.seen[device] = seg.body.seen;
+    dev.applied[device] = { seq, hash: ref.hash };
+    dev.seen[device] = body.seen;
     const newest = ops.reduce((m, o) => Math.max(m, parseStamp(o.stamp).wall), 0);
     dev.wrote[device] = Math.max(dev.wrote[device] ?? 0, Math.min(newest || now(), now()));
     report.received += ops.length;
+    if (state.records.size >= FLUSH_RECORDS) await flush();
   }
+  for (const p of reader.takeProblems()) say(`${p.kind} ${p.path}`, p.words);
   for (const a of ahead) {
     const name = read.devices[a.device]?.name ?? 'another device';
     say(`ahead ${a.device}`, `The clock of '${name}' is ${driftInWords(a.aheadMs)} ahead of this one: its changes are kept, but set that device's clock right.`);
@@ -216,8 +231,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
 
   // Into memory (and the ledger with it), then the state and how far each log was applied, in that order: a stop in
   // between applies the same segments again, and writing the same records again changes nothing.
-  report.written = await writeMerged(deps, ledger, state, touched, dev);
-  await saveState(deps.db, states, state, touched, dev);
+  await flush();
 
   // This device's changes: sealed into segments kept in the outbox together with the ledger rows that say they were
   // made, so a stop never loses one nor sends one twice.
@@ -253,7 +267,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
     dev.opsSinceSnapshot += ops.length;
     // A record edited here while another device's edit of it arrived: the two merged, and memory takes the result now
     // rather than on the next pass.
-    const both = new Set(ops.map((o) => o.id).filter((id) => touched.has(id)));
+    const both = new Set(ops.map((o) => o.id).filter((id) => merged.has(id)));
     if (both.size) report.written += await writeMerged(deps, ledger, state, both, dev);
   }
 
@@ -270,7 +284,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
 }
 
 /** Writes what arrived into memory and the settings, a step at a time; returns how many items were written. */
-async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState, touched: Set<string>, dev: DeviceState): Promise<number> {
+async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState, touched: Set<string>, dev: DeviceState, progress = true): Promise<number> {
   if (touched.has(SETTINGS_ID) && deps.settings) {
     const merged = mergedSettings(state, (await ledger.all()).get(SETTINGS_ID));
     if (merged) {
@@ -284,9 +298,70 @@ async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState
     const step = ids.slice(i, i + APPLY_STEP);
     const skipped = await applyMerged(deps.store, ledger, state, step);
     written += step.length - skipped.filter((id) => step.includes(id)).length;
-    if (ids.length > APPLY_STEP) deps.onProgress?.(Math.min(i + APPLY_STEP, ids.length), ids.length);
+    if (progress && ids.length > APPLY_STEP) deps.onProgress?.(Math.min(i + APPLY_STEP, ids.length), ids.length);
   }
   noteRevisions(dev, state, ids);
+  return written;
+}
+
+/**
+ * Merges a snapshot into the state part by part (docs/sync.md, "Snapshots"): each part's records are checked, merged
+ * with this device's rows of those ids (or taken as they are where it has none), written into memory with the ledger,
+ * saved, and let go before the next part is read. `dev.snapshotProgress` is saved with each part's rows, so a stopped
+ * pass goes on from the next part; how far each log is applied moves to the snapshot's `covers` after the last.
+ * Returns the items written into memory.
+ */
+async function applySnapshot(
+  deps: SyncDeps,
+  dev: DeviceState,
+  reader: FolderReader,
+  snap: ReadSnapshot,
+  held: { ledger: SyncLedger; state: MergeState; states: StateStore },
+): Promise<number> {
+  const { ledger, state, states } = held;
+  let written = 0;
+  const total = snap.body.version === 1 ? 0 : snap.parts.length;
+  const at = dev.snapshotProgress?.path === snap.path ? dev.snapshotProgress : { path: snap.path, next: 0, done: 0 };
+  for (let k = at.next; k <= total; k++) {
+    let part: MergeState;
+    if (snap.body.version === 1) {
+      if (k > 0) break;
+      part = stateFromJson(snap.state);
+      snap.state = undefined; // the parsed JSON goes as soon as the state is read from it
+    } else if (k < total) {
+      part = recordsFromJson(await reader.part(snap, k), at.last, `part ${k}`);
+    } else break;
+    const ids = [...part.records.keys()];
+    await states.load(state, ids);
+    const touched = new Set<string>();
+    for (const id of ids) {
+      const record = part.records.get(id)!;
+      if (!state.records.has(id)) {
+        // Nothing of it here yet: the snapshot's record is the state, not copied into it.
+        state.records.set(id, record);
+        touched.add(id);
+      } else {
+        const one = new MergeState();
+        one.records.set(id, record);
+        if (mergeState(state, one).size) touched.add(id);
+      }
+    }
+    part.records.clear();
+    written += await writeMerged(deps, ledger, state, touched, dev, false);
+    at.next = k + 1;
+    at.last = ids.at(-1) ?? at.last;
+    at.done += ids.length;
+    dev.snapshotProgress = { ...at };
+    await saveState(deps.db, states, state, touched, dev);
+    state.records.clear();
+    deps.onProgress?.(at.done, snap.body.records ?? at.done);
+  }
+  for (const [device, seq] of Object.entries(snap.body.covers)) {
+    if (seq > (dev.applied[device]?.seq ?? 0)) dev.applied[device] = { seq, hash: snap.body.heads[device] ?? '' };
+  }
+  dev.snapshotProgress = undefined;
+  dev.opsSinceSnapshot = 0;
+  await writeDevice(deps.db, dev);
   return written;
 }
 
@@ -328,13 +403,20 @@ async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter,
  * other active device has applied.
  */
 async function snapshot(db: BackstoryDB, dev: DeviceState, writer: LogWriter, states: StateStore): Promise<void> {
-  const state = await states.all();
   const active = Object.keys(dev.seen).filter((d) => d === dev.deviceId || Date.now() - (dev.wrote[d] ?? 0) < ACTIVE_MS);
-  const before = new Set(state.records.keys());
-  collectTombstones(state, active.map((d) => dev.seen[d]));
-  const dropped = [...before].filter((id) => !state.records.has(id));
+  const seens = active.map((d) => dev.seen[d]);
+  const dropped: string[] = [];
+  // The state a slice at a time, in id order, tombstones collected per slice: the writer seals a part as it fills.
+  async function* records() {
+    for await (const slice of states.slices()) {
+      const before = [...slice.records.keys()];
+      collectTombstones(slice, seens);
+      for (const id of before) if (!slice.records.has(id)) dropped.push(id);
+      yield [...slice.records].map(([id, record]) => ({ id, fields: recordToJson(record) }));
+    }
+  }
   const seq = dev.applied[dev.deviceId].seq;
-  const { size } = await writer.snapshotSized(seq, dev.applied, stateToJson(state));
+  const { size } = await writer.snapshot(seq, dev.applied, records());
   await db.syncState.bulkDelete(dropped);
   dev.snapshotSeq = seq;
   dev.snapshotBytes = size;
