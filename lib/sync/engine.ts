@@ -47,6 +47,8 @@ export interface SyncDeps {
   /** The settings that sync, read and written by the service (the settings layer is above sync). */
   settings?: { read(): Promise<SyncedSettings>; write(values: SyncedSettings, heads: SettingsHeads): Promise<void> };
   now?: () => number;
+  /** The most JSON a snapshot's part holds (`PART_BYTES` unless given; tests make small parts). */
+  snapshotPartBytes?: number;
   /** Items written into memory so far of a pass that brings many. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -273,7 +275,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
 
   const written = dev.bytesSinceSnapshot ?? 0;
   const due = dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS || written >= Math.max(SNAPSHOT_AFTER_BYTES, dev.snapshotBytes ?? 0);
-  if (due && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await snapshot(deps.db, dev, writer, states);
+  if (due && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await snapshot(deps.db, dev, writer, states, deps.snapshotPartBytes);
 
   dev.lastSyncedAt = now();
   dev.failure = undefined;
@@ -402,7 +404,7 @@ async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter,
  * collected; then this device's files the snapshot makes unneeded are removed: older snapshots, and segments every
  * other active device has applied.
  */
-async function snapshot(db: BackstoryDB, dev: DeviceState, writer: LogWriter, states: StateStore): Promise<void> {
+async function snapshot(db: BackstoryDB, dev: DeviceState, writer: LogWriter, states: StateStore, partBytes?: number): Promise<void> {
   const active = Object.keys(dev.seen).filter((d) => d === dev.deviceId || Date.now() - (dev.wrote[d] ?? 0) < ACTIVE_MS);
   const seens = active.map((d) => dev.seen[d]);
   const dropped: string[] = [];
@@ -416,7 +418,7 @@ async function snapshot(db: BackstoryDB, dev: DeviceState, writer: LogWriter, st
     }
   }
   const seq = dev.applied[dev.deviceId].seq;
-  const { size } = await writer.snapshot(seq, dev.applied, records());
+  const { size } = await writer.snapshot(seq, dev.applied, records(), { partBytes });
   await db.syncState.bulkDelete(dropped);
   dev.snapshotSeq = seq;
   dev.snapshotBytes = size;

@@ -165,10 +165,15 @@ export class FolderReader {
     let chains = this.chains(segs, base, report, false);
     let snapshot: ReadSnapshot | undefined;
     const isNew = Object.keys(applied).length === 0;
-    if (isNew || chains.gaps.length > 0) {
+    // A device's snapshot past where its chain stands here, with the next segment not in the folder (pruned before this
+    // device read it: it joined, or waited, while the snapshot was not all there): a gap with no later segment to show it.
+    const behind = listing.snapshots
+      .filter((f) => f.seq > (chains.heads[f.device]?.seq ?? 0) && !segs.some((x) => x.device === f.device && x.seq === (chains.heads[f.device]?.seq ?? 0) + 1))
+      .map((f) => ({ device: f.device, to: f.seq + 1 }));
+    if (isNew || chains.gaps.length > 0 || behind.length > 0) {
       // Snapshots are opened only when one may be needed: a worker that restarts would otherwise read them all again.
       const snaps = await this.openAll(listing.snapshots, 'snapshot', report);
-      const chosen = await this.chooseSnapshot(snaps, segs, listing, applied, chains.gaps, isNew, opts.resume, report);
+      const chosen = await this.chooseSnapshot(snaps, segs, listing, applied, [...chains.gaps, ...behind], isNew, opts.resume, report);
       if (chosen) {
         snapshot = chosen;
         base = { ...applied };
