@@ -238,8 +238,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   // This device's changes: sealed into segments kept in the outbox together with the ledger rows that say they were
   // made, so a stop never loses one nor sends one twice.
   const local = await localChanges(deps.store, ledger, clock, now());
-  const rows = await ledger.all();
-  const settings = deps.settings ? settingsChanges(await deps.settings.read(), rows.get(SETTINGS_ID), clock, now()) : undefined;
+  const settings = deps.settings ? settingsChanges(await deps.settings.read(), await ledger.row(SETTINGS_ID), clock, now()) : undefined;
   const ops = [...(settings?.ops ?? []), ...local.ops];
   const mine = dev.applied[dev.deviceId];
   const quietFor = now() - (dev.wrote[dev.deviceId] ?? 0);
@@ -288,7 +287,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
 /** Writes what arrived into memory and the settings, a step at a time; returns how many items were written. */
 async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState, touched: Set<string>, dev: DeviceState, progress = true): Promise<number> {
   if (touched.has(SETTINGS_ID) && deps.settings) {
-    const merged = mergedSettings(state, (await ledger.all()).get(SETTINGS_ID));
+    const merged = mergedSettings(state, await ledger.row(SETTINGS_ID));
     if (merged) {
       await deps.settings.write(merged.values, merged.heads);
       await ledger.put([merged.row]);
