@@ -3,9 +3,10 @@
 // sealed bytes of the one before it; a gap, a fork, an old file put back under a new name, or a file that does not
 // open is reported once, with its path, and never applied.
 import { toHex, sha256 } from './bytes';
-import { parseListing, segmentPath, snapshotPartPath, type FolderListing, type Placed } from './folder-layout';
+import { parseListing, segmentPath, type FolderListing, type Placed } from './folder-layout';
 import { open, SEAL_LIMITS, SealError, type SealingVault, type SealKind } from './seal';
-import { checkDevice, checkSegment, checkSnapshot, checkSnapshotPart, type DeviceBody } from './segment';
+import { checkDevice, checkSegment, checkSnapshot, type DeviceBody } from './segment';
+import { checkParts, readPart, SnapshotPartError, type ReadSnapshot } from './folder-snapshots';
 import { SyncPlaceError, type SegmentBody, type SyncStorage } from './types';
 
 /** Where a device's log has been applied to: its last segment's seq and the hash of its sealed bytes. */
@@ -20,6 +21,8 @@ export interface ReadSegment {
   hash: string;
   body: SegmentBody;
 }
+
+export { SnapshotPartError, type ReadSnapshot };
 
 export type FolderProblemKind = 'unreadable' | 'not-ours' | 'gap' | 'fork' | 'replayed';
 
@@ -39,26 +42,6 @@ export interface SegmentRef {
   before: Applied;
 }
 
-/** A snapshot chosen to merge: its parts are all in the folder and each is the one its manifest names. */
-export interface ReadSnapshot {
-  /** The manifest's path (or, for the first format, the whole snapshot's). */
-  path: string;
-  body: {
-    /** 1: the whole state is in `state`; 2: it is in `parts`, read one at a time (`FolderReader.part`). */
-    version: 1 | 2;
-    device: string;
-    seq: number;
-    covers: Record<string, number>;
-    heads: Record<string, string>;
-    /** Records in all parts (version 2). */
-    records?: number;
-  };
-  /** Where each part is (a copy an engine made counts when its bytes are the ones named), and its hash. */
-  parts: { path: string; hash: string }[];
-  /** Version 1's state, whole. */
-  state?: unknown;
-}
-
 export interface FolderPlan {
   /** A snapshot to merge first: for a new device, or where a log's early segments were removed before they were read. */
   snapshot?: ReadSnapshot;
@@ -75,17 +58,6 @@ export interface FolderPlan {
 /** `FolderPlan` with every segment's body read (tests, and small folders). */
 export interface FolderRead extends Omit<FolderPlan, 'segments'> {
   segments: ReadSegment[];
-}
-
-/** A snapshot's part that is no longer what was checked (changed or removed since): the snapshot waits. */
-export class SnapshotPartError extends Error {
-  constructor(
-    readonly path: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SnapshotPartError';
-  }
 }
 
 /**
@@ -219,21 +191,8 @@ export class FolderReader {
    * The records of part `k` of a chosen snapshot (version 2), checked to be the bytes its manifest names and to say
    * they are that part. Throws SnapshotPartError when the file changed or went since it was checked.
    */
-  async part(snapshot: ReadSnapshot, k: number): Promise<unknown[]> {
-    const { path, hash } = snapshot.parts[k];
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.storage.read(path);
-    } catch (e) {
-      if (e instanceof SyncPlaceError && e.problem === 'gone') throw new SnapshotPartError(path, `${path} went from the folder while it was being read.`);
-      throw e;
-    }
-    if (toHex(await sha256(bytes)) !== hash) throw new SnapshotPartError(path, `${path} changed while the snapshot was being read.`);
-    const body = checkSnapshotPart(await open(this.vault, 'snapshot-part', bytes));
-    if (body.device !== snapshot.body.device || body.seq !== snapshot.body.seq || body.part !== k) {
-      throw new SnapshotPartError(path, `${path} is not the part of the snapshot it is named in.`);
-    }
-    return body.records;
+  part(snapshot: ReadSnapshot, k: number): Promise<unknown[]> {
+    return readPart(this.storage, this.vault, snapshot, k);
   }
 
   /** A segment's body read again (it was opened by an earlier read), or undefined if it is no longer what it was. */
@@ -421,7 +380,7 @@ export class FolderReader {
     for (const s of helpful) {
       const body = { device: s.device, seq: s.seq, covers: s.covers ?? {}, heads: s.heads ?? {} };
       if (s.parts) {
-        const parts = await this.checkParts(s, s.parts, listing, report);
+        const parts = await checkParts({ storage: this.storage, vault: this.vault, verified: this.verified, name: (d) => this.name(d) }, s, s.parts, listing, report);
         if (parts) return { path: s.path, body: { version: 2, ...body, records: s.records }, parts };
         continue;
       }
@@ -437,66 +396,5 @@ export class FolderReader {
       }
     }
     return undefined;
-  }
-
-  /**
-   * Where each part a manifest names is, or undefined (said once) while one is missing, is an earlier write of that
-   * part (its writer stopped and wrote it again; the new one is on its way), or is some other file (refused).
-   */
-  private async checkParts(
-    s: Opened & { path: string },
-    hashes: string[],
-    listing: FolderListing,
-    report: (k: FolderProblemKind, p: string, w: string, key?: string) => void,
-  ): Promise<{ path: string; hash: string }[] | undefined> {
-    const mine = listing.parts.filter((p) => p.device === s.device && p.seq === s.seq);
-    const found: { path: string; hash: string }[] = [];
-    const wait = (have: number) => {
-      report('gap', s.path, `${this.name(s.device)}'s snapshot ${s.seq} is not all in the folder yet (${have} of ${hashes.length} parts); ` +
-        'it is used once the rest arrive.', `snapshot-wait ${s.path} ${s.hash}`);
-      return undefined;
-    };
-    const have = new Set(mine.map((p) => p.part)).size;
-    if (hashes.some((_, k) => !mine.some((p) => p.part === k))) return wait(have);
-    for (const [k, hash] of hashes.entries()) {
-      const cands = mine.filter((p) => p.part === k).sort((a, b) => Number(a.copy) - Number(b.copy) || (a.path < b.path ? -1 : 1));
-      let at = cands.find((c) => this.verified.has(`${c.path} ${c.size} ${hash}`))?.path;
-      let other: { path: string; bytes: Uint8Array } | undefined;
-      for (const c of at ? [] : cands) {
-        let bytes: Uint8Array;
-        try {
-          bytes = await this.storage.read(c.path);
-        } catch (e) {
-          if (e instanceof SyncPlaceError && e.problem === 'gone') continue;
-          throw e;
-        }
-        if (toHex(await sha256(bytes)) === hash) {
-          this.verified.add(`${c.path} ${c.size} ${hash}`);
-          at = c.path;
-          break;
-        }
-        other ??= { path: c.path, bytes };
-      }
-      if (at) {
-        found.push({ path: at, hash });
-        continue;
-      }
-      if (!other) return wait(have - 1);
-      // Not the bytes named. An earlier write of this very part (sealed by this vault, saying it is this part) waits
-      // for the new one; anything else was changed or put there, and the snapshot is not used.
-      let same = false;
-      try {
-        const body = checkSnapshotPart(await open(this.vault, 'snapshot-part', other.bytes));
-        same = body.device === s.device && body.seq === s.seq && body.part === k;
-      } catch {
-        same = false;
-      }
-      if (same) return wait(have - 1);
-      report('unreadable', other.path, `${other.path} is not the part ${this.name(s.device)}'s snapshot ${s.seq} names ` +
-        `(${snapshotPartPath(this.vault.vaultId, s.device, s.seq, k)}): it was changed or put there from elsewhere. ` +
-        'That snapshot was not used.', `part ${other.path} ${s.hash}`);
-      return undefined;
-    }
-    return found;
   }
 }
