@@ -262,3 +262,35 @@ describe('choosing a snapshot in parts', () => {
     expect(left).toContain(snapshotPath(vault.vaultId, A, 3));
   });
 });
+
+describe('segments read one at a time', () => {
+  it('a device far behind keeps at most about 2 MB of new segments from planning; the rest are read again when applied', async () => {
+    const vault = (await createVault('passphrase one', FAST)).vault;
+    const A = 'aaaaaaaaaaaaaaaaaaaaaaaaaa';
+    const place = new MemoryStorage();
+    const w = new LogWriter(place, vault, A);
+    // Six segments of about 1 MB sealed each (random text does not deflate much).
+    let head: { seq: number; hash: string } | undefined;
+    const noise = () => Array.from({ length: 25 }, () => Array.from(crypto.getRandomValues(new Uint8Array(60_000)), (b) => (b % 36).toString(36)).join('')).join('');
+    for (let i = 1; i <= 6; i++) {
+      const pending = await w.prepare(head, {}, [{ id: `n${i}`, field: 'text', value: noise(), stamp: `s${i}`, base: [] }]);
+      await w.write(pending);
+      head = { seq: pending.seq, hash: pending.hash };
+    }
+    const reads = new Map<string, number>();
+    const counting = { ...place, list: () => place.list(), read: async (p: string) => (reads.set(p, (reads.get(p) ?? 0) + 1), place.read(p)), create: place.create.bind(place), remove: place.remove.bind(place) };
+    const reader = new FolderReader(counting, vault);
+    const plan = await reader.plan({});
+    expect(plan.segments.map((s) => s.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    const ids: string[] = [];
+    for (const ref of plan.segments) ids.push(...(await reader.body(ref))!.ops.map((o) => o.id));
+    expect(ids).toEqual(['n1', 'n2', 'n3', 'n4', 'n5', 'n6']);
+    const twice = [...reads].filter(([, n]) => n === 2).length;
+    expect([...reads].filter(([, n]) => n === 1).length).toBeGreaterThanOrEqual(2);
+    expect(twice).toBeGreaterThanOrEqual(3);
+    // Nothing is opened again on the next read once applied.
+    reads.clear();
+    expect((await reader.plan(Object.fromEntries([[A, head!]]))).segments).toEqual([]);
+    expect([...reads.keys()].filter((p) => p.includes('/log/'))).toEqual([]);
+  });
+});
