@@ -172,7 +172,9 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   const merged = new Set<string>();
   const ahead: ClockAhead[] = [];
   const flush = async () => {
-    report.written += await writeMerged(deps, ledger, state, touched, dev);
+    // A record whose fields went on in the next segment is written again, whole: it counts once.
+    const again = [...touched].filter((id) => merged.has(id)).length;
+    report.written += (await writeMerged(deps, ledger, state, touched, dev)) - again;
     await saveState(deps.db, states, state, touched, dev);
     for (const id of touched) merged.add(id);
     state.records.clear();

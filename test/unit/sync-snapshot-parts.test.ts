@@ -294,3 +294,26 @@ describe('segments read one at a time', () => {
     expect([...reads.keys()].filter((p) => p.includes('/log/'))).toEqual([]);
   });
 });
+
+describe('many segments in one pass', () => {
+  it('a device applying segments of more records than it writes at once still ends with every item and the same state', async () => {
+    const folder = new MemoryStorage();
+    const a = new Profile(folder);
+    const b = new Profile(folder);
+    await a.connect('A');
+    await a.pass();
+    await b.connect('B');
+    await b.pass();
+    await a.pass(); // A applies B's first segment: B is active, so A keeps the segments B has not read
+    const many = Array.from({ length: 5_600 }, (_, i) => ({ id: `m-${String(i).padStart(5, '0')}`, text: `Memo ${i} about the ${i % 7 ? 'garden' : 'roof'}.` }));
+    await a.store.add(many, { from: 'user' });
+    await a.pass();
+    const aId = (await readDevice(a.db))!.deviceId;
+    expect([...folder.files.keys()].filter((p) => p.includes(`/log/${aId}/`)).length).toBeGreaterThan(4);
+    const got = await b.pass();
+    expect(got.written).toBe(many.length);
+    expect(await b.texts()).toEqual(await a.texts());
+    expect(await b.hash()).toBe(await a.hash());
+    expect((await b.pass()).written).toBe(0);
+  });
+});
