@@ -29,7 +29,7 @@ export class LogForkError extends Error {
 }
 
 const SNAPSHOTS_KEPT = 2;
-/** A snapshot's part holds at most this much JSON (about 2 MB: a few hundred items of a page of text each)... */
+/** A snapshot's part holds at most this much JSON (about 420 items of 1,500 characters each)... */
 export const PART_BYTES = 2_000_000;
 /** ...and at most this many records (a memory of short notes). */
 export const PART_RECORDS = 2_000;
