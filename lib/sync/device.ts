@@ -34,6 +34,12 @@ export interface DeviceState extends SyncDeviceRow {
   /** Bytes of segments this device wrote since its last snapshot, and that snapshot's size. */
   bytesSinceSnapshot?: number;
   snapshotBytes?: number;
+  /**
+   * A snapshot (version 2) being applied part by part: its manifest, the next part, the last record id applied (parts
+   * hold records in id order) and the records applied so far. How far each log is applied moves to the snapshot's
+   * `covers` only after its last part, so a worker stopped midway goes on from `next` on its next pass.
+   */
+  snapshotProgress?: { path: string; next: number; last?: string; done: number };
   lastSyncedAt?: number;
   /** Devices sharing the memory (their device files), this one included. */
   devices: number;

@@ -8,14 +8,14 @@ import { dropOutbox, forgetDevice, outboxRow, readDevice, readOutbox, writeDevic
 import { SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults } from './folder-headers';
 import { headerPath, parseListing } from './folder-layout';
-import { FolderReader, type Applied } from './folder-reader';
+import { FolderReader, SnapshotPartError, type Applied } from './folder-reader';
 import { driftInWords, HybridClock, parseStamp, receiveAll, type ClockAhead } from './hlc';
 import { SyncLedger } from './ledger';
 import { LogWriter } from './log-writer';
-import { applyOps, collectTombstones, MergeState, mergeState, noteCarrier } from './merge';
-import { stateFromJson, stateToJson } from './merge-json';
-import { applyMerged, commitLocal, localChanges } from './replica';
-import { mergedSettings, settingsChanges, type SettingsHeads, type SyncedSettings } from './settings-replica';
+import { applyOps, MergeState, noteCarrier } from './merge';
+import { applySnapshot, saveState, writeMerged, writeSnapshot } from './pass-steps';
+import { commitLocal, localChanges } from './replica';
+import { settingsChanges, type SettingsHeads, type SyncedSettings } from './settings-replica';
 import { noteRevisions } from './revisions';
 import { StateStore } from './state-store';
 import { SyncPlaceError, type SyncOp, type SyncStorage } from './types';
@@ -30,10 +30,8 @@ export const SNAPSHOT_AFTER_OPS = 20_000;
  * this many): a setting that changes often (learning's events) fills the folder with segments of few operations.
  */
 export const SNAPSHOT_AFTER_BYTES = 1_000_000;
-/** Records written into memory per step of a large first sync (progress is reported between steps). */
-const APPLY_STEP = 2_000;
-/** A device is active (its `seen` counts for collecting tombstones) while it wrote within this long. */
-const ACTIVE_MS = 90 * 86_400_000;
+/** Records segments merged that are written into memory and saved before the next segment is applied. */
+const FLUSH_RECORDS = 5_000;
 /** A device that applied others' segments but has nothing of its own to say still writes (its `seen`) this often. */
 const SEEN_EVERY_MS = 3_600_000;
 
@@ -45,6 +43,8 @@ export interface SyncDeps {
   /** The settings that sync, read and written by the service (the settings layer is above sync). */
   settings?: { read(): Promise<SyncedSettings>; write(values: SyncedSettings, heads: SettingsHeads): Promise<void> };
   now?: () => number;
+  /** The most JSON a snapshot's part holds (`PART_BYTES` unless given; tests make small parts). */
+  snapshotPartBytes?: number;
   /** Items written into memory so far of a pass that brings many. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -157,7 +157,8 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   if (!listing.headers.some((h) => h.vaultId === dev.vaultId)) {
     throw new SyncPlaceError('gone', 'The synced memory is no longer in this folder (its header file is gone). Disconnect and connect again to start a new one there; your memory on this device is kept.');
   }
-  const read = await readerFor(dev, storage).read(dev.applied);
+  const reader = readerFor(dev, storage);
+  const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path });
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
   report.devices = dev.devices = Math.max(1, Object.keys(read.devices).length);
 
@@ -165,49 +166,63 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   const clock = new HybridClock(dev.deviceId, await ledger.clock());
   const state = new MergeState();
   const states = new StateStore(deps.db);
-  const touched = new Set<string>();
+  // Records merged but not yet written into memory and saved (flushed every FLUSH_RECORDS), and every id this pass
+  // merged (ids only: a record edited here meanwhile takes the merged result below).
+  let touched = new Set<string>();
+  const merged = new Set<string>();
   const ahead: ClockAhead[] = [];
+  const flush = async () => {
+    // A record whose fields went on in the next segment is written again, whole: it counts once.
+    const again = [...touched].filter((id) => merged.has(id)).length;
+    report.written += (await writeMerged(deps, ledger, state, touched, dev)) - again;
+    await saveState(deps.db, states, state, touched, dev);
+    for (const id of touched) merged.add(id);
+    state.records.clear();
+    touched = new Set();
+  };
 
+  let segmentsWait = false;
   if (read.snapshot) {
-    const body = read.snapshot.body;
-    const snap = stateFromJson(body.state);
-    body.state = undefined; // the parsed JSON goes as soon as the state is read from it
-    await states.load(state, snap.records.keys());
-    if (state.records.size) for (const id of mergeState(state, snap)) touched.add(id);
-    else {
-      // Nothing of it is here yet (a new device): the snapshot's records are the state, not copied into it.
-      for (const [id, record] of snap.records) {
-        state.records.set(id, record);
-        touched.add(id);
-      }
+    try {
+      report.written += await applySnapshot(deps, dev, reader, read.snapshot, { ledger, state, states });
+    } catch (e) {
+      if (!(e instanceof SnapshotPartError || e instanceof SyncFormatError)) throw e;
+      // A part changed or went since it was checked, or does not read: nothing after the snapshot is applied now.
+      say(`snapshot ${read.snapshot.path}`, e instanceof SyncFormatError ? `${read.snapshot.path} was not used: ${e.message}` : e.message);
+      if (e instanceof SyncFormatError) dev.snapshotProgress = undefined;
+      segmentsWait = true;
     }
-    for (const [device, seq] of Object.entries(body.covers)) {
-      if (seq > (dev.applied[device]?.seq ?? 0)) dev.applied[device] = { seq, hash: body.heads[device] ?? '' };
-    }
-    dev.opsSinceSnapshot = 0;
   }
   const stopped = new Set<string>();
-  for (const seg of read.segments) {
-    const { device, seq } = seg.body;
+  for (const ref of segmentsWait ? [] : read.segments) {
+    const { device, seq } = ref;
     if (stopped.has(device)) continue;
+    // One segment in memory at a time: read (or kept from planning), applied, let go.
+    const body = await reader.body(ref);
+    if (!body) {
+      stopped.add(device);
+      continue;
+    }
     let ops: SyncOp[];
     try {
-      ops = parseOps(seg.body.ops, `${seg.path}`);
+      ops = parseOps(body.ops, `${ref.path}`);
     } catch (e) {
       // A sealed segment this version cannot take: nothing of it, nor of what follows it, is applied.
       stopped.add(device);
-      say(`refused ${seg.path}`, e instanceof Error ? e.message : String(e));
+      say(`refused ${ref.path}`, e instanceof Error ? e.message : String(e));
       continue;
     }
     await states.load(state, ops.map((o) => o.id));
     for (const id of applyOps(state, ops, { device, seq })) touched.add(id);
     ahead.push(...receiveAll(clock, ops.map((o) => o.stamp), now()));
-    dev.applied[device] = { seq, hash: seg.hash };
-    dev.seen[device] = seg.body.seen;
+    dev.applied[device] = { seq, hash: ref.hash };
+    dev.seen[device] = body.seen;
     const newest = ops.reduce((m, o) => Math.max(m, parseStamp(o.stamp).wall), 0);
     dev.wrote[device] = Math.max(dev.wrote[device] ?? 0, Math.min(newest || now(), now()));
     report.received += ops.length;
+    if (state.records.size >= FLUSH_RECORDS) await flush();
   }
+  for (const p of reader.takeProblems()) say(`${p.kind} ${p.path}`, p.words);
   for (const a of ahead) {
     const name = read.devices[a.device]?.name ?? 'another device';
     say(`ahead ${a.device}`, `The clock of '${name}' is ${driftInWords(a.aheadMs)} ahead of this one: its changes are kept, but set that device's clock right.`);
@@ -216,14 +231,12 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
 
   // Into memory (and the ledger with it), then the state and how far each log was applied, in that order: a stop in
   // between applies the same segments again, and writing the same records again changes nothing.
-  report.written = await writeMerged(deps, ledger, state, touched, dev);
-  await saveState(deps.db, states, state, touched, dev);
+  await flush();
 
   // This device's changes: sealed into segments kept in the outbox together with the ledger rows that say they were
   // made, so a stop never loses one nor sends one twice.
   const local = await localChanges(deps.store, ledger, clock, now());
-  const rows = await ledger.all();
-  const settings = deps.settings ? settingsChanges(await deps.settings.read(), rows.get(SETTINGS_ID), clock, now()) : undefined;
+  const settings = deps.settings ? settingsChanges(await deps.settings.read(), await ledger.row(SETTINGS_ID), clock, now()) : undefined;
   const ops = [...(settings?.ops ?? []), ...local.ops];
   const mine = dev.applied[dev.deviceId];
   const quietFor = now() - (dev.wrote[dev.deviceId] ?? 0);
@@ -253,13 +266,13 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
     dev.opsSinceSnapshot += ops.length;
     // A record edited here while another device's edit of it arrived: the two merged, and memory takes the result now
     // rather than on the next pass.
-    const both = new Set(ops.map((o) => o.id).filter((id) => touched.has(id)));
+    const both = new Set(ops.map((o) => o.id).filter((id) => merged.has(id)));
     if (both.size) report.written += await writeMerged(deps, ledger, state, both, dev);
   }
 
   const written = dev.bytesSinceSnapshot ?? 0;
   const due = dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS || written >= Math.max(SNAPSHOT_AFTER_BYTES, dev.snapshotBytes ?? 0);
-  if (due && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await snapshot(deps.db, dev, writer, states);
+  if (due && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await writeSnapshot(deps.db, dev, writer, states, deps.snapshotPartBytes);
 
   dev.lastSyncedAt = now();
   dev.failure = undefined;
@@ -267,34 +280,6 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   dev.notice = report.problems.at(-1);
   await writeDevice(deps.db, dev);
   return report;
-}
-
-/** Writes what arrived into memory and the settings, a step at a time; returns how many items were written. */
-async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: MergeState, touched: Set<string>, dev: DeviceState): Promise<number> {
-  if (touched.has(SETTINGS_ID) && deps.settings) {
-    const merged = mergedSettings(state, (await ledger.all()).get(SETTINGS_ID));
-    if (merged) {
-      await deps.settings.write(merged.values, merged.heads);
-      await ledger.put([merged.row]);
-    }
-  }
-  const ids = [...touched].filter((id) => id !== SETTINGS_ID);
-  let written = 0;
-  for (let i = 0; i === 0 || i < ids.length; i += APPLY_STEP) {
-    const step = ids.slice(i, i + APPLY_STEP);
-    const skipped = await applyMerged(deps.store, ledger, state, step);
-    written += step.length - skipped.filter((id) => step.includes(id)).length;
-    if (ids.length > APPLY_STEP) deps.onProgress?.(Math.min(i + APPLY_STEP, ids.length), ids.length);
-  }
-  noteRevisions(dev, state, ids);
-  return written;
-}
-
-async function saveState(db: BackstoryDB, states: StateStore, state: MergeState, ids: Iterable<string>, dev: DeviceState): Promise<void> {
-  await db.transaction('rw', [db.syncState, db.syncDevice], async () => {
-    await states.save(state, ids);
-    await writeDevice(db, dev);
-  });
 }
 
 /**
@@ -320,27 +305,4 @@ async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter,
       await writeDevice(db, dev);
     });
   }
-}
-
-/**
- * A snapshot of the whole state after this device's newest segment, tombstones every active device has seen
- * collected; then this device's files the snapshot makes unneeded are removed: older snapshots, and segments every
- * other active device has applied.
- */
-async function snapshot(db: BackstoryDB, dev: DeviceState, writer: LogWriter, states: StateStore): Promise<void> {
-  const state = await states.all();
-  const active = Object.keys(dev.seen).filter((d) => d === dev.deviceId || Date.now() - (dev.wrote[d] ?? 0) < ACTIVE_MS);
-  const before = new Set(state.records.keys());
-  collectTombstones(state, active.map((d) => dev.seen[d]));
-  const dropped = [...before].filter((id) => !state.records.has(id));
-  const seq = dev.applied[dev.deviceId].seq;
-  const { size } = await writer.snapshotSized(seq, dev.applied, stateToJson(state));
-  await db.syncState.bulkDelete(dropped);
-  dev.snapshotSeq = seq;
-  dev.snapshotBytes = size;
-  dev.opsSinceSnapshot = 0;
-  dev.bytesSinceSnapshot = 0;
-  const others = active.filter((d) => d !== dev.deviceId);
-  const seenByAll = Math.min(seq, ...others.map((d) => dev.seen[d]?.[dev.deviceId] ?? 0));
-  await writer.prune({ segmentsUpTo: seenByAll });
 }

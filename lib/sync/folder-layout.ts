@@ -10,6 +10,9 @@ const SEQ_DIGITS = 8;
 const COPY_MARK = String.raw`(?: \([^()/]{1,120}\)| \d{1,3}|\.sync-conflict-\d{8}-\d{6}-[A-Z0-9]{7}|-[A-Za-z0-9_-]{1,64})`;
 const HEADER_NAME = new RegExp(`^backstory-vault-(${ID})(${COPY_MARK}*)\\.json$`);
 const FILE_NAME = new RegExp(`^(${ID}|\\d{${SEQ_DIGITS}})(${COPY_MARK}*)\\.bin$`);
+/** A snapshot's part: `<seq>p<part>.bin` (no dot or dash inside the stem, where engines put their copy marks). */
+const PART_DIGITS = 5;
+const PART_NAME = new RegExp(`^(\\d{${SEQ_DIGITS}})p(\\d{${PART_DIGITS}})(${COPY_MARK}*)\\.bin$`);
 
 export function headerPath(vaultId: string): string {
   return `backstory-vault-${vaultId}.json`;
@@ -31,6 +34,14 @@ export function snapshotPath(vaultId: string, device: string, seq: number): stri
   return `backstory/${vaultId}/snap/${device}/${seqName(seq)}.bin`;
 }
 
+/** Part `part` (from 0) of the snapshot at `seq`: a file of its own beside the snapshot's manifest. */
+export function snapshotPartPath(vaultId: string, device: string, seq: number, part: number): string {
+  return `backstory/${vaultId}/snap/${device}/${seqName(seq)}p${String(part).padStart(PART_DIGITS, '0')}.bin`;
+}
+
+/** The most parts a snapshot may have (its names have five digits). */
+export const MAX_SNAPSHOT_PARTS = 10 ** PART_DIGITS;
+
 /** A file as its name places it. `copy` is true for an engine's duplicate. */
 export interface Placed {
   path: string;
@@ -47,7 +58,10 @@ export interface FolderListing {
   headers: { path: string; vaultId: string; size: number; copy: boolean }[];
   devices: Placed[];
   segments: Placed[];
+  /** Snapshots' manifests (or a whole snapshot of the first format). */
   snapshots: Placed[];
+  /** Snapshots' parts, each with its part number. */
+  parts: (Placed & { part: number })[];
 }
 
 /** Files desktop clients and editors leave; ignored without a word. */
@@ -61,7 +75,7 @@ export function isJunk(name: string): boolean {
 
 /** Sorts a listing into the vault's files (or just the headers when `vaultId` is not given). */
 export function parseListing(entries: readonly SyncFileEntry[], vaultId?: string): FolderListing {
-  const out: FolderListing = { headers: [], devices: [], segments: [], snapshots: [] };
+  const out: FolderListing = { headers: [], devices: [], segments: [], snapshots: [], parts: [] };
   for (const { path, size } of entries) {
     const parts = path.split('/');
     const name = parts[parts.length - 1];
@@ -72,6 +86,11 @@ export function parseListing(entries: readonly SyncFileEntry[], vaultId?: string
       continue;
     }
     if (vaultId === undefined || parts[0] !== 'backstory' || parts[1] !== vaultId) continue;
+    const pm = PART_NAME.exec(name);
+    if (pm && parts.length === 5 && parts[2] === 'snap' && new RegExp(`^${ID}$`).test(parts[3])) {
+      out.parts.push({ path, size, device: parts[3], seq: Number(pm[1]), part: Number(pm[2]), copy: pm[3] !== '' });
+      continue;
+    }
     const m = FILE_NAME.exec(name);
     if (!m) continue;
     const copy = m[2] !== '';

@@ -3,9 +3,10 @@
 // sealed bytes of the one before it; a gap, a fork, an old file put back under a new name, or a file that does not
 // open is reported once, with its path, and never applied.
 import { toHex, sha256 } from './bytes';
-import { parseListing, segmentPath, type Placed } from './folder-layout';
+import { parseListing, segmentPath, type FolderListing, type Placed } from './folder-layout';
 import { open, SEAL_LIMITS, SealError, type SealingVault, type SealKind } from './seal';
-import { checkDevice, checkSegment, checkSnapshot, type DeviceBody, type SealedSnapshot } from './segment';
+import { checkDevice, checkSegment, checkSnapshot, type DeviceBody } from './segment';
+import { checkParts, readPart, SnapshotPartError, type ReadSnapshot } from './folder-snapshots';
 import { SyncPlaceError, type SegmentBody, type SyncStorage } from './types';
 
 /** Where a device's log has been applied to: its last segment's seq and the hash of its sealed bytes. */
@@ -21,6 +22,8 @@ export interface ReadSegment {
   body: SegmentBody;
 }
 
+export { SnapshotPartError, type ReadSnapshot };
+
 export type FolderProblemKind = 'unreadable' | 'not-ours' | 'gap' | 'fork' | 'replayed';
 
 export interface FolderProblem {
@@ -29,11 +32,21 @@ export interface FolderProblem {
   words: string;
 }
 
-export interface FolderRead {
+/** A segment to apply, not yet read into memory (`FolderReader.body` reads it). */
+export interface SegmentRef {
+  path: string;
+  hash: string;
+  device: string;
+  seq: number;
+  /** Where its device's chain stood before it. */
+  before: Applied;
+}
+
+export interface FolderPlan {
   /** A snapshot to merge first: for a new device, or where a log's early segments were removed before they were read. */
-  snapshot?: { path: string; body: SealedSnapshot };
-  /** New segments in chain order, device by device. */
-  segments: ReadSegment[];
+  snapshot?: ReadSnapshot;
+  /** New segments in chain order, device by device; read each with `body`, one at a time. */
+  segments: SegmentRef[];
   /** Where each device's chain stands once the snapshot and the segments are applied. */
   heads: Record<string, Applied>;
   /** The devices of the synced memory, from their device files. */
@@ -42,6 +55,17 @@ export interface FolderRead {
   problems: FolderProblem[];
 }
 
+/** `FolderPlan` with every segment's body read (tests, and small folders). */
+export interface FolderRead extends Omit<FolderPlan, 'segments'> {
+  segments: ReadSegment[];
+}
+
+/**
+ * Sealed bytes of opened segments whose bodies are kept for applying (about 20 to 40 MB of parsed operations): the
+ * rest are read again when applied, so a device far behind never holds every new segment at once.
+ */
+const BODY_BUDGET = 2 * 1024 * 1024;
+
 /** What a file said of itself when it was opened; kept per path and size so a file is opened once. */
 interface Opened {
   size: number;
@@ -49,8 +73,11 @@ interface Opened {
   seq: number;
   prev: string;
   hash: string;
-  /** A snapshot's `covers`. */
+  /** A snapshot's `covers` and `heads`; and a manifest's part hashes and record count (version 2). */
   covers?: Record<string, number>;
+  heads?: Record<string, string>;
+  parts?: string[];
+  records?: number;
 }
 
 const canonical = (p: string) => p.replace(/(?: \([^()/]*\)| \d{1,3}|\.sync-conflict-[^/]*|-[A-Za-z0-9_-]+)\.bin$/, '.bin');
@@ -59,14 +86,42 @@ export class FolderReader {
   private readonly seen = new Map<string, Opened | { size: number; failed: true }>();
   private readonly reported = new Set<string>();
   private devices: Record<string, DeviceBody> = {};
+  /** Bodies of segments opened by the last `plan`, within BODY_BUDGET, until applied. */
+  private bodies = new Map<string, SegmentBody>();
+  /** Parts whose bytes were found to be the ones a manifest names (`path size hash`), so they are not read twice. */
+  private readonly verified = new Set<string>();
 
   constructor(
     private readonly storage: SyncStorage,
     private readonly vault: SealingVault & { vaultId: string },
   ) {}
 
-  /** Reads the folder against what this device has applied of each device's log. */
-  async read(applied: Readonly<Record<string, Applied>>): Promise<FolderRead> {
+  /** Reads the folder against what this device has applied of each device's log, every segment's body included. */
+  async read(applied: Readonly<Record<string, Applied>>, opts: { resume?: string } = {}): Promise<FolderRead> {
+    const plan = await this.plan(applied, opts);
+    const segments: ReadSegment[] = [];
+    const heads = { ...plan.heads };
+    const stopped = new Set<string>();
+    for (const r of plan.segments) {
+      if (stopped.has(r.device)) continue;
+      const body = await this.body(r);
+      if (!body) {
+        // Changed since it was first opened: the chain stops before it, and the file is opened afresh next time.
+        stopped.add(r.device);
+        heads[r.device] = r.before;
+        continue;
+      }
+      segments.push({ path: r.path, hash: r.hash, body });
+    }
+    return { ...plan, segments, heads, problems: [...plan.problems, ...this.takeProblems()] };
+  }
+
+  /**
+   * What to apply, against what this device has applied of each device's log: the snapshot to start from, if one is
+   * needed (`resume`: the manifest a stopped pass was applying, preferred while it is still there and whole), and the
+   * new segments in chain order, read one at a time with `body`.
+   */
+  async plan(applied: Readonly<Record<string, Applied>>, opts: { resume?: string } = {}): Promise<FolderPlan> {
     const listing = parseListing(await this.storage.list(), this.vault.vaultId);
     const problems: FolderProblem[] = [];
     const report = (kind: FolderProblemKind, path: string, words: string, key = `${kind} ${path}`) => {
@@ -75,18 +130,22 @@ export class FolderReader {
       problems.push({ kind, path, words });
     };
     await this.readDevices(listing.devices, report);
-    const bodies = new Map<string, SegmentBody>();
-    const segs = await this.openAll(listing.segments, 'segment', report, bodies);
+    this.bodies = new Map();
+    const segs = await this.openAll(listing.segments, 'segment', report, this.bodies);
 
     let base = { ...applied };
     let chains = this.chains(segs, base, report, false);
-    let snapshot: FolderRead['snapshot'];
+    let snapshot: ReadSnapshot | undefined;
     const isNew = Object.keys(applied).length === 0;
-    if (isNew || chains.gaps.length > 0) {
-      // Snapshots are opened only when one may be needed: each holds the whole memory, and a worker that restarts
-      // would otherwise read them all again on its first pass.
+    // A device's snapshot past where its chain stands here, with the next segment not in the folder (pruned before this
+    // device read it: it joined, or waited, while the snapshot was not all there): a gap with no later segment to show it.
+    const behind = listing.snapshots
+      .filter((f) => f.seq > (chains.heads[f.device]?.seq ?? 0) && !segs.some((x) => x.device === f.device && x.seq === (chains.heads[f.device]?.seq ?? 0) + 1))
+      .map((f) => ({ device: f.device, to: f.seq + 1 }));
+    if (isNew || chains.gaps.length > 0 || behind.length > 0) {
+      // Snapshots are opened only when one may be needed: a worker that restarts would otherwise read them all again.
       const snaps = await this.openAll(listing.snapshots, 'snapshot', report);
-      const chosen = await this.chooseSnapshot(snaps, applied, chains.gaps, isNew);
+      const chosen = await this.chooseSnapshot(snaps, segs, listing, applied, [...chains.gaps, ...behind], isNew, opts.resume, report);
       if (chosen) {
         snapshot = chosen;
         base = { ...applied };
@@ -102,21 +161,38 @@ export class FolderReader {
       report('gap', gap.path, `${this.name(gap.device)}'s ${missing} not in the folder yet; ` +
         `its later ones wait until they arrive (${gap.path}).`, `gap ${gap.device} ${gap.from}`);
     }
-
-    const segments: ReadSegment[] = [];
-    const stopped = new Set<string>();
-    for (const r of chains.next) {
-      if (stopped.has(r.device)) continue;
-      const body = bodies.get(r.path) ?? (await this.reread(r, report));
-      if (!body) {
-        // Changed since it was first opened: the chain stops before it, and the file is opened afresh next time.
-        stopped.add(r.device);
-        chains.heads[r.device] = r.before;
-        continue;
-      }
-      segments.push({ path: r.path, hash: r.hash, body });
-    }
+    const segments = chains.next.map((r) => ({ ...r, seq: r.before.seq + 1 }));
+    for (const path of this.bodies.keys()) if (!segments.some((r) => r.path === path)) this.bodies.delete(path);
     return { snapshot, segments, heads: chains.heads, devices: { ...this.devices }, problems };
+  }
+
+  /**
+   * A planned segment's body: kept from `plan` or read again (its bytes must hash as when first opened). Undefined
+   * when it changed or went since: its chain stops before it (the caller applies nothing more of that device).
+   */
+  async body(r: SegmentRef): Promise<SegmentBody | undefined> {
+    const kept = this.bodies.get(r.path);
+    this.bodies.delete(r.path);
+    return kept ?? (await this.reread(r, (kind, path, words, key = `${kind} ${path}`) => {
+      if (this.reported.has(key)) return;
+      this.reported.add(key);
+      this.lateProblems.push({ kind, path, words });
+    }));
+  }
+
+  /** Problems found while reading bodies and parts after `plan` (said once); taken by the caller. */
+  takeProblems(): FolderProblem[] {
+    return this.lateProblems.splice(0);
+  }
+
+  private readonly lateProblems: FolderProblem[] = [];
+
+  /**
+   * The records of part `k` of a chosen snapshot (version 2), checked to be the bytes its manifest names and to say
+   * they are that part. Throws SnapshotPartError when the file changed or went since it was checked.
+   */
+  part(snapshot: ReadSnapshot, k: number): Promise<unknown[]> {
+    return readPart(this.storage, this.vault, snapshot, k);
   }
 
   /** A segment's body read again (it was opened by an earlier read), or undefined if it is no longer what it was. */
@@ -124,11 +200,14 @@ export class FolderReader {
     r: { path: string; hash: string },
     report: (k: FolderProblemKind, p: string, w: string, key?: string) => void,
   ): Promise<SegmentBody | undefined> {
+    const known = this.seen.get(r.path);
     this.seen.delete(r.path);
     try {
       const bytes = await this.storage.read(r.path);
       if (toHex(await sha256(bytes)) !== r.hash) throw new SealError('unreadable', 'it changed after Backstory first read it.');
-      return checkSegment(await open(this.vault, 'segment', bytes));
+      const body = checkSegment(await open(this.vault, 'segment', bytes));
+      if (known) this.seen.set(r.path, known);
+      return body;
     } catch (e) {
       if (e instanceof SyncPlaceError) {
         // Removed since the listing (its writer pruned it): the next read finds the snapshot that covers it.
@@ -177,6 +256,7 @@ export class FolderReader {
     bodies?: Map<string, SegmentBody>,
   ): Promise<(Opened & { path: string; copy: boolean })[]> {
     const out: (Opened & { path: string; copy: boolean })[] = [];
+    let kept = 0;
     for (const f of files) {
       let known = this.seen.get(f.path);
       if (!known || known.size !== f.size) {
@@ -191,11 +271,15 @@ export class FolderReader {
           const hash = toHex(await sha256(bytes));
           if (kind === 'segment') {
             const body = checkSegment(json);
-            bodies?.set(f.path, body);
+            if (bodies && kept + f.size <= BODY_BUDGET) {
+              bodies.set(f.path, body);
+              kept += f.size;
+            }
             known = { size: f.size, device: body.device, seq: body.seq, prev: body.prev, hash };
           } else {
             const body = checkSnapshot(json);
-            known = { size: f.size, device: body.device, seq: body.seq, prev: '', hash, covers: body.covers };
+            const manifest = 'version' in body ? { parts: body.parts, records: body.records } : {};
+            known = { size: f.size, device: body.device, seq: body.seq, prev: '', hash, covers: body.covers, heads: body.heads, ...manifest };
           }
           this.seen.set(f.path, known);
         } catch (e) {
@@ -263,23 +347,50 @@ export class FolderReader {
     return { next, heads, gaps };
   }
 
-  /** The snapshot with the most in it that moves past every gap (any, for a new device); opened and checked. */
+  /**
+   * The snapshot with the most in it that moves past every gap (any, for a new device), `resume` first; checked. A
+   * manifest is used only once every part it names is in the folder with the bytes it names: one still arriving waits
+   * (the next is tried), one that is some other file is refused, said once, and the snapshot not used.
+   */
   private async chooseSnapshot(
     snaps: (Opened & { path: string })[],
+    segs: (Opened & { path: string; copy: boolean })[],
+    listing: FolderListing,
     applied: Readonly<Record<string, Applied>>,
     gaps: { device: string; to: number }[],
     isNew: boolean,
-  ): Promise<FolderRead['snapshot']> {
+    resume: string | undefined,
+    report: (k: FolderProblemKind, p: string, w: string, key?: string) => void,
+  ): Promise<ReadSnapshot | undefined> {
     const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
+    const passes = ({ covers = {} }: Opened) =>
+      gaps.filter((g) => (covers[g.device] ?? 0) >= g.to - 1 && (covers[g.device] ?? 0) > (applied[g.device]?.seq ?? 0)).length;
+    // Gaps left once a snapshot's chains go on: one past a gap may leave the device at another.
+    const left = ({ covers = {}, heads = {} }: Opened) => {
+      const base = { ...applied };
+      for (const [d, seq] of Object.entries(covers)) if (seq > (applied[d]?.seq ?? 0)) base[d] = { seq, hash: heads[d] ?? '' };
+      return this.chains(segs, base, () => undefined, false).gaps.length;
+    };
+    // The one a stopped pass was applying; then the one that leaves fewest gaps, then the one with most in it.
     const helpful = snaps
-      .filter(({ covers = {} }) => isNew || gaps.some((g) => (covers[g.device] ?? 0) >= g.to - 1 && (covers[g.device] ?? 0) > (applied[g.device]?.seq ?? 0)))
-      .sort((a, b) => total(b.covers ?? {}) - total(a.covers ?? {}) || (a.path < b.path ? -1 : 1));
-    // Only the chosen one is read again (a snapshot is the whole memory); one removed meanwhile gives way to the next.
+      .filter((s) => isNew || passes(s) > 0)
+      .map((s) => ({ ...s, left: left(s) }))
+      .sort((a, b) => Number(b.path === resume) - Number(a.path === resume) || a.left - b.left
+        || total(b.covers ?? {}) - total(a.covers ?? {}) || (a.path < b.path ? -1 : 1));
     for (const s of helpful) {
+      const body = { device: s.device, seq: s.seq, covers: s.covers ?? {}, heads: s.heads ?? {} };
+      if (s.parts) {
+        const parts = await checkParts({ storage: this.storage, vault: this.vault, verified: this.verified, name: (d) => this.name(d) }, s, s.parts, listing, report);
+        if (parts) return { path: s.path, body: { version: 2, ...body, records: s.records }, parts };
+        continue;
+      }
+      // The first format holds the whole memory in one file: only the chosen one is read again.
       try {
         const bytes = await this.storage.read(s.path);
         if (toHex(await sha256(bytes)) !== s.hash) continue;
-        return { path: s.path, body: checkSnapshot(await open(this.vault, 'snapshot', bytes)) };
+        const whole = checkSnapshot(await open(this.vault, 'snapshot', bytes));
+        if (!('state' in whole)) continue;
+        return { path: s.path, body: { version: 1, ...body }, parts: [], state: whole.state };
       } catch (e) {
         if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
       }

@@ -2,10 +2,10 @@
 // right `seq` and `prev`, snapshots, and removing its own files a newer snapshot of its own covers. A device writes
 // only under its own paths, so it never races another writer for a name.
 import { sha256, toHex } from './bytes';
-import { devicePath, parseListing, segmentPath, snapshotPath } from './folder-layout';
+import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath } from './folder-layout';
 import type { Applied } from './folder-reader';
-import { seal, type SealingVault } from './seal';
-import type { SealedSnapshot } from './segment';
+import { seal, sealJson, type SealingVault } from './seal';
+import { SNAPSHOT_VERSION, type SnapshotManifest } from './segment';
 import { SyncPlaceError, type SegmentBody, type SyncOp, type SyncStorage } from './types';
 
 /** A sealed segment not yet known to be in the folder. The wiring keeps it (IndexedDB) and writes it again as it is. */
@@ -29,6 +29,10 @@ export class LogForkError extends Error {
 }
 
 const SNAPSHOTS_KEPT = 2;
+/** A snapshot's part holds at most this much JSON (about 420 items of 1,500 characters each)... */
+export const PART_BYTES = 2_000_000;
+/** ...and at most this many records (a memory of short notes). */
+export const PART_RECORDS = 2_000;
 
 export class LogWriter {
   constructor(
@@ -61,30 +65,69 @@ export class LogWriter {
     await this.writeOnce(pending.path, pending.bytes);
   }
 
-  /** Writes a snapshot of the merged state after this device's own segment `seq`. `covers`: every device's chain head. */
-  async snapshot(seq: number, covers: Readonly<Record<string, Applied>>, state: unknown): Promise<string> {
-    return (await this.snapshotSized(seq, covers, state)).path;
-  }
-
-  /** `snapshot`, with the size of the file written (or found there). */
-  async snapshotSized(seq: number, covers: Readonly<Record<string, Applied>>, state: unknown): Promise<{ path: string; size: number }> {
+  /**
+   * Writes a snapshot after this device's own segment `seq` (`covers`: every device's chain head): its records, given a
+   * slice at a time in id order, go into parts of at most `partBytes` of JSON (or `PART_RECORDS` records), each sealed
+   * and written as soon as it is full, then the manifest naming each part by the hash of its sealed bytes. Neither the
+   * whole state nor more than one part is held. Parts left by a write that stopped before its manifest are removed
+   * first (no manifest names them). Returns the manifest's path and the bytes of every file written (or found there).
+   */
+  async snapshot(
+    seq: number,
+    covers: Readonly<Record<string, Applied>>,
+    slices: AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>,
+    opts: { partBytes?: number } = {},
+  ): Promise<{ path: string; size: number; parts: number }> {
     const path = snapshotPath(this.vault.vaultId, this.device, seq);
+    const listing = parseListing(await this.storage.list(), this.vault.vaultId);
+    const left = listing.parts.filter((p) => p.device === this.device && p.seq === seq);
     const there = await this.existing(path);
-    if (there) return { path, size: there.length };
-    const body: SealedSnapshot = {
+    if (there) return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: new Set(left.map((p) => p.part)).size };
+    for (const p of left) await this.storage.remove(p.path);
+    const limit = opts.partBytes ?? PART_BYTES;
+    const hashes: string[] = [];
+    let size = 0;
+    let records = 0;
+    let part: string[] = [];
+    let bytes = 0;
+    const flush = async () => {
+      if (!part.length) return;
+      if (hashes.length >= MAX_SNAPSHOT_PARTS) throw new Error(`A snapshot cannot have more than ${MAX_SNAPSHOT_PARTS} parts.`);
+      const head = JSON.stringify({ device: this.device, seq, part: hashes.length });
+      const sealed = await sealJson(this.vault, 'snapshot-part', `${head.slice(0, -1)},"records":[${part.join(',')}]}`);
+      await this.storage.create(snapshotPartPath(this.vault.vaultId, this.device, seq, hashes.length), sealed);
+      hashes.push(toHex(await sha256(sealed)));
+      size += sealed.length;
+      part = [];
+      bytes = 0;
+    };
+    for await (const slice of slices) {
+      for (const record of slice) {
+        const json = JSON.stringify(record);
+        if (part.length && (bytes + json.length > limit || part.length >= PART_RECORDS)) await flush();
+        part.push(json);
+        bytes += json.length + 1;
+        records++;
+      }
+    }
+    await flush();
+    const manifest: SnapshotManifest = {
+      version: SNAPSHOT_VERSION,
       device: this.device,
       seq,
       covers: Object.fromEntries(Object.entries(covers).map(([d, a]) => [d, a.seq])),
       heads: Object.fromEntries(Object.entries(covers).map(([d, a]) => [d, a.hash])),
-      state,
+      records,
+      parts: hashes,
     };
-    const sealed = await seal(this.vault, 'snapshot', body);
+    const sealed = await seal(this.vault, 'snapshot', manifest);
     await this.storage.create(path, sealed);
-    return { path, size: sealed.length };
+    return { path, size: size + sealed.length, parts: hashes.length };
   }
 
   /**
-   * Removes this device's files that its snapshots make unneeded: every snapshot but the newest two, and every
+   * Removes this device's files that its snapshots make unneeded: every snapshot but the newest two (manifest and
+   * parts; parts no manifest names, below those, too), and every
    * segment the older of those two covers (a device behind reads that snapshot, then the segments after it). With
    * `segmentsUpTo` (the last of this device's segments every other active device has applied), every snapshot but the
    * newest goes, and the segments up to that one and covered by the newest snapshot. Returns the paths removed.
@@ -98,8 +141,10 @@ export class LogWriter {
     if (seqs.length < kept) return [];
     const floor = seqs[kept - 1];
     const upTo = Math.min(floor, opts.segmentsUpTo ?? floor);
+    // Manifests before their parts: a reader never finds a manifest whose parts were pruned, only parts without one.
     const doomed = [
       ...snaps.filter((s) => s.seq < floor),
+      ...mine(listing.parts).filter((p) => p.seq < floor),
       ...mine(listing.segments).filter((s) => s.seq <= upTo),
     ].map((f) => f.path);
     for (const path of doomed) await this.storage.remove(path);

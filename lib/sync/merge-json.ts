@@ -107,28 +107,52 @@ export function stateFromJson(raw: unknown): MergeState {
   if (!r.success) throw unreadable(r.issues[0], '');
   const state = new MergeState();
   for (const [i, rawRecord] of r.output.records.entries()) {
-    const rec = v.safeParse(RecordSchema, rawRecord);
-    if (!rec.success) throw unreadable(rec.issues[0], `records.${i}`);
-    const { id, fields } = rec.output;
+    const { id, record } = recordFromJson(rawRecord, `records.${i}`);
     if (state.records.has(id)) throw new SyncFormatError(`The synced snapshot holds the record "${id.slice(0, 40)}" twice.`);
-    const record: RecordState = new Map();
-    for (const [field, reg] of Object.entries(fields)) {
-      if (!isFieldOf(id, field)) throw new SyncFormatError(`The synced snapshot has an unknown field "${field.slice(0, 40)}".`);
-      const heads: Head[] = reg.heads.map((h) => {
-        const bad = badValue(field, h.value);
-        if (bad) throw new SyncFormatError(`The synced snapshot is not readable: ${bad}.`);
-        return { stamp: h.stamp, base: h.base, value: h.value, ...(h.from ? { from: { device: h.from[0], seq: h.from[1] } } : {}) };
-      });
-      heads.sort((a, b) => (a.stamp < b.stamp ? -1 : 1));
-      const replaced = new Map(reg.replaced.map((e) => [e[0], e.length === 3 ? { device: e[1], seq: e[2] } : null] as const));
-      if (heads.some((h, i) => replaced.has(h.stamp) || heads[i - 1]?.stamp === h.stamp)) {
-        throw new SyncFormatError('The synced snapshot is not readable: a field names one change twice.');
-      }
-      record.set(field, { heads, replaced });
-    }
     state.records.set(id, record);
   }
   return state;
+}
+
+/**
+ * The records of a snapshot's part, checked as `stateFromJson` checks a whole state, and in strictly increasing id
+ * order after `after` (the last id of the part before): no record is in two parts. Throws SyncFormatError.
+ */
+export function recordsFromJson(raw: readonly unknown[], after: string | undefined, where: string): MergeState {
+  const state = new MergeState();
+  let last = after;
+  for (const [i, rawRecord] of raw.entries()) {
+    const { id, record } = recordFromJson(rawRecord, `${where}.records.${i}`);
+    if (last !== undefined && !(last < id)) {
+      throw new SyncFormatError(`The synced snapshot is not readable (${where}: the record "${id.slice(0, 40)}" is out of order or twice).`);
+    }
+    last = id;
+    state.records.set(id, record);
+  }
+  return state;
+}
+
+/** One record of a snapshot, checked (fields of the closed list, values of their type and size, no change twice). */
+function recordFromJson(rawRecord: unknown, where: string): { id: string; record: RecordState } {
+  const rec = v.safeParse(RecordSchema, rawRecord);
+  if (!rec.success) throw unreadable(rec.issues[0], where);
+  const { id, fields } = rec.output;
+  const record: RecordState = new Map();
+  for (const [field, reg] of Object.entries(fields)) {
+    if (!isFieldOf(id, field)) throw new SyncFormatError(`The synced snapshot has an unknown field "${field.slice(0, 40)}".`);
+    const heads: Head[] = reg.heads.map((h) => {
+      const bad = badValue(field, h.value);
+      if (bad) throw new SyncFormatError(`The synced snapshot is not readable: ${bad}.`);
+      return { stamp: h.stamp, base: h.base, value: h.value, ...(h.from ? { from: { device: h.from[0], seq: h.from[1] } } : {}) };
+    });
+    heads.sort((a, b) => (a.stamp < b.stamp ? -1 : 1));
+    const replaced = new Map(reg.replaced.map((e) => [e[0], e.length === 3 ? { device: e[1], seq: e[2] } : null] as const));
+    if (heads.some((h, i) => replaced.has(h.stamp) || heads[i - 1]?.stamp === h.stamp)) {
+      throw new SyncFormatError('The synced snapshot is not readable: a field names one change twice.');
+    }
+    record.set(field, { heads, replaced });
+  }
+  return { id, record };
 }
 
 /**

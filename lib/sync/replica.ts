@@ -39,16 +39,19 @@ export interface LocalChanges {
  */
 export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock: HybridClock, now = Date.now()): Promise<LocalChanges> {
   await store.load();
-  const rows = await ledger.all();
+  const brief = await ledger.brief();
   const changed: { head: ItemHead; content: number; print: number; read: boolean }[] = [];
   for (const head of store.items()) {
-    const row = rows.get(head.id);
+    const row = brief.get(head.id);
     const content = store.view.contentPrint(head.id);
     const print = printOf(head);
     const sameContent = !!row && !row.gone && content !== 0 && row.content === content;
     if (sameContent && row.head === print) continue;
     changed.push({ head, content, print, read: !sameContent });
   }
+  // Whole rows only of what changed, and of what is gone since (the heads a delete names).
+  const goneIds = [...brief.live()].filter((id) => id !== SETTINGS_ID && !store.head(id));
+  const rows = await ledger.rows([...changed.map((c) => c.head.id), ...goneIds]);
   const read = new Map((await store.readMany(changed.filter((c) => c.read).map((c) => c.head.id))).map((it) => [it.id, it]));
   const ops: SyncOp[] = [];
   const out: LedgerRow[] = [];
@@ -74,8 +77,9 @@ export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock
     if (item) row.content = content || contentPrint(item);
     out.push(row);
   }
-  for (const [id, row] of rows) {
-    if (row.gone || id === SETTINGS_ID || store.head(id)) continue;
+  for (const id of goneIds) {
+    const row = rows.get(id);
+    if (!row || row.gone || store.head(id)) continue;
     const base = [...new Set(Object.values(row.heads).flat())].sort();
     out.push({ ...row, heads: { ...row.heads, [DELETED]: [edit(id, DELETED, true, base)] }, gone: true });
   }
@@ -111,7 +115,7 @@ export function syncedRow(state: MergeState, item: MemoryItem): LedgerRow {
  */
 export async function applyMerged(store: MemoryStore, ledger: SyncLedger, state: MergeState, ids: Iterable<string>, now = Date.now()): Promise<string[]> {
   await store.load();
-  const rows = await ledger.all();
+  const rows = await ledger.brief();
   const puts: MemoryInput[] = [];
   const removes: string[] = [];
   for (const id of new Set([...(await ledger.pending()), ...ids])) {

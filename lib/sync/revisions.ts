@@ -34,7 +34,7 @@ export async function dismissRevisions(db: BackstoryDB, id: string): Promise<voi
   await new StateStore(db).load(state, [id]);
   const heads = state.records.get(id)?.get('text')?.heads.map((h) => h.stamp) ?? [];
   const ledger = new SyncLedger(db);
-  const row = (await ledger.all()).get(id);
+  const row = await ledger.row(id);
   if (!row || !heads.length) return;
   // The ledger no longer knows the text's fingerprint: the next pass reads it and says it, based on every head.
   const prints = { ...row.prints };

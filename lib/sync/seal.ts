@@ -5,7 +5,7 @@ import { Inflate, deflateSync } from 'fflate';
 import { buf, concat, fromUtf8, randomBytes, utf8 } from './bytes';
 
 export const MAGIC = utf8('BSSYNC01');
-export const SEAL_KINDS = { device: 1, segment: 2, snapshot: 3 } as const;
+export const SEAL_KINDS = { device: 1, segment: 2, snapshot: 3, 'snapshot-part': 4 } as const;
 export type SealKind = keyof typeof SEAL_KINDS;
 const PREFIX = MAGIC.length + 1 + 32 + 12;
 const TAG = 16;
@@ -14,7 +14,9 @@ const TAG = 16;
 export const SEAL_LIMITS: Record<SealKind, { sealed: number; plain: number }> = {
   device: { sealed: 64 * 1024, plain: 256 * 1024 },
   segment: { sealed: 16 * 1024 * 1024, plain: 64 * 1024 * 1024 },
+  // A snapshot's manifest since version 2; the first format's snapshots held the whole state and may be this large.
   snapshot: { sealed: 128 * 1024 * 1024, plain: 512 * 1024 * 1024 },
+  'snapshot-part': { sealed: 16 * 1024 * 1024, plain: 64 * 1024 * 1024 },
 };
 
 /** What sealing needs of an unlocked vault (lib/sync/vault.ts `Vault`). */
@@ -49,8 +51,13 @@ function fileKey(vault: SealingVault, kind: SealKind, salt: Uint8Array, use: Key
 }
 
 /** Seals a body as a file of `kind` for this vault. */
-export async function seal(vault: SealingVault, kind: SealKind, body: unknown, limits = SEAL_LIMITS[kind]): Promise<Uint8Array> {
-  const json = utf8(JSON.stringify(body));
+export function seal(vault: SealingVault, kind: SealKind, body: unknown, limits = SEAL_LIMITS[kind]): Promise<Uint8Array> {
+  return sealJson(vault, kind, JSON.stringify(body), limits);
+}
+
+/** `seal` of a body already written as JSON (a snapshot's part is written record by record). */
+export async function sealJson(vault: SealingVault, kind: SealKind, text: string, limits = SEAL_LIMITS[kind]): Promise<Uint8Array> {
+  const json = utf8(text);
   if (json.length > limits.plain) {
     throw new SealError('too-large', `This ${kind} is ${json.length} bytes, more than the ${limits.plain} a ${kind} may hold.`);
   }

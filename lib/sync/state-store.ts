@@ -50,14 +50,18 @@ export class StateStore {
     if (rows.deletes.length) await this.db.syncState.bulkDelete(rows.deletes);
   }
 
-  /** Every record (for a snapshot): the one time the whole state is in memory. */
-  async all(): Promise<MergeState> {
-    const state = new MergeState();
-    await this.db.syncState.each((row) => {
-      const r = row as StateRow;
-      state.records.set(r.id, recordFromOwnJson(r.fields));
-    });
-    return state;
+  /** Every record, `size` at a time in id order (a snapshot is written from these): never the whole state at once. */
+  async *slices(size = SLICE): AsyncGenerator<MergeState> {
+    let last: string | undefined;
+    for (;;) {
+      const from = last === undefined ? this.db.syncState.orderBy(':id') : this.db.syncState.where(':id').above(last);
+      const rows = (await from.limit(size).toArray()) as StateRow[];
+      if (!rows.length) return;
+      last = rows[rows.length - 1].id;
+      const state = new MergeState();
+      for (const r of rows) state.records.set(r.id, recordFromOwnJson(r.fields));
+      yield state;
+    }
   }
 
   async clear(): Promise<void> {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomId } from '../../lib/sync/bytes';
-import { headerPath, parseListing, segmentPath, snapshotPath } from '../../lib/sync/folder-layout';
+import { headerPath, parseListing, segmentPath, snapshotPartPath, snapshotPath } from '../../lib/sync/folder-layout';
 import { FolderReader, type Applied } from '../../lib/sync/folder-reader';
 import { LogForkError, LogWriter } from '../../lib/sync/log-writer';
 import { seal } from '../../lib/sync/seal';
@@ -214,17 +214,18 @@ describe('reading and writing logs through a file-sync engine', () => {
     const place = new MemoryStorage({ createOnly: true });
     const a = new LogWriter(place, vault, A);
     let head = await writeLog(a, 4);
-    await a.snapshot(4, { [A]: head }, { upTo: 4 });
+    await a.snapshot(4, { [A]: head }, [[{ upTo: 4 }]]);
     head = await writeLog(a, 2, head, 5);
-    await a.snapshot(6, { [A]: head }, { upTo: 6 });
+    await a.snapshot(6, { [A]: head }, [[{ upTo: 6 }]]);
     head = await writeLog(a, 2, head, 7);
-    await a.snapshot(8, { [A]: head }, { upTo: 8 });
+    await a.snapshot(8, { [A]: head }, [[{ upTo: 8 }]]);
     head = await writeLog(a, 1, head, 9);
     const removed = await a.prune();
     // Kept: the snapshots at 8 and 6 and the segments after 6.
-    expect(removed.sort()).toEqual([...[1, 2, 3, 4, 5, 6].map((n) => segmentPath(vault.vaultId, A, n)), snapshotPath(vault.vaultId, A, 4)].sort());
+    expect(removed.sort()).toEqual([...[1, 2, 3, 4, 5, 6].map((n) => segmentPath(vault.vaultId, A, n)), snapshotPath(vault.vaultId, A, 4), snapshotPartPath(vault.vaultId, A, 4, 0)].sort());
     const fresh = await new FolderReader(place, vault).read({});
-    expect(fresh.snapshot?.body).toMatchObject({ seq: 8, covers: { [A]: 8 }, state: { upTo: 8 } });
+    expect(fresh.snapshot?.body).toMatchObject({ seq: 8, covers: { [A]: 8 }, version: 2, records: 1 });
+    expect(await new FolderReader(place, vault).part(fresh.snapshot!, 0)).toEqual([{ upTo: 8 }]);
     expect(seqs(fresh)).toEqual(['a9']);
     expect(fresh.problems).toEqual([]);
     expect(fresh.heads[A]).toEqual(head);
@@ -239,7 +240,7 @@ describe('reading and writing logs through a file-sync engine', () => {
     const place = new MemoryStorage();
     const a = new LogWriter(place, vault, A);
     const head = await writeLog(a, 3);
-    await a.snapshot(3, { [A]: head }, { upTo: 3 });
+    await a.snapshot(3, { [A]: head }, [[{ upTo: 3 }]]);
     const read: string[] = [];
     const spying = { ...place, list: () => place.list(), read: async (p: string) => (read.push(p), place.read(p)), create: place.create.bind(place), remove: place.remove.bind(place) };
     const result = await new FolderReader(spying, vault).read({ [A]: head });

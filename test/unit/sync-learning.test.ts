@@ -13,6 +13,7 @@ import type { FeedbackEvent } from '../../lib/learn/types';
 import type { SyncPlace } from '../../lib/sync/device';
 import { connectVault, syncPass, type SyncDeps } from '../../lib/sync/engine';
 import { badValue, JSON_LIMITS, jsonWithin, SETTINGS_ID } from '../../lib/sync/fields';
+import { MergeState } from '../../lib/sync/merge';
 import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
 import { StateStore } from '../../lib/sync/state-store';
 import type { SyncStorage } from '../../lib/sync/types';
@@ -67,7 +68,8 @@ class Profile {
   }
   /** How many values the `learning` register holds as heads (concurrent edits not merged yet). */
   async learningHeads(): Promise<number> {
-    const state = await new StateStore(this.db).all();
+    const state = new MergeState();
+    await new StateStore(this.db).load(state, [SETTINGS_ID]);
     return state.records.get(SETTINGS_ID)?.get('learning')?.heads.length ?? 0;
   }
 }

@@ -282,7 +282,7 @@ describe('the memory database', () => {
     expect(await db.items.get('x')).toEqual(item);
     expect((await db.vectors.get('x'))!.vector).toEqual(new Float32Array([1, 0]));
     const ledger = new SyncLedger(db);
-    expect((await ledger.all()).size).toBe(0);
+    expect((await ledger.brief()).size).toBe(0);
     expect(await ledger.pending()).toEqual([]);
   });
 });
