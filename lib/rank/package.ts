@@ -136,17 +136,36 @@ export function buildPackage(
   cards: RankedCard[],
   destination: Destination,
   budgetTokens: number,
+  spend: PackageSpend = PACKAGE_SPEND,
 ): { text: string; tokens: number; ids: string[] } {
-  const fast = packWith(cards, destination, budgetTokens, lineCounter());
+  const fast = packWith(cards, destination, budgetTokens, lineCounter(), spend);
   // The piecewise count is checked once on the result; should it ever disagree, the package is made with whole counts.
-  return memo.count(fast.text) === fast.tokens ? fast : packWith(cards, destination, budgetTokens, countTokens);
+  return memo.count(fast.text) === fast.tokens ? fast : packWith(cards, destination, budgetTokens, countTokens, spend);
 }
+
+/** How the package spends its budget on long items' passages (chosen by cross-validation: docs/benchmarks.md, 6 Dec 2026). */
+export interface PackageSpend {
+  /** Each card first with its best passage only (`best`), or with every passage it chose (`chosen`, fewer if need be). */
+  first: 'best' | 'chosen';
+  /**
+   * The budget left after the cards' first passages goes to further passages of the packed cards, most valuable
+   * first: a passage is worth its card's score × (its relevance / the card's best passage's) ^ `sharpness`
+   * (`Infinity`: none, as the package was before).
+   */
+  sharpness: number;
+}
+
+export const PACKAGE_SPEND: PackageSpend = { first: 'best', sharpness: 1 };
+
+/** Further passages tried per package at most: each try renders and counts a card's line again. */
+const MAX_FURTHER_TRIES = 32;
 
 function packWith(
   cards: RankedCard[],
   destination: Destination,
   budgetTokens: number,
   countTokens: (text: string) => number,
+  spend: PackageSpend,
 ): { text: string; tokens: number; ids: string[] } {
   const instr: RankedCard[] = [];
   const evid: RankedCard[] = [];
@@ -170,9 +189,10 @@ function packWith(
   };
   let text = '';
   let tokens = 0;
+  let wasCut = false;
   for (const c of cards) {
     // A long item's passages by relevance: all it matched, else fewer, down to its best one.
-    const chosen = c.passages?.passages;
+    const chosen = spend.first === 'best' ? c.passages?.passages.slice(0, 1) : c.passages?.passages;
     const tries: (number[] | undefined)[] = chosen ? chosen.map((_, n) => chosen.slice(0, chosen.length - n)) : [undefined];
     let fitted = false;
     for (const parts of tries) {
@@ -203,9 +223,36 @@ function packWith(
         else evid.push(c);
         text = t2;
         tokens = n2;
+        wasCut = true;
         break; // the cut card's full line is not in the text; adding more would re-render it whole
       }
     }
+  }
+  // The budget left: further passages of the packed long cards, most valuable first, each where it still fits.
+  const further: { c: RankedCard; k: number; worth: number }[] = [];
+  for (const c of wasCut || spend.sharpness === Infinity ? [] : evid) {
+    const pc = c.passages;
+    const has = partsOf.get(c);
+    if (!pc || !has) continue;
+    // Without each passage's relevance (a card made elsewhere), its chosen passages in their order, and no others.
+    const rel = pc.relevance?.length === pc.of ? pc.relevance : Array.from({ length: pc.of }, (_, k) => (pc.passages.includes(k) ? 1 - pc.passages.indexOf(k) / pc.of : 0));
+    const best = Math.max(...has.map((k) => rel[k] ?? 0));
+    for (let k = 0; k < pc.of; k++)
+      // A passage that matched nothing of the task (no words, meaning below the floor) is not packed.
+      if (!has.includes(k) && rel[k] > 0 && best > 0) further.push({ c, k, worth: c.score * Math.min(1, rel[k] / best) ** spend.sharpness });
+  }
+  further.sort((a, b) => b.worth - a.worth);
+  for (const { c, k } of further.slice(0, MAX_FURTHER_TRIES)) {
+    const had = partsOf.get(c)!;
+    partsOf.set(c, [...had, k]);
+    const t = render(destination, instr.map(line), readerOrder(evid).map(line));
+    const n = countTokens(t);
+    if (n > budgetTokens) {
+      partsOf.set(c, had);
+      continue;
+    }
+    text = t;
+    tokens = n;
   }
   const ids = [...instr, ...readerOrder(evid)].map((c) => c.item.id);
   return { text, tokens, ids };
