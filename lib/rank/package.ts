@@ -159,20 +159,21 @@ export interface PackageSpend {
 export const PACKAGE_SPEND: PackageSpend = { first: 'best', sharpness: 1 };
 
 /**
- * Token counts of an item's passages, each counted alone when the package first weighs it (an edit makes a new item):
- * the panel packs the same long items again at each pause in typing, and counting a card's whole line at each try
- * took 14 ms a package (LoCoMo sessions) where the package before took under 1.
+ * Per item (an edit makes a new item), the tokens of each passage's own part (what no neighbouring passage holds):
+ * the least a passage adds to a card's line. Counted when the package first weighs it and kept, as the panel packs
+ * the same long items again at each pause in typing; a passage that cannot fit by this count is not tried, so the
+ * package is counted whole only for the few that can (trying each took 14 ms a package on LoCoMo sessions).
  */
-const partCounts = new WeakMap<MemoryItem, number[]>();
+const coreCounts = new WeakMap<MemoryItem, number[]>();
 
-function partTokens(item: MemoryItem, ps: readonly Passage[], k: number): number {
-  let counts = partCounts.get(item);
-  if (!counts) partCounts.set(item, (counts = []));
-  return (counts[k] ??= countTokens(item.text.slice(ps[k].start, ps[k].end)));
+function coreTokens(item: MemoryItem, ps: readonly Passage[], k: number): number {
+  let counts = coreCounts.get(item);
+  if (!counts) coreCounts.set(item, (counts = []));
+  const from = k > 0 ? Math.max(ps[k].start, ps[k - 1].end) : ps[k].start;
+  const to = k + 1 < ps.length ? Math.min(ps[k].end, ps[k + 1].start) : ps[k].end;
+  // A word cut at either end of the part may count as one piece fewer than in the whole line.
+  return (counts[k] ??= Math.max(0, countTokens(item.text.slice(from, to)) - 2));
 }
-
-/** Tokens a further passage may add beyond its own: the "…" between it and its neighbours, and a joined word's piece. */
-const JOIN_TOKENS = 3;
 
 function packWith(
   cards: RankedCard[],
@@ -256,28 +257,18 @@ function packWith(
       if (!has.includes(k) && rel[k] > 0 && best > 0) further.push({ c, k, worth: c.score * Math.min(1, rel[k] / best) ** spend.sharpness });
   }
   further.sort((a, b) => b.worth - a.worth);
-  // Each passage is weighed by its own count against the room left (a passage beside one packed adds less), then the
-  // package is counted once whole; should it be over, the last passages taken are put back one at a time.
-  let room = budgetTokens - tokens;
-  const taken: { c: RankedCard; had: number[] }[] = [];
   for (const { c, k } of further) {
-    const need = partTokens(c.item, split(c.item.text), k) + JOIN_TOKENS;
-    if (need > room) continue;
+    if (coreTokens(c.item, split(c.item.text), k) > budgetTokens - tokens) continue;
     const had = partsOf.get(c)!;
-    taken.push({ c, had });
     partsOf.set(c, [...had, k]);
-    room -= need;
-  }
-  while (taken.length) {
     const t = render(destination, instr.map(line), readerOrder(evid).map(line));
     const n = countTokens(t);
-    if (n <= budgetTokens) {
-      text = t;
-      tokens = n;
-      break;
+    if (n > budgetTokens) {
+      partsOf.set(c, had);
+      continue;
     }
-    const last = taken.pop()!;
-    partsOf.set(last.c, last.had);
+    text = t;
+    tokens = n;
   }
   const ids = [...instr, ...readerOrder(evid)].map((c) => c.item.id);
   return { text, tokens, ids };
