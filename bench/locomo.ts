@@ -5,7 +5,7 @@
 
 `--as sessions`: each session is ONE memory item, a document of its turns ("Speaker: text" a line), as a long mail
 or a note is; R@k then counts the sessions that hold evidence. For either granularity the bench also reports
-**evidence in the package**: the share of evidence turns whose text is inside the default-budget package. Rows:
+**evidence in the package**: the share of evidence turns whose text is inside the default-budget package, overall and by conversation. Rows:
 `backstory-package` is the product's package (rankForTab's, what Insert all puts in: lib/rank/package.ts, whatever it
 packs); the two others are references, not the product path: `cards-whole-items-greedy` packs the same cards' whole
 texts in rank order (the package before long items were packed by passage), `bm25-passages-greedy` packs passages

@@ -131,7 +131,8 @@ function lineCounter(): (text: string) => number {
 
 /**
  * The context package: instructions and evidence kept apart, formatted for the destination, never over budget.
- * Cards are taken in rank order; one that would overflow is left out (or, if it is the first, cut).
+ * Cards are taken in rank order (a long item's with its best passage); one that would overflow is left out (or, if it
+ * is the first, cut). The room left goes to the packed long cards' further passages, most worth first (`PackageSpend`).
  */
 export function buildPackage(
   cards: RankedCard[],
@@ -206,7 +207,7 @@ function packWith(
   let tokens = 0;
   let wasCut = false;
   for (const c of cards) {
-    // A long item's passages by relevance: all it matched, else fewer, down to its best one.
+    // A long item's passages by relevance (its best one, or all it chose, else fewer, down to its best one).
     const chosen = spend.first === 'best' ? c.passages?.passages.slice(0, 1) : c.passages?.passages;
     const tries: (number[] | undefined)[] = chosen ? chosen.map((_, n) => chosen.slice(0, chosen.length - n)) : [undefined];
     let fitted = false;
