@@ -5,7 +5,7 @@
 
 `--as sessions`: each session is ONE memory item, a document of its turns ("Speaker: text" a line), as a long mail
 or a note is; R@k then counts the sessions that hold evidence. For either granularity the bench also reports
-**evidence in the package**: the share of evidence turns whose text is inside the default-budget package. Rows:
+**evidence in the package**: the share of evidence turns whose text is inside the default-budget package, overall and by conversation. Rows:
 `backstory-package` is the product's package (rankForTab's, what Insert all puts in: lib/rank/package.ts, whatever it
 packs); the two others are references, not the product path: `cards-whole-items-greedy` packs the same cards' whole
 texts in rank order (the package before long items were packed by passage), `bm25-passages-greedy` packs passages
@@ -100,6 +100,8 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
   ] as const;
   const tallies = Object.fromEntries(names.map((n) => [n, new Tally()])) as Record<(typeof names)[number], Tally>;
   let queries = 0;
+  // Evidence in the package per conversation: a mean can hide one conversation where long items carry much less.
+  const perConversation: Record<string, { questions: number } & Record<(typeof PACKAGE_ROWS)[number], number>> = {};
   const panelRuns: Record<string, Omit<PanelRun, 'cards'> & { sameAsNode: number; questions: number }> = {};
   for (const p of prepared) {
     let shown: string[][] | undefined;
@@ -115,6 +117,7 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
     // Baselines index "[date] Speaker: text" (plus the caption) in a plain BM25 index, as the reference figures do.
     const plain = new LexicalIndex();
     for (const it of p.conv.items) plain.add(it.id, `${it.title} ${it.people.join(' ')}: ${it.text} ${it.aux ?? ''}`);
+    const convEvidence = (perConversation[p.conv.id] = { questions: 0, ...Object.fromEntries(PACKAGE_ROWS.map((r) => [r, 0])) } as (typeof perConversation)[string]);
     const newest = [...p.conv.items].sort((a, b) => b.createdAt - a.createdAt).map((i) => i.id);
     for (const [qi, q] of p.questions.entries()) {
       queries++;
@@ -172,9 +175,16 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
       // Evidence in the package: the evidence turns' texts found whole in what Insert all would put in.
       const budget = DEFAULT_SETTINGS.budgetTokens;
       const ev = q.evidence ?? [];
-      evidence['backstory-package'] += evidenceShare(state.package?.text ?? '', ev);
-      evidence['cards-whole-items-greedy'] += evidenceShare(packGreedy(state.cards.map((c) => `${c.item.title}: ${c.item.text}`), budget), ev);
-      evidence['bm25-passages-greedy'] += evidenceShare(bm25PassagePackage(p.conv.items, q.question, budget), ev);
+      const shares = {
+        'backstory-package': evidenceShare(state.package?.text ?? '', ev),
+        'cards-whole-items-greedy': evidenceShare(packGreedy(state.cards.map((c) => `${c.item.title}: ${c.item.text}`), budget), ev),
+        'bm25-passages-greedy': evidenceShare(bm25PassagePackage(p.conv.items, q.question, budget), ev),
+      };
+      convEvidence.questions++;
+      for (const row of PACKAGE_ROWS) {
+        evidence[row] += shares[row];
+        convEvidence[row] += shares[row];
+      }
 
       if (shown) {
         tallies['backstory-panel'].add(shown[qi], q.relevant, 0);
@@ -193,10 +203,23 @@ export async function runLocomo(dataFile: string, range?: [number, number], dtyp
   for (const n of names) methods[n] = tallies[n].stats();
   const r = (x: number) => Math.round((x / (queries || 1)) * 1000) / 1000;
   const evidenceInPackage = Object.fromEntries(PACKAGE_ROWS.map((row) => [row, r(evidence[row])]));
-  return { as, queries, methods, evidenceInPackage, cardsPerQuestion: Math.round((cardsShown / (queries || 1)) * 100) / 100, ...(panel ? { panel: panelRuns } : {}) };
+  const evidenceByConversation = Object.fromEntries(
+    Object.entries(perConversation).map(([id, c]) => [
+      id,
+      { questions: c.questions, ...Object.fromEntries(PACKAGE_ROWS.map((row) => [row, Math.round((c[row] / (c.questions || 1)) * 1000) / 1000])) },
+    ]),
+  ) as Record<string, { questions: number } & Record<(typeof PACKAGE_ROWS)[number], number>>;
+  return { as, queries, methods, evidenceInPackage, evidenceByConversation, cardsPerQuestion: Math.round((cardsShown / (queries || 1)) * 100) / 100, ...(panel ? { panel: panelRuns } : {}) };
 }
 
-function table(res: { as: Granularity; queries: number; methods: Record<string, MethodStats>; evidenceInPackage: Record<string, number>; cardsPerQuestion: number }): string {
+function table(res: {
+  as: Granularity;
+  queries: number;
+  methods: Record<string, MethodStats>;
+  evidenceInPackage: Record<string, number>;
+  evidenceByConversation: Record<string, { questions: number } & Record<(typeof PACKAGE_ROWS)[number], number>>;
+  cardsPerQuestion: number;
+}): string {
   const rows = [
     '| method | R@5 | R@10 | nDCG@10 | MRR | p50 ms | p95 ms |',
     '|---|---|---|---|---|---|---|',
@@ -210,7 +233,12 @@ function table(res: { as: Granularity; queries: number; methods: Record<string, 
     '|---|---|',
     ...Object.entries(res.evidenceInPackage).map(([n, v]) => `| ${n}${n === 'backstory-package' ? '' : ' (reference, not the product path)'} | ${v.toFixed(3)} |`),
   ];
-  return `${res.queries} questions, one item a ${res.as === 'turns' ? 'turn' : 'session'}, ${res.cardsPerQuestion} cards a question\n${rows.join('\n')}\n\n${pkg.join('\n')}`;
+  const byConv = [
+    `| conversation | questions | ${PACKAGE_ROWS.join(' | ')} |`,
+    `|---|---|${PACKAGE_ROWS.map(() => '---|').join('')}`,
+    ...Object.entries(res.evidenceByConversation).map(([id, c]) => `| ${id} | ${c.questions} | ${PACKAGE_ROWS.map((row) => c[row].toFixed(3)).join(' | ')} |`),
+  ];
+  return `${res.queries} questions, one item a ${res.as === 'turns' ? 'turn' : 'session'}, ${res.cardsPerQuestion} cards a question\n${rows.join('\n')}\n\n${pkg.join('\n')}\n\nevidence in the package by conversation\n${byConv.join('\n')}`;
 }
 
 async function main() {

@@ -1,5 +1,6 @@
 import type { Destination } from '../core/destinations';
 import type { RankedCard } from './types';
+import type { MemoryItem } from '../memory/types';
 import { countTokens } from '../memory/tokens';
 import { excerpt, splitPassages, type Passage } from '../memory/index/passages';
 
@@ -130,16 +131,49 @@ function lineCounter(): (text: string) => number {
 
 /**
  * The context package: instructions and evidence kept apart, formatted for the destination, never over budget.
- * Cards are taken in rank order; one that would overflow is left out (or, if it is the first, cut).
+ * Cards are taken in rank order (a long item's with its best passage); one that would overflow is left out (or, if it
+ * is the first, cut). The room left goes to the packed long cards' further passages, most worth first (`PackageSpend`).
  */
 export function buildPackage(
   cards: RankedCard[],
   destination: Destination,
   budgetTokens: number,
+  spend: PackageSpend = PACKAGE_SPEND,
 ): { text: string; tokens: number; ids: string[] } {
-  const fast = packWith(cards, destination, budgetTokens, lineCounter());
+  const fast = packWith(cards, destination, budgetTokens, lineCounter(), spend);
   // The piecewise count is checked once on the result; should it ever disagree, the package is made with whole counts.
-  return memo.count(fast.text) === fast.tokens ? fast : packWith(cards, destination, budgetTokens, countTokens);
+  return memo.count(fast.text) === fast.tokens ? fast : packWith(cards, destination, budgetTokens, countTokens, spend);
+}
+
+/** How the package spends its budget on long items' passages (chosen by cross-validation: docs/benchmarks.md, 6 Dec 2026). */
+export interface PackageSpend {
+  /** Each card first with its best passage only (`best`), or with every passage it chose (`chosen`, fewer if need be). */
+  first: 'best' | 'chosen';
+  /**
+   * The budget left after the cards' first passages goes to further passages of the packed cards, most valuable
+   * first: a passage is worth its card's score × (its relevance / the card's best passage's) ^ `sharpness`
+   * (`Infinity`: none, as the package was before).
+   */
+  sharpness: number;
+}
+
+export const PACKAGE_SPEND: PackageSpend = { first: 'best', sharpness: 1 };
+
+/**
+ * Per item (an edit makes a new item), the tokens of each passage's own part (what no neighbouring passage holds):
+ * the least a passage adds to a card's line. Counted when the package first weighs it and kept, as the panel packs
+ * the same long items again at each pause in typing; a passage that cannot fit by this count is not tried, so the
+ * package is counted whole only for the few that can (trying each took 14 ms a package on LoCoMo sessions).
+ */
+const coreCounts = new WeakMap<MemoryItem, number[]>();
+
+function coreTokens(item: MemoryItem, ps: readonly Passage[], k: number): number {
+  let counts = coreCounts.get(item);
+  if (!counts) coreCounts.set(item, (counts = []));
+  const from = k > 0 ? Math.max(ps[k].start, ps[k - 1].end) : ps[k].start;
+  const to = k + 1 < ps.length ? Math.min(ps[k].end, ps[k + 1].start) : ps[k].end;
+  // A word cut at either end of the part may count as one piece fewer than in the whole line.
+  return (counts[k] ??= Math.max(0, countTokens(item.text.slice(from, to)) - 2));
 }
 
 function packWith(
@@ -147,6 +181,7 @@ function packWith(
   destination: Destination,
   budgetTokens: number,
   countTokens: (text: string) => number,
+  spend: PackageSpend,
 ): { text: string; tokens: number; ids: string[] } {
   const instr: RankedCard[] = [];
   const evid: RankedCard[] = [];
@@ -170,9 +205,10 @@ function packWith(
   };
   let text = '';
   let tokens = 0;
+  let wasCut = false;
   for (const c of cards) {
-    // A long item's passages by relevance: all it matched, else fewer, down to its best one.
-    const chosen = c.passages?.passages;
+    // A long item's passages by relevance (its best one, or all it chose, else fewer, down to its best one).
+    const chosen = spend.first === 'best' ? c.passages?.passages.slice(0, 1) : c.passages?.passages;
     const tries: (number[] | undefined)[] = chosen ? chosen.map((_, n) => chosen.slice(0, chosen.length - n)) : [undefined];
     let fitted = false;
     for (const parts of tries) {
@@ -203,9 +239,37 @@ function packWith(
         else evid.push(c);
         text = t2;
         tokens = n2;
+        wasCut = true;
         break; // the cut card's full line is not in the text; adding more would re-render it whole
       }
     }
+  }
+  // The budget left: further passages of the packed long cards, most valuable first, each where it still fits.
+  const further: { c: RankedCard; k: number; worth: number }[] = [];
+  for (const c of wasCut || spend.sharpness === Infinity ? [] : evid) {
+    const pc = c.passages;
+    const has = partsOf.get(c);
+    if (!pc || !has) continue;
+    // Without each passage's relevance (a card made elsewhere), its chosen passages in their order, and no others.
+    const rel = pc.relevance?.length === pc.of ? pc.relevance : Array.from({ length: pc.of }, (_, k) => (pc.passages.includes(k) ? 1 - pc.passages.indexOf(k) / pc.of : 0));
+    const best = Math.max(...has.map((k) => rel[k] ?? 0));
+    for (let k = 0; k < pc.of; k++)
+      // A passage that matched nothing of the task (no words, meaning below the floor) is not packed.
+      if (!has.includes(k) && rel[k] > 0 && best > 0) further.push({ c, k, worth: c.score * Math.min(1, rel[k] / best) ** spend.sharpness });
+  }
+  further.sort((a, b) => b.worth - a.worth);
+  for (const { c, k } of further) {
+    if (coreTokens(c.item, split(c.item.text), k) > budgetTokens - tokens) continue;
+    const had = partsOf.get(c)!;
+    partsOf.set(c, [...had, k]);
+    const t = render(destination, instr.map(line), readerOrder(evid).map(line));
+    const n = countTokens(t);
+    if (n > budgetTokens) {
+      partsOf.set(c, had);
+      continue;
+    }
+    text = t;
+    tokens = n;
   }
   const ids = [...instr, ...readerOrder(evid)].map((c) => c.item.id);
   return { text, tokens, ids };

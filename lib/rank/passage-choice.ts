@@ -19,6 +19,11 @@ export interface PassageChoice {
   passages: number[];
   /** How many passages the item has. */
   of: number;
+  /**
+   * Each passage's relevance to the task (meaning and words fused as for the choice, in [0, 1]), in passage order:
+   * the package spends budget left over after the cards' best passages on the next most relevant ones.
+   */
+  relevance?: number[];
   /** Tokens of the excerpt the card shows (`excerpt` of these passages). */
   tokens: number;
 }
@@ -61,6 +66,7 @@ export function choosePassages(
   return {
     passages: chosen,
     of: passages.length,
+    relevance: fused.map((x) => Math.round(x * 1000) / 1000),
     get tokens() {
       return (tokens ??= excerptTokens(item, passages, chosen));
     },

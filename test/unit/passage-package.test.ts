@@ -131,3 +131,67 @@ describe('cards and the package carry passages', () => {
     expect(fifth).toContain('zebra');
   });
 });
+
+/**
+ * A long item whose answer is not in its first passage, beside another long item that ranks above it: a session of a
+ * chat kept as one document, a long mail. What Insert all puts in must carry the answer, within the budget.
+ */
+describe('the package spends its budget on the passages that answer, across long items', () => {
+  const chat = (topic: string, facts: Record<number, string>) =>
+    Array.from({ length: 8 }, (_, p) =>
+      Array.from({ length: 8 }, (_, i) => (i === 0 && facts[p]) || `Sam: the ${topic} part ${p}, line ${i}, goes over ${topic} things at some length.`).join('\n'),
+    ).join('\n\n');
+  const top = chat('kitchen', { 2: 'Ana: the kitchen tiles for the renovation came from Porto.', 5: 'Ana: the renovation tiles were blue, painted by hand.' });
+  const other = chat('garden', { 3: 'Ana: the renovation of the shed waits for the tiles from Porto.' });
+  const card = (id: string, text: string, score: number, chosen: number[], relevance: number[]): RankedCard => ({
+    item: item(id, text, { title: id }),
+    kind: 'evidence',
+    score,
+    factors: { semantic: 1, lexical: 1, recency: 0, priority: 0, continuity: 0, situation: 0 },
+    matched: [],
+    why: [],
+    passages: { passages: chosen, of: splitPassages(text).length, tokens: 0, relevance },
+  });
+  const part = (text: string, k: number) => {
+    const ps = splitPassages(text);
+    return text.slice(ps[k].start, ps[k].end).trim().replace(/\s+/g, ' ');
+  };
+
+  it("packs the second card's answering passage rather than only the first card's further passages", () => {
+    const a = card('kitchen', top, 0.9, [2, 5, 1], [0.2, 0.8, 1, 0.3, 0.2, 0.9, 0.2, 0.2]);
+    const b = card('garden', other, 0.8, [3], [0.1, 0.1, 0.1, 1, 0.1, 0.1, 0.1, 0.1]);
+    expect(splitPassages(top).length).toBe(8);
+    // Room for the first card's three chosen passages and a little more, not for a fourth passage.
+    const budget = buildPackage([a], 'chat', 4000, { first: 'chosen', sharpness: Infinity }).tokens + 20;
+    const pkg = buildPackage([a, b], 'chat', budget);
+    expect(pkg.tokens).toBeLessThanOrEqual(budget);
+    expect(pkg.tokens).toBe(countTokens(pkg.text));
+    expect(pkg.text).toContain('the renovation of the shed waits for the tiles from Porto.');
+    expect(pkg.text).toContain('the kitchen tiles for the renovation came from Porto.');
+    expect(pkg.ids).toEqual(['kitchen', 'garden']);
+    // The passage that answered least is the one left out; nothing that matched nothing is packed.
+    expect(pkg.text).not.toContain(part(top, 0));
+  });
+
+  it('fills the room left with the next passages that answer, each whole', () => {
+    const a = card('kitchen', top, 0.9, [2], [0, 0, 1, 0, 0, 0.7, 0, 0]);
+    const pkg = buildPackage([a], 'chat', 800);
+    expect(pkg.tokens).toBeLessThanOrEqual(800);
+    expect(pkg.text).toContain(part(top, 2));
+    expect(pkg.text).toContain(part(top, 5));
+    expect(pkg.text).toContain('the renovation tiles were blue, painted by hand.');
+    for (const k of [0, 1, 3, 4, 6, 7]) expect(pkg.text).not.toContain(part(top, k));
+  });
+
+  it('ranks a session kept as one item and inserts, within the budget, both passages that hold the answer', async () => {
+    const items = [item('kitchen', top, { title: 'Kitchen chat' }), item('garden', other, { title: 'Garden chat' })];
+    const mem = arrayMemoryView(items, new Map(items.map((it) => [it.id, passageEmbedTexts(it).map(embed)])));
+    const ask = 'Where did the renovation tiles come from, and how were they painted?';
+    const res = await rankMemory({ task: task(ask), memory: mem, settings: SETTINGS, queryVector: embed(ask), now: NOW });
+    const pkg = res.package!;
+    expect(pkg.tokens).toBeLessThanOrEqual(SETTINGS.budgetTokens);
+    expect(pkg.text).toContain('the kitchen tiles for the renovation came from Porto.');
+    expect(pkg.text).toContain('the renovation tiles were blue, painted by hand.');
+    expect(pkg.text).toContain('the renovation of the shed waits for the tiles from Porto.');
+  });
+});
