@@ -3,7 +3,7 @@
  * dev conversations and LongMemEval's dev questions, through the product's path: each conversation or haystack is
  * imported and embedded once (bench/lib/cv-units.ts), then ranked by `scoreMemory` for every choice of constants.
  * Usage: npm run bench:cv -- [--locomo FILE] [--lme FILE] [--conversations A-B] [--questions A-B] [--folds K]
- *        [--sweeps N] [--select each,both] [--json OUT]
+ *        [--select each,both] [--memo FILE] [--json OUT]
  *
  * `--select each`: LoCoMo leave-one-conversation-out (constants chosen on the other conversations by R@10, judged on
  * the held-out one), and LongMemEval K-fold (question i in fold i mod K; chosen by the mean of recall_all@10 and
@@ -11,6 +11,8 @@
  * i holds LoCoMo conversation i mod K and LongMemEval questions i mod K) by the mean of the two objectives: the
  * product ships one value per constant. Beside each cross-validated figure: today's constants on the same questions
  * (in-sample: they were chosen on this data), the constants chosen on all of it (in-sample too), and plain BM25.
+ * `--memo FILE` keeps every (unit, choice) result on disk, so a stopped run of the same tree and data resumes where it
+ * stopped: delete the file after changing the ranker or the data.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -40,11 +42,10 @@ function args(argv: string[]) {
   const select = (get('--select') ?? 'each,both').split(',');
   for (const s of select) if (s !== 'each' && s !== 'both') throw new Error(`--select wants each, both or each,both; got "${s}"`);
   const folds = Number(get('--folds') ?? 5);
-  const sweeps = Number(get('--sweeps') ?? 1);
-  if (!(folds >= 2) || !(sweeps >= 1)) throw new Error('--folds wants 2 or more and --sweeps 1 or more');
+  if (!(folds >= 2)) throw new Error('--folds wants 2 or more');
   return {
     locomo: get('--locomo'), lme: get('--lme'), conversations: range(get('--conversations'), '--conversations'), questions: range(get('--questions'), '--questions'),
-    folds, sweeps, select: select as ('each' | 'both')[], json: get('--json'),
+    folds, select: select as ('each' | 'both')[], json: get('--json'), memo: get('--memo'),
   };
 }
 
@@ -111,10 +112,10 @@ function table(set: DataSet, columns: Column[]): string {
 const show = (v: unknown) => String(v);
 
 /** Cross-validates `folds` of `ids` and chooses on all of them: the columns of the tables and the choices made. */
-async function run(ranker: UnitRanker, folds: number[][], sweeps: number) {
+async function run(ranker: UnitRanker, folds: number[][]) {
   const obj = objective(ranker);
-  const chosen = await crossValidate(KNOBS, folds, obj, sweeps);
-  const onAll = await chooseCoordinatewise(KNOBS, folds.flat(), obj, sweeps);
+  const chosen = await crossValidate(KNOBS, folds, obj);
+  const onAll = await chooseCoordinatewise(KNOBS, folds.flat(), obj);
   return { chosen, onAll };
 }
 
@@ -127,7 +128,7 @@ async function main() {
     ...(await locomoUnits(locomoDataFile(a.locomo, ROOT), embedder, a.conversations)),
     ...(await lmeUnits(lmeDataFile(a.lme, ROOT), embedder, a.questions)),
   ];
-  const ranker = new UnitRanker(units);
+  const ranker = new UnitRanker(units, a.memo);
   const ids = (set: DataSet) => units.flatMap((u, i) => (u.set === set ? [i] : []));
   const loc = ids('locomo');
   const lme = ids('lme');
@@ -143,8 +144,8 @@ async function main() {
   for (const select of a.select) {
     process.stderr.write(`  choosing (${select})…\n`);
     if (select === 'each') {
-      const l = await run(ranker, loc.map((u) => [u]), a.sweeps);
-      const m = await run(ranker, lmeFolds, a.sweeps);
+      const l = await run(ranker, loc.map((u) => [u]));
+      const m = await run(ranker, lmeFolds);
       columns.locomo.push({ name: 'CV: chosen on the other conversations', rows: await under(ranker, loc, heldChoice(l.chosen)) });
       columns.locomo.push({ name: 'chosen on all of LoCoMo dev (in-sample)', rows: await under(ranker, loc, () => l.onAll) });
       columns.lme.push({ name: `CV: chosen on the other ${a.folds - 1} folds`, rows: await under(ranker, lme, heldChoice(m.chosen)) });
@@ -152,7 +153,7 @@ async function main() {
       knobColumns.push({ name: 'LoCoMo', ...l }, { name: 'LongMemEval', ...m });
     } else {
       const folds = Array.from({ length: a.folds }, (_, i) => [...loc.filter((_, j) => j % a.folds === i), ...lme.filter((_, j) => j % a.folds === i)]);
-      const b = await run(ranker, folds, a.sweeps);
+      const b = await run(ranker, folds);
       const choice = heldChoice(b.chosen);
       columns.locomo.push({ name: 'CV, one set for both data sets', rows: await under(ranker, loc, choice) });
       columns.lme.push({ name: 'CV, one set for both data sets', rows: await under(ranker, lme, choice) });
@@ -169,7 +170,7 @@ async function main() {
         `| ${k.name} | ${k.grid.map(show).join(', ')} | ${show(k.today)} | ${knobColumns.map((c) => `${show(c.onAll[k.name])}; ${c.chosen.map((f) => show(f.choice[k.name])).join(' ')}`).join(' | ')} |`,
     ),
   ];
-  console.log(`${KNOBS.length} constants, coordinate-wise, ${a.sweeps} sweep(s); ${ranker.rankings} rankings in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(`${KNOBS.length} constants, coordinate-wise, one sweep; ${ranker.rankings} rankings in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   console.log(knobLines.join('\n'));
   console.log(`\nLoCoMo dev, ${loc.length} conversations, R@10 of the ranker's full order:`);
   console.log(table('locomo', columns.locomo));
@@ -181,6 +182,7 @@ async function main() {
     out.tables = Object.fromEntries((['locomo', 'lme'] as const).map((s) => [s, columns[s].map((c) => ({ name: c.name, r10: mean(c.rows, (f) => f.r10), all10: mean(c.rows, (f) => f.all10), ndcg10: mean(c.rows, (f) => f.ndcg10) }))]));
     writeFileSync(a.json, JSON.stringify(out, null, 2) + '\n');
   }
+  ranker.save();
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -33,31 +33,42 @@ export function choiceKey(choice: Choice): string {
 }
 
 /**
- * Coordinate-wise search from today's values: each knob in turn takes the grid value that scores best on `units`
- * with the others held; a value replaces the current one only when strictly better (ties keep today's). `sweeps`
- * passes over the knobs, stopping early when a pass changes nothing.
+ * Coordinate-wise choice from today's values, in one sweep that costs little more than scoring each grid value once:
+ * every grid value of every knob is first scored alone (the others at today's) on `units`; the knobs whose best value
+ * beats today's are then taken in order of that gain, each kept only when it still improves the score with the ones
+ * kept before it, so two knobs that move the same thing are not both pushed. A value replaces today's only when
+ * strictly better (ties keep today's). The single-knob scores are the same for every fold's units, so a caller that
+ * keeps results per unit computes them once.
  */
-export async function chooseCoordinatewise(knobs: readonly Knob[], units: readonly number[], objective: Objective, sweeps = 1): Promise<Choice> {
-  let choice: Choice = todays(knobs);
-  let best = await objective(units, choice);
-  for (let s = 0; s < sweeps; s++) {
-    let changed = false;
-    for (const k of knobs)
-      for (const v of k.grid) {
-        if (v === choice[k.name]) continue;
-        const next = { ...choice, [k.name]: v };
-        const score = await objective(units, next);
-        // A difference below rounding noise is no reason to move from today's value.
-        if (score > best + 1e-9) {
-          best = score;
-          choice = next;
-          changed = true;
-        }
-      }
-    if (!changed) break;
+export async function chooseCoordinatewise(knobs: readonly Knob[], units: readonly number[], objective: Objective): Promise<Choice> {
+  const base = todays(knobs);
+  const todayScore = await objective(units, base);
+  const gains: { name: string; value: KnobValue; gain: number }[] = [];
+  for (const k of knobs) {
+    let best = { value: k.today, score: todayScore };
+    for (const v of k.grid) {
+      if (v === k.today) continue;
+      const score = await objective(units, { ...base, [k.name]: v });
+      if (score > best.score + EPSILON) best = { value: v, score };
+    }
+    if (best.value !== k.today) gains.push({ name: k.name, value: best.value, gain: best.score - todayScore });
+  }
+  gains.sort((a, b) => b.gain - a.gain);
+  let choice: Choice = base;
+  let score = todayScore;
+  for (const g of gains) {
+    const next = { ...choice, [g.name]: g.value };
+    const s = await objective(units, next);
+    if (s > score + EPSILON) {
+      choice = next;
+      score = s;
+    }
   }
   return choice;
 }
+
+/** A difference below rounding noise is no reason to move from today's value. */
+const EPSILON = 1e-9;
 
 /** Units 0..n-1 in `k` folds, unit i in fold i mod k (the files list question types interleaved). */
 export function foldsByIndex(n: number, k: number): number[][] {
@@ -75,12 +86,12 @@ export interface FoldChoice {
 }
 
 /** For each fold, the constants chosen on all the other folds' units. */
-export async function crossValidate(knobs: readonly Knob[], folds: readonly number[][], objective: Objective, sweeps = 1): Promise<FoldChoice[]> {
+export async function crossValidate(knobs: readonly Knob[], folds: readonly number[][], objective: Objective): Promise<FoldChoice[]> {
   const out: FoldChoice[] = [];
   for (const held of folds) {
     const out_ = new Set(held);
     const trainedOn = folds.flat().filter((u) => !out_.has(u));
-    out.push({ held: [...held], trainedOn, choice: await chooseCoordinatewise(knobs, trainedOn, objective, sweeps) });
+    out.push({ held: [...held], trainedOn, choice: await chooseCoordinatewise(knobs, trainedOn, objective) });
   }
   return out;
 }

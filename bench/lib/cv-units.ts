@@ -4,7 +4,7 @@
  * questions' vectors, then ranked by `scoreMemory` (the ranker's full order, as bench:locomo's `backstory` row) under
  * any choice of constants. A choice's results on a unit are kept, so a choice met again costs nothing.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Embedder } from '../../lib/embed/embedder';
 import type { MemoryView } from '../../lib/memory/index/memory-view';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
@@ -100,27 +100,45 @@ export async function lmeUnits(file: string, embedder: Embedder, range?: [number
   return out;
 }
 
-/** Each unit's figures under a choice, worked out once per (unit, choice). */
+/**
+ * Each unit's figures under a choice, worked out once per (unit, choice); with a memo file, kept on disk as well
+ * (written every minute and by `save`), so a stopped run resumes.
+ */
 export class UnitRanker {
   private readonly memo = new Map<string, QuestionFigures[]>();
+  private savedAt = performance.now();
   rankings = 0;
-  constructor(readonly units: readonly Unit[]) {}
+  constructor(
+    readonly units: readonly Unit[],
+    private readonly memoFile?: string,
+  ) {
+    if (memoFile && existsSync(memoFile)) for (const [k, v] of Object.entries(JSON.parse(readFileSync(memoFile, 'utf8')) as Record<string, QuestionFigures[]>)) this.memo.set(k, v);
+  }
 
   async figures(u: number, choice: Choice): Promise<QuestionFigures[]> {
-    const key = `${u}|${choiceKey(choice)}`;
+    const unit = this.units[u];
+    const key = `${unit.set}:${unit.id}|${choiceKey(choice)}`;
     let f = this.memo.get(key);
     if (!f) {
-      const unit = this.units[u];
       const a = applyChoice(choice);
       unit.lexical.configure(a.lexical);
       f = [];
       for (const q of unit.questions) {
         const sm = await scoreMemory({ task: q.task, memory: unit.view, settings: a.settings, queryVectors: q.queryVectors, now: unit.now }, a.tuning);
         f.push(figures(sm.ranked.map((s) => s.item.id), q.relevant));
-        this.rankings++;
       }
+      this.rankings += f.length;
       this.memo.set(key, f);
+      process.stderr.write(`\r  ${this.rankings} rankings, ${this.memo.size} unit results   `);
+      if (performance.now() - this.savedAt > 60_000) this.save();
     }
     return f;
+  }
+
+  save(): void {
+    if (!this.memoFile) return;
+    writeFileSync(this.memoFile + '.tmp', JSON.stringify(Object.fromEntries(this.memo)));
+    renameSync(this.memoFile + '.tmp', this.memoFile);
+    this.savedAt = performance.now();
   }
 }
