@@ -17,8 +17,12 @@ export interface Knob {
 /** A value for every knob, by name. */
 export type Choice = Readonly<Record<string, KnobValue>>;
 
-/** How good a choice is on these units (higher is better). Must look at no other unit. */
-export type Objective = (units: readonly number[], choice: Choice) => Promise<number>;
+/**
+ * How good a choice is on these units, one figure per part (a data set), higher is better. Must look at no other
+ * unit. A choice is better when the parts' mean is higher and no part is lower: a change must not cost either
+ * benchmark.
+ */
+export type Objective = (units: readonly number[], choice: Choice) => Promise<number[]>;
 
 export function todays(knobs: readonly Knob[]): Choice {
   return Object.fromEntries(knobs.map((k) => [k.name, k.today]));
@@ -35,9 +39,8 @@ export function choiceKey(choice: Choice): string {
 /**
  * Coordinate-wise choice from today's values, in one sweep that costs little more than scoring each grid value once:
  * every grid value of every knob is first scored alone (the others at today's) on `units`; the knobs whose best value
- * beats today's are then taken in order of that gain, each kept only when it still improves the score with the ones
- * kept before it, so two knobs that move the same thing are not both pushed. A value replaces today's only when
- * strictly better (ties keep today's). The single-knob scores are the same for every fold's units, so a caller that
+ * beats today's (`better`) are then taken in order of that gain, each kept only when it is still better with the ones
+ * kept before it, so two knobs that move the same thing are not both pushed. Ties keep today's value. The single-knob scores are the same for every fold's units, so a caller that
  * keeps results per unit computes them once.
  */
 export async function chooseCoordinatewise(knobs: readonly Knob[], units: readonly number[], objective: Objective): Promise<Choice> {
@@ -49,9 +52,9 @@ export async function chooseCoordinatewise(knobs: readonly Knob[], units: readon
     for (const v of k.grid) {
       if (v === k.today) continue;
       const score = await objective(units, { ...base, [k.name]: v });
-      if (score > best.score + EPSILON) best = { value: v, score };
+      if (better(score, best.score) && better(score, todayScore)) best = { value: v, score };
     }
-    if (best.value !== k.today) gains.push({ name: k.name, value: best.value, gain: best.score - todayScore });
+    if (best.value !== k.today) gains.push({ name: k.name, value: best.value, gain: mean(best.score) - mean(todayScore) });
   }
   gains.sort((a, b) => b.gain - a.gain);
   let choice: Choice = base;
@@ -59,7 +62,7 @@ export async function chooseCoordinatewise(knobs: readonly Knob[], units: readon
   for (const g of gains) {
     const next = { ...choice, [g.name]: g.value };
     const s = await objective(units, next);
-    if (s > score + EPSILON) {
+    if (better(s, score)) {
       choice = next;
       score = s;
     }
@@ -69,6 +72,13 @@ export async function chooseCoordinatewise(knobs: readonly Knob[], units: readon
 
 /** A difference below rounding noise is no reason to move from today's value. */
 const EPSILON = 1e-9;
+
+const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / (xs.length || 1);
+
+/** A higher mean of the parts, and no part lower. */
+export function better(a: number[], b: number[]): boolean {
+  return mean(a) > mean(b) + EPSILON && a.every((x, i) => x >= b[i] - EPSILON);
+}
 
 /** Units 0..n-1 in `k` folds, unit i in fold i mod k (the files list question types interleaved). */
 export function foldsByIndex(n: number, k: number): number[][] {

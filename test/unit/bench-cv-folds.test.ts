@@ -15,7 +15,7 @@ function spying() {
   const seen: number[][] = [];
   const objective = async (units: readonly number[], c: Choice) => {
     seen.push([...units]);
-    return units.reduce((s, u) => s + (c.x === PREFERS[u] ? 1 : 0), 0) / units.length;
+    return [units.reduce((s, u) => s + (c.x === PREFERS[u] ? 1 : 0), 0) / units.length];
   };
   return { seen, objective };
 }
@@ -41,6 +41,14 @@ describe('bench:cv fold logic', () => {
     expect(await chooseCoordinatewise(KNOBS, [0, 1], objective)).toEqual({ x: 1, y: false });
     // A knob that changes nothing stays at today's value.
     expect((await chooseCoordinatewise(KNOBS, [1, 2], objective)).y).toBe(false);
+  });
+
+  it('takes no value that raises the mean while costing one of the data sets', async () => {
+    // Part 0 (one data set) gains 0.3 from x = 3, part 1 loses 0.1: the mean rises, yet today's value stays.
+    const twoSets = async (_: readonly number[], c: Choice) => (c.x === 3 ? [0.8, 0.4] : [0.5, 0.5]);
+    expect((await chooseCoordinatewise(KNOBS, [0], twoSets)).x).toBe(2);
+    const bothGain = async (_: readonly number[], c: Choice) => (c.x === 3 ? [0.8, 0.5] : [0.5, 0.5]);
+    expect((await chooseCoordinatewise(KNOBS, [0], bothGain)).x).toBe(3);
   });
 
   it('deals units into folds by index so interleaved question types spread over folds', () => {
