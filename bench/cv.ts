@@ -152,6 +152,9 @@ async function main() {
       columns.locomo.push({ name: 'chosen on all of LoCoMo dev (in-sample)', rows: await under(ranker, loc, () => l.onAll) });
       columns.lme.push({ name: `CV: chosen on the other ${a.folds - 1} folds`, rows: await under(ranker, lme, heldChoice(m.chosen)) });
       columns.lme.push({ name: 'chosen on all of LongMemEval dev (in-sample)', rows: await under(ranker, lme, () => m.onAll) });
+      // Each set's choice on the other set, which it never saw: does it carry over to another kind of memory?
+      columns.locomo.push({ name: 'chosen on all of LongMemEval dev', rows: await under(ranker, loc, () => m.onAll) });
+      columns.lme.push({ name: 'chosen on all of LoCoMo dev', rows: await under(ranker, lme, () => l.onAll) });
       knobColumns.push({ name: 'LoCoMo', ...l }, { name: 'LongMemEval', ...m });
     } else {
       const folds = Array.from({ length: a.folds }, (_, i) => [...loc.filter((_, j) => j % a.folds === i), ...lme.filter((_, j) => j % a.folds === i)]);
