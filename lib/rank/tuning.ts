@@ -1,6 +1,8 @@
 /**
  * The ranker's internal constants. Kept few and general; the bench may pass overrides to measure alternatives,
- * the extension never does. Why each value: see the notes next to it.
+ * the extension never does. Why each value: see the notes next to it. Cross-validated on 6 Dec 2026 (`npm run
+ * bench:cv`, docs/benchmarks.md): no value from a small grid around these did better on held-out LoCoMo conversations
+ * and LongMemEval questions both, so they stand; LoCoMo and LongMemEval alone each choose differently.
  */
 export interface Tuning {
   /** Fused candidates loaded in full ("late hydration"); cost stays flat as memory grows. */
