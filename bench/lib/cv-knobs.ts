@@ -44,6 +44,7 @@ const SPECS: Spec[] = [
   t('personWeight', [0.25, 0.5, 0.75]),
   t('personFocus', [0.15, 0.3, 0.45]),
   t('dateWeight', [0.5, 1, 1.5]),
+  t('timeWeight', [0.25, 0.5, 1]),
   t('phraseWeight', [0.5, 1, 1.5]),
   t('tellingFloor', [0.25, 0.5, 0.75]),
   t('prfTerms', [0, 3, 6]),
@@ -64,7 +65,7 @@ export const NOT_VARIED: [string, string][] = [
   ['weights.semantic', 'the lexical weight is varied against it (only their ratio moves the order of the two signals)'],
   ['weights.priority, continuity, situation; halfLifeDays', 'the benches have no pinned, used or page-tied items; recency is varied by its weight'],
   ['RANK_LEXICAL longAfter, bLong, geometric', 'only items past 3 × the typical length feel them'],
-  ['query.ts: TIME_TERM 0.5, SHORT_ASK_TERMS, text weights 0.6 / 0.4 / 0.25', 'constants of the module (no override path); the benches\' asks have no surroundings'],
+  ['query.ts: SHORT_ASK_TERMS, ASK_CHARS, text weights 0.6 / 0.4 / 0.25', 'the benches\' asks are short and have no surroundings'],
 ];
 
 function today(s: Spec): KnobValue {
