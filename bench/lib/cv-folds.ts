@@ -40,8 +40,8 @@ export function choiceKey(choice: Choice): string {
  * Coordinate-wise choice from today's values, in one sweep that costs little more than scoring each grid value once:
  * every grid value of every knob is first scored alone (the others at today's) on `units`; the knobs whose best value
  * beats today's (`better`) are then taken in order of that gain, each kept only when it is still better with the ones
- * kept before it, so two knobs that move the same thing are not both pushed. Ties keep today's value. The single-knob scores are the same for every fold's units, so a caller that
- * keeps results per unit computes them once.
+ * kept before it, so two knobs that move the same thing are not both pushed. Ties keep today's value. The single-knob
+ * choices are the same for every fold, so a caller that keeps results per unit scores them once.
  */
 export async function chooseCoordinatewise(knobs: readonly Knob[], units: readonly number[], objective: Objective): Promise<Choice> {
   const base = todays(knobs);
@@ -99,8 +99,8 @@ export interface FoldChoice {
 export async function crossValidate(knobs: readonly Knob[], folds: readonly number[][], objective: Objective): Promise<FoldChoice[]> {
   const out: FoldChoice[] = [];
   for (const held of folds) {
-    const out_ = new Set(held);
-    const trainedOn = folds.flat().filter((u) => !out_.has(u));
+    const heldOut = new Set(held);
+    const trainedOn = folds.flat().filter((u) => !heldOut.has(u));
     out.push({ held: [...held], trainedOn, choice: await chooseCoordinatewise(knobs, trainedOn, objective) });
   }
   return out;
