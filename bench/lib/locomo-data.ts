@@ -7,8 +7,11 @@ import { countTokens } from '../../lib/memory/tokens';
 export interface Conversation {
   id: string;
   items: MemoryItem[];
-  /** `evidence`: the texts of the evidence turns (what a package must carry to hold the evidence). */
-  questions: { question: string; relevant: Set<string>; evidence?: string[] }[];
+  /**
+   * `evidence`: the texts of the evidence turns (what a package must carry to hold the evidence). `category`: LoCoMo's
+   * code (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop; see `LOCOMO_CATEGORIES`).
+   */
+  questions: { question: string; relevant: Set<string>; evidence?: string[]; category?: number }[];
   /** When the user "asks": a day after the conversation's final sitting. */
   now: number;
 }
@@ -19,6 +22,9 @@ interface RawTurn {
   text: string;
   blip_caption?: string;
 }
+
+/** LoCoMo's question categories by code (the dataset's README); 5, adversarial, has no evidence to find. */
+export const LOCOMO_CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 
 /** "1:56 pm on 8 May, 2023" → epoch ms (UTC). */
 export function parseLocomoDate(s: string): number {
@@ -74,7 +80,7 @@ export function loadConversations(data: unknown[]): Conversation[] {
       .filter((q) => q.category !== 5 && q.evidence && q.evidence.length)
       .map((q) => {
         const relevant = new Set(evidenceIds(q.evidence!).filter((e) => textOf.has(e)));
-        return { question: String(q.question), relevant, evidence: [...relevant].map((id) => textOf.get(id)!) };
+        return { question: String(q.question), relevant, evidence: [...relevant].map((id) => textOf.get(id)!), category: q.category };
       })
       .filter((q) => q.relevant.size > 0);
     out.push({ id: raw.sample_id, items, questions, now: last + 86_400_000 });

@@ -1,6 +1,7 @@
 import type { TaskReading } from './types';
 import { terms, phrases, TIME_TERM, hasTimeExpression, askDateTerms } from '../memory/index/tokenize';
 import { personName } from '../memory/index/situation-keys';
+import { TUNING } from './tuning';
 
 /** Asks with fewer content words than this are "short": the page around them is folded into the query. */
 const SHORT_ASK_TERMS = 6;
@@ -47,7 +48,8 @@ function surroundings(task: TaskReading): string {
   return [...new Set(parts.filter(Boolean))].join('\n');
 }
 
-export function planQuery(task: TaskReading): QueryPlan {
+/** `timeWeight`: see `Tuning.timeWeight` (the ranker passes its tuning's). */
+export function planQuery(task: TaskReading, timeWeight = TUNING.timeWeight): QueryPlan {
   const ask = tail(clean(task.field?.text), ASK_CHARS);
   const around = surroundings(task);
   const askTerms = terms(ask);
@@ -78,8 +80,8 @@ export function planQuery(task: TaskReading): QueryPlan {
   const aroundWeight = !ask ? 1 : short ? 0.5 : 0.25;
   for (const t of terms(around)) put(t, aroundWeight);
   // Asking when something happened: turns that say when ("last week", "in May") are the likely answer.
-  if (/^\s*(when|what (time|date|day|year|month)|how long ago|since when)\b/i.test(ask) || hasTimeExpression(ask))
-    put(TIME_TERM, 0.5);
+  if (timeWeight > 0 && (/^\s*(when|what (time|date|day|year|month)|how long ago|since when)\b/i.test(ask) || hasTimeExpression(ask)))
+    put(TIME_TERM, timeWeight);
   return { ask, texts, weights, terms: q, short, dates: askDateTerms(ask, task.at), phrases: phrases(ask) };
 }
 

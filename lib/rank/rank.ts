@@ -190,7 +190,7 @@ interface Prepared {
 /** Stages 1-2: the query, hybrid retrieval, and late hydration of the candidates (the pool's passages then chosen). */
 async function prepare(req: RankRequest, tuning: Tuning): Promise<Prepared> {
   const { task, memory, settings } = req;
-  const plan = planQuery(task);
+  const plan = planQuery(task, tuning.timeWeight);
   let qvs: Float32Array[] = [];
   let qw: number[] = [];
   if (req.queryVectors && req.queryVectors.length === plan.texts.length && plan.texts.length > 0) {
