@@ -72,7 +72,7 @@ export function browserRows(L: string, n: number, f: BrowserSyncFigures, everyMs
   return {
     rows: [
       {
-        name: `sync_browser_peak_heap_mb_${L}`, what: `second device = the built extension in headless Chromium, its first pass of ${L} items: the highest ${where}, read every ~${everyMs} ms and at the start of each garbage collection (a trace)`,
+        name: `sync_peak_heap_mb_${L}`, what: `second device = the built extension in headless Chromium, its first pass of ${L} items: the highest ${where}, read every ~${everyMs} ms and at the start of each garbage collection (a trace)`,
         value: mb(peak), target: n >= 100_000 ? '<= 200 MB' : 'reported', ok: n >= 100_000 ? mb(peak) <= 200 : undefined,
         note: `whole heap, not above the level before: ${mb(f.beforeBytes)} MB after the extension idled (after GC), so ${mb(peak - f.beforeBytes)} MB above it; highest at a collection's start ${f.collections ? `${mb(f.peakGcBytes)} MB (${f.collections} collections${f.traceLost ? ', THE TRACE LOST EVENTS: later collections unseen' : ''})` : 'not seen (the trace showed no collection on the worker\'s thread)'}, highest of ${f.samples} reads ${mb(f.peakBytes)} MB at ${r1(f.peakAtS)} s of the ${r1(f.passS)} s pass (longest gap between reads ${Math.round(f.maxGapMs)} ms); highest committed heap ${mb(f.peakCommittedBytes)} MB; ${embedding}`,
       },
