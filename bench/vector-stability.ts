@@ -1,17 +1,18 @@
 /**
  * Whether a text's vector depends on the texts embedded beside it, and what running each text alone costs.
- * Usage: npm run bench:vector-stability -- [--texts N] [--reps R] [--json OUT]
+ * Usage: npm run bench:vector-stability -- [--texts N] [--speed-texts M] [--reps R] [--json OUT]
  *
  * Texts: N turns (default 200) taken evenly from ../shared/datasets (LoCoMo's short turns and LongMemEval's turns of
  * every length), or the two files given with --locomo / --lme. For each engine the product runs (the offscreen WASM
  * engines' session, createOrtEmbedder on onnxruntime-web; the Node embedder of tests and benches, transformers.js on
- * onnxruntime-node; the WebGPU engine's float graph, here on WASM kernels since no GPU is at hand; the q4 file) each text is
- * embedded alone, then all of them in batches of 16 in a shuffled order (neighbours of any length) and in batches
- * sorted by length (how indexing batches them). Reported: the least cosine between a text alone and in a batch, how
- * many vectors are bit-identical, and how many give the same int8 codes in the vector index.
- * Throughput: the same texts in length-sorted batches of 16, `padded` (one run per batch, as before) against `alone`
- * (one run per text), alternated R times (default 3) in this one process; medians. On a shared machine the figures are
- * indicative only.
+ * onnxruntime-node) each text is embedded alone, then all of them in batches of 16 in a shuffled order (neighbours
+ * of any length) and, run padded as before, in batches sorted by length (how indexing batches them). The WebGPU
+ * engine's float graph (here on WASM kernels: no GPU is at hand) and the q4 file, which keep their batches, are
+ * checked the same way. Reported: the least cosine between a text alone and in a batch, how many vectors are
+ * bit-identical, and how many give the same int8 codes (and scale) in the vector index.
+ * Throughput: M texts (default 100, the same spread of lengths) in length-sorted batches of 16, `padded` (one run per
+ * batch, as before) against `alone` (one run per text), alternated R times (default 3) in this one process; medians.
+ * On a shared machine the figures are indicative only.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -37,6 +38,7 @@ function args(argv: string[]) {
   return {
     texts: Number(get('--texts') ?? 200),
     reps: Number(get('--reps') ?? 3),
+    speedTexts: Number(get('--speed-texts') ?? 100),
     json: get('--json'),
     locomo: get('--locomo') ?? join(shared, 'locomo-dev.json'),
     lme: get('--lme') ?? join(shared, 'longmemeval-s-dev.json'),
@@ -115,18 +117,42 @@ function compare(alone: Map<string, Float32Array>, batched: Map<string, Float32A
   return { minCosine, bitIdentical, sameCodes, texts: alone.size };
 }
 
-async function stability(e: Embedder, texts: string[]): Promise<{ shuffled: Stability; sorted: Stability }> {
-  const alone = new Map<string, Float32Array>();
-  for (const t of texts) alone.set(t, (await e.embed([t]))[0]);
-  const sorted = [...texts].sort((a, b) => e.countPieces!([a])[0] - e.countPieces!([b])[0] || a.length - b.length);
-  return { shuffled: compare(alone, await inBatches(e, shuffled(texts))), sorted: compare(alone, await inBatches(e, sorted)) };
+/** Each text's vector alone (one run per text: the reference). */
+async function aloneVectors(e: Embedder, texts: string[]): Promise<Map<string, Float32Array>> {
+  const out = new Map<string, Float32Array>();
+  for (const t of texts) out.set(t, (await e.embed([t]))[0]);
+  return out;
+}
+
+function lengthSorted(e: Embedder, texts: string[]): string[] {
+  const pieces = new Map(texts.map((t, i) => [t, e.countPieces!(texts)[i]]));
+  return [...texts].sort((a, b) => pieces.get(a)! - pieces.get(b)! || a.length - b.length);
+}
+
+/** The length-sorted batches' vectors of the last `stability` call (what indexing made before). */
+let lastSorted = new Map<string, Float32Array>();
+
+/** Against `alone`: the texts in shuffled batches and, with `sorted`, in length-sorted ones. */
+async function stability(e: Embedder, texts: string[], alone: Map<string, Float32Array>, sorted = true): Promise<{ shuffled: Stability; sorted?: Stability }> {
+  const out: { shuffled: Stability; sorted?: Stability } = { shuffled: compare(alone, await inBatches(e, shuffled(texts))) };
+  if (sorted) out.sorted = compare(alone, (lastSorted = await inBatches(e, lengthSorted(e, texts))));
+  return out;
+}
+
+/** Mean cosine of each text's vector to another engine's (fidelity: how close int8 comes to the float model). */
+function meanCosine(a: Map<string, Float32Array>, b: Map<string, Float32Array>): number {
+  let sum = 0;
+  for (const [t, v] of a) sum += trueCosine(v, b.get(t)!);
+  return sum / a.size;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Texts a second, padded against alone, alternated `reps` times over the same length-sorted batches. */
 async function throughput(engines: Record<Batching, Embedder>, texts: string[], reps: number) {
-  const sorted = [...texts].sort((a, b) => engines.alone.countPieces!([a])[0] - engines.alone.countPieces!([b])[0] || a.length - b.length);
+  const sorted = lengthSorted(engines.alone, texts);
+  // Warm both first (the runtime's code is optimised as it runs), so neither pays for it in a timed pass.
+  for (const how of ['padded', 'alone'] as Batching[]) await inBatches(engines[how], sorted.slice(0, BATCH));
   const runs: Record<Batching, number[]> = { padded: [], alone: [] };
   for (let r = 0; r < reps; r++)
     for (const how of (r % 2 ? ['alone', 'padded'] : ['padded', 'alone']) as Batching[]) {
@@ -143,6 +169,9 @@ async function main() {
   const pieces = (await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q8' })).countPieces!(texts);
   console.log(`${texts.length} texts, ${Math.min(...pieces)}-${Math.max(...pieces)} word pieces (median ${median(pieces)})`);
   const report: Record<string, unknown> = { texts: texts.length };
+  const save = () => a.json && writeFileSync(a.json, JSON.stringify(report, null, 2) + '\n'); // after each figure: a long run stopped keeps what it measured
+  // Throughput over every `speed`-th text (the same spread of lengths), to keep the run short on a shared machine.
+  const speedTexts = texts.filter((_, i) => i % Math.max(1, Math.round(texts.length / a.speedTexts)) === 0);
 
   // The offscreen engines' session on onnxruntime-web's WASM kernels, one thread (what each engine of the pool runs).
   const wasm = {
@@ -159,41 +188,46 @@ async function main() {
   const float = await createOrtEmbedder({ ort, model, externalData: [{ path: FLOAT_WEIGHTS_PATH, data: weights }], backend: 'wasm/float', dtype: 'q8', batching: 'padded', batchSize: BATCH });
 
   // The q4 file (4-bit weights; activations float, or int8 per token in blocks of 32: accuracy_level 4), batched as ever.
-  const q4 = {
-    wasm: await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q4', batchSize: BATCH }),
-    node: await createTransformersEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q4', batchSize: BATCH }),
-  };
+  const q4 = await createTransformersEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q4', batchSize: BATCH });
 
-  for (const [name, e] of [
-    ['wasm q8 padded (before)', wasm.padded],
-    ['wasm q8 alone (after)', wasm.alone],
-    ['node q8 padded (before)', node.padded],
-    ['node q8 alone (after)', node.alone],
-    ['float graph padded (WebGPU graph on WASM)', float],
-    ['wasm q4 padded', q4.wasm],
-    ['node q4 padded', q4.node],
-  ] as const) {
-    const s = await stability(e, texts);
-    report[name] = s;
-    const f = (x: Stability) => `min cosine ${x.minCosine.toFixed(7)}, bit-identical ${x.bitIdentical}/${x.texts}, same int8 codes ${x.sameCodes}/${x.texts}`;
-    console.log(`${name}: shuffled batches: ${f(s.shuffled)}; length-sorted batches: ${f(s.sorted)}`);
-  }
-  // Run to run: the same text in two sessions of the WASM engine (two engines of the pool, two devices).
-  const other = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q8' });
-  const x = new Map<string, Float32Array>(), y = new Map<string, Float32Array>();
-  for (const t of texts) {
-    x.set(t, (await wasm.alone.embed([t]))[0]);
-    y.set(t, (await other.embed([t]))[0]);
-  }
-  report['wasm q8 alone, two sessions'] = compare(x, y);
-  console.log(`wasm q8 alone, two sessions: bit-identical ${compare(x, y).bitIdentical}/${texts.length}`);
-
+  // Speed first, while the machine's load is what it was when the run started.
   for (const [name, engines] of [['wasm q8', wasm], ['node q8', node]] as const) {
-    const t = await throughput(engines, texts, a.reps);
+    const t = await throughput(engines, speedTexts, a.reps);
     report[`${name} throughput`] = t;
-    console.log(`${name} texts/s (median of ${a.reps}): padded batches of ${BATCH} ${t.paddedPerS.toFixed(1)}, alone ${t.alonePerS.toFixed(1)} (${(t.alonePerS / t.paddedPerS).toFixed(2)}x)`);
+    save();
+    console.log(`${name} texts/s over ${speedTexts.length} texts (median of ${a.reps}): padded batches of ${BATCH} ${t.paddedPerS.toFixed(1)}, alone ${t.alonePerS.toFixed(1)} (${(t.alonePerS / t.paddedPerS).toFixed(2)}x)`);
   }
-  if (a.json) writeFileSync(a.json, JSON.stringify(report, null, 2) + '\n');
+  const f = (x: Stability) => `min cosine ${x.minCosine.toFixed(7)}, bit-identical ${x.bitIdentical}/${x.texts}, same int8 codes ${x.sameCodes}/${x.texts}`;
+  const show = (name: string, r: { shuffled: Stability; sorted?: Stability }) => {
+    report[name] = r;
+    save();
+    console.log(`${name}: shuffled batches: ${f(r.shuffled)}${r.sorted ? `; length-sorted batches: ${f(r.sorted)}` : ''}`);
+  };
+  const made: Record<string, Map<string, Float32Array>> = {};
+  for (const [family, engines] of [['wasm q8', wasm], ['node q8', node]] as const) {
+    const alone = (made[`${family} alone`] = await aloneVectors(engines.alone, texts));
+    show(`${family} padded (before)`, await stability(engines.padded, texts, alone));
+    made[`${family} padded`] = lastSorted;
+    // Run alone, the batch is only the order texts are handed over in: the shuffled one mixes every length.
+    show(`${family} alone (after)`, await stability(engines.alone, texts, alone, false));
+    if (family === 'wasm q8') {
+      // Run to run: the same texts in a second session (another engine of the pool, another device).
+      const other = await createOrtWebEmbedder({ modelRoot: NODE_MODEL_ROOT, dtype: 'q8' });
+      const again = compare(alone, await aloneVectors(other, texts));
+      report['wasm q8 alone, a second session'] = again;
+      save();
+      console.log(`wasm q8 alone, a second session: ${f(again)}`);
+    }
+  }
+  for (const [name, e] of [['float graph padded (the WebGPU engine\'s graph, on WASM kernels)', float], ['node q4 padded', q4]] as const)
+    show(name, await stability(e, texts, (made[name] = await aloneVectors(e, texts)), false));
+  // Fidelity: the int8 vectors against the same weights with float activations (the WebGPU engine's graph).
+  const floatAlone = made[Object.keys(made).find((k) => k.startsWith('float'))!];
+  const fidelity = Object.fromEntries(['wasm q8 padded', 'wasm q8 alone'].map((k) => [k, meanCosine(made[k], floatAlone)]));
+  report['mean cosine to the float graph'] = fidelity;
+  save();
+  console.log(`mean cosine to the float graph: ${Object.entries(fidelity).map(([k, v]) => `${k} ${v.toFixed(5)}`).join(', ')}`);
+
 }
 
 main().catch((e) => {
