@@ -56,3 +56,21 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 export function pieceCounter(tokenizer: { encode(text: string): number[] }): (texts: string[]) => number[] {
   return (texts) => texts.map((t) => Math.min(MAX_WORD_PIECES, tokenizer.encode(windowText(t)).length));
 }
+
+/**
+ * How the engines hand texts to the model. `alone`: one text per run, unpadded. `padded`: up to a batch size per run,
+ * each padded to the longest.
+ */
+export type Batching = 'alone' | 'padded';
+
+/**
+ * The int8 graph quantises the activations entering each of its matrix products with one scale per run
+ * (DynamicQuantizeLinear over the whole input tensor: every text of the batch, padding included), so a text batched
+ * with others would get a vector that depends on them, and two runs, imports or devices would rank it differently.
+ * It therefore runs each text alone: its vector is a function of the text. Graphs that never share a scale across
+ * texts keep their batches: the q4 file (its 4-bit products quantise activations per token, in blocks of 32) and the
+ * WebGPU engine's float graph (float activations; batching moves its vectors only by float rounding).
+ */
+export function batchingFor(dtype: 'q8' | 'q4', floatActivations = false): Batching {
+  return dtype === 'q8' && !floatActivations ? 'alone' : 'padded';
+}

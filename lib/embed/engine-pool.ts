@@ -39,8 +39,9 @@ export function shares(n: number, parts: number): [number, number][] {
 }
 
 /**
- * Several single-threaded engines as one Embedder: every batch is split into one contiguous share per engine (the
- * model runs that many texts at once), and each share goes to the next engine that is free. Single-threaded engines
+ * Several single-threaded engines as one Embedder: every batch is split into one contiguous share per engine (each
+ * runs its share's texts one at a time: the int8 model's vector of a text must not depend on its neighbours, see
+ * batchingFor, so how a batch is split changes no vector), and each share goes to the next engine that is free. Single-threaded engines
  * side by side hold up better than one engine on two WASM threads, whose per-operator synchronisation stalls as soon
  * as the cores are shared, and they need no SharedArrayBuffer, so no cross-origin isolation. Handing shares out as
  * engines free up (rather than share k to engine k) keeps every engine busy when one is slowed, by another program on

@@ -4,7 +4,7 @@
 // WebGPU runtime. Only this Worker loads that runtime, and only once the document found an adapter it may use
 // (lib/embed/engine-choice.ts).
 import * as ort from 'backstory-ort-webgpu';
-import { MODEL_ID, type Embedder } from './embedder';
+import { batchingFor, MODEL_ID, type Embedder } from './embedder';
 import { browserGpu, chooseGpuAdapter } from './gpu-adapter';
 import { useLocalModels } from './local-models';
 import { createOrtEmbedder, MODEL_FILES } from './ort-embedder';
@@ -36,7 +36,9 @@ async function createEngine({ modelRoot, wasmUrl, allowSoftware }: GpuRequest): 
   useLocalModels(modelRoot);
   const { model, weights } = int8ToFloatGraph(await fetchBytes(`${modelRoot}${MODEL_ID}/onnx/${MODEL_FILES.q8.model}`));
   return createOrtEmbedder({
-    ort, model, externalData: [{ path: FLOAT_WEIGHTS_PATH, data: weights }], backend: 'webgpu/q8', dtype: 'q8', executionProviders: ['webgpu'], batchSize: 32,
+    ort, model, externalData: [{ path: FLOAT_WEIGHTS_PATH, data: weights }], backend: 'webgpu/q8', dtype: 'q8', executionProviders: ['webgpu'],
+    // A float graph: no activation is quantised, so a text's vector does not depend on its batch (batchingFor).
+    batching: batchingFor('q8', true), batchSize: 32,
   });
 }
 

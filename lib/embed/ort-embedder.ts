@@ -1,6 +1,6 @@
 import type * as ort from 'onnxruntime-web';
 import { AutoTokenizer } from '@huggingface/transformers';
-import { MAX_WORD_PIECES, MODEL_DIM, MODEL_ID, pieceCounter, windowText, type Embedder } from './embedder';
+import { batchingFor, MAX_WORD_PIECES, MODEL_DIM, MODEL_ID, pieceCounter, windowText, type Batching, type Embedder } from './embedder';
 import { modelTag } from './model-tag';
 
 export type ModelDtype = 'q8' | 'q4';
@@ -24,7 +24,13 @@ export async function createOrtEmbedder(opts: {
   ort: OrtModule;
   model: Uint8Array;
   externalData?: { path: string; data: Uint8Array }[];
+  /** Texts per run where the graph is run in batches (`batching` 'padded'). */
   batchSize?: number;
+  /**
+   * 'alone' (one text per run) for the int8 graph, whose activation scale spans the whole run (batchingFor); a float
+   * graph (the WebGPU engine's) may pass 'padded'. Benches pass 'padded' only to measure what batching would cost.
+   */
+  batching?: Batching;
   backend: string;
   /** Which file `model` is: names the vectors (Embedder.modelId). */
   dtype: ModelDtype;
@@ -39,7 +45,8 @@ export async function createOrtEmbedder(opts: {
     ...(opts.externalData ? { externalData: opts.externalData } : {}),
   });
   const wantsTypeIds = session.inputNames.includes('token_type_ids');
-  const batchSize = opts.batchSize ?? 16;
+  const batching = opts.batching ?? batchingFor(opts.dtype);
+  const batchSize = batching === 'alone' ? 1 : (opts.batchSize ?? 16);
 
   async function embedBatch(texts: string[]): Promise<Float32Array[]> {
     const enc = tokenizer(texts, { padding: true, truncation: true, max_length: MAX_WORD_PIECES }) as unknown as Record<string, { data: BigInt64Array; dims: number[] }>;

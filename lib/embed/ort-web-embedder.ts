@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
-import { MODEL_ID, type Embedder } from './embedder';
+import { MODEL_ID, type Batching, type Embedder } from './embedder';
 import { useLocalModels } from './local-models';
 import { createOrtEmbedder, MODEL_FILES, type ModelDtype } from './ort-embedder';
 
@@ -15,6 +15,8 @@ export interface OrtWebEmbedderOptions {
   /** WASM threads; 1 is what the extension's service worker gets. */
   threads?: number;
   batchSize?: number;
+  /** Default: batchingFor(dtype), as the extension runs it; 'padded' only to measure what batching the int8 file costs. */
+  batching?: Batching;
   /** The runtime's WebAssembly bytes, for engines that each need a module of their own (engineRuntimeBytes). */
   wasmBinary?: Uint8Array;
 }
@@ -35,6 +37,6 @@ export async function createOrtWebEmbedder(opts: OrtWebEmbedderOptions): Promise
   const files = MODEL_FILES[opts.dtype];
   const model = new Uint8Array(await readFile(join(dir, files.model)));
   const externalData = files.data ? [{ path: files.data, data: new Uint8Array(await readFile(join(dir, files.data))) }] : undefined;
-  const e = await createOrtEmbedder({ ort, model, externalData, batchSize: opts.batchSize, backend: `wasm-${opts.threads ?? 1}t`, dtype: opts.dtype });
+  const e = await createOrtEmbedder({ ort, model, externalData, batchSize: opts.batchSize, batching: opts.batching, backend: `wasm-${opts.threads ?? 1}t`, dtype: opts.dtype });
   return { ...e, dtype: opts.dtype };
 }

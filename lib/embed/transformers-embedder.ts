@@ -1,5 +1,5 @@
 import { env, mean_pooling, pipeline, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
-import { MAX_WORD_PIECES, MODEL_DIM, MODEL_ID, pieceCounter, windowText, type Embedder } from './embedder';
+import { batchingFor, MAX_WORD_PIECES, MODEL_DIM, MODEL_ID, pieceCounter, windowText, type Batching, type Embedder } from './embedder';
 import { useLocalModels } from './local-models';
 import { modelTag } from './model-tag';
 
@@ -17,6 +17,8 @@ export interface TransformersEmbedderOptions {
    * WASM; 'q4' = the model as shipped (default).
    */
   dtype?: 'q8' | 'q4';
+  /** 'alone' for the int8 file (its activation scale spans the whole run: batchingFor); benches may measure 'padded'. */
+  batching?: Batching;
 }
 
 /** all-MiniLM-L6-v2 (q4 or its int8 rewrite) through transformers.js, with every remote fetch switched off. */
@@ -40,7 +42,8 @@ export async function createTransformersEmbedder(opts: TransformersEmbedderOptio
         }
       : {}),
   })) as FeatureExtractionPipeline;
-  const batchSize = opts.batchSize ?? 16;
+  const batching = opts.batching ?? batchingFor(opts.dtype ?? 'q4');
+  const batchSize = batching === 'alone' ? 1 : (opts.batchSize ?? 16);
   const tokenizer = extractor.tokenizer;
   return {
     countPieces: pieceCounter(tokenizer),

@@ -42,8 +42,8 @@ function byPieces(texts: string[], pieces: ReadonlyMap<string, number> = new Map
 
 /**
  * The jobs' distinct texts cut into batches of `size`, in order of the word pieces the model reads of them (`pieces`;
- * without it, `readPieces`' estimate): the model pads every text of a batch to its longest, so a batch of like
- * lengths wastes little work. Sorting texts rather than jobs matters with passages: a long item's last passage is
+ * without it, `readPieces`' estimate): the WebGPU engine pads every text of a batch to its longest, so a batch of like
+ * lengths wastes little work (the int8 engines run each text alone: batchingFor). Sorting texts rather than jobs matters with passages: a long item's last passage is
  * usually short.
  */
 export function lengthBatches(jobs: EmbedJob[], size: number, pieces?: ReadonlyMap<string, number>): string[][] {
