@@ -1,8 +1,11 @@
 /**
  * How the package spends its budget on long items (`PackageSpend` in lib/rank/package.ts), chosen by
- * leave-one-conversation-out cross-validation on LoCoMo with each session one item: for each conversation held out,
- * the variant with the best mean evidence in the package over the other conversations is chosen, and judged on the
- * one held out. Usage: npx tsx bench/package-cv.ts [--data FILE] [--conversations A-B]
+ * leave-one-conversation-out cross-validation on LoCoMo with each session one item. Each conversation is also ranked
+ * with one item per turn, in the same run, for the figure the sessions must keep: at least 0.9× its evidence in the
+ * package (issue #38). For each conversation held out, among the variants that keep 0.9× on every other conversation,
+ * the most selective is chosen (the highest `floor`: the fewest passages sent that are about something else; ties by
+ * the best mean), else the one with the best mean; it is judged on the one held out.
+ * Usage: npx tsx bench/package-cv.ts [--data FILE] [--conversations A-B]
  */
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,12 +21,19 @@ import { evidenceShare } from './lib/evidence-in-package';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The variants weighed: each card first with its chosen passages or its best one, then further passages or none. */
+/**
+ * The variants weighed: each card first with its chosen passages or its best one, then further passages or none; with
+ * further passages, those below a share (`floor`) of the card's best passage's relevance left out.
+ */
 const VARIANTS: (PackageSpend & { name: string })[] = [];
 for (const first of ['chosen', 'best'] as const) {
-  VARIANTS.push({ name: `${first}, no further`, first, sharpness: Infinity });
-  for (const sharpness of [0, 0.5, 1, 2, 4]) VARIANTS.push({ name: `${first}, sharpness ${sharpness}`, first, sharpness });
+  VARIANTS.push({ name: `${first}, no further`, first, sharpness: Infinity, floor: 1 });
+  for (const sharpness of [0, 0.5, 1, 2, 4]) {
+    for (const floor of [0, 0.1, 0.2, 0.3, 0.5, 0.7]) VARIANTS.push({ name: `${first}, sharpness ${sharpness}, floor ${floor}`, first, sharpness, floor });
+  }
 }
+const TARGET = 0.9;
+const shipped = (v: PackageSpend) => v.first === PACKAGE_SPEND.first && v.sharpness === PACKAGE_SPEND.sharpness && v.floor === PACKAGE_SPEND.floor;
 
 async function main() {
   const argv = process.argv.slice(2);
@@ -31,8 +41,25 @@ async function main() {
   const conv = get('--conversations')?.match(/^(\d+)(?:-(\d+))?$/);
   const range: [number, number] | undefined = conv ? [Number(conv[1]), Number(conv[2] ?? conv[1])] : undefined;
   const cache = openBenchCache(ROOT, 'q8');
-  const prepared = await prepare(locomoDataFile(get('--data'), ROOT), range, ROOT, 'q8', cache, 'sessions');
+  const data = locomoDataFile(get('--data'), ROOT);
   const embedder = cachedEmbedder(cache, 'q8');
+  // Each turn one item: the figure each conversation's sessions must keep 0.9× of (turns pack the same way whatever
+  // the variant: they have one passage).
+  const turns: Record<string, number> = {};
+  for (const p of await prepare(data, range, ROOT, 'q8', cache, 'turns')) {
+    process.stderr.write(`\r  ${p.conv.id} (turns)   `);
+    const store = await importedMemory(p.conv, embedder);
+    const queries = new QueryVectorCache();
+    let sum = 0;
+    for (const q of p.questions) {
+      const texts = taskQueryTexts(q.task).filter((t) => t.trim());
+      const queryVectors = await Promise.all(texts.map((t) => queries.get(embedder, t)));
+      const { cards } = await rankMemory({ task: q.task, memory: store.view, settings: DEFAULT_SETTINGS, queryVectors, now: p.conv.now });
+      sum += evidenceShare(buildPackage(cards, q.task.destination, DEFAULT_SETTINGS.budgetTokens).text, q.evidence ?? []);
+    }
+    turns[p.conv.id] = sum / (p.questions.length || 1);
+  }
+  const prepared = await prepare(data, range, ROOT, 'q8', cache, 'sessions');
   const share: Record<string, number[]> = {};
   for (const p of prepared) {
     process.stderr.write(`\r  ${p.conv.id}   `);
@@ -52,27 +79,28 @@ async function main() {
     share[p.conv.id] = sums.map((x) => x / (p.questions.length || 1));
   }
   const ids = Object.keys(share);
-  console.log(`| variant | ${ids.join(' | ')} | mean |`);
-  console.log(`|---|${ids.map(() => '---|').join('')}---|`);
+  console.log(`turns as items, evidence in the package: ${ids.map((id) => `${id} ${turns[id].toFixed(3)}`).join(', ')}`);
+  console.log(`| variant | ${ids.join(' | ')} | mean | lowest ratio to turns |`);
+  console.log(`|---|${ids.map(() => '---|').join('')}---|---|`);
+  const ratio = (id: string, i: number) => share[id][i] / (turns[id] || 1);
   VARIANTS.forEach((v, i) => {
     const xs = ids.map((id) => share[id][i]);
-    console.log(`| ${v.name}${v.first === PACKAGE_SPEND.first && v.sharpness === PACKAGE_SPEND.sharpness ? ' (shipped)' : ''} | ${xs.map((x) => x.toFixed(3)).join(' | ')} | ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3)} |`);
+    console.log(`| ${v.name}${shipped(v) ? ' (shipped)' : ''} | ${xs.map((x) => x.toFixed(3)).join(' | ')} | ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3)} | ${Math.min(...ids.map((id) => ratio(id, i))).toFixed(3)} |`);
   });
-  console.log('\nleave one conversation out: chosen on the others, judged on the one held out');
-  console.log('| held out | chosen on the others | its evidence in the package |');
-  console.log('|---|---|---|');
+  console.log(`\nleave one conversation out: chosen on the others (the most selective keeping ${TARGET}× of turns on each), judged on the one held out`);
+  console.log('| held out | chosen on the others | its evidence in the package | ratio to turns |');
+  console.log('|---|---|---|---|');
   for (const out of ids) {
     const train = ids.filter((id) => id !== out);
-    let best = 0;
-    let bestMean = -1;
-    VARIANTS.forEach((_, i) => {
-      const m = train.reduce((a, id) => a + share[id][i], 0) / train.length;
-      if (m > bestMean + 1e-9) {
-        bestMean = m;
-        best = i;
-      }
+    const mean = (i: number) => train.reduce((a, id) => a + share[id][i], 0) / train.length;
+    const keeps = VARIANTS.map((_, i) => i).filter((i) => train.every((id) => ratio(id, i) >= TARGET));
+    const pool = keeps.length ? keeps : VARIANTS.map((_, i) => i);
+    const best = pool.reduce((b, i) => {
+      if (!keeps.length) return mean(i) > mean(b) + 1e-9 ? i : b;
+      const fi = VARIANTS[i].floor, fb = VARIANTS[b].floor;
+      return fi > fb || (fi === fb && mean(i) > mean(b) + 1e-9) ? i : b;
     });
-    console.log(`| ${out} | ${VARIANTS[best].name} (mean ${bestMean.toFixed(3)}) | ${share[out][best].toFixed(3)} |`);
+    console.log(`| ${out} | ${VARIANTS[best].name} (mean ${mean(best).toFixed(3)}) | ${share[out][best].toFixed(3)} | ${ratio(out, best).toFixed(3)} |`);
   }
 }
 

@@ -155,9 +155,14 @@ export interface PackageSpend {
    * (`Infinity`: none, as the package was before).
    */
   sharpness: number;
+  /**
+   * A further passage is packed only when its relevance is at least this share of the card's best passage's: room
+   * left in the budget is not a reason to send the parts of a long note that are about something else.
+   */
+  floor: number;
 }
 
-export const PACKAGE_SPEND: PackageSpend = { first: 'best', sharpness: 1 };
+export const PACKAGE_SPEND: PackageSpend = { first: 'best', sharpness: 1, floor: 0.2 };
 
 /**
  * Per item (an edit makes a new item), the tokens of each passage's own part (what no neighbouring passage holds):
@@ -254,8 +259,8 @@ function packWith(
     const rel = pc.relevance?.length === pc.of ? pc.relevance : Array.from({ length: pc.of }, (_, k) => (pc.passages.includes(k) ? 1 - pc.passages.indexOf(k) / pc.of : 0));
     const best = Math.max(...has.map((k) => rel[k] ?? 0));
     for (let k = 0; k < pc.of; k++)
-      // A passage that matched nothing of the task (no words, meaning below the floor) is not packed.
-      if (!has.includes(k) && rel[k] > 0 && best > 0) further.push({ c, k, worth: c.score * Math.min(1, rel[k] / best) ** spend.sharpness });
+      // A passage that matched nothing of the task, or much less than the best one did, is not packed.
+      if (!has.includes(k) && rel[k] > 0 && best > 0 && rel[k] >= spend.floor * best) further.push({ c, k, worth: c.score * Math.min(1, rel[k] / best) ** spend.sharpness });
   }
   further.sort((a, b) => b.worth - a.worth);
   for (const { c, k } of further) {

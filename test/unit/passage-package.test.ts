@@ -162,7 +162,7 @@ describe('the package spends its budget on the passages that answer, across long
     const b = card('garden', other, 0.8, [3], [0.1, 0.1, 0.1, 1, 0.1, 0.1, 0.1, 0.1]);
     expect(splitPassages(top).length).toBe(8);
     // Room for the first card's three chosen passages and a little more, not for a fourth passage.
-    const budget = buildPackage([a], 'chat', 4000, { first: 'chosen', sharpness: Infinity }).tokens + 20;
+    const budget = buildPackage([a], 'chat', 4000, { first: 'chosen', sharpness: Infinity, floor: 1 }).tokens + 20;
     const pkg = buildPackage([a, b], 'chat', budget);
     expect(pkg.tokens).toBeLessThanOrEqual(budget);
     expect(pkg.tokens).toBe(countTokens(pkg.text));
@@ -180,6 +180,15 @@ describe('the package spends its budget on the passages that answer, across long
     expect(pkg.text).toContain(part(top, 2));
     expect(pkg.text).toContain(part(top, 5));
     expect(pkg.text).toContain('the renovation tiles were blue, painted by hand.');
+    for (const k of [0, 1, 3, 4, 6, 7]) expect(pkg.text).not.toContain(part(top, k));
+  });
+
+  it('leaves out passages about something else, however much room is left', () => {
+    // Every passage weakly like the task, as a model's cosine makes them; only two answer it.
+    const a = card('kitchen', top, 0.9, [2], [0.1, 0.15, 1, 0.1, 0.12, 0.7, 0.1, 0.1]);
+    const pkg = buildPackage([a], 'chat', 4000);
+    expect(pkg.text).toContain(part(top, 2));
+    expect(pkg.text).toContain(part(top, 5));
     for (const k of [0, 1, 3, 4, 6, 7]) expect(pkg.text).not.toContain(part(top, k));
   });
 
