@@ -4,8 +4,8 @@
  * two single-threaded WASM engines), in Node, against a real WebDAV server (rclone serve webdav, started here).
  * Usage: npm run bench:sync -- [--json OUT] [--sizes 10000,100000] [--embed-sample 192 | --embed-all] [--data LONGMEMEVAL_FILE]
  *   [--no-browser | --browser-only] [--node-all-sizes] [--build-dir .output/chrome-mv3]
- * (`npm run build` first: the worker's heap is read in the built extension. The JSON is written after each size, so a
- * size that runs out of memory leaves the figures of the sizes before it.)
+ * (The worker's heap is read in the built extension: the bench builds it first, unless --build-dir names a build. The
+ * JSON is written after each size, so a size that runs out of memory leaves the figures of the sizes before it.)
  *
  * Items are ~1.5 KB of real prose: LongMemEval chat turns (../shared/datasets) cut and joined into distinct texts, so
  * they deflate as mails and chat answers do. A first device imports them (memory file -> readImport -> commitImport)
@@ -36,6 +36,7 @@
  * - sync_browser_heap_after_mb_<n>: the same once the status says synced, after GC.
  * - sync_browser_searchable_s_<n>: Connect clicked -> the extension holds all n and finds sampled items by their words.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -51,6 +52,7 @@ import { MemoryStore } from '../lib/memory/store';
 import { createVault, unlockWithPassphrase } from '../lib/sync/vault';
 import { startWebdav, type WebdavServer } from '../test/webdav-server';
 import { lmeDataFile } from './lib/longmemeval-data';
+import { PROJECT_ROOT } from './lib/perf/build-parts';
 import { NodeWorkerEngine } from './lib/perf/node-engines';
 import { englishNote, rng } from './lib/perf/synthetic';
 import { browserSecondDevice } from './lib/sync/browser-device';
@@ -291,6 +293,11 @@ async function main() {
   const rows: Row[] = [];
   const extra: Record<string, unknown> = { runtime: `Node ${process.version}, fake-indexeddb, rclone serve webdav on 127.0.0.1` };
   const unmeasured: string[] = [];
+  if (a.browser && !a.buildDir) {
+    // The worker measured is this tree's: a build left from another commit would give another tree's figures.
+    log('building the extension (npx wxt build)');
+    execFileSync('npx', ['wxt', 'build'], { cwd: PROJECT_ROOT, stdio: 'ignore' });
+  }
   const pool = lmeTurns(lmeDataFile(a.data, process.cwd()));
   log(`${pool.length} distinct LongMemEval turns as the text pool`);
 
