@@ -56,7 +56,7 @@ import { PROJECT_ROOT } from './lib/perf/build-parts';
 import { NodeWorkerEngine } from './lib/perf/node-engines';
 import { englishNote, rng } from './lib/perf/synthetic';
 import { browserSecondDevice } from './lib/sync/browser-device';
-import { browserRows } from './lib/sync/browser-figures';
+import { browserRows, type FigureRow } from './lib/sync/browser-figures';
 import { BENCH_PASSPHRASE, Device } from './lib/sync/devices';
 import { folderBytes, HeapSampler, itemTexts } from './lib/sync/measure';
 
@@ -68,14 +68,7 @@ const heapNow = () => {
   return process.memoryUsage().heapUsed;
 };
 
-interface Row {
-  name: string;
-  what: string;
-  value: number;
-  target: string;
-  ok?: boolean;
-  note?: string;
-}
+type Row = FigureRow;
 
 const ITEM_CHARS = 1500;
 const SEARCH_SAMPLE = 50;
