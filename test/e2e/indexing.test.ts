@@ -34,6 +34,9 @@ describe('background indexing in Chromium', () => {
   it('answers rankings while an import is still being indexed', { timeout: 300_000 }, async () => {
     const { tabId, page } = await h.openPage('/fixtures/textarea.html');
     await page.locator('#field').fill('when does the shipping crate reach the warehouse?');
+    // The page is read first (the content script reports the field after a pause), so what follows times the ranking,
+    // not the reading: with a warm model the import below is quick enough to beat it.
+    await expect.poll(async () => (await h.call<{ status: string }>('panel:get', { tabId })).status, { timeout: 30_000 }).not.toBe('watching');
     await h.seed(notes('pallet', 240));
     const state = await h.call<{ status: string; indexing?: { done: number; total: number } }>('panel:get', { tabId });
     // The ranking came back before indexing finished (it did not wait behind the import's batches).
