@@ -2,7 +2,6 @@ import type { LexicalHit, MemoryView } from '../memory/index/memory-view';
 import { excerpt, type Passage } from '../memory/index/passages';
 import type { MemoryItem } from '../memory/types';
 import { countTokens } from '../memory/tokens';
-import { textHash } from '../core/text-hash';
 import type { Weights } from './types';
 import type { Tuning } from './tuning';
 
@@ -75,32 +74,23 @@ export function choosePassages(
 }
 
 /**
- * Token counts of the excerpts last counted, per item and choice of passages: the panel ranks the same task again at
- * each pause in typing, and the same long items come back with the same passages. Keyed by the item's id and a hash
- * of its text rather than by its object: the index lets go of texts past its bound and a later ranking reads the item
- * afresh, and counting its excerpt again was a sixth of a ranking's time at 10k items.
+ * Token counts of the excerpts last counted, per item (an edit makes a new item) and choice of passages: the panel
+ * ranks the same task again at each pause in typing, and the same long items come back with the same passages.
  */
-const counted = new Map<string, { version: string; byChoice: Map<string, number> }>();
-/** Items whose counts are kept (the oldest counted go first): a few choices each, a few MB at most. */
-const COUNTED_ITEMS = 20_000;
+const counted = new WeakMap<MemoryItem, Map<string, number>>();
 
 function excerptTokens(item: MemoryItem, passages: readonly Passage[], chosen: number[]): number {
-  const version = `${item.text.length} ${textHash(item.text)}`;
-  let held = counted.get(item.id);
-  if (!held || held.version !== version) {
-    counted.delete(item.id);
-    if (counted.size >= COUNTED_ITEMS) counted.delete(counted.keys().next().value!);
-    counted.set(item.id, (held = { version, byChoice: new Map() }));
-  }
+  let byChoice = counted.get(item);
+  if (!byChoice) counted.set(item, (byChoice = new Map()));
   const key = chosen.join(',');
-  let n = held.byChoice.get(key);
+  let n = byChoice.get(key);
   if (n === undefined) {
     const shown = excerpt(item.text, passages, chosen);
     // Every passage chosen shows the whole text, whose count the item already carries (as `itemCardTokens` reads it).
     n = shown === item.text ? item.tokens || countTokens(shown) : countTokens(shown);
     // A few choices per item are worth keeping; an item met by many different tasks starts again.
-    if (held.byChoice.size >= 8) held.byChoice.clear();
-    held.byChoice.set(key, n);
+    if (byChoice.size >= 8) byChoice.clear();
+    byChoice.set(key, n);
   }
   return n;
 }
