@@ -1,52 +1,23 @@
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
-import { MemoryStore } from '../../lib/memory/store';
 import type { MemoryInput } from '../../lib/memory/types';
-import { readDevice, readOutbox, type SyncPlace } from '../../lib/sync/device';
-import { connectVault, syncPass, type SyncDeps } from '../../lib/sync/engine';
+import { readDevice, readOutbox } from '../../lib/sync/device';
+import type { SyncDeps } from '../../lib/sync/engine';
 import type { SyncedSettings } from '../../lib/sync/settings-replica';
 import { StateStore } from '../../lib/sync/state-store';
 import { dismissRevisions, revisionsOf } from '../../lib/sync/revisions';
 import { mergedRecord } from '../../lib/sync/merge';
 import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
-import { SyncPlaceError, type SyncStorage } from '../../lib/sync/types';
-import { textHashEmbedder } from './sync-fixtures';
-
-const FAST = { memoryKiB: 8192, iterations: 1, parallelism: 1 };
-const PASS = 'correct horse battery staple';
-const PLACE: SyncPlace = { kind: 'webdav', url: 'http://127.0.0.1:1/dav/', user: 'u', password: 'p' };
-
-const embedder = textHashEmbedder;
+import { SyncPlaceError } from '../../lib/sync/types';
+import { SyncProfile } from './sync-fixtures';
 
 /** A browser profile: its memory, its settings, and the folder as its sync client shows it. */
-class Profile {
-  readonly db: BackstoryDB = openMemoryDB('memory', { indexedDB: new IDBFactory(), IDBKeyRange });
-  readonly store = new MemoryStore(this.db, async () => embedder);
+class Profile extends SyncProfile {
   settings: SyncedSettings = { rank: { weights: { semantic: 1 } }, capture: { sent: false } };
-  constructor(
-    readonly name: string,
-    public storage: SyncStorage,
-  ) {}
-  get deps(): SyncDeps {
-    return {
-      db: this.db,
-      store: this.store,
-      open: async () => this.storage,
-      settings: { read: async () => this.settings, write: async (v) => void (this.settings = { ...this.settings, ...v }) },
-    };
-  }
-  connect(passphrase = PASS) {
-    return connectVault(this.deps, { place: PLACE, passphrase, deviceName: this.name, kdf: FAST });
-  }
-  pass() {
-    return syncPass(this.deps);
+  protected override moreDeps(): Partial<SyncDeps> {
+    return { settings: { read: async () => this.settings, write: async (v) => void (this.settings = { ...this.settings, ...v }) } };
   }
   add(items: MemoryInput[]) {
     return this.store.add(items, { from: 'user' });
-  }
-  async texts(): Promise<Record<string, string>> {
-    return Object.fromEntries((await this.store.all()).map((it) => [it.id, it.text]));
   }
 }
 

@@ -5,28 +5,21 @@ import { FeedbackStore, openLearningDB } from '../../lib/learn/feedback-store';
 import { decodeLearning, encodeLearning, SYNC_CHARS, SYNC_EVENTS, unionLearning } from '../../lib/learn/feedback-sync';
 import { Learning } from '../../lib/learn/learning';
 import { learnedWeightsFor } from '../../lib/learn/learner';
-import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
-import { MemoryStore } from '../../lib/memory/store';
 import { SiteSuggestions } from '../../lib/service/site-suggestions';
 import { syncedSettingsIO } from '../../lib/service/synced-settings';
 import type { FeedbackEvent } from '../../lib/learn/types';
-import type { SyncPlace } from '../../lib/sync/device';
-import { connectVault, syncPass, type SyncDeps } from '../../lib/sync/engine';
+import type { SyncDeps } from '../../lib/sync/engine';
 import { badValue, JSON_LIMITS, jsonWithin, SETTINGS_ID } from '../../lib/sync/fields';
 import { MergeState } from '../../lib/sync/merge';
 import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
 import { StateStore } from '../../lib/sync/state-store';
 import type { SyncStorage } from '../../lib/sync/types';
+import { SyncProfile } from './sync-fixtures';
 
-const FAST = { memoryKiB: 8192, iterations: 1, parallelism: 1 };
-const PASS = 'correct horse battery staple';
-const PLACE: SyncPlace = { kind: 'webdav', url: 'https://dav.example.net/backstory/', user: 'u', password: 'p' };
 const idb = () => ({ indexedDB: new IDBFactory(), IDBKeyRange });
 
 /** A browser profile: memory, settings, learning and the sites it may read, syncing through `storage`. */
-class Profile {
-  readonly db: BackstoryDB = openMemoryDB('memory', idb());
-  readonly store = new MemoryStore(this.db, async () => null);
+class Profile extends SyncProfile {
   readonly feedback = new FeedbackStore(openLearningDB('learning', idb()));
   readonly learning = new Learning(() => this.feedback);
   /** Origins this browser granted (optional host permissions), and its local storage. */
@@ -41,27 +34,17 @@ class Profile {
     },
   });
   settings = { rank: { weights: { semantic: 1 } }, capture: { sent: false } };
-  constructor(
-    readonly name: string,
-    public storage: SyncStorage,
-  ) {}
-  get deps(): SyncDeps {
+  constructor(name: string, storage: SyncStorage) {
+    super(name, storage, null);
+  }
+  protected override moreDeps(): Partial<SyncDeps> {
     return {
-      db: this.db,
-      store: this.store,
-      open: async () => this.storage,
       settings: syncedSettingsIO({
         settings: { get: async () => this.settings, set: async (p) => void (this.settings = { ...this.settings, ...(p as object) }) },
         learning: { syncValue: () => this.learning.syncValue(), mergeSynced: (v) => this.learning.mergeSynced(v, DEFAULT_WEIGHTS) },
         sites: this.sites,
       }),
     };
-  }
-  connect() {
-    return connectVault(this.deps, { place: PLACE, passphrase: PASS, deviceName: this.name, kdf: FAST });
-  }
-  pass() {
-    return syncPass(this.deps);
   }
   async keys(): Promise<string[]> {
     return (await this.feedback.exportAll()).events.map((e) => `${e.at} ${e.itemId}`).sort();

@@ -5,7 +5,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openMemoryDB, type BackstoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
-import { readDevice, type SyncPlace } from '../../lib/sync/device';
+import { readDevice } from '../../lib/sync/device';
 import { connectVault, syncPass, type PassReport, type SyncDeps } from '../../lib/sync/engine';
 import { parseListing, snapshotPartPath, snapshotPath } from '../../lib/sync/folder-layout';
 import { FolderReader } from '../../lib/sync/folder-reader';
@@ -17,11 +17,8 @@ import { StateStore } from '../../lib/sync/state-store';
 import { MemoryStorage } from '../../lib/sync/storage-memory';
 import type { SyncStorage } from '../../lib/sync/types';
 import { createVault, type Vault } from '../../lib/sync/vault';
-import { textHashEmbedder } from './sync-fixtures';
+import { FAST_KDF, TEST_PASSPHRASE, TEST_PLACE, textHashEmbedder } from './sync-fixtures';
 
-const FAST = { memoryKiB: 8192, iterations: 1, parallelism: 1 };
-const PASS = 'correct horse battery staple';
-const PLACE: SyncPlace = { kind: 'webdav', url: 'http://127.0.0.1:1/dav/', user: 'u', password: 'p' };
 /** Enough items for a snapshot (20,000 operations at 19 fields an item), in parts of about 15 records. */
 const ITEMS = 1100;
 const PART_BYTES = 20_000;
@@ -35,7 +32,7 @@ class Profile {
     return { db: this.db, store: this.store, open: async () => this.storage, snapshotPartBytes: PART_BYTES, onProgress: (d, t) => this.progress.push([d, t]) };
   }
   connect(name: string) {
-    return connectVault(this.deps, { place: PLACE, passphrase: PASS, deviceName: name, kdf: FAST });
+    return connectVault(this.deps, { place: TEST_PLACE, passphrase: TEST_PASSPHRASE, deviceName: name, kdf: FAST_KDF });
   }
   async pass(): Promise<PassReport> {
     return (await syncPass(this.deps))!;
@@ -207,7 +204,7 @@ describe('snapshots in parts', () => {
 describe('choosing a snapshot in parts', () => {
   let vault: Vault;
   beforeAll(async () => {
-    vault = (await createVault('passphrase one', FAST)).vault;
+    vault = (await createVault('passphrase one', FAST_KDF)).vault;
   });
   const A = 'aaaaaaaaaaaaaaaaaaaaaaaaaa';
   const records = (n: number, tag: string) => [Array.from({ length: n }, (_, i) => ({ id: `r${String(i).padStart(3, '0')}`, tag }))];
@@ -265,7 +262,7 @@ describe('choosing a snapshot in parts', () => {
 
 describe('segments read one at a time', () => {
   it('a device far behind keeps at most about 2 MB of new segments from planning; the rest are read again when applied', async () => {
-    const vault = (await createVault('passphrase one', FAST)).vault;
+    const vault = (await createVault('passphrase one', FAST_KDF)).vault;
     const A = 'aaaaaaaaaaaaaaaaaaaaaaaaaa';
     const place = new MemoryStorage();
     const w = new LogWriter(place, vault, A);
