@@ -24,6 +24,7 @@ import { lmeDataFile } from './lib/longmemeval-data';
 import { chooseCoordinatewise, crossValidate, foldsByIndex, todays, type Choice, type FoldChoice, type Objective } from './lib/cv-folds';
 import { KNOBS, NOT_VARIED } from './lib/cv-knobs';
 import { lmeUnits, locomoUnits, UnitRanker, type DataSet, type QuestionFigures, type Unit } from './lib/cv-units';
+import { optionValue } from './lib/args';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -35,10 +36,7 @@ function range(s: string | undefined, flag: string): [number, number] | undefine
 }
 
 function args(argv: string[]) {
-  const get = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = (name: string) => optionValue(argv, name);
   const select = (get('--select') ?? 'each,both').split(',');
   for (const s of select) if (s !== 'each' && s !== 'both') throw new Error(`--select wants each, both or each,both; got "${s}"`);
   const folds = Number(get('--folds') ?? 5);

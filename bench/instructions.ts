@@ -29,6 +29,7 @@ import type { Embedder } from '../lib/embed/embedder';
 import { nodeModelKey } from '../lib/embed/node-embedder';
 import { EmbedCache } from './lib/embed-cache';
 import { cachedEmbedder } from './lib/product';
+import { optionValue } from './lib/args';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NO_LEARNING = { active: async () => undefined, noteShown: () => {} };
@@ -66,10 +67,7 @@ interface DataSet {
 }
 
 function args(argv: string[]) {
-  const get = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = (name: string) => optionValue(argv, name);
   const dtype = get('--dtype') ?? 'q8';
   if (dtype !== 'q8' && dtype !== 'q4') throw new Error(`--dtype wants q8 or q4, got "${dtype}"`);
   return {

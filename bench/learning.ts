@@ -27,14 +27,12 @@ import { nodeEmbedder, nodeModelKey } from '../lib/embed/node-embedder';
 import { EmbedCache } from './lib/embed-cache';
 import { ndcgAt, recallAt } from './lib/metrics';
 import { benchTask, prepare } from './lib/prepare';
+import { optionValue } from './lib/args';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 function args(argv: string[]) {
-  const get = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = (name: string) => optionValue(argv, name);
   const conv = get('--conversations') ?? '1-2';
   const m = conv.match(/^(\d+)(?:-(\d+))?$/);
   if (!m) throw new Error(`--conversations wants A-B (1-based), got "${conv}"`);

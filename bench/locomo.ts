@@ -45,6 +45,7 @@ import { openBenchCache, prepare, type Granularity, type PreparedConversation } 
 import { bm25PassagePackage, evidenceShare, packGreedy } from './lib/evidence-in-package';
 import { cachedEmbedder, importedMemory } from './lib/product';
 import { panelCards, type PanelRun } from './lib/panel-cards';
+import { optionValue } from './lib/args';
 
 /** The bench ranks as a profile without feedback does: nothing learned, nothing noted. */
 const NO_LEARNING = { active: async () => undefined, noteShown: () => {} };
@@ -52,10 +53,7 @@ const NO_LEARNING = { active: async () => undefined, noteShown: () => {} };
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 function args(argv: string[]) {
-  const get = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = (name: string) => optionValue(argv, name);
   const conv = get('--conversations');
   let range: [number, number] | undefined;
   if (conv) {

@@ -27,6 +27,7 @@ import { cachedEmbedder, importedMemory } from './lib/product';
 import { lmeDataFile, readLmeQuestions, type LmeQuestion } from './lib/longmemeval-data';
 import type { EmbedCache } from './lib/embed-cache';
 import { nodeEmbedder } from '../lib/embed/node-embedder';
+import { optionValue } from './lib/args';
 
 /** The bench ranks as a profile without feedback does: nothing learned, nothing noted. */
 const NO_LEARNING = { active: async () => undefined, noteShown: () => {} };
@@ -37,10 +38,7 @@ const METHODS = ['bm25', 'backstory', 'backstory-cards'] as const;
 type Method = (typeof METHODS)[number];
 
 function args(argv: string[]) {
-  const get = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = (name: string) => optionValue(argv, name);
   const qs = get('--questions');
   let range: [number, number] | undefined;
   if (qs) {

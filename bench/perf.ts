@@ -57,6 +57,7 @@ import { VectorIndex } from '../lib/memory/index/vector-index';
 import { buildMemory, embedQuery, fillHydrated, heap, indexRate, storeLoad, vectorHeap } from './lib/perf/node-figures';
 import { WARM_RANKINGS, rankSetups, rankTimes } from './lib/perf/rank-figures';
 import { SyntheticCorpus } from './lib/perf/synthetic';
+import { optionValue } from './lib/args';
 
 interface Row {
   name: string;
@@ -69,10 +70,7 @@ interface Row {
 }
 
 function args(argv: string[]) {
-  const get = (n: string) => {
-    const i = argv.indexOf(n);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = (n: string) => optionValue(argv, n);
   return {
     json: get('--json'),
     quick: argv.includes('--quick'),

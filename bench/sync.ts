@@ -59,6 +59,7 @@ import { browserSecondDevice } from './lib/sync/browser-device';
 import { browserRows, type FigureRow } from './lib/sync/browser-figures';
 import { BENCH_PASSPHRASE, Device } from './lib/sync/devices';
 import { folderBytes, HeapSampler, itemTexts } from './lib/sync/measure';
+import { optionValue } from './lib/args';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -79,10 +80,7 @@ const label = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n)
 const log = (s: string) => console.error(`[sync] ${new Date().toISOString().slice(11, 19)} ${s}`);
 
 function args(argv: string[]) {
-  const get = (n: string) => {
-    const i = argv.indexOf(n);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = (n: string) => optionValue(argv, n);
   return {
     json: get('--json'),
     sizes: (get('--sizes') ?? '10000,100000').split(',').map(Number),

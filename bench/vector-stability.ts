@@ -25,15 +25,13 @@ import { createTransformersEmbedder } from '../lib/embed/transformers-embedder';
 import { FLOAT_WEIGHTS_PATH, int8ToFloatGraph } from '../lib/embed/int8-to-float';
 import { NODE_MODEL_ROOT } from '../lib/embed/node-embedder';
 import { VectorIndex } from '../lib/memory/index/vector-index';
+import { optionValue } from './lib/args';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BATCH = 16;
 
 function args(argv: string[]) {
-  const get = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = (name: string) => optionValue(argv, name);
   const shared = join(ROOT, '..', '..', 'shared', 'datasets');
   return {
     texts: Number(get('--texts') ?? 200),
