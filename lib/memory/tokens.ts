@@ -1,4 +1,4 @@
-import { countTokens as gptCount } from 'gpt-tokenizer';
+import { countTokens as gptCount, isWithinTokenLimit } from 'gpt-tokenizer';
 
 /** Token count as the destination model would see it (cl100k/o200k-style BPE from gpt-tokenizer). */
 export function countTokens(text: string): number {
@@ -9,4 +9,18 @@ export function countTokens(text: string): number {
     return Math.ceil((gptCount(head) * text.length) / head.length);
   }
   return gptCount(text);
+}
+
+/**
+ * The token count of `text` when it is at most `limit`, else undefined: BPE stops once the count passes the limit, so
+ * asking whether a long excerpt fits a nearly full budget costs a few dozen tokens' work, not the whole text's.
+ */
+export function countTokensUpTo(text: string, limit: number): number | undefined {
+  if (limit < 0) return undefined;
+  if (text.length > 200_000) {
+    const n = countTokens(text);
+    return n <= limit ? n : undefined;
+  }
+  const n = isWithinTokenLimit(text, limit);
+  return n === false ? undefined : n;
 }

@@ -3,6 +3,7 @@ import type { Scored } from './score';
 import type { Tuning } from './tuning';
 import type { MemoryItem } from '../memory/types';
 import { countTokens } from '../memory/tokens';
+import { passageTokensWithin } from './passage-choice';
 import { displayTitle } from '../core/items';
 
 export type Guarantee = 'pinned' | 'instruction' | 'situation' | 'child';
@@ -56,13 +57,26 @@ export interface SelectInput {
   sim: (a: Scored, b: Scored) => number;
 }
 
+/** The line of framing each card takes in the package besides its text. */
+const FRAMING = 6;
+
 /** Tokens a card takes in the package: its text (a long item's matching passages) plus a line of framing. */
 export function cardTokens(s: Scored): number {
-  return s.signal.passages ? s.signal.passages.tokens + 6 : itemCardTokens(s.item);
+  return s.signal.passages ? s.signal.passages.tokens + FRAMING : itemCardTokens(s.item);
+}
+
+/** `cardTokens(s)` when it is at most `limit`, else undefined; a long excerpt is counted no further than the limit. */
+function cardTokensWithin(s: Scored, limit: number): number | undefined {
+  if (!s.signal.passages) {
+    const n = itemCardTokens(s.item);
+    return n <= limit ? n : undefined;
+  }
+  const n = passageTokensWithin(s.signal.passages, limit - FRAMING);
+  return n === undefined ? undefined : n + FRAMING;
 }
 
 function itemCardTokens(item: MemoryItem): number {
-  return (item.tokens || countTokens(item.text)) + 6;
+  return (item.tokens || countTokens(item.text)) + FRAMING;
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -115,7 +129,7 @@ class Selection {
    * (at most half as many cards again: `maxCount`).
    */
   reading(s: Scored): number {
-    return this.tokens(s) <= this.inp.tuning.shortCard ? 0.5 : 1;
+    return cardTokensWithin(s, this.inp.tuning.shortCard) !== undefined ? 0.5 : 1;
   }
 
   /** Cards selected that count against the cards shown: rules are bounded by their share of the budget instead. */
@@ -148,7 +162,12 @@ class Selection {
   }
 
   fits(s: Scored): boolean {
-    return this.used + this.tokens(s) <= this.budget;
+    return cardTokensWithin(s, this.budget - this.used) !== undefined;
+  }
+
+  /** Tokens `s` takes when it is at most `limit`, else undefined (see `cardTokensWithin`). */
+  tokensWithin(s: Scored, limit: number): number | undefined {
+    return cardTokensWithin(s, limit);
   }
 
   /** Why a card of `need` tokens is left out: the budget has no room for it. */
@@ -364,7 +383,8 @@ function knapsack(cands: { s: Scored; adj: number }[], room: number, slots: numb
   const val = subsetVal;
   const tok = subsetTok;
   const count = subsetCount;
-  const tokens = cands.map((c) => sel.tokens(c.s));
+  // A card larger than the room is in no subset that fits: counting it further would change nothing.
+  const tokens = cands.map((c) => sel.tokensWithin(c.s, room) ?? room + 1);
   const reading = cands.map((c) => sel.reading(c.s));
   // Each subset's totals from the subset without its highest member: the adjusted scores add up in index order,
   // exactly as summing each subset from scratch would, in one step per subset instead of n.

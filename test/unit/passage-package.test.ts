@@ -4,13 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MemoryItem } from '../../lib/memory/types';
-import { countTokens } from '../../lib/memory/tokens';
+import { countTokens, countTokensUpTo } from '../../lib/memory/tokens';
+import fc from 'fast-check';
 import type { TaskReading, RankedCard } from '../../lib/rank/types';
 import { rankMemory } from '../../lib/rank/rank';
 import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { passageEmbedTexts } from '../../lib/memory/index/item-text';
 import { excerpt, splitPassages } from '../../lib/memory/index/passages';
-import { choosePassages } from '../../lib/rank/passage-choice';
+import { choosePassages, passageTokensWithin } from '../../lib/rank/passage-choice';
 import { TUNING } from '../../lib/rank/tuning';
 import { buildPackage, cardText } from '../../lib/rank/package';
 import { terms } from '../../lib/memory/index/tokenize';
@@ -121,6 +122,29 @@ describe('cards and the package carry passages', () => {
     expect(one.passages).toEqual([4]);
     expect(one.tokens).toBe(countTokens(excerpt(it.text, ps, [4])));
     expect(one.tokens).toBeLessThan(it.tokens);
+  });
+
+  it('asks whether an excerpt fits a room with the same answer as its full count, whatever was asked before', () => {
+    const mem = memory();
+    const weights = { semantic: 0, lexical: 1, recency: 0, priority: 0, continuity: 0, situation: 0 };
+    const it = mem.get('long')!;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: ps.length - 1 }), (limits, best) => {
+        // A fresh choice each run: the counts kept for the item are what earlier runs left.
+        const choice = choosePassages(mem, 'long', { id: 'long', score: 1, matched: [], passages: ps.map((_, part) => ({ part, score: part === best ? 1 : 0 })) }, [], [], weights, TUNING)!;
+        const full = countTokens(excerpt(it.text, ps, choice.passages));
+        for (const limit of limits) expect(passageTokensWithin(choice, limit)).toBe(full <= limit ? full : undefined);
+        expect(choice.tokens).toBe(full);
+      }),
+      { numRuns: 60 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.integer({ min: 0, max: 120 }), (text, limit) => {
+        const n = countTokens(text);
+        expect(countTokensUpTo(text, limit)).toBe(n <= limit ? n : undefined);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('packs and inserts a short item whole, as before passages', async () => {

@@ -402,6 +402,17 @@ describe('budget, redundancy, trace, empty state', () => {
     expect(r.cards.filter((c) => !c.guaranteed)).toHaveLength(0);
     expect(r.trace.some((e) => e.stage === 'threshold')).toBe(true);
   });
+
+  it('does not say nothing is relevant when pinned notes took the room a relevant note needed', async () => {
+    const pinned = Array.from({ length: 3 }, (_, i) =>
+      item(`Pinned reference ${i}: ${Array.from({ length: 30 }, (_, k) => `standing${i}fact${k}`).join(' ')}.`, { id: `p${i}`, pinned: true }),
+    );
+    const r = await rankMemory(request([...pinned, ...many], task('budget review forecast'), { budgetTokens: pinned.reduce((n, p) => n + p.tokens + 6, 0) + 10 }));
+    expect(r.empty).toBe(false);
+    expect(ids(r).sort()).toEqual(['p0', 'p1', 'p2']);
+    const refused = r.trace.find((e) => e.id.startsWith('b') && e.stage === 'budget');
+    expect(refused && traceReason(refused)).toMatch(/^Did not fit the \d+-token budget/);
+  });
 });
 
 describe('package', async () => {
