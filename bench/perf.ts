@@ -29,7 +29,8 @@
  *   the tables alone (baseline).
  * - panel_update_ms_tied (--panel-tied): panel:get in the built extension where N notes (--tied, 5,000) are kept for
  *   the page's site, so each is a candidate and most are left out (bench/lib/perf/panel-tied.ts); with
- *   --baseline-build, another build seeded alike, taking turns round by round.
+ *   --baseline-build, another build seeded alike, taking turns round by round. With the browser figures it takes the
+ *   WASM-only build's place as the cold starts' baseline (to compare two trees' cold starts in one run).
  * - panel_update_ms_p50 / cold_start_ms / index_items_per_s_browser: in headless Chromium with the built extension
  *   (bench/lib/perf/browser.ts; `--browser-only` runs just these). cold_start_ms (p50), cold_start_ms_p95 and
  *   cold_start_stalled_rounds (rounds over 5 s) are 20 rounds of the shipping build, WebGPU engine included, beside
@@ -232,26 +233,31 @@ async function main() {
       const { browserFigures } = await import('./lib/perf/browser');
       const { buildParts, buildWasmOnly } = await import('./lib/perf/build-parts');
       const { BUILD_DIR } = await import('../test/e2e/harness');
-      // The WASM-only build (no WebGPU engine, no WebGPU runtime): its cold starts alternate with the shipping build's.
-      log('building the WASM-only extension (BACKSTORY_WASM_ONLY=1)');
-      const wasmOnlyDir = buildWasmOnly();
-      const bf = await browserFigures(log, 10_000, { webgpu: a.webgpu, baselineBuild: wasmOnlyDir });
+      // The baseline's cold starts alternate with the shipping build's: the WASM-only build (no WebGPU engine, no
+      // WebGPU runtime), or with --baseline-build another build (an earlier commit's) in its place.
+      const other = a.baselineBuild;
+      if (!other) log('building the WASM-only extension (BACKSTORY_WASM_ONLY=1)');
+      const wasmOnlyDir = other ? undefined : buildWasmOnly();
+      const bf = await browserFigures(log, 10_000, { webgpu: a.webgpu, baselineBuild: other ?? wasmOnlyDir });
       rows.push(...bf.rows);
       Object.assign(extra, bf.extra);
       const wo = bf.baseline!;
       for (const [name, value] of [['cold_start_ms', wo.p50], ['cold_start_ms_p95', wo.p95], ['cold_start_stalled_rounds', wo.stalled]] as const) {
         const row = rows.find((r) => r.name === name);
         if (row) row.baseline = value;
-        extra[`${name}_wasm_only`] = value;
+        extra[`${name}_${other ? 'baseline_build' : 'wasm_only'}`] = value;
       }
       const coldRow = rows.find((r) => r.name === 'cold_start_ms');
-      if (coldRow) coldRow.note = `baseline: the WASM-only build in alternating rounds, ${wo.cold.join(', ')} ms; ${coldRow.note}`;
+      const against = other ? `the build in ${other}` : 'the WASM-only build';
+      if (coldRow) coldRow.note = `baseline: ${against} in alternating rounds, ${wo.cold.join(', ')} ms; ${coldRow.note}`;
       // What each part of a build weighs: the cost of the WebGPU engine is its runtime and its code.
-      const parts = { shipping: buildParts(BUILD_DIR), 'wasm-only': buildParts(wasmOnlyDir) };
-      for (const [build, p] of Object.entries(parts)) for (const [part, mb] of Object.entries(p)) extra[`package_mb_${part}${build === 'shipping' ? '' : '_wasm_only'}`] = mb;
+      const base = other ? 'baseline build' : 'wasm-only';
+      const parts = { shipping: buildParts(BUILD_DIR), [base]: buildParts(other ?? wasmOnlyDir!) };
+      const suffix = other ? '_baseline_build' : '_wasm_only';
+      for (const [build, p] of Object.entries(parts)) for (const [part, mb] of Object.entries(p)) extra[`package_mb_${part}${build === 'shipping' ? '' : suffix}`] = mb;
       rows.push({
-        name: 'package_mb_total', what: 'unpacked Chrome build, MB: shipping (WebGPU engine included) vs WASM-only', value: parts.shipping.total, baseline: parts['wasm-only'].total, target: 'reported',
-        note: Object.entries(parts.shipping).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v}${parts['wasm-only'][k] !== v ? ` (wasm-only ${parts['wasm-only'][k]})` : ''}`).join(', '),
+        name: 'package_mb_total', what: `unpacked Chrome build, MB: shipping (WebGPU engine included) vs ${other ? 'the baseline build' : 'WASM-only'}`, value: parts.shipping.total, baseline: parts[base].total, target: 'reported',
+        note: Object.entries(parts.shipping).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v}${parts[base][k] !== v ? ` (${base} ${parts[base][k]})` : ''}`).join(', '),
       });
     } catch (e) {
       unmeasured.push(`browser figures (panel update, cold start, package parts): ${e instanceof Error ? e.message : String(e)}`);
