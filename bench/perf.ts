@@ -2,8 +2,10 @@
  * Speed and memory (issue #6). Every figure is printed beside its baseline measured in the same run, and written as
  * JSON with --json. Usage: npm run bench:perf -- [--json OUT] [--quick] [--no-browser] [--browser-only] [--sizes 10000,100000]
  *   [--memory-browser] [--list-sizes 10000,100000] [--baseline-build DIR] [--baseline-sizes 10000] [--index-ceiling]
- *   [--panel-tied [--tied 5000]]
+ *   [--panel-tied [--tied 5000]] [--rank-only [--rank-tasks 40]]
  *
+ * --rank-only: only rank_ms_* at --sizes (the full ranker and the plain memory, interleaved), for comparing two trees by
+ * running it in each, one after the other.
  * - embed_query_ms_p50: one 16-token query on onnxruntime-web WASM, one thread, in Node; the int8 rewrite
  *   (model_quantized.onnx, what the extension loads first) against the q4 model as shipped, interleaved.
  * - index_items_per_s: ~60-token notes (54 plain English words, 58 word pieces with [CLS]/[SEP] by the model's own
@@ -75,7 +77,11 @@ function args(argv: string[]) {
   return {
     json: get('--json'),
     quick: argv.includes('--quick'),
-    browser: !argv.includes('--no-browser'),
+    browser: !argv.includes('--no-browser') && !argv.includes('--rank-only'),
+    /** Only the ranking figures (rank_ms_*: the full ranker against the plain memory) at --sizes, in Node. */
+    rankOnly: argv.includes('--rank-only'),
+    /** Tasks timed per size after the untimed ones (40; 15 with --quick). */
+    rankTasks: get('--rank-tasks') === undefined ? undefined : Number(get('--rank-tasks')),
     /** Only the figures measured in Chromium (panel update, cold start, browser indexing). */
     browserOnly: argv.includes('--browser-only'),
     /** Chromium with WebGPU on (a machine's GPU, or SwiftShader where there is none) for index_items_per_s_webgpu. */
@@ -143,6 +149,7 @@ async function main() {
   }
 
   if (!a.browserOnly && !a.memoryBrowser && !a.indexCeiling && !a.panelTied) {
+  if (!a.rankOnly) {
   log('embedding one query (WASM, 1 thread): int8 vs q4, interleaved');
   const eq = await embedQuery(a.quick ? 15 : 40);
   rows.push({
@@ -169,11 +176,12 @@ async function main() {
   extra.index_items_per_s_2threads = r1(i8x2.perS);
   extra.index_items_per_s_baseline = r1(i4x1.perS);
   extra.index_tokens_per_note = Math.round(i8x1.tokens);
+  }
 
   const corpus = new SyntheticCorpus();
   for (const n of a.sizes) {
     const label = n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
-    const qs = a.quick ? 15 : 40;
+    const qs = a.rankTasks ?? (a.quick ? 15 : 40);
     const cold = n === a.sizes[0];
     {
       log(`building ${n} synthetic items twice: with passages, scoped and learned rules, learned weights; and plain`);
@@ -195,9 +203,11 @@ async function main() {
       extra[`rank_ms_p50_${label}_baseline`] = r1(base.p50);
       extra[`rank_ms_p95_${label}_baseline`] = r1(base.p95);
     }
+    if (a.rankOnly) continue;
     log(`building ${n} synthetic notes in IndexedMemory`);
     extra[`load_ms_per_1k_items`] = r1((buildMemory(n, corpus).buildMs / n) * 1000);
   }
+  if (!a.rankOnly) {
   if (a.sizes.some((n) => n >= 100_000)) {
     log('building 100k synthetic notes, a fifth of them long (a vector and a BM25 document per passage), and all short, for the heap');
     extra.heap_mb_100k_no_long = await heapOf(corpus, 0);
@@ -226,6 +236,7 @@ async function main() {
   });
   extra.vector_heap_bytes_per_item = Math.round(vh.quant);
   extra.vector_heap_bytes_per_item_baseline = Math.round(vh.float);
+  }
   }
 
   if (a.browser && !a.memoryBrowser && !a.indexCeiling && !a.panelTied) {
@@ -297,7 +308,7 @@ async function main() {
   // What an install downloads: the store zips of the last `npm run zip` (the bench does not build them).
   const { builtZipMegabytes } = await import('./lib/perf/build-parts');
   const zips = builtZipMegabytes();
-  for (const browser of ['chrome', 'firefox'] as const) {
+  if (!a.rankOnly) for (const browser of ['chrome', 'firefox'] as const) {
     const mb = zips[browser];
     extra[`zip_mb_${browser}`] = mb;
     if (mb === null) unmeasured.push(`zip_mb_${browser}: no ${browser} zip in .output; run \`npm run zip\` first`);
