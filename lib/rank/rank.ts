@@ -289,17 +289,14 @@ function weigh(req: RankRequest, p: Prepared, tuning: Tuning): ScoredMemory {
   return { plan, retrieval, ranked, filtered, pinned, instructions, situated };
 }
 
-/**
- * How specific a rule that applies here is: one whose condition the task meets (a subject, a person) says most about
- * this task, one for this kind of place or site less, one for everywhere least.
- */
-/** Whether a note over the threshold was left out only for want of room. */
+const NOTHING_RELEVANT = 'Nothing in memory is relevant to this task: a rule or pinned item is shown only beside something that is';
+
+/** Whether a note over the threshold was left out only for want of room: in the budget, or among the cards shown. */
 function someRefusedForRoom(decisions: Map<string, Decision>, threshold: number): boolean {
-  for (const d of decisions.values()) if (d.stage === 'budget' && d.s.item.kind !== 'instruction' && d.s.score >= threshold) return true;
+  for (const d of decisions.values())
+    if ((d.stage === 'budget' || d.stage === 'limit') && d.s.item.kind !== 'instruction' && d.s.score >= threshold) return true;
   return false;
 }
-
-const NOTHING_RELEVANT = 'Nothing in memory is relevant to this task: a rule or pinned item is shown only beside something that is';
 
 /** A rule with a condition (a subject, a person): when it applies, the task is about what it names. */
 function isConditional(item: MemoryItem): boolean {
@@ -307,6 +304,10 @@ function isConditional(item: MemoryItem): boolean {
   return item.kind === 'instruction' && (k === 'subject' || k === 'people');
 }
 
+/**
+ * How specific a rule that applies here is: one whose condition the task meets (a subject, a person) says most about
+ * this task, one for this kind of place or site less, one for everywhere least.
+ */
 function ruleTier(item: MemoryItem): number {
   if (isConditional(item)) return 0;
   const k = scopeOf(item).kind;
@@ -405,7 +406,8 @@ function decide(req: RankRequest, p: Prepared, tuning: Tuning): Omit<RankResult,
   // on their own, so the panel's empty state never shows beside them. What is relevant: a note over the threshold or
   // tied to the situation, a rule whose condition the task meets (it is about its subject, or for its person). A
   // rule's own score says how well its words match, not that memory holds anything about the task. A note over the
-  // threshold that pinned items left no room for is relevant too: the panel says it did not fit, not that none is.
+  // threshold that pinned items left no room for (in the budget or among the cards) is relevant too: the panel says it
+  // did not fit, not that none is.
   const relevant = (d: Decision) =>
     d.s.item.kind === 'instruction' ? isConditional(d.s.item) : d.s.score >= settings.threshold || d.guaranteed === 'situation';
   const empty = !chosen.selected.some(relevant) && !someRefusedForRoom(decisions, settings.threshold);

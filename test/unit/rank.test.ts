@@ -412,6 +412,11 @@ describe('budget, redundancy, trace, empty state', () => {
     expect(ids(r).sort()).toEqual(['p0', 'p1', 'p2']);
     const refused = r.trace.find((e) => e.id.startsWith('b') && e.stage === 'budget');
     expect(refused && traceReason(refused)).toMatch(/^Did not fit the \d+-token budget/);
+    // The same when the pinned cards fill the cards shown rather than the budget.
+    const full = await rankMemory(request([...pinned, ...many], task('budget review forecast'), { maxCards: 3, budgetTokens: 5000 }));
+    expect(full.empty).toBe(false);
+    expect(ids(full).sort()).toEqual(['p0', 'p1', 'p2']);
+    expect(full.trace.some((e) => e.id.startsWith('b') && /Beyond the 3 cards/.test(traceReason(e)))).toBe(true);
   });
 });
 
