@@ -2,7 +2,7 @@
  * Speed and memory (issue #6). Every figure is printed beside its baseline measured in the same run, and written as
  * JSON with --json. Usage: npm run bench:perf -- [--json OUT] [--quick] [--no-browser] [--browser-only] [--sizes 10000,100000]
  *   [--memory-browser] [--list-sizes 10000,100000] [--baseline-build DIR] [--baseline-sizes 10000] [--index-ceiling]
- *   [--panel-tied [--tied 5000]] [--rank-only [--rank-tasks 40]]
+ *   [--panel-tied [--tied 5000]] [--rank-only [--rank-tasks 40] [--same-items]]
  *
  * --rank-only: only rank_ms_* at --sizes (the full ranker and the plain memory, interleaved), for comparing two trees by
  * running it in each, one after the other.
@@ -19,7 +19,9 @@
  *   items long (300-1,200 words, a vector and a BM25 document per passage), instructions scoped to sites and people
  *   and learned from prompts, weights learned from feedback (bench/lib/perf/rank-figures.ts). Baseline: the same
  *   ranker over the same number of short notes without scoped rules or learning, its rankings interleaved task by
- *   task with the product's in the same run. Timed once V8 has compiled the ranker (WARM_RANKINGS untimed rankings
+ *   task with the product's in the same run. With --same-items, rank_ms_p95_<size>_same_items: the product's items (the same long
+ *   items, words and vectors) without its rules and learning, interleaved likewise: the plain notes hold fewer words
+ *   and vectors, so this says what the product's rules and learning cost apart from its memory's size. Timed once V8 has compiled the ranker (WARM_RANKINGS untimed rankings
  *   each), as in a writing session; rank_ms_first_p50_<first size>: the median of the process's first rankings, as
  *   after the browser stops an idle worker.
  * - vector_bytes_per_item: vector payload per item (int8 codes + scale) against float32; the measured heap
@@ -82,6 +84,8 @@ function args(argv: string[]) {
     rankOnly: argv.includes('--rank-only'),
     /** Tasks timed per size after the untimed ones (40; 15 with --quick). */
     rankTasks: get('--rank-tasks') === undefined ? undefined : Number(get('--rank-tasks')),
+    /** Also the product's items without its rules and learning, interleaved with both (rank_ms_*_same_items). */
+    sameItems: argv.includes('--same-items'),
     /** Only the figures measured in Chromium (panel update, cold start, browser indexing). */
     browserOnly: argv.includes('--browser-only'),
     /** Chromium with WebGPU on (a machine's GPU, or SwiftShader where there is none) for index_items_per_s_webgpu. */
@@ -185,15 +189,19 @@ async function main() {
     const cold = n === a.sizes[0];
     {
       log(`building ${n} synthetic items twice: with passages, scoped and learned rules, learned weights; and plain`);
-      const setups = rankSetups(n, corpus);
+      const setups = rankSetups(n, corpus, a.sameItems);
       log(`ranking ${qs} tasks over ${label}: the product and the plain memory, interleaved`);
-      const [now, base] = await rankTimes([setups.product, setups.plain], corpus, setups.now, qs);
+      const [now, base, same] = await rankTimes([setups.product, setups.plain, ...(setups.sameItems ? [setups.sameItems] : [])], corpus, setups.now, qs);
       const target = n >= 100_000 ? 60 : 15;
       rows.push({
         name: `rank_ms_p95_${label}`, what: `full ranker, ${label} items with passages, scopes and learning, query embedding excluded`,
         value: r1(now.p95), baseline: r1(base.p95), target: `<= ${target} ms`, ok: now.p95 <= target,
-        note: `p50 ${r1(now.p50)} vs ${r1(base.p50)} ms, after ${WARM_RANKINGS} untimed rankings each${cold ? `; the process's first rankings p50 ${r1(now.first)} vs ${r1(base.first)} ms` : ''}; ${setups.passages} passages`,
+        note: `p50 ${r1(now.p50)} vs ${r1(base.p50)} ms, after ${WARM_RANKINGS} untimed rankings each${cold ? `; the process's first rankings p50 ${r1(now.first)} vs ${r1(base.first)} ms` : ''}; ${setups.passages} passages${same ? `; the product's items without its rules and learning p95 ${r1(same.p95)} (p50 ${r1(same.p50)}) ms` : ''}`,
       });
+      if (same) {
+        extra[`rank_ms_p95_${label}_same_items`] = r1(same.p95);
+        extra[`rank_ms_p50_${label}_same_items`] = r1(same.p50);
+      }
       // Only the first size's first rankings run on code not yet compiled.
       if (cold) {
         extra[`rank_ms_first_p50_${label}`] = r1(now.first);
