@@ -14,10 +14,11 @@ export function countTokens(text: string): number {
 /**
  * The token count of `text` when it is at most `limit`, else undefined: BPE stops once the count passes the limit, so
  * asking whether a long excerpt fits a nearly full budget costs a few dozen tokens' work, not the whole text's.
+ * Without a limit (`Infinity`) it is `countTokens`.
  */
 export function countTokensUpTo(text: string, limit: number): number | undefined {
   if (limit < 0) return undefined;
-  if (text.length > 200_000) {
+  if (limit === Infinity || text.length > 200_000) {
     const n = countTokens(text);
     return n <= limit ? n : undefined;
   }

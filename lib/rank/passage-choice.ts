@@ -1,7 +1,7 @@
 import type { LexicalHit, MemoryView } from '../memory/index/memory-view';
 import { excerpt, type Passage } from '../memory/index/passages';
 import type { MemoryItem } from '../memory/types';
-import { countTokens, countTokensUpTo } from '../memory/tokens';
+import { countTokensUpTo } from '../memory/tokens';
 import type { Weights } from './types';
 import type { Tuning } from './tuning';
 
@@ -68,7 +68,7 @@ export function choosePassages(
     of: passages.length,
     relevance: fused.map((x) => Math.round(x * 1000) / 1000),
     get tokens() {
-      return (tokens ??= excerptTokens(item, passages, chosen));
+      return (tokens ??= excerptTokens(item, passages, chosen)!);
     },
   };
   sources.set(choice, { item, passages });
@@ -84,22 +84,8 @@ const sources = new WeakMap<PassageChoice, { item: MemoryItem; passages: readonl
  */
 export function passageTokensWithin(choice: PassageChoice, limit: number): number | undefined {
   const src = sources.get(choice);
-  if (!src) return choice.tokens <= limit ? choice.tokens : undefined;
-  const byChoice = countsOf(src.item);
-  const key = choice.passages.join(',');
-  const known = byChoice.get(key);
-  if (known !== undefined) return known <= limit ? known : undefined;
-  if ((overLimit.get(src.item)?.get(key) ?? -1) >= limit) return undefined;
-  const shown = excerpt(src.item.text, src.passages, choice.passages);
-  const n = shown === src.item.text && src.item.tokens ? (src.item.tokens <= limit ? src.item.tokens : undefined) : countTokensUpTo(shown, limit);
-  if (n !== undefined) remember(byChoice, key, n);
-  else {
-    let over = overLimit.get(src.item);
-    if (!over) overLimit.set(src.item, (over = new Map()));
-    if (over.size >= 8) over.clear();
-    over.set(key, Math.max(limit, over.get(key) ?? -1));
-  }
-  return n;
+  if (src) return excerptTokens(src.item, src.passages, choice.passages, limit);
+  return choice.tokens <= limit ? choice.tokens : undefined;
 }
 
 /**
@@ -107,30 +93,21 @@ export function passageTokensWithin(choice: PassageChoice, limit: number): numbe
  * ranks the same task again at each pause in typing, and the same long items come back with the same passages.
  */
 const counted = new WeakMap<MemoryItem, Map<string, number>>();
-/** Per item and choice, the largest limit an excerpt was found to be over (`passageTokensWithin`). */
-const overLimit = new WeakMap<MemoryItem, Map<string, number>>();
 
-function countsOf(item: MemoryItem): Map<string, number> {
+/** The excerpt's tokens when they are at most `limit` (any, without one), else undefined; counts are kept. */
+function excerptTokens(item: MemoryItem, passages: readonly Passage[], chosen: number[], limit = Infinity): number | undefined {
   let byChoice = counted.get(item);
   if (!byChoice) counted.set(item, (byChoice = new Map()));
-  return byChoice;
-}
-
-function remember(byChoice: Map<string, number>, key: string, n: number): void {
-  // A few choices per item are worth keeping; an item met by many different tasks starts again.
-  if (byChoice.size >= 8) byChoice.clear();
-  byChoice.set(key, n);
-}
-
-function excerptTokens(item: MemoryItem, passages: readonly Passage[], chosen: number[]): number {
-  const byChoice = countsOf(item);
   const key = chosen.join(',');
   let n = byChoice.get(key);
   if (n === undefined) {
     const shown = excerpt(item.text, passages, chosen);
     // Every passage chosen shows the whole text, whose count the item already carries (as `itemCardTokens` reads it).
-    n = shown === item.text ? item.tokens || countTokens(shown) : countTokens(shown);
-    remember(byChoice, key, n);
+    n = shown === item.text && item.tokens ? item.tokens : countTokensUpTo(shown, limit);
+    if (n === undefined) return undefined;
+    // A few choices per item are worth keeping; an item met by many different tasks starts again.
+    if (byChoice.size >= 8) byChoice.clear();
+    byChoice.set(key, n);
   }
-  return n;
+  return n <= limit ? n : undefined;
 }

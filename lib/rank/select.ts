@@ -165,11 +165,6 @@ class Selection {
     return cardTokensWithin(s, this.budget - this.used) !== undefined;
   }
 
-  /** Tokens `s` takes when it is at most `limit`, else undefined (see `cardTokensWithin`). */
-  tokensWithin(s: Scored, limit: number): number | undefined {
-    return cardTokensWithin(s, limit);
-  }
-
   /** Why a card of `need` tokens is left out: the budget has no room for it. */
   noRoomFor(need: number): Verdict {
     return { stage: 'budget', reason: { budget: this.budget, need, left: Math.max(0, this.budget - this.used) } };
@@ -384,7 +379,7 @@ function knapsack(cands: { s: Scored; adj: number }[], room: number, slots: numb
   const tok = subsetTok;
   const count = subsetCount;
   // A card larger than the room is in no subset that fits: counting it further would change nothing.
-  const tokens = cands.map((c) => sel.tokensWithin(c.s, room) ?? room + 1);
+  const tokens = cands.map((c) => cardTokensWithin(c.s, room) ?? room + 1);
   const reading = cands.map((c) => sel.reading(c.s));
   // Each subset's totals from the subset without its highest member: the adjusted scores add up in index order,
   // exactly as summing each subset from scratch would, in one step per subset instead of n.
