@@ -62,6 +62,13 @@ async function firstDevice(): Promise<{ folder: MemoryStorage; a: Profile; manif
   return { folder, a, manifest: listing.snapshots[0].path, parts };
 }
 
+/** B joins the folder A synced to, and makes its first pass. */
+async function secondDevice(folder: SyncStorage): Promise<{ b: Profile; got: Awaited<ReturnType<Profile['pass']>> }> {
+  const b = new Profile(folder);
+  await b.connect('B');
+  return { b, got: await b.pass() };
+}
+
 /** The folder as a device sees it, failing to read `path` while `fail` says so. */
 function failing(folder: MemoryStorage, path: () => string | undefined): SyncStorage {
   return {
@@ -80,9 +87,7 @@ describe('snapshots in parts', () => {
     const { folder, a, parts } = await firstDevice();
     expect(parts.length).toBeGreaterThan(20);
     expect([...folder.files.keys()].filter((p) => p.includes('/log/'))).toEqual([]);
-    const b = new Profile(folder);
-    await b.connect('B');
-    const got = await b.pass();
+    const { b, got } = await secondDevice(folder);
     expect(got.written).toBe(ITEMS);
     expect(await b.texts()).toEqual(await a.texts());
     expect(await b.hash()).toBe(await a.hash());
@@ -127,9 +132,7 @@ describe('snapshots in parts', () => {
     const { folder, a, parts } = await firstDevice();
     const held = folder.files.get(parts[3])!;
     folder.files.delete(parts[3]);
-    const b = new Profile(folder);
-    await b.connect('B');
-    const got = await b.pass();
+    const { b, got } = await secondDevice(folder);
     expect(got.written).toBe(0);
     expect(await b.texts()).toEqual({});
     expect((await readDevice(b.db))!.applied).toEqual({ [(await readDevice(b.db))!.deviceId]: expect.anything() });
@@ -143,9 +146,7 @@ describe('snapshots in parts', () => {
     const bytes = folder.files.get(parts[5])!.slice();
     bytes[bytes.length - 3] ^= 1;
     folder.files.set(parts[5], bytes);
-    const b = new Profile(folder);
-    await b.connect('B');
-    const got = await b.pass();
+    const { b, got } = await secondDevice(folder);
     expect(got.written).toBe(0);
     expect(await b.texts()).toEqual({});
     expect(got.problems).toEqual([expect.stringMatching(/is not the part .* snapshot .* names .* That snapshot was not used/)]);
@@ -156,9 +157,7 @@ describe('snapshots in parts', () => {
   it('a part put under another part’s name is refused', async () => {
     const { folder, parts } = await firstDevice();
     folder.files.set(parts[2], folder.files.get(parts[1])!);
-    const b = new Profile(folder);
-    await b.connect('B');
-    const got = await b.pass();
+    const { got } = await secondDevice(folder);
     expect(got.written).toBe(0);
     expect(got.problems).toEqual([expect.stringContaining(parts[2])]);
   });
@@ -169,9 +168,7 @@ describe('snapshots in parts', () => {
     folder.files.set(copy, folder.files.get(parts[4])!);
     folder.files.delete(parts[4]);
     folder.files.set(parts[6].replace(/\.bin$/, '.sync-conflict-20261206-123456-ABCDEFG.bin'), folder.files.get(parts[9])!);
-    const b = new Profile(folder);
-    await b.connect('B');
-    const got = await b.pass();
+    const { b, got } = await secondDevice(folder);
     expect(got.problems).toEqual([]);
     expect(got.written).toBe(ITEMS);
     expect(await b.hash()).toBe(await a.hash());
@@ -191,9 +188,7 @@ describe('snapshots in parts', () => {
     };
     for (const p of [manifest, ...parts]) folder.files.delete(p);
     folder.files.set(snapshotPath(dev.vaultId, dev.deviceId, seq), await seal({ key: dev.vaultKey, digest: dev.digest }, 'snapshot', body));
-    const b = new Profile(folder);
-    await b.connect('B');
-    const got = await b.pass();
+    const { b, got } = await secondDevice(folder);
     expect(got.problems).toEqual([]);
     expect(got.written).toBe(ITEMS);
     expect(await b.texts()).toEqual(await a.texts());
