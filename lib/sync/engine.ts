@@ -151,7 +151,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   };
 
   // What a stopped pass sealed but may not have written goes first, as it is.
-  await flushOutbox(deps.db, dev, writer);
+  await flushOutbox(deps.db, dev, writer, now);
 
   const listing = parseListing(await storage.list(), dev.vaultId);
   if (!listing.headers.some((h) => h.vaultId === dev.vaultId)) {
@@ -261,7 +261,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
       await deps.db.syncDevice.bulkPut(outbox);
       await writeDevice(deps.db, dev);
     });
-    await flushOutbox(deps.db, dev, writer, state, states);
+    await flushOutbox(deps.db, dev, writer, now, state, states);
     report.sent = ops.length;
     dev.opsSinceSnapshot += ops.length;
     // A record edited here while another device's edit of it arrived: the two merged, and memory takes the result now
@@ -272,7 +272,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
 
   const written = dev.bytesSinceSnapshot ?? 0;
   const due = dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS || written >= Math.max(SNAPSHOT_AFTER_BYTES, dev.snapshotBytes ?? 0);
-  if (due && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await writeSnapshot(deps.db, dev, writer, states, deps.snapshotPartBytes);
+  if (due && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await writeSnapshot(deps.db, dev, writer, states, now(), deps.snapshotPartBytes);
 
   dev.lastSyncedAt = now();
   dev.failure = undefined;
@@ -286,7 +286,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
  * Writes the outbox's segments in order; after each, this device's chain head moves and the state notes which
  * segment carried its operations (tombstones are collected by it).
  */
-async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter, state?: MergeState, states?: StateStore): Promise<void> {
+async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter, now: () => number, state?: MergeState, states?: StateStore): Promise<void> {
   const held = state ?? new MergeState();
   const store = states ?? new StateStore(db);
   for (const { pending, ops } of await readOutbox(db)) {
@@ -296,7 +296,7 @@ async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter,
     noteCarrier(held, ops, { device: dev.deviceId, seq: pending.seq });
     dev.applied[dev.deviceId] = { seq: pending.seq, hash: pending.hash };
     dev.seen[dev.deviceId] = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
-    dev.wrote[dev.deviceId] = Date.now();
+    dev.wrote[dev.deviceId] = now();
     dev.bytesSinceSnapshot = (dev.bytesSinceSnapshot ?? 0) + pending.bytes.length;
     const rows = store.rows(held, ids);
     await db.transaction('rw', [db.syncState, db.syncDevice], async () => {

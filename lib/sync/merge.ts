@@ -201,6 +201,26 @@ export function dismissOp(state: MergeState, id: string, revision: MergedRecord[
 const seenByAll = (c: Carrier | null | undefined, seen: readonly Record<string, number>[]) =>
   !!c && seen.every((s) => (s[c.device] ?? 0) >= c.seq);
 
+/** Where each operation known on the record came from (a delete's base names other registers' heads). */
+function carriersOf(record: RecordState): Map<Stamp, Carrier | null> {
+  const carriers = new Map<Stamp, Carrier | null>();
+  for (const reg of record.values()) {
+    for (const [s, c] of reg.replaced) if (!carriers.get(s)) carriers.set(s, c);
+    for (const h of reg.heads) carriers.set(h.stamp, h.from ?? null);
+  }
+  return carriers;
+}
+
+/**
+ * Whether a state that applied each device's log as far as `covers` says knows every operation on this record known
+ * here: a snapshot with such covers that lacks the record had collected it, deleted (docs/sync.md, "Collecting
+ * tombstones"). An operation of this device's not yet written anywhere (no carrier) is known to no snapshot.
+ */
+export function knownTo(record: RecordState, covers: Readonly<Record<string, number>>): boolean {
+  for (const c of carriersOf(record).values()) if (!seenByAll(c, [covers])) return false;
+  return true;
+}
+
 /**
  * Tombstone collection, given the `seen` vector of every active device (this one's included). A deleted record is
  * dropped once every operation on it that is known here (its heads and the operations they replaced) was carried by a
@@ -211,12 +231,7 @@ const seenByAll = (c: Carrier | null | undefined, seen: readonly Record<string, 
 export function collectTombstones(state: MergeState, seen: readonly Record<string, number>[]): number {
   let dropped = 0;
   for (const [id, record] of state.records) {
-    // Where each operation known on the record came from (a delete's base names other registers' heads).
-    const carriers = new Map<Stamp, Carrier | null>();
-    for (const reg of record.values()) {
-      for (const [s, c] of reg.replaced) if (!carriers.get(s)) carriers.set(s, c);
-      for (const h of reg.heads) carriers.set(h.stamp, h.from ?? null);
-    }
+    const carriers = carriersOf(record);
     if (recordDeleted(record) && [...carriers.values()].every((c) => seenByAll(c, seen))) {
       state.records.delete(id);
       dropped++;

@@ -6,9 +6,9 @@ import { SETTINGS_ID } from './fields';
 import type { FolderReader, ReadSnapshot } from './folder-reader';
 import type { SyncLedger } from './ledger';
 import type { LogWriter } from './log-writer';
-import { collectTombstones, MergeState, mergeState } from './merge';
+import { collectTombstones, knownTo, MergeState, mergeState } from './merge';
 import { recordsFromJson, recordToJson, stateFromJson } from './merge-json';
-import { applyMerged } from './replica';
+import { applyCollected, applyMerged } from './replica';
 import { mergedSettings } from './settings-replica';
 import { noteRevisions } from './revisions';
 import type { StateStore } from './state-store';
@@ -68,8 +68,12 @@ export async function applySnapshot(
       part = recordsFromJson(await reader.part(snap, k), at.last, `part ${k}`);
     } else break;
     const ids = [...part.records.keys()];
+    const last = k === total - 1 || snap.body.version === 1;
+    // A part's span reaches the next part's first id; the last part's, every id after it (an empty part spans none).
+    const collected = last || ids.length ? await collectedSince(states, part, at.last, last ? undefined : ids.at(-1), snap.body.covers) : [];
+    if (collected.length) await applyCollected(deps.store, ledger, collected, deps.now?.() ?? Date.now());
     await states.load(state, ids);
-    const touched = new Set<string>();
+    const touched = new Set<string>(collected);
     for (const id of ids) {
       const record = part.records.get(id)!;
       if (!state.records.has(id)) {
@@ -101,6 +105,19 @@ export async function applySnapshot(
   return written;
 }
 
+/**
+ * The records this device holds in a part's span of ids (after `after`, up to `upTo`) that the part lacks though the
+ * snapshot knew every operation on them: deleted and collected where the snapshot was written, while this device was
+ * away longer than tombstones are kept for it (docs/sync.md, "Collecting tombstones"). A new device holds none.
+ */
+async function collectedSince(states: StateStore, part: MergeState, after: string | undefined, upTo: string | undefined, covers: Record<string, number>): Promise<string[]> {
+  const absent = (await states.idsIn(after, upTo)).filter((id) => !part.records.has(id));
+  if (!absent.length) return [];
+  const held = new MergeState();
+  await states.load(held, absent);
+  return absent.filter((id) => knownTo(held.records.get(id)!, covers));
+}
+
 export async function saveState(db: BackstoryDB, states: StateStore, state: MergeState, ids: Iterable<string>, dev: DeviceState): Promise<void> {
   await db.transaction('rw', [db.syncState, db.syncDevice], async () => {
     await states.save(state, ids);
@@ -113,8 +130,8 @@ export async function saveState(db: BackstoryDB, states: StateStore, state: Merg
  * collected; then this device's files the snapshot makes unneeded are removed: older snapshots, and segments every
  * other active device has applied.
  */
-export async function writeSnapshot(db: BackstoryDB, dev: DeviceState, writer: LogWriter, states: StateStore, partBytes?: number): Promise<void> {
-  const active = Object.keys(dev.seen).filter((d) => d === dev.deviceId || Date.now() - (dev.wrote[d] ?? 0) < ACTIVE_MS);
+export async function writeSnapshot(db: BackstoryDB, dev: DeviceState, writer: LogWriter, states: StateStore, now: number, partBytes?: number): Promise<void> {
+  const active = Object.keys(dev.seen).filter((d) => d === dev.deviceId || now - (dev.wrote[d] ?? 0) < ACTIVE_MS);
   const seens = active.map((d) => dev.seen[d]);
   const dropped: string[] = [];
   // The state a slice at a time, in id order, tombstones collected per slice: the writer seals a part as it fills.

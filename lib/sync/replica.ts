@@ -147,3 +147,23 @@ export async function applyMerged(store: MemoryStore, ledger: SyncLedger, state:
   await ledger.written(written);
   return skipped;
 }
+
+/**
+ * Items whose records a snapshot shows were deleted and collected while this device was away (docs/sync.md,
+ * "Collecting tombstones"): each removed from memory unless the user changed it here since the last sync. Either way
+ * its ledger row says gone, so no delete is made for it again, and an item changed here is sent whole on the next pass
+ * (an edit outlives a delete, as anywhere else). Memory and the ledger are written in one transaction.
+ */
+export async function applyCollected(store: MemoryStore, ledger: SyncLedger, ids: string[], now = Date.now()): Promise<void> {
+  if (!ids.length) return;
+  await store.load();
+  const rows = await ledger.brief();
+  const unchanged = (id: string, current: MemoryItem | undefined): boolean => {
+    const row = rows.get(id);
+    return !!current && !!row && !row.gone && row.head === headPrint(current) && row.content === contentPrint(current);
+  };
+  const gone = (id: string): LedgerRow => ({ id, heads: {}, prints: {}, content: 0, head: 0, gone: true });
+  const written = ids.map(gone);
+  await store.applySynced([], ids.filter((id) => store.head(id)), { unchanged, now, ledger: () => ({ rows: written, meta: [] }) });
+  await ledger.written(written);
+}

@@ -50,6 +50,13 @@ export class StateStore {
     if (rows.deletes.length) await this.db.syncState.bulkDelete(rows.deletes);
   }
 
+  /** The ids of the records held that come after `after` and not after `upTo` in id order (no bound when undefined). */
+  async idsIn(after: string | undefined, upTo: string | undefined): Promise<string[]> {
+    const where = this.db.syncState.where(':id');
+    const range = after === undefined ? (upTo === undefined ? this.db.syncState.orderBy(':id') : where.belowOrEqual(upTo)) : upTo === undefined ? where.above(after) : where.between(after, upTo, false, true);
+    return (await range.primaryKeys()) as string[];
+  }
+
   /** Every record, `size` at a time in id order (a snapshot is written from these): never the whole state at once. */
   async *slices(size = SLICE): AsyncGenerator<MergeState> {
     let last: string | undefined;

@@ -8,13 +8,19 @@ import { dismissRevisions, revisionsOf } from '../../lib/sync/revisions';
 import { mergedRecord } from '../../lib/sync/merge';
 import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
 import { SyncPlaceError } from '../../lib/sync/types';
+import { segmentPath } from '../../lib/sync/folder-layout';
 import { SyncProfile } from './sync-fixtures';
 
 /** A browser profile: its memory, its settings, and the folder as its sync client shows it. */
 class Profile extends SyncProfile {
   settings: SyncedSettings = { rank: { weights: { semantic: 1 } }, capture: { sent: false } };
+  /** This profile's clock when set (a pass's every time: stamps, who is active, when it last wrote). */
+  clock?: number;
+  /** The most JSON a part of this profile's snapshots holds (the product's when unset). */
+  partBytes?: number;
   protected override moreDeps(): Partial<SyncDeps> {
-    return { settings: { read: async () => this.settings, write: async (v) => void (this.settings = { ...this.settings, ...v }) } };
+    const now = this.clock === undefined ? undefined : () => this.clock!;
+    return { now, snapshotPartBytes: this.partBytes, settings: { read: async () => this.settings, write: async (v) => void (this.settings = { ...this.settings, ...v }) } };
   }
   add(items: MemoryInput[]) {
     return this.store.add(items, { from: 'user' });
@@ -197,6 +203,92 @@ describe('sync between two profiles through one folder', () => {
     await a.pass();
     for (const p of [...folder.files.keys()]) folder.files.delete(p);
     await expect(a.pass()).rejects.toThrow(/no longer in this folder/);
+  });
+
+  it('a device silent for over 90 days by the pass’s clock no longer holds back clean-up: tombstones and old segments go', async () => {
+    const folder = new MemoryStorage();
+    const [a, b, c] = ['A', 'B', 'C'].map((n) => new Profile(n, folder));
+    await a.add([{ id: 'x', text: 'kept' }, { id: 'y', text: 'to be deleted' }]);
+    for (const p of [a, b, c]) {
+      await p.connect();
+      await p.pass();
+    }
+    await a.pass();
+    await b.pass();
+    // C is put away. A deletes y; B applies it. Then three months and a day pass for A and B.
+    await a.store.remove(['y']);
+    await a.pass();
+    await b.pass();
+    const { deviceId: aId, vaultId, applied } = (await readDevice(a.db))!;
+    const deleteSegment = segmentPath(vaultId, aId, applied[aId].seq);
+    expect(folder.files.has(deleteSegment)).toBe(true);
+    const later = Date.now() + 91 * 86_400_000;
+    a.clock = b.clock = later;
+    await b.add([{ id: 'z', text: 'from B, three months on' }]);
+    await b.pass();
+    await a.pass();
+    // Enough written by A for a snapshot (a large setting that does not compress, changed a few times).
+    let seed = 1;
+    const noise = (n: number) => Array.from({ length: n }, () => ((seed = (seed * 48271) % 2147483647) % 36).toString(36)).join('');
+    for (let k = 0; k < 4; k++) {
+      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: noise(400_000) } };
+      await a.pass();
+    }
+    await b.pass();
+    await a.pass();
+    // Only A and B count: y's tombstone is collected and the segment that carried it removed, though C applied neither.
+    expect(await a.db.syncState.get('y')).toBeUndefined();
+    expect(folder.files.has(deleteSegment)).toBe(false);
+    expect(await a.texts()).toEqual({ x: 'kept', z: 'from B, three months on' });
+    // C comes back: what is live reaches it.
+    await c.pass();
+    expect((await c.texts()).z).toBe('from B, three months on');
+  });
+
+  it.each([
+    ['one part', undefined],
+    ['parts of a few records', 600],
+  ])('a device back after deletes were collected drops the deleted items, but keeps one it edited while away (%s)', async (_, partBytes) => {
+    const folder = new MemoryStorage();
+    const [a, b, c] = ['A', 'B', 'C'].map((n) => new Profile(n, folder));
+    a.partBytes = partBytes;
+    // Kept and deleted ids interleaved, so deleted ones fall inside parts, between them and after the last.
+    const ids = Array.from({ length: 12 }, (_, k) => `n${String(k).padStart(2, '0')}`);
+    const deleted = ids.filter((_, k) => k % 3 !== 1);
+    await a.add(ids.map((id) => ({ id, text: `note ${id}` })));
+    for (const p of [a, b, c]) {
+      await p.connect();
+      await p.pass();
+    }
+    await a.pass();
+    await b.pass();
+    // C goes away (and edits one of them there, unsent); A deletes them; three months and a day on, A writes a snapshot.
+    await c.store.update('n03', { text: 'C’s edit, made while away' });
+    await a.store.remove(deleted);
+    await a.pass();
+    await b.pass();
+    a.clock = b.clock = Date.now() + 91 * 86_400_000;
+    await b.pass();
+    let seed = 3;
+    const noise = (n: number) => Array.from({ length: n }, () => ((seed = (seed * 48271) % 2147483647) % 36).toString(36)).join('');
+    for (let k = 0; k < 4; k++) {
+      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: noise(400_000) } };
+      await a.pass();
+    }
+    expect(await a.db.syncState.get(deleted[0])).toBeUndefined();
+    const parts = [...folder.files.keys()].filter((p) => /\/snap\/.*p\d{5}\.bin$/.test(p)).length;
+    expect(parts).toBeGreaterThanOrEqual(partBytes ? 5 : 1);
+    // C reads the snapshot (the segments with the deletes are gone): they go there too; its own edit is kept.
+    const report = await c.pass();
+    expect(report?.problems).toEqual([]);
+    const kept = Object.fromEntries(ids.filter((id) => !deleted.includes(id)).map((id) => [id, `note ${id}`]));
+    expect(await c.texts()).toEqual({ ...kept, n03: 'C’s edit, made while away' });
+    // Nothing is deleted again for them, and the edit that outlived the delete reaches the others.
+    await c.pass();
+    await a.pass();
+    await b.pass();
+    expect(await a.texts()).toEqual(await c.texts());
+    expect(await b.texts()).toEqual(await c.texts());
   });
 
   it('three devices through a file-sync engine that delays, duplicates and adds junk end with one memory', async () => {
