@@ -59,10 +59,10 @@ export default defineConfig({
   modules: ['@wxt-dev/auto-icons'],
   autoIcons: { baseIconPath: 'assets/icon.svg', sizes: [128, 96, 48, 32, 16] },
   // `npm run zip`: the store packages, and for addons.mozilla.org the sources to rebuild them. The sources leave out
-  // what `npm install` fetches (the model, the onnxruntime .wasm) and what builds and tests write.
+  // what `npm install` fetches or writes (the model, the onnxruntime .wasm, the token table) and what builds and tests write.
   zip: {
     includeSources: ['.npmrc'],
-    excludeSources: ['public/models/**', 'public/ort/**', 'screenshots/**', 'docs/screenshots/**', 'test-results/**', 'test/e2e/fixtures/editors/dist/**'],
+    excludeSources: ['public/models/**', 'public/ort/**', 'public/tokenizer/**', 'screenshots/**', 'docs/screenshots/**', 'test-results/**', 'test/e2e/fixtures/editors/dist/**'],
   },
   // Firefox too is built as MV3 (.output/firefox-mv3/): one manifest shape, event-page background, same CSP.
   manifestVersion: 3,
@@ -81,6 +81,8 @@ export default defineConfig({
         // WebGPU runs only in the offscreen document's WebGPU engine (lib/embed/gpu-worker.ts), started only on an
         // adapter it may use: the JSPI build (17 MB .wasm, no asyncify constructor), not the one aliased away above.
         { find: /^backstory-ort-webgpu$/, replacement: here('./node_modules/onnxruntime-web/dist/ort.jspi.bundle.min.mjs') },
+        // The token counter's ranks are read from a shipped file when the worker starts, not built into its script.
+        { find: /^\.\/token-ranks-node$/, replacement: here('./lib/memory/token-ranks-extension.ts') },
         ...(WASM_ONLY || env.browser === 'firefox' ? [{ find: /^\.\/gpu-engine-start$/, replacement: here('./lib/embed/gpu-engine-none.ts') }] : []),
       ],
     },

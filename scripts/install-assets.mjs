@@ -2,7 +2,7 @@
 // verifies it, and puts it and the onnxruntime .wasm where the extension build, tests and benchmarks look for them.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, copyFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, copyFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -75,3 +75,14 @@ for (const f of ['ort-wasm-simd-threaded.wasm', 'ort-wasm-simd-threaded.jspi.was
   copyFileSync(src, join(ORT_DIR, f));
 }
 console.log(`onnxruntime wasm: copied to ${ORT_DIR}`);
+
+// The token counter's BPE ranks (gpt-tokenizer's o200k_base table) as JSON, read by the worker when it starts
+// (lib/memory/token-ranks-extension.ts) rather than built into its script, where they took most of its start.
+{
+  const TOKENIZER_DIR = join(root, 'public', 'tokenizer');
+  const { default: ranks } = await import('gpt-tokenizer/bpeRanks/o200k_base');
+  if (!Array.isArray(ranks) || ranks.length < 100_000) throw new Error('gpt-tokenizer has no o200k_base table; run npm install again');
+  mkdirSync(TOKENIZER_DIR, { recursive: true });
+  writeFileSync(join(TOKENIZER_DIR, 'o200k_base.json'), JSON.stringify(ranks));
+  console.log(`token ranks: ${ranks.length} written to ${TOKENIZER_DIR}`);
+}

@@ -4,7 +4,7 @@ import { passageKey } from './index/memory-index';
 import type { BackstoryDB, StoredVector } from './db';
 import { rowVectors, type ContextVectors } from './context-vectors';
 import { indexPrint, PACK_KEY, usablePack } from './pack';
-import { countTokens } from './tokens';
+import { countTokens, loadTokenCounter } from './tokens';
 import { contentPrint, passagesOf } from './index/item-text';
 
 /**
@@ -25,11 +25,13 @@ export async function loadStored(
   contexts: ContextVectors,
   pickModel: (found: string | undefined) => string | undefined,
 ): Promise<{ stale: number; rewrite: boolean }> {
+  // The token table is read while IndexedDB is (items are counted below, and ranked and made after the load).
   const [items, stored, vectorRows, contextRows] = await Promise.all([
     db.items.toArray(),
     db.packs.get(PACK_KEY).catch(() => undefined),
     db.vectors.count(),
     db.contexts.count(),
+    loadTokenCounter(),
   ]);
   // Items from schema v1 have no token count (the upgrade step leaves it to the worker, see migrateItemV1).
   for (const item of items) if (typeof item.tokens !== 'number') item.tokens = countTokens(item.text);

@@ -11,6 +11,7 @@ import { inBatches, indexingEngine, MemoryProgress, perJob, storedVector, textCo
 import { buildPack, PackSchedule } from './pack';
 import { textHash } from '../core/text-hash';
 import { loadStored } from './store-load';
+import { loadTokenCounter } from './tokens';
 import { isQuotaError, StorageFullError } from './storage-full';
 import type { ItemHead, MemoryInput, MemoryItem, MemoryPatch } from './types';
 
@@ -197,6 +198,7 @@ export class MemoryStore {
    * large import is atomic and fast, and its indexing resumes if the worker is stopped.
    */
   async add(inputs: MemoryInput[], provenance: Provenance, opts: { deferEmbedding?: boolean; now?: number } = {}): Promise<MemoryItem[]> {
+    await loadTokenCounter(); // items are counted as they are made, before their turn
     const items = inputs.map((input) => createItem(intake(input, provenance), opts.now ?? Date.now()));
     const jobs = await this.inTurn(async () => {
       const olds = await this.mem.hydrate(items.map((it) => it.id), false);

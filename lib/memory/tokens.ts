@@ -1,4 +1,21 @@
-import { countTokens as gptCount, isWithinTokenLimit } from 'gpt-tokenizer';
+import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
+import { loadTokenRanks, tokenRanks } from './token-ranks-node';
+
+let encoding: GptEncoding | undefined;
+
+/**
+ * Reads what counting tokens needs and makes the encoder, so the first ranking does not: in the extension the worker
+ * awaits it before it first makes or ranks an item (MemoryStore.load and add); in Node the ranks are there already.
+ */
+export async function loadTokenCounter(): Promise<void> {
+  await loadTokenRanks();
+  encoder();
+}
+
+/** gpt-tokenizer's o200k_base encoder, made at the first count (its 200k-entry map is built then). */
+function encoder(): GptEncoding {
+  return (encoding ??= GptEncoding.getEncodingApi('o200k_base', tokenRanks));
+}
 
 /** Token count as the destination model would see it (cl100k/o200k-style BPE from gpt-tokenizer). */
 export function countTokens(text: string): number {
@@ -6,9 +23,9 @@ export function countTokens(text: string): number {
   // Very long texts: count a prefix and extrapolate so one paste cannot stall the worker.
   if (text.length > 200_000) {
     const head = text.slice(0, 50_000);
-    return Math.ceil((gptCount(head) * text.length) / head.length);
+    return Math.ceil((encoder().countTokens(head) * text.length) / head.length);
   }
-  return gptCount(text);
+  return encoder().countTokens(text);
 }
 
 /**
@@ -22,6 +39,6 @@ export function countTokensUpTo(text: string, limit: number): number | undefined
     const n = countTokens(text);
     return n <= limit ? n : undefined;
   }
-  const n = isWithinTokenLimit(text, limit);
+  const n = encoder().isWithinTokenLimit(text, limit);
   return n === false ? undefined : n;
 }

@@ -90,6 +90,13 @@ describe('npm run zip', () => {
       // Every install and update downloads it: 80 and 76 MB when the 4-bit files rode along for the WebGPU engine.
       expect(statSync(zipPath(what)).size, what).toBeLessThan(40e6);
     }
+    // The token table is a file the worker reads when it starts, not 1.9 MB of its script (which took 75 ms a start).
+    for (const what of ['chrome', 'firefox'] as const) {
+      const files = entries(what);
+      const ranks = JSON.parse(new TextDecoder().decode(files['tokenizer/o200k_base.json'])) as unknown[];
+      expect(ranks.length, what).toBe(199_998);
+      expect(new TextDecoder().decode(files['background.js']), what).not.toContain(' controversies');
+    }
     // Both engines kept: the WebGPU runtime is in the Chrome zip (Firefox has no offscreen document to run it).
     expect(Object.keys(entries('chrome'))).toContain('ort/ort-wasm-simd-threaded.jspi.wasm');
   });
@@ -99,7 +106,7 @@ describe('npm run zip', () => {
     for (const f of ['package.json', 'package-lock.json', '.npmrc', 'wxt.config.ts', 'assets/icon.svg', 'scripts/install-assets.mjs', 'entrypoints/background.ts']) {
       expect(names, f).toContain(f);
     }
-    const fetchedOrBuilt = names.filter((n) => /^(node_modules|\.output|public\/models|public\/ort|\.wxt|\.cache|screenshots)\//.test(n) || n.includes('/node_modules/'));
+    const fetchedOrBuilt = names.filter((n) => /^(node_modules|\.output|public\/models|public\/ort|public\/tokenizer|\.wxt|\.cache|screenshots)\//.test(n) || n.includes('/node_modules/'));
     expect(fetchedOrBuilt).toEqual([]);
   });
 
