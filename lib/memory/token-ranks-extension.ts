@@ -2,6 +2,7 @@
 // /tokenizer/o200k_base.json (written by scripts/install-assets.mjs from gpt-tokenizer's own table) when the service
 // starts. Built into the worker's script they were 1.9 MB of array literal, about 75 of the 130 ms a worker took to
 // start before it could answer anything; read as JSON they load while memory loads.
+import { browser } from 'wxt/browser';
 import type { TokenRanks } from './token-ranks-node';
 
 export type { TokenRanks };

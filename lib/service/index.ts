@@ -25,6 +25,7 @@ import { TabRanker } from './tab-ranker';
 import { ReadingUpdates } from './reading-updates';
 import { TabReadingStore } from './tab-reading-store';
 import { SYNC_ALARM, SyncService } from './sync-service';
+import { LISTENING_MARK, MEMORY_LOADED_MARK } from './start-marks';
 
 /** The service worker's parts, wired to each other. */
 export class Service {
@@ -126,11 +127,16 @@ export function startService(): Service {
   void s.memory.expireUndo().catch(() => {});
   // Memory first, then the model: panels get cards ranked by words as soon as memory is in, and semantic ones when
   // the model is ready (a second push); the model's set-up on this same thread would hold up the memory load.
-  void s.store.load().then(() => s.model.get()).then(() => s.indexing.run());
+  void s.store
+    .load()
+    .then(() => performance.mark(MEMORY_LOADED_MARK))
+    .then(() => s.model.get())
+    .then(() => s.indexing.run());
   // Sync: on its alarm while the browser runs, and at start to finish what a stopped worker left.
   browser.alarms.onAlarm.addListener((alarm) => {
     if (alarm.name === SYNC_ALARM) void s.sync.now();
   });
   void s.store.load().then(() => s.sync.start()).catch(() => {});
+  performance.mark(LISTENING_MARK);
   return s;
 }
