@@ -291,6 +291,33 @@ describe('sync between two profiles through one folder', () => {
     expect(await b.texts()).toEqual(await c.texts());
   });
 
+  it('a device whose clock is 100 days ahead takes the others for gone, and they still end with one memory', async () => {
+    const folder = new MemoryStorage();
+    const [a, b] = ['A', 'B'].map((n) => new Profile(n, folder));
+    await a.add([{ id: 'x', text: 'kept' }, { id: 'y', text: 'deleted on A' }]);
+    for (const p of [a, b, a, b]) {
+      if (!(await readDevice(p.db))) await p.connect();
+      await p.pass();
+    }
+    // A's clock jumps 100 days on: B looks silent to it. A deletes y and writes a snapshot before B applies the delete.
+    a.clock = Date.now() + 100 * 86_400_000;
+    await a.store.remove(['y']);
+    await b.add([{ id: 'z', text: 'from B meanwhile' }]);
+    let seed = 5;
+    const noise = (n: number) => Array.from({ length: n }, () => ((seed = (seed * 48271) % 2147483647) % 36).toString(36)).join('');
+    for (let k = 0; k < 4; k++) {
+      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: noise(400_000) } };
+      await a.pass();
+    }
+    // The delete's tombstone went with B's applying it unknown, and the segment that carried it with it.
+    expect(await a.db.syncState.get('y')).toBeUndefined();
+    await b.pass();
+    await a.pass();
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'kept', z: 'from B meanwhile' });
+    expect(await a.texts()).toEqual(await b.texts());
+  });
+
   it('three devices through a file-sync engine that delays, duplicates and adds junk end with one memory', async () => {
     const engine = new SyncedFolders({ seed: 7, duplicateRate: 0.3, junk: true });
     const devices = ['A', 'B', 'C'].map((n) => new Profile(n, engine.place(n)));
