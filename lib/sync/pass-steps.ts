@@ -12,6 +12,7 @@ import { applyCollected, applyMerged } from './replica';
 import { mergedSettings } from './settings-replica';
 import { noteRevisions } from './revisions';
 import type { StateStore } from './state-store';
+import type { Stamp } from './types';
 import type { SyncDeps } from './engine';
 
 /** Records written into memory per step of a large first sync (progress is reported between steps). */
@@ -52,7 +53,7 @@ export async function applySnapshot(
   dev: DeviceState,
   reader: FolderReader,
   snap: ReadSnapshot,
-  held: { ledger: SyncLedger; state: MergeState; states: StateStore },
+  held: { ledger: SyncLedger; state: MergeState; states: StateStore; receive?: (stamps: Stamp[]) => void },
 ): Promise<number> {
   const { ledger, state, states } = held;
   let written = 0;
@@ -68,6 +69,8 @@ export async function applySnapshot(
       part = recordsFromJson(await reader.part(snap, k), at.last, `part ${k}`);
     } else break;
     const ids = [...part.records.keys()];
+    // Its operations' stamps reach this device's clock as a segment's do (and a clock far ahead is said).
+    held.receive?.([...part.records.values()].flatMap((record) => [...record.values()].flatMap((reg) => reg.heads.map((h) => h.stamp))));
     const last = k === total - 1 || snap.body.version === 1;
     // A part's span reaches the next part's first id; the last part's, every id after it (an empty part spans none).
     const collected = last || ids.length ? await collectedSince(states, part, at.last, last ? undefined : ids.at(-1), snap.body.covers) : [];
