@@ -1,7 +1,7 @@
 // Steps of a sync pass (docs/sync.md, "A pass", "Snapshots") that engine.ts strings together: what merged written into
 // memory and the state saved, a snapshot applied part by part, and one written a slice at a time.
 import type { BackstoryDB } from '../memory/db';
-import { writeDevice, type DeviceState } from './device';
+import { clearSpool, writeDevice, type DeviceState } from './device';
 import { SETTINGS_ID } from './fields';
 import type { FolderReader, ReadSnapshot } from './folder-reader';
 import type { SyncLedger } from './ledger';
@@ -105,6 +105,7 @@ export async function applySnapshot(
   dev.snapshotProgress = undefined;
   dev.opsSinceSnapshot = 0;
   await writeDevice(deps.db, dev);
+  await clearSpool(deps.db);
   return written;
 }
 
