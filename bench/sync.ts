@@ -180,6 +180,7 @@ async function runSize(n: number, pool: string[], server: WebdavServer, a: Retur
   const t0 = performance.now();
   await second.connect();
   const down = await second.pass(() => sampler.sample());
+  const firstPassRead = second.storage.bytesRead;
   await second.store.load();
   const sample = Array.from({ length: SEARCH_SAMPLE }, (_, k) => Math.floor((k * n) / SEARCH_SAMPLE)).map((i) => ({ id: `s${i}`, text: texts[i] }));
   const found = foundByWords(second.store, sample);
@@ -192,9 +193,10 @@ async function runSize(n: number, pool: string[], server: WebdavServer, a: Retur
     rows.push({
       name: `sync_searchable_s_${L}`, what: `second device: connect -> ${L} items found by their words (Node, fake-indexeddb, local WebDAV)`,
       value: r1(searchableS), target: n <= 10_000 ? '<= 30 s' : 'reported', ok: n <= 10_000 ? searchableS <= 30 : undefined,
-      note: `${down.received} operations applied; ${SEARCH_SAMPLE} sampled items each in the top 10 for its own words`,
+      note: `${down.received} operations applied; ${SEARCH_SAMPLE} sampled items each in the top 10 for its own words; its first pass read ${r1(firstPassRead / 2 ** 20)} MB from the folder`,
     });
   }
+  extra[`sync_first_pass_read_mb_${L}`] = r1(firstPassRead / 2 ** 20);
   // What stays after the pass (its IndexedDB, which fake-indexeddb keeps in this heap, and the store's index): the rest
   // of the peak is the pass's working set, which a browser's worker needs too.
   const retained = heapNow() - base;

@@ -100,7 +100,11 @@ const SPOOL = 'spool:';
 export function partSpool(db: BackstoryDB): PartSpool {
   return {
     async put(path, hash, bytes) {
-      await db.syncDevice.put({ key: SPOOL + path, hash, bytes } as SpoolRow);
+      try {
+        await db.syncDevice.put({ key: SPOOL + path, hash, bytes } as SpoolRow);
+      } catch {
+        // No room (a nearly full disk): the part is read from the folder again when applied, as without keeping.
+      }
     },
     async get(path, hash) {
       const row = (await db.syncDevice.get(SPOOL + path)) as SpoolRow | undefined;

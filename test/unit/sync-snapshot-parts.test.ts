@@ -96,6 +96,22 @@ describe('snapshots in parts', () => {
     expect((await readDevice(b.db))!.snapshotProgress).toBeUndefined();
   });
 
+  it('a device with no room to keep the parts still syncs: each part is read again when applied', async () => {
+    const { folder, a, parts } = await firstDevice();
+    const reads = new Map<string, number>();
+    const counted: SyncStorage = { list: () => folder.list(), read: async (p) => (reads.set(p, (reads.get(p) ?? 0) + 1), folder.read(p)), create: (p, x) => folder.create(p, x), remove: (p) => folder.remove(p) };
+    const b = new Profile(counted);
+    await b.connect('B');
+    b.db.syncDevice.hook('creating', (key) => {
+      if (String(key).startsWith('spool:')) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    });
+    const got = await b.pass();
+    expect(got.problems).toEqual([]);
+    expect(got.written).toBe(ITEMS);
+    expect(await b.hash()).toBe(await a.hash());
+    expect(parts.map((p) => reads.get(p))).toEqual(parts.map(() => 2));
+  });
+
   it('a worker stopped after part k goes on from part k+1: nothing lost, nothing twice', async () => {
     const { folder, a, parts } = await firstDevice();
     const k = 7;
