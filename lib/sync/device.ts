@@ -2,7 +2,6 @@
 // are, how far each device's log was applied, the segment written but not yet known to be in the folder, and the
 // status. One row; none while sync is off. Nothing here is synced.
 import type { BackstoryDB, SyncDeviceRow } from '../memory/db';
-import type { PartSpool } from './folder-snapshots';
 import type { Applied } from './folder-reader';
 import type { PendingSegment } from './log-writer';
 import type { VaultHeader } from './vault';
@@ -83,39 +82,6 @@ export async function readOutbox(db: BackstoryDB): Promise<OutboxRow[]> {
 
 export async function dropOutbox(db: BackstoryDB, seq: number): Promise<void> {
   await db.syncDevice.delete(outboxKey(seq));
-}
-
-/**
- * A snapshot part's sealed bytes as they were checked against its manifest, kept (rows `spool:<path>`) until the
- * snapshot is applied: a first sync then reads each part from the folder once, not once to check and again to apply,
- * and a pass a stopped worker left goes on from here too. Sealed, as in the folder.
- */
-interface SpoolRow extends SyncDeviceRow {
-  hash: string;
-  bytes: Uint8Array;
-}
-
-const SPOOL = 'spool:';
-
-export function partSpool(db: BackstoryDB): PartSpool {
-  return {
-    async put(path, hash, bytes) {
-      try {
-        await db.syncDevice.put({ key: SPOOL + path, hash, bytes } as SpoolRow);
-      } catch {
-        // No room (a nearly full disk): the part is read from the folder again when applied, as without keeping.
-      }
-    },
-    async get(path, hash) {
-      const row = (await db.syncDevice.get(SPOOL + path)) as SpoolRow | undefined;
-      return row?.hash === hash ? row.bytes : undefined;
-    },
-  };
-}
-
-/** Lets every kept part go (a snapshot was applied). */
-export async function clearSpool(db: BackstoryDB): Promise<void> {
-  await db.syncDevice.where('key').startsWith(SPOOL).delete();
 }
 
 export async function readDevice(db: BackstoryDB): Promise<DeviceState | undefined> {

@@ -4,7 +4,7 @@
 import type { BackstoryDB } from '../memory/db';
 import type { MemoryStore } from '../memory/store';
 import { randomId } from './bytes';
-import { clearSpool, dropOutbox, forgetDevice, outboxRow, partSpool, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
+import { dropOutbox, forgetDevice, outboxRow, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
 import { SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults } from './folder-headers';
 import { headerPath, parseListing } from './folder-layout';
@@ -62,14 +62,14 @@ export interface PassReport {
 }
 
 /** Readers by vault and place: a file opened once in a worker's life is not opened again until it changes. */
-const readers = new Map<string, { storage: SyncStorage; db: BackstoryDB; reader: FolderReader }>();
+const readers = new Map<string, { storage: SyncStorage; reader: FolderReader }>();
 
-function readerFor(dev: DeviceState, storage: SyncStorage, db: BackstoryDB): FolderReader {
+function readerFor(dev: DeviceState, storage: SyncStorage): FolderReader {
   const key = `${dev.vaultId} ${JSON.stringify(dev.place)}`;
   const held = readers.get(key);
-  if (held && held.storage === storage && held.db === db) return held.reader;
-  const reader = new FolderReader(storage, vaultOf(dev), partSpool(db));
-  readers.set(key, { storage, db, reader });
+  if (held && held.storage === storage) return held.reader;
+  const reader = new FolderReader(storage, vaultOf(dev));
+  readers.set(key, { storage, reader });
   return reader;
 }
 
@@ -157,7 +157,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   if (!listing.headers.some((h) => h.vaultId === dev.vaultId)) {
     throw new SyncPlaceError('gone', 'The synced memory is no longer in this folder (its header file is gone). Disconnect and connect again to start a new one there; your memory on this device is kept.');
   }
-  const reader = readerFor(dev, storage, deps.db);
+  const reader = readerFor(dev, storage);
   const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path });
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
   report.devices = dev.devices = Math.max(1, Object.keys(read.devices).length);
@@ -184,18 +184,15 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   let segmentsWait = false;
   if (read.snapshot) {
     try {
-      report.written += await applySnapshot(deps, dev, reader, read.snapshot, { ledger, state, states, receive: (stamps) => ahead.push(...receiveAll(clock, stamps, now())) });
+      report.written += await applySnapshot(deps, dev, reader, read.snapshot, { ledger, state, states });
     } catch (e) {
       if (!(e instanceof SnapshotPartError || e instanceof SyncFormatError)) throw e;
       // A part changed or went since it was checked, or does not read: nothing after the snapshot is applied now.
       say(`snapshot ${read.snapshot.path}`, e instanceof SyncFormatError ? `${read.snapshot.path} was not used: ${e.message}` : e.message);
-      if (e instanceof SyncFormatError) {
-        dev.snapshotProgress = undefined;
-        await clearSpool(deps.db); // its parts will not be applied
-      }
+      if (e instanceof SyncFormatError) dev.snapshotProgress = undefined;
       segmentsWait = true;
     }
-  } else if (!read.problems.some((p) => p.kind === 'gap')) await clearSpool(deps.db); // no snapshot needed nor awaited
+  }
   const stopped = new Set<string>();
   for (const ref of segmentsWait ? [] : read.segments) {
     const { device, seq } = ref;

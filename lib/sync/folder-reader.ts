@@ -6,7 +6,7 @@ import { toHex, sha256 } from './bytes';
 import { parseListing, segmentPath, type FolderListing, type Placed } from './folder-layout';
 import { open, SEAL_LIMITS, SealError, type SealingVault, type SealKind } from './seal';
 import { checkDevice, checkSegment, checkSnapshot, type DeviceBody } from './segment';
-import { checkParts, readPart, SnapshotPartError, type PartSpool, type ReadSnapshot } from './folder-snapshots';
+import { checkParts, readPart, SnapshotPartError, type ReadSnapshot } from './folder-snapshots';
 import { SyncPlaceError, type SegmentBody, type SyncStorage } from './types';
 
 /** Where a device's log has been applied to: its last segment's seq and the hash of its sealed bytes. */
@@ -94,8 +94,6 @@ export class FolderReader {
   constructor(
     private readonly storage: SyncStorage,
     private readonly vault: SealingVault & { vaultId: string },
-    /** Where parts checked for a snapshot are kept until it is applied (read from the folder once). */
-    private readonly spool?: PartSpool,
   ) {}
 
   /** Reads the folder against what this device has applied of each device's log, every segment's body included. */
@@ -194,7 +192,7 @@ export class FolderReader {
    * they are that part. Throws SnapshotPartError when the file changed or went since it was checked.
    */
   part(snapshot: ReadSnapshot, k: number): Promise<unknown[]> {
-    return readPart(this.storage, this.vault, snapshot, k, this.spool);
+    return readPart(this.storage, this.vault, snapshot, k);
   }
 
   /** A segment's body read again (it was opened by an earlier read), or undefined if it is no longer what it was. */
@@ -382,7 +380,7 @@ export class FolderReader {
     for (const s of helpful) {
       const body = { device: s.device, seq: s.seq, covers: s.covers ?? {}, heads: s.heads ?? {} };
       if (s.parts) {
-        const parts = await checkParts({ storage: this.storage, vault: this.vault, verified: this.verified, name: (d) => this.name(d), spool: this.spool }, s, s.parts, listing, report);
+        const parts = await checkParts({ storage: this.storage, vault: this.vault, verified: this.verified, name: (d) => this.name(d) }, s, s.parts, listing, report);
         if (parts) return { path: s.path, body: { version: 2, ...body, records: s.records }, parts };
         continue;
       }

@@ -38,13 +38,6 @@ export class SnapshotPartError extends Error {
   }
 }
 
-/** Where the parts checked are kept until applied (`partSpool` in device.ts keeps them in this device's database). */
-export interface PartSpool {
-  put(path: string, hash: string, bytes: Uint8Array): Promise<void>;
-  /** The bytes kept for `path` when they are the ones `hash` names. */
-  get(path: string, hash: string): Promise<Uint8Array | undefined>;
-}
-
 /** What checking parts needs of the reader. */
 export interface PartsContext {
   storage: SyncStorage;
@@ -53,8 +46,6 @@ export interface PartsContext {
   verified: Set<string>;
   /** A device's name in words. */
   name(device: string): string;
-  /** Where checked parts' bytes are kept until applied (`readPart` takes them from there). */
-  spool?: PartSpool;
 }
 
 /**
@@ -82,13 +73,6 @@ export async function checkParts(
     let at = cands.find((c) => ctx.verified.has(`${c.path} ${c.size} ${hash}`))?.path;
     let other: { path: string; bytes: Uint8Array } | undefined;
     for (const c of at ? [] : cands) {
-      // Kept from an earlier check (a pass a stopped worker left), when they are still the bytes named.
-      const kept = await ctx.spool?.get(c.path, hash);
-      if (kept && kept.length === c.size && toHex(await sha256(kept)) === hash) {
-        ctx.verified.add(`${c.path} ${c.size} ${hash}`);
-        at = c.path;
-        break;
-      }
       let bytes: Uint8Array;
       try {
         bytes = await ctx.storage.read(c.path);
@@ -97,7 +81,6 @@ export async function checkParts(
         throw e;
       }
       if (toHex(await sha256(bytes)) === hash) {
-        await ctx.spool?.put(c.path, hash, bytes);
         ctx.verified.add(`${c.path} ${c.size} ${hash}`);
         at = c.path;
         break;
@@ -131,21 +114,16 @@ export async function checkParts(
  * The records of part `k` of a chosen snapshot (version 2), checked to be the bytes its manifest names and to say they
  * are that part. Throws SnapshotPartError when the file changed or went since it was checked.
  */
-export async function readPart(storage: SyncStorage, vault: SealingVault, snapshot: ReadSnapshot, k: number, spool?: PartSpool): Promise<unknown[]> {
+export async function readPart(storage: SyncStorage, vault: SealingVault, snapshot: ReadSnapshot, k: number): Promise<unknown[]> {
   const { path, hash } = snapshot.parts[k];
-  // The bytes kept when the part was checked, if they still hash as named; else the folder's.
-  const kept = await spool?.get(path, hash);
   let bytes: Uint8Array;
-  if (kept && toHex(await sha256(kept)) === hash) bytes = kept;
-  else {
-    try {
-      bytes = await storage.read(path);
-    } catch (e) {
-      if (e instanceof SyncPlaceError && e.problem === 'gone') throw new SnapshotPartError(path, `${path} went from the folder while it was being read.`);
-      throw e;
-    }
-    if (toHex(await sha256(bytes)) !== hash) throw new SnapshotPartError(path, `${path} changed while the snapshot was being read.`);
+  try {
+    bytes = await storage.read(path);
+  } catch (e) {
+    if (e instanceof SyncPlaceError && e.problem === 'gone') throw new SnapshotPartError(path, `${path} went from the folder while it was being read.`);
+    throw e;
   }
+  if (toHex(await sha256(bytes)) !== hash) throw new SnapshotPartError(path, `${path} changed while the snapshot was being read.`);
   const body = checkSnapshotPart(await open(vault, 'snapshot-part', bytes));
   if (body.device !== snapshot.body.device || body.seq !== snapshot.body.seq || body.part !== k) {
     throw new SnapshotPartError(path, `${path} is not the part of the snapshot it is named in.`);

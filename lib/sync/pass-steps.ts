@@ -1,7 +1,7 @@
 // Steps of a sync pass (docs/sync.md, "A pass", "Snapshots") that engine.ts strings together: what merged written into
 // memory and the state saved, a snapshot applied part by part, and one written a slice at a time.
 import type { BackstoryDB } from '../memory/db';
-import { clearSpool, writeDevice, type DeviceState } from './device';
+import { writeDevice, type DeviceState } from './device';
 import { SETTINGS_ID } from './fields';
 import type { FolderReader, ReadSnapshot } from './folder-reader';
 import type { SyncLedger } from './ledger';
@@ -12,7 +12,6 @@ import { applyCollected, applyMerged } from './replica';
 import { mergedSettings } from './settings-replica';
 import { noteRevisions } from './revisions';
 import type { StateStore } from './state-store';
-import type { Stamp } from './types';
 import type { SyncDeps } from './engine';
 
 /** Records written into memory per step of a large first sync (progress is reported between steps). */
@@ -53,7 +52,7 @@ export async function applySnapshot(
   dev: DeviceState,
   reader: FolderReader,
   snap: ReadSnapshot,
-  held: { ledger: SyncLedger; state: MergeState; states: StateStore; receive?: (stamps: Stamp[]) => void },
+  held: { ledger: SyncLedger; state: MergeState; states: StateStore },
 ): Promise<number> {
   const { ledger, state, states } = held;
   let written = 0;
@@ -69,8 +68,6 @@ export async function applySnapshot(
       part = recordsFromJson(await reader.part(snap, k), at.last, `part ${k}`);
     } else break;
     const ids = [...part.records.keys()];
-    // Its operations' stamps reach this device's clock as a segment's do (and a clock far ahead is said).
-    held.receive?.([...part.records.values()].flatMap((record) => [...record.values()].flatMap((reg) => reg.heads.map((h) => h.stamp))));
     const last = k === total - 1 || snap.body.version === 1;
     // A part's span reaches the next part's first id; the last part's, every id after it (an empty part spans none).
     const collected = last || ids.length ? await collectedSince(states, part, at.last, last ? undefined : ids.at(-1), snap.body.covers) : [];
@@ -105,7 +102,6 @@ export async function applySnapshot(
   dev.snapshotProgress = undefined;
   dev.opsSinceSnapshot = 0;
   await writeDevice(deps.db, dev);
-  await clearSpool(deps.db);
   return written;
 }
 
