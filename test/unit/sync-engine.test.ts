@@ -27,6 +27,20 @@ class Profile extends SyncProfile {
   }
 }
 
+/** Text that does not compress (a seeded generator), `n` characters. */
+function noise(seed: number): (n: number) => string {
+  return (n) => Array.from({ length: n }, () => ((seed = (seed * 48271) % 2147483647) % 36).toString(36)).join('');
+}
+
+/** Enough written by `p` for a snapshot: a large setting that does not compress, changed `passes` times. */
+async function writeEnoughForSnapshot(p: Profile, seed: number, passes = 4): Promise<void> {
+  const text = noise(seed);
+  for (let k = 0; k < passes; k++) {
+    p.settings = { ...p.settings, rank: { weights: { semantic: 1 }, note: text(400_000) } };
+    await p.pass();
+  }
+}
+
 /** Two profiles joined through one folder, A's first memories (if any) already with B. */
 async function pair(items: MemoryInput[] = []): Promise<{ folder: MemoryStorage; a: Profile; b: Profile }> {
   const folder = new MemoryStorage();
@@ -179,10 +193,9 @@ describe('sync between two profiles through one folder', () => {
     const folder = new MemoryStorage();
     const a = new Profile('A', folder);
     await a.connect();
-    let seed = 1;
-    const noise = (n: number) => Array.from({ length: n }, () => ((seed = (seed * 48271) % 2147483647) % 36).toString(36)).join('');
+    const text = noise(1);
     for (let i = 0; i < 24; i++) {
-      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: noise(60_000) } };
+      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: text(60_000) } };
       await a.pass();
     }
     const logs = [...folder.files.keys()].filter((p) => p.includes('/log/'));
@@ -227,13 +240,7 @@ describe('sync between two profiles through one folder', () => {
     await b.add([{ id: 'z', text: 'from B, three months on' }]);
     await b.pass();
     await a.pass();
-    // Enough written by A for a snapshot (a large setting that does not compress, changed a few times).
-    let seed = 1;
-    const noise = (n: number) => Array.from({ length: n }, () => ((seed = (seed * 48271) % 2147483647) % 36).toString(36)).join('');
-    for (let k = 0; k < 4; k++) {
-      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: noise(400_000) } };
-      await a.pass();
-    }
+    await writeEnoughForSnapshot(a, 1);
     await b.pass();
     await a.pass();
     // Only A and B count: y's tombstone is collected and the segment that carried it removed, though C applied neither.
@@ -269,12 +276,7 @@ describe('sync between two profiles through one folder', () => {
     await b.pass();
     a.clock = b.clock = Date.now() + 91 * 86_400_000;
     await b.pass();
-    let seed = 3;
-    const noise = (n: number) => Array.from({ length: n }, () => ((seed = (seed * 48271) % 2147483647) % 36).toString(36)).join('');
-    for (let k = 0; k < 4; k++) {
-      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: noise(400_000) } };
-      await a.pass();
-    }
+    await writeEnoughForSnapshot(a, 3);
     expect(await a.db.syncState.get(deleted[0])).toBeUndefined();
     const parts = [...folder.files.keys()].filter((p) => /\/snap\/.*p\d{5}\.bin$/.test(p)).length;
     expect(parts).toBeGreaterThanOrEqual(partBytes ? 5 : 1);
@@ -303,12 +305,7 @@ describe('sync between two profiles through one folder', () => {
     a.clock = Date.now() + 100 * 86_400_000;
     await a.store.remove(['y']);
     await b.add([{ id: 'z', text: 'from B meanwhile' }]);
-    let seed = 5;
-    const noise = (n: number) => Array.from({ length: n }, () => ((seed = (seed * 48271) % 2147483647) % 36).toString(36)).join('');
-    for (let k = 0; k < 4; k++) {
-      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: noise(400_000) } };
-      await a.pass();
-    }
+    await writeEnoughForSnapshot(a, 5);
     // The delete's tombstone went with B's applying it unknown, and the segment that carried it with it.
     expect(await a.db.syncState.get('y')).toBeUndefined();
     await b.pass();

@@ -6,7 +6,8 @@ import { termOf, words, writtenWords } from '../../lib/memory/index/tokenize';
 function wordByWord(matched: readonly string[], text: string): string[] {
   const want = new Set(matched);
   const found = new Map<string, string>();
-  for (const m of text.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu)) {
+  // A word as the tokenizer reads one: inner apostrophes, and a number's decimal or thousands part ("t7.7", "1,200").
+  for (const m of text.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*(?:(?<=\d)[.,]\d+)*/gu)) {
     const term = termOf(m[0]);
     if (want.has(term) && !found.has(term)) found.set(term, m[0].replace(/['’]s$/i, ''));
   }
@@ -15,7 +16,7 @@ function wordByWord(matched: readonly string[], text: string): string[] {
 
 // Pieces that exercise stemming (plurals, -ies, -ing, a final y), apostrophes of both kinds, capitals, and the
 // characters whose lower case differs by context or length (Σ, İ) or takes two code units (𐐀).
-const PIECES = ['part', 'ies', 'y', 'ing', 'ed', 's', 'e', 'ly', 'run', 'n', 'Don', "'t", '’s', "O'", 'Neil', 'ANA', "'s", 'x', '7',
+const PIECES = ['part', 'ies', 'y', 'ing', 'ed', 's', 'e', 'ly', 'run', 'n', 'Don', "'t", '’s', "O'", 'Neil', 'ANA', "'s", 'x', '7', ',', '200',
   'Σ', 'İ', '𐐀', 'é', ' ', ' ', ' ', '. ', '.', '\n', '-', '/', "''", '(', '“'];
 
 describe('the words an explanation quotes as written', () => {
