@@ -184,7 +184,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   let segmentsWait = false;
   if (read.snapshot) {
     try {
-      report.written += await applySnapshot(deps, dev, reader, read.snapshot, { ledger, state, states });
+      report.written += await applySnapshot(deps, dev, reader, read.snapshot, { ledger, state, states, now });
     } catch (e) {
       if (!(e instanceof SnapshotPartError || e instanceof SyncFormatError)) throw e;
       // A part changed or went since it was checked, or does not read: nothing after the snapshot is applied now.

@@ -52,7 +52,7 @@ export async function applySnapshot(
   dev: DeviceState,
   reader: FolderReader,
   snap: ReadSnapshot,
-  held: { ledger: SyncLedger; state: MergeState; states: StateStore },
+  held: { ledger: SyncLedger; state: MergeState; states: StateStore; now: () => number },
 ): Promise<number> {
   const { ledger, state, states } = held;
   let written = 0;
@@ -71,7 +71,7 @@ export async function applySnapshot(
     const last = k === total - 1 || snap.body.version === 1;
     // A part's span reaches the next part's first id; the last part's, every id after it (an empty part spans none).
     const collected = last || ids.length ? await collectedSince(states, part, at.last, last ? undefined : ids.at(-1), snap.body.covers) : [];
-    if (collected.length) await applyCollected(deps.store, ledger, collected, deps.now?.() ?? Date.now());
+    if (collected.length) await applyCollected(deps.store, ledger, collected, held.now());
     await states.load(state, ids);
     const touched = new Set<string>(collected);
     for (const id of ids) {

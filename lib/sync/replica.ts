@@ -106,6 +106,23 @@ export function syncedRow(state: MergeState, item: MemoryItem): LedgerRow {
 }
 
 /**
+ * Whether an item is as the ledger last synced it (`current`: as stored now; absent: the ledger says it is gone too).
+ * An item the user changed or deleted since is not, and sync leaves it for the next pass to send.
+ */
+function unchangedSince(rows: Awaited<ReturnType<SyncLedger['brief']>>): (id: string, current: MemoryItem | undefined) => boolean {
+  return (id, current) => {
+    const row = rows.get(id);
+    if (!current) return !row || !!row.gone;
+    return !!row && !row.gone && row.head === headPrint(current) && row.content === contentPrint(current);
+  };
+}
+
+/** The ledger row of an item this device no longer holds, deleted by sync (`heads`: what its delete replaced). */
+function goneRow(id: string, heads: Record<string, Stamp[]>): LedgerRow {
+  return { id, heads, prints: {}, content: 0, head: 0, gone: true };
+}
+
+/**
  * Writes merged records `ids` (those remote operations changed) into the memory in one turn, and the ledger after it,
  * so applied changes do not come back as local ones. A record deleted, or without a text yet, is removed. An item the
  * user changed since the last `localChanges` (or deleted) is left as it is: the next pass makes its change an
@@ -125,14 +142,10 @@ export async function applyMerged(store: MemoryStore, ledger: SyncLedger, state:
     if (input) puts.push(input);
     else removes.push(id);
   }
-  const unchanged = (id: string, current: MemoryItem | undefined): boolean => {
-    const row = rows.get(id);
-    if (!current) return !row || !!row.gone;
-    return !!row && !row.gone && row.head === headPrint(current) && row.content === contentPrint(current);
-  };
+  const unchanged = unchangedSince(rows);
   // Records to remove that this memory does not hold need no write, only their ledger row (unless deleted locally).
   const absent = removes.filter((id) => !store.head(id) && unchanged(id, undefined));
-  const gone = (id: string): LedgerRow => ({ id, heads: headsOf(state, id), prints: {}, content: 0, head: 0, gone: true });
+  const gone = (id: string) => goneRow(id, headsOf(state, id));
   let written: LedgerRow[] = [];
   const { skipped } = await store.applySynced(puts, removes.filter((id) => store.head(id)), {
     unchanged,
@@ -158,12 +171,7 @@ export async function applyCollected(store: MemoryStore, ledger: SyncLedger, ids
   if (!ids.length) return;
   await store.load();
   const rows = await ledger.brief();
-  const unchanged = (id: string, current: MemoryItem | undefined): boolean => {
-    const row = rows.get(id);
-    return !!current && !!row && !row.gone && row.head === headPrint(current) && row.content === contentPrint(current);
-  };
-  const gone = (id: string): LedgerRow => ({ id, heads: {}, prints: {}, content: 0, head: 0, gone: true });
-  const written = ids.map(gone);
-  await store.applySynced([], ids.filter((id) => store.head(id)), { unchanged, now, ledger: () => ({ rows: written, meta: [] }) });
+  const written = ids.map((id) => goneRow(id, {}));
+  await store.applySynced([], ids.filter((id) => store.head(id)), { unchanged: unchangedSince(rows), now, ledger: () => ({ rows: written, meta: [] }) });
   await ledger.written(written);
 }

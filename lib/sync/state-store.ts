@@ -1,5 +1,6 @@
 // The merged state (lib/sync/merge.ts) kept in IndexedDB record by record, so a pass holds in memory only the records
 // it touches: a memory of 100k items does not load every register (and every text head) to apply one segment.
+import Dexie from 'dexie';
 import type { BackstoryDB, SyncStateRow } from '../memory/db';
 import { recordFromOwnJson, recordToJson, type RegisterJson } from './merge-json';
 import { MergeState } from './merge';
@@ -52,8 +53,7 @@ export class StateStore {
 
   /** The ids of the records held that come after `after` and not after `upTo` in id order (no bound when undefined). */
   async idsIn(after: string | undefined, upTo: string | undefined): Promise<string[]> {
-    const where = this.db.syncState.where(':id');
-    const range = after === undefined ? (upTo === undefined ? this.db.syncState.orderBy(':id') : where.belowOrEqual(upTo)) : upTo === undefined ? where.above(after) : where.between(after, upTo, false, true);
+    const range = this.db.syncState.where(':id').between(after ?? Dexie.minKey, upTo ?? Dexie.maxKey, after === undefined, true);
     return (await range.primaryKeys()) as string[];
   }
 
