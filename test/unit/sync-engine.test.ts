@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { MemoryInput } from '../../lib/memory/types';
 import { readDevice, readOutbox } from '../../lib/sync/device';
 import type { SyncDeps } from '../../lib/sync/engine';
@@ -10,6 +12,17 @@ import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
 import { SyncPlaceError } from '../../lib/sync/types';
 import { segmentPath } from '../../lib/sync/folder-layout';
 import { SyncProfile } from './sync-fixtures';
+import { WebDavStorage } from '../../lib/sync/storage-webdav';
+import { startWebdav, type WebdavServer } from '../webdav-server';
+
+/** A real WebDAV server (rclone serve webdav), started for the first test that asks for a folder on it. */
+let server: WebdavServer | undefined;
+afterAll(() => server?.stop());
+async function webdavFolder(name: string): Promise<WebDavStorage> {
+  server ??= await startWebdav('u', 'app-password');
+  mkdirSync(join(server.dir, name), { recursive: true });
+  return new WebDavStorage({ url: `${server.base}/${name}`, user: 'u', password: 'app-password' });
+}
 
 /** A browser profile: its memory, its settings, and the folder as its sync client shows it. */
 class Profile extends SyncProfile {
@@ -253,10 +266,11 @@ describe('sync between two profiles through one folder', () => {
   });
 
   it.each([
-    ['one part', undefined],
-    ['parts of a few records', 600],
-  ])('a device back after deletes were collected drops the deleted items, but keeps one it edited while away (%s)', async (_, partBytes) => {
-    const folder = new MemoryStorage();
+    ['one part', undefined, 'memory'],
+    ['parts of a few records', 600, 'memory'],
+    ['parts of a few records, through rclone serve webdav', 600, 'webdav'],
+  ] as const)('a device back after deletes were collected drops the deleted items, but keeps one it edited while away (%s)', async (_, partBytes, where) => {
+    const folder = where === 'webdav' ? await webdavFolder('back after months') : new MemoryStorage();
     const [a, b, c] = ['A', 'B', 'C'].map((n) => new Profile(n, folder));
     a.partBytes = partBytes;
     // Kept and deleted ids interleaved, so deleted ones fall inside parts, between them and after the last.
@@ -278,7 +292,7 @@ describe('sync between two profiles through one folder', () => {
     await b.pass();
     await writeEnoughForSnapshot(a, 3);
     expect(await a.db.syncState.get(deleted[0])).toBeUndefined();
-    const parts = [...folder.files.keys()].filter((p) => /\/snap\/.*p\d{5}\.bin$/.test(p)).length;
+    const parts = (await folder.list()).filter((f) => /\/snap\/.*p\d{5}\.bin$/.test(f.path)).length;
     expect(parts).toBeGreaterThanOrEqual(partBytes ? 5 : 1);
     // C reads the snapshot (the segments with the deletes are gone): they go there too; its own edit is kept.
     const report = await c.pass();
