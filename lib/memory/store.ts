@@ -138,11 +138,18 @@ export class MemoryStore {
 
   /**
    * Reads everything from IndexedDB once per worker life (lib/memory/store-load.ts), then rewrites the pack when it
-   * was missing or partly stale.
+   * was missing or partly stale. A load that fails (an IndexedDB error, the token table unreadable) is forgotten with
+   * what it had read, so the next request reads again instead of failing until the worker restarts.
    */
   load(): Promise<void> {
-    this.loaded ??= loadStored(this.db, this.mem, this.contexts, (found) => (this.model ??= found)).then(({ stale, rewrite }) =>
-      this.noteChanges(stale, rewrite),
+    this.loaded ??= loadStored(this.db, this.mem, this.contexts, (found) => (this.model ??= found)).then(
+      ({ stale, rewrite }) => this.noteChanges(stale, rewrite),
+      (e: unknown) => {
+        this.mem = this.emptyMemory();
+        this.contexts.prints.clear();
+        this.loaded = undefined;
+        throw e;
+      },
     );
     return this.loaded;
   }

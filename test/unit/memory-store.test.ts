@@ -64,6 +64,27 @@ describe('MemoryStore with the real model', () => {
     expect(await found('Globex invoices')).toEqual([]);
     expect(store.size).toBe(0);
   });
+
+  it('a load that failed part way is tried again by the next request, and holds each item once', async () => {
+    const db = freshDb();
+    const writer = new MemoryStore(db, async () => null);
+    const [a] = await writer.add([{ text: 'The Lisbon offsite hotel is near Cais do Sodré.' }], { from: 'user' });
+    await writer.add([{ text: 'Invoices from Acme are paid net 30.' }], { from: 'user' });
+    await db.contexts.put({ id: a.id, model: 'm', vector: new Float32Array(384), print: 1 } as never);
+
+    // IndexedDB fails once, after the items were read and indexed (a busy disk, the browser closing a connection).
+    const reopened = new MemoryStore(db, async () => null);
+    const read = db.contexts.toArray.bind(db.contexts);
+    let failures = 1;
+    db.contexts.toArray = (() => (failures-- > 0 ? Promise.reject(new Error('UnknownError: read failed')) : read())) as typeof db.contexts.toArray;
+    await expect(reopened.load()).rejects.toThrow(/read failed/);
+    // The worker is not restarted: the next request reads memory again rather than failing until it is.
+    await reopened.load();
+    expect(reopened.size).toBe(2);
+    const found = await rankMemory({ task: task('Lisbon offsite hotel'), memory: reopened.view, settings: DEFAULT_SETTINGS, now: Date.now() });
+    expect(found.cards.map((c) => c.item.id)).toEqual([a.id]);
+    expect((await reopened.all()).length).toBe(2);
+  });
 });
 
 describe('background indexing of an import', () => {
