@@ -7,8 +7,7 @@ function wordByWord(matched: readonly string[], text: string): string[] {
   const want = new Set(matched);
   const found = new Map<string, string>();
   // A word as `words` splits one: inner apostrophes, a decimal point between digits ("t7.7"), and a thousands comma
-  // before exactly three digits ("1,200"; "7,7" is two words). The pieces hold no comma: a grouped number is not yet
-  // quoted as written ("200,200" is quoted "200200").
+  // before exactly three digits ("1,200"; "7,7" is two words).
   for (const m of text.matchAll(/[\p{L}\p{N}]+(?:(?:['’]|(?<=\d)\.(?=\d)|(?<=\d),(?=\d{3}(?!\d)))[\p{L}\p{N}]+)*/gu)) {
     const term = termOf(m[0]);
     if (want.has(term) && !found.has(term)) found.set(term, m[0].replace(/['’]s$/i, ''));
@@ -18,7 +17,7 @@ function wordByWord(matched: readonly string[], text: string): string[] {
 
 // Pieces that exercise stemming (plurals, -ies, -ing, a final y), apostrophes of both kinds, capitals, and the
 // characters whose lower case differs by context or length (Σ, İ) or takes two code units (𐐀).
-const PIECES = ['part', 'ies', 'y', 'ing', 'ed', 's', 'e', 'ly', 'run', 'n', 'Don', "'t", '’s', "O'", 'Neil', 'ANA', "'s", 'x', '7',
+const PIECES = ['part', 'ies', 'y', 'ing', 'ed', 's', 'e', 'ly', 'run', 'n', 'Don', "'t", '’s', "O'", 'Neil', 'ANA', "'s", 'x', '7', '200', ',',
   'Σ', 'İ', '𐐀', 'é', ' ', ' ', ' ', '. ', '.', '\n', '-', '/', "''", '(', '“'];
 
 describe('the words an explanation quotes as written', () => {
@@ -38,5 +37,7 @@ describe('the words an explanation quotes as written', () => {
     expect(writtenWords(['parti', 'run', 'oneil', 'retri', 'dont', 'absent'], text)).toEqual(['Parties', 'running', "O'Neil", 'retries', "don't", 'absent']);
     // A capital sigma lower-cases by what is around it: here as a final sigma in the text, alone as a medial one.
     expect(writtenWords(['σ'], 'a.Σ b')).toEqual(['Σ']);
+    // A number is quoted with its separators, as the budget line wrote it.
+    expect(writtenWords(['1200', '2400.50', '12'], 'Venue £1,200; flowers £2,400.50 for 12 tables')).toEqual(['1,200', '2,400.50', '12']);
   });
 });

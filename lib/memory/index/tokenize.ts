@@ -107,7 +107,8 @@ const asWritten = (word: string) => word.replace(/['’]s$/i, '');
 /**
  * Each wanted term's first word in the text, as written. The ranker explains every candidate it traces, long items
  * included, so the text is not read word by word: a term less its last letter begins the lower-cased word it stands
- * for (stemming only cuts endings and turns a final y into i), unless the word has an apostrophe, so only the places
+ * for (stemming only cuts endings and turns a final y into i; a term with a digit is not stemmed, and begins its word
+ * up to its first digit), unless the word has an apostrophe, so only the places
  * where that beginning occurs, and the words with an apostrophe, are read. Texts whose lower case is not the same
  * length, or that hold a capital sigma (lower-cased by context), are read word by word.
  */
@@ -142,7 +143,10 @@ function firstWritten(want: Set<string>, text: string): Map<string, string> {
   }
   for (const t of want) {
     if (!t) continue;
-    const head = t.length > 1 ? t.slice(0, -1) : t;
+    // A term with a digit is not stemmed, but its number may be written with thousands commas ("1200" as "1,200"):
+    // only up to its first digit is sure to be written as it is.
+    const digit = t.search(/\d/);
+    const head = digit >= 0 ? t.slice(0, digit + 1) : t.length > 1 ? t.slice(0, -1) : t;
     const before = at.get(t) ?? Infinity;
     for (let i = lower.indexOf(head); i >= 0 && i < before; i = lower.indexOf(head, i + 1)) {
       if (!isWordStart(text, i)) continue;
