@@ -24,7 +24,7 @@ import { titleFrom } from '../../lib/memory/title';
 import { planQuery } from '../../lib/rank/query';
 import { personKeys } from '../../lib/rank/situation';
 import { personKey } from '../../lib/memory/index/situation-keys';
-import { askDateTerms, hasTimeExpression, phrases, terms } from '../../lib/memory/index/tokenize';
+import { askDateTerms, hasTimeExpression, phrases, splitByTerms, terms, writtenWords } from '../../lib/memory/index/tokenize';
 import type { TaskReading } from '../../lib/rank/types';
 import { sectionOfText } from '../../lib/sites/section';
 import { firstEmail, nameAndAddress, tidy, withoutTitleSuffix } from '../../lib/sites/text';
@@ -143,6 +143,14 @@ describe('cost grows about linearly with what a page or file controls', () => {
     await staysLinear((s) => askDateTerms(s, 0), ['in '], 0);
     await staysLinear((s) => planQuery(reading(s)), ['<'], 1);
     await staysLinear(titleFrom, ['#'], 0);
+  });
+
+  it('the words a card marks and *Why?* quotes, in an item of numbers with separators', async () => {
+    // Terms with a digit and two letters: each is looked for where its beginning occurs, so a run of "1," is read
+    // from every "1" in it unless a word inside a number is known for one.
+    const matched = ['1000', '12', 'a1000', 'run'];
+    await staysLinear((s) => writtenWords(matched, s), ['1,', '1.', 'a1,', "1'1,"], 0);
+    await staysLinear((s) => splitByTerms(s, matched), ['1,', '1.'], 0);
   });
 
   it('scope, kind and phrase guessing', async () => {
