@@ -7,7 +7,7 @@ import { randomId } from './bytes';
 import { dropOutbox, forgetDevice, outboxRow, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
 import { SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults } from './folder-headers';
-import { headerPath, parseListing } from './folder-layout';
+import { headerPath, missingOwnSegments, parseListing } from './folder-layout';
 import { FolderReader, SnapshotPartError, type Applied } from './folder-reader';
 import { driftInWords, HybridClock, parseStamp, receiveAll, type ClockAhead } from './hlc';
 import { SyncLedger } from './ledger';
@@ -157,6 +157,14 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   if (!listing.headers.some((h) => h.vaultId === dev.vaultId)) {
     throw new SyncPlaceError('gone', 'The synced memory is no longer in this folder (its header file is gone). Disconnect and connect again to start a new one there; your memory on this device is kept.');
   }
+  // This device's segments the folder lost (put back to an older copy): a snapshot of everything here is written at
+  // the end of the pass, after a new segment, so that devices behind the gap move past it.
+  const lost = missingOwnSegments(listing, dev.deviceId, dev.applied[dev.deviceId]?.seq ?? 0);
+  if (lost.length) {
+    const which = lost.length === 1 ? `segment ${lost[0]}` : `segments ${lost[0]} to ${lost.at(-1)}`;
+    say(`lost ${lost[0]} ${lost.at(-1)}`, `Some of what this device synced is no longer in the folder (${which}: was the folder put back to an older copy?). ` +
+      'All of this memory was written again, so the other devices get it.');
+  }
   const reader = readerFor(dev, storage);
   const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path });
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
@@ -241,7 +249,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   const mine = dev.applied[dev.deviceId];
   const quietFor = now() - (dev.wrote[dev.deviceId] ?? 0);
   const seenMoved = Object.entries(dev.applied).some(([d, a]) => d !== dev.deviceId && a.seq > (dev.seen[dev.deviceId]?.[d] ?? 0));
-  if (ops.length || (seenMoved && quietFor > SEEN_EVERY_MS) || !mine) {
+  if (ops.length || (seenMoved && quietFor > SEEN_EVERY_MS) || !mine || lost.length) {
     await states.load(state, ops.map((o) => o.id));
     applyOps(state, ops);
     noteRevisions(dev, state, new Set(ops.map((o) => o.id)));
@@ -271,7 +279,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   }
 
   const written = dev.bytesSinceSnapshot ?? 0;
-  const due = dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS || written >= Math.max(SNAPSHOT_AFTER_BYTES, dev.snapshotBytes ?? 0);
+  const due = lost.length > 0 || dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS || written >= Math.max(SNAPSHOT_AFTER_BYTES, dev.snapshotBytes ?? 0);
   if (due && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await writeSnapshot(deps.db, dev, writer, states, now(), deps.snapshotPartBytes);
 
   dev.lastSyncedAt = now();

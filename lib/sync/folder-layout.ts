@@ -104,3 +104,17 @@ export function parseListing(entries: readonly SyncFileEntry[], vaultId?: string
   }
   return out;
 }
+
+/**
+ * The seqs of `device`'s segments up to `head` that neither the folder holds nor a snapshot of that device in the
+ * folder covers: a device's own pruning never leaves one (it removes only what a snapshot it keeps covers), so these
+ * went with the folder put back to an older copy, or removed by hand. Only the device that wrote them can make up for
+ * them, and a device behind them would wait at the gap for good.
+ */
+export function missingOwnSegments(listing: FolderListing, device: string, head: number): number[] {
+  const covered = listing.snapshots.reduce((m, s) => (s.device === device ? Math.max(m, s.seq) : m), 0);
+  const held = new Set(listing.segments.filter((s) => s.device === device).map((s) => s.seq));
+  const missing: number[] = [];
+  for (let seq = covered + 1; seq <= head; seq++) if (!held.has(seq)) missing.push(seq);
+  return missing;
+}

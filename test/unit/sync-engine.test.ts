@@ -231,6 +231,35 @@ describe('sync between two profiles through one folder', () => {
     await expect(a.pass()).rejects.toThrow(/no longer in this folder/);
   });
 
+  it('a folder put back to an older copy: the device whose segments went writes what they held again, and says so once', async () => {
+    const folder = new MemoryStorage();
+    const [a, b, c] = ['A', 'B', 'C'].map((n) => new Profile(n, folder));
+    await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
+    for (const p of [a, b, c]) {
+      await p.connect();
+      await p.pass();
+    }
+    // Last week's copy of the folder, then two more changes from A that B takes in; C is away.
+    const lastWeek = new Map([...folder.files].map(([path, bytes]) => [path, bytes.slice()]));
+    await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
+    await a.pass();
+    await a.store.update('x', { text: 'The lease renews in April.' });
+    await a.pass();
+    await b.pass();
+    // The folder is restored from that copy (a host's "restore", a backup put back): A's two segments are gone.
+    folder.files.clear();
+    for (const [path, bytes] of lastWeek) folder.files.set(path, bytes);
+    const noticed = await a.pass();
+    expect(noticed?.problems).toEqual([expect.stringMatching(/no longer in the folder .* written again/)]);
+    expect((await a.pass())?.problems).toEqual([]);
+    await a.add([{ id: 'z', text: 'Parking is on level 2.' }]);
+    for (const p of [a, b, c, a, b, c]) await p.pass();
+    const want = { x: 'The lease renews in April.', y: 'Dana wants the report by Friday.', z: 'Parking is on level 2.' };
+    expect(await c.texts()).toEqual(want);
+    expect(await b.texts()).toEqual(want);
+    expect(await a.texts()).toEqual(want);
+  });
+
   it('a device silent for over 90 days by the pass’s clock no longer holds back clean-up: tombstones and old segments go', async () => {
     const folder = new MemoryStorage();
     const [a, b, c] = ['A', 'B', 'C'].map((n) => new Profile(n, folder));
