@@ -53,6 +53,8 @@ export interface DeviceState extends SyncDeviceRow {
   revisions?: string[];
   /** Problems said once already (a gap, a fork, a tampered file), so the status does not repeat them. */
   said: string[];
+  /** The gaps this device waits at (`<device> <first missing seq>`), with when it first found each. */
+  waiting?: Record<string, number>;
 }
 
 const KEY = 'device';

@@ -8,8 +8,8 @@ import { dropOutbox, forgetDevice, outboxRow, readDevice, readOutbox, writeDevic
 import { SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults } from './folder-headers';
 import { headerPath, missingOwnSegments, parseListing } from './folder-layout';
-import { FolderReader, SnapshotPartError, type Applied } from './folder-reader';
-import { driftInWords, HybridClock, parseStamp, receiveAll, type ClockAhead } from './hlc';
+import { FolderReader, SnapshotPartError, type Applied, type FolderPlan } from './folder-reader';
+import { durationInWords, HybridClock, parseStamp, receiveAll, type ClockAhead } from './hlc';
 import { SyncLedger } from './ledger';
 import { LogWriter } from './log-writer';
 import { applyOps, MergeState, noteCarrier } from './merge';
@@ -34,6 +34,8 @@ export const SNAPSHOT_AFTER_BYTES = 1_000_000;
 const FLUSH_RECORDS = 5_000;
 /** A device that applied others' segments but has nothing of its own to say still writes (its `seen`) this often. */
 const SEEN_EVERY_MS = 3_600_000;
+/** How long a gap lasts before it is said (see sayLastingGaps). */
+const GAP_SAID_AFTER_MS = 86_400_000;
 
 export interface SyncDeps {
   db: BackstoryDB;
@@ -168,6 +170,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   const reader = readerFor(dev, storage);
   const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path });
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
+  sayLastingGaps(dev, read, now(), say);
   report.devices = dev.devices = Math.max(1, Object.keys(read.devices).length);
 
   const ledger = new SyncLedger(deps.db);
@@ -233,7 +236,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   for (const p of reader.takeProblems()) say(`${p.kind} ${p.path}`, p.words);
   for (const a of ahead) {
     const name = read.devices[a.device]?.name ?? 'another device';
-    say(`ahead ${a.device}`, `The clock of '${name}' is ${driftInWords(a.aheadMs)} ahead of this one: its changes are kept, but set that device's clock right.`);
+    say(`ahead ${a.device}`, `The clock of '${name}' is ${durationInWords(a.aheadMs)} ahead of this one: its changes are kept, but set that device's clock right.`);
   }
   dev.opsSinceSnapshot += report.received;
 
@@ -288,6 +291,25 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   dev.notice = report.problems.at(-1);
   await writeDevice(deps.db, dev);
   return report;
+}
+
+/**
+ * A gap is mostly a segment a file-sync engine has not delivered yet, so it is said only once it has lasted
+ * GAP_SAID_AFTER_MS by the pass's clock: then the segment is likely gone (a folder put back to an older copy, a file
+ * removed), and only its writer can make up for it (`missingOwnSegments`).
+ */
+function sayLastingGaps(dev: DeviceState, read: FolderPlan, now: number, say: (key: string, words: string) => void): void {
+  const waiting: Record<string, number> = {};
+  for (const { device, from, to } of read.gaps) {
+    const key = `${device} ${from}`;
+    const since = (waiting[key] = dev.waiting?.[key] ?? now);
+    if (now - since < GAP_SAID_AFTER_MS) continue;
+    const name = read.devices[device]?.name ?? 'another device';
+    const missing = from === to - 1 ? `segment ${from}` : `segments ${from} to ${to - 1}`;
+    say(`gap ${key}`, `Changes from '${name}' wait for its ${missing}, missing from the folder for ${durationInWords(now - since)}. ` +
+      `If '${name}' still syncs, its next pass writes ${from === to - 1 ? 'it' : 'them'} again.`);
+  }
+  dev.waiting = waiting;
 }
 
 /**

@@ -53,6 +53,8 @@ export interface FolderPlan {
   devices: Record<string, DeviceBody>;
   /** Problems not reported by an earlier read of this reader. */
   problems: FolderProblem[];
+  /** Where a device's chain stops at a missing segment (`from` to `to - 1`) with a later one in the folder. */
+  gaps: { device: string; from: number; to: number }[];
 }
 
 /** `FolderPlan` with every segment's body read (tests, and small folders). */
@@ -163,7 +165,8 @@ export class FolderReader {
     }
     const segments = chains.next.map((r) => ({ ...r, seq: r.before.seq + 1 }));
     for (const path of this.bodies.keys()) if (!segments.some((r) => r.path === path)) this.bodies.delete(path);
-    return { snapshot, segments, heads: chains.heads, devices: { ...this.devices }, problems };
+    const gaps = chains.gaps.map(({ device, from, to }) => ({ device, from, to }));
+    return { snapshot, segments, heads: chains.heads, devices: { ...this.devices }, problems, gaps };
   }
 
   /**

@@ -107,8 +107,8 @@ export function receiveAll(clock: HybridClock, stamps: Iterable<Stamp>, now: num
   return [...ahead].map(([device, aheadMs]) => ({ device, aheadMs }));
 }
 
-/** "3 days", "2 hours", "6 minutes": how far a clock is ahead, for the status line. */
-export function driftInWords(ms: number): string {
+/** "3 days", "2 hours", "6 minutes": how far a clock is ahead, or how long a gap has lasted, for the status line. */
+export function durationInWords(ms: number): string {
   const units: [number, string][] = [
     [86_400_000, 'day'],
     [3_600_000, 'hour'],

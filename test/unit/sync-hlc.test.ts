@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { driftInWords, formatStamp, HybridClock, MAX_DRIFT, parseStamp, receiveAll } from '../../lib/sync/hlc';
+import { durationInWords, formatStamp, HybridClock, MAX_DRIFT, parseStamp, receiveAll } from '../../lib/sync/hlc';
 
 const T0 = 1_780_000_000_000;
 
@@ -28,7 +28,7 @@ describe('hybrid logical clock', () => {
     const stamps = [laptop.next(T0 + 3 * 86_400_000), laptop.next(T0 + 3 * 86_400_000 + 5)];
     expect(receiveAll(a, stamps, T0)).toEqual([{ device: 'laptop', aheadMs: 3 * 86_400_000 + 5 }]);
     expect(parseStamp(a.next(T0)).wall).toBe(T0);
-    expect(driftInWords(3 * 86_400_000 + 5)).toBe('3 days');
+    expect(durationInWords(3 * 86_400_000 + 5)).toBe('3 days');
     expect(a.receive(new HybridClock('phone').next(T0 + MAX_DRIFT), T0)).toBeUndefined(); // at the limit: accepted
   });
 
