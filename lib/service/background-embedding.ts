@@ -21,15 +21,21 @@ export class BackgroundEmbedding {
   private estimate = new IndexingEstimate();
 
   constructor(
-    private readonly store: Pick<MemoryStore, 'embedPending' | 'add' | 'indexBackend'>,
+    private readonly store: Pick<MemoryStore, 'embedPending' | 'add' | 'indexBackend' | 'unembedded'>,
     private readonly panels: Panels,
   ) {}
 
   /** Embeds whatever is waiting, telling open pages how far it got. Resolves to the count embedded, never rejects. */
   async run(): Promise<number> {
     let last: IndexingProgress = { done: 0, total: 0 };
+    // The run shows at once: opening the engine (the offscreen document, the model) takes seconds before a first batch
+    // is stored, and a panel asked meanwhile (an import just landed) would say nothing is being indexed.
+    const waiting = this.progress ? 0 : this.store.unembedded().length;
+    if (waiting) this.progress = this.estimate.update(0, waiting);
     try {
+      let reported = false;
       const n = await this.store.embedPending((done, total) => {
+        reported = true;
         last = { done, total };
         const estimate = this.estimate.update(done, total);
         const progress = this.store.indexBackend ? { ...estimate, backend: this.store.indexBackend } : estimate;
@@ -38,6 +44,10 @@ export class BackgroundEmbedding {
         if (done === total || done % 256 === 0) this.panels.refreshAll();
       });
       this.problem = undefined;
+      // Also when it ended before a first batch (nothing to embed after all, or no model: items stay found by words);
+      // panels that were shown the run then read their state again.
+      this.progress = undefined;
+      if (waiting && !reported) this.panels.refreshAll();
       return n;
     } catch (e) {
       this.progress = undefined;

@@ -13,6 +13,7 @@ describe('background indexing', () => {
     const p = panels();
     const store = {
       add: async () => [],
+      unembedded: () => [],
       embedPending: async (onProgress?: (done: number, total: number) => void) => {
         onProgress?.(0, 40);
         onProgress?.(16, 40);
@@ -29,11 +30,35 @@ describe('background indexing', () => {
     expect(p.refreshes()).toBeGreaterThan(0); // open panels drop the progress line
   });
 
+  it('shows a run at once, while the engine is still starting, and clears it when the run ends without a batch', async () => {
+    const p = panels();
+    let start!: () => void;
+    const engineReady = new Promise<void>((ok) => (start = ok));
+    const store = {
+      add: async () => [],
+      unembedded: () => Array.from({ length: 240 }, (_, i) => `pallet${i}`),
+      // The engine takes its time to open (the offscreen document, the model), then turns out to be missing.
+      embedPending: async () => {
+        await engineReady;
+        return 0;
+      },
+    };
+    const indexing = new BackgroundEmbedding(store, p);
+    const run = indexing.run();
+    // A panel asked now (an import just landed) says indexing is under way, not that nothing is.
+    expect(indexing.progress).toEqual({ done: 0, total: 240 });
+    start();
+    await run;
+    expect(indexing.progress).toBeUndefined();
+    expect(p.refreshes()).toBe(1); // open panels drop the line they were shown
+  });
+
   it('a run that completes clears an earlier problem', async () => {
     const p = panels();
     let fail = true;
     const store = {
       add: async () => [],
+      unembedded: () => [],
       embedPending: async (onProgress?: (done: number, total: number) => void) => {
         onProgress?.(0, 2);
         if (fail) throw new Error('engine gone');
