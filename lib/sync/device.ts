@@ -30,6 +30,8 @@ export interface DeviceState extends SyncDeviceRow {
   wrote: Record<string, number>;
   /** This device's seq at its last snapshot, and operations it wrote or applied since. */
   snapshotSeq: number;
+  /** How far that snapshot covers each device's log (`findLosses` reads it while the snapshot is in the folder). */
+  snapshotCovers?: Record<string, number>;
   opsSinceSnapshot: number;
   /** Bytes of segments this device wrote since its last snapshot, and that snapshot's size. */
   bytesSinceSnapshot?: number;
@@ -53,7 +55,10 @@ export interface DeviceState extends SyncDeviceRow {
   revisions?: string[];
   /** Problems said once already (a gap, a fork, a tampered file), so the status does not repeat them. */
   said: string[];
-  /** The gaps this device waits at (`<device> <first missing seq>`), with when it first found each. */
+  /**
+   * The gaps this device waits at (`<device> <first missing seq>`) and the logs it stands short of where another
+   * device applied them (`past <device>`), with when it first found each (lib/sync/folder-losses.ts).
+   */
   waiting?: Record<string, number>;
 }
 

@@ -7,8 +7,9 @@ import { randomId } from './bytes';
 import { dropOutbox, forgetDevice, outboxRow, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
 import { SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults } from './folder-headers';
-import { headerPath, missingOwnSegments, parseListing } from './folder-layout';
-import { FolderReader, SnapshotPartError, type Applied, type FolderPlan } from './folder-reader';
+import { headerPath, parseListing } from './folder-layout';
+import { findLosses, lookPast, noteWaiting } from './folder-losses';
+import { FolderReader, SnapshotPartError, type Applied } from './folder-reader';
 import { durationInWords, HybridClock, parseStamp, receiveAll, type ClockAhead } from './hlc';
 import { SyncLedger } from './ledger';
 import { LogWriter } from './log-writer';
@@ -34,8 +35,6 @@ export const SNAPSHOT_AFTER_BYTES = 1_000_000;
 const FLUSH_RECORDS = 5_000;
 /** A device that applied others' segments but has nothing of its own to say still writes (its `seen`) this often. */
 const SEEN_EVERY_MS = 3_600_000;
-/** How long a gap lasts before it is said (see sayLastingGaps). */
-const GAP_SAID_AFTER_MS = 86_400_000;
 
 export interface SyncDeps {
   db: BackstoryDB;
@@ -159,18 +158,13 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   if (!listing.headers.some((h) => h.vaultId === dev.vaultId)) {
     throw new SyncPlaceError('gone', 'The synced memory is no longer in this folder (its header file is gone). Disconnect and connect again to start a new one there; your memory on this device is kept.');
   }
-  // This device's segments the folder lost (put back to an older copy): a snapshot of everything here is written at
-  // the end of the pass, after a new segment, so that devices behind the gap move past it.
-  const lost = missingOwnSegments(listing, dev.deviceId, dev.applied[dev.deviceId]?.seq ?? 0);
-  if (lost.length) {
-    const which = lost.length === 1 ? `segment ${lost[0]}` : `segments ${lost[0]} to ${lost.at(-1)}`;
-    say(`lost ${lost[0]} ${lost.at(-1)}`, `Some of what this device synced is no longer in the folder (${which}: was the folder put back to an older copy?). ` +
-      'All of this memory was written again, so the other devices get it.');
-  }
+  // Segments the folder lost (put back to an older copy) that this device can make up for: a segment and then a
+  // snapshot of everything here are written this pass, so that devices behind the gap move past it.
+  const losses = findLosses(listing, dev);
   const reader = readerFor(dev, storage);
-  const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path });
+  const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path, lookPast: lookPast(dev, now()) });
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
-  sayLastingGaps(dev, read, now(), say);
+  const rewrite = noteWaiting(dev, read, losses, now(), say);
   report.devices = dev.devices = Math.max(1, Object.keys(read.devices).length);
 
   const ledger = new SyncLedger(deps.db);
@@ -252,7 +246,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   const mine = dev.applied[dev.deviceId];
   const quietFor = now() - (dev.wrote[dev.deviceId] ?? 0);
   const seenMoved = Object.entries(dev.applied).some(([d, a]) => d !== dev.deviceId && a.seq > (dev.seen[dev.deviceId]?.[d] ?? 0));
-  if (ops.length || (seenMoved && quietFor > SEEN_EVERY_MS) || !mine || lost.length) {
+  if (ops.length || (seenMoved && quietFor > SEEN_EVERY_MS) || !mine || rewrite) {
     await states.load(state, ops.map((o) => o.id));
     applyOps(state, ops);
     noteRevisions(dev, state, new Set(ops.map((o) => o.id)));
@@ -282,7 +276,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   }
 
   const written = dev.bytesSinceSnapshot ?? 0;
-  const due = lost.length > 0 || dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS || written >= Math.max(SNAPSHOT_AFTER_BYTES, dev.snapshotBytes ?? 0);
+  const due = rewrite || dev.opsSinceSnapshot >= SNAPSHOT_AFTER_OPS || written >= Math.max(SNAPSHOT_AFTER_BYTES, dev.snapshotBytes ?? 0);
   if (due && (dev.applied[dev.deviceId]?.seq ?? 0) > dev.snapshotSeq) await writeSnapshot(deps.db, dev, writer, states, now(), deps.snapshotPartBytes);
 
   dev.lastSyncedAt = now();
@@ -291,25 +285,6 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   dev.notice = report.problems.at(-1);
   await writeDevice(deps.db, dev);
   return report;
-}
-
-/**
- * A gap is mostly a segment a file-sync engine has not delivered yet, so it is said only once it has lasted
- * GAP_SAID_AFTER_MS by the pass's clock: then the segment is likely gone (a folder put back to an older copy, a file
- * removed), and only its writer can make up for it (`missingOwnSegments`).
- */
-function sayLastingGaps(dev: DeviceState, read: FolderPlan, now: number, say: (key: string, words: string) => void): void {
-  const waiting: Record<string, number> = {};
-  for (const { device, from, to } of read.gaps) {
-    const key = `${device} ${from}`;
-    const since = (waiting[key] = dev.waiting?.[key] ?? now);
-    if (now - since < GAP_SAID_AFTER_MS) continue;
-    const name = read.devices[device]?.name ?? 'another device';
-    const missing = from === to - 1 ? `segment ${from}` : `segments ${from} to ${to - 1}`;
-    say(`gap ${key}`, `Changes from '${name}' wait for its ${missing}, missing from the folder for ${durationInWords(now - since)}. ` +
-      `If '${name}' still syncs, its next pass writes ${from === to - 1 ? 'it' : 'them'} again.`);
-  }
-  dev.waiting = waiting;
 }
 
 /**

@@ -106,15 +106,15 @@ export function parseListing(entries: readonly SyncFileEntry[], vaultId?: string
 }
 
 /**
- * The seqs of `device`'s segments up to `head` that neither the folder holds nor a snapshot of that device in the
- * folder covers: a device's own pruning never leaves one (it removes only what a snapshot it keeps covers), so these
- * went with the folder put back to an older copy, or removed by hand. Only the device that wrote them can make up for
- * them, and a device behind them would wait at the gap for good.
+ * The seqs of `device`'s segments up to `upTo` that neither the folder holds nor a snapshot of that device in the
+ * folder covers. A device's own pruning never leaves one (it removes only what a snapshot it keeps covers), so these
+ * went with the folder put back to an older copy, or were removed by hand: a device behind them waits at the gap for
+ * good unless the writer, or a device that applied them, writes them again as a snapshot.
  */
-export function missingOwnSegments(listing: FolderListing, device: string, head: number): number[] {
+export function missingSegments(listing: FolderListing, device: string, upTo: number): number[] {
   const covered = listing.snapshots.reduce((m, s) => (s.device === device ? Math.max(m, s.seq) : m), 0);
   const held = new Set(listing.segments.filter((s) => s.device === device).map((s) => s.seq));
   const missing: number[] = [];
-  for (let seq = covered + 1; seq <= head; seq++) if (!held.has(seq)) missing.push(seq);
+  for (let seq = covered + 1; seq <= upTo; seq++) if (!held.has(seq)) missing.push(seq);
   return missing;
 }

@@ -55,6 +55,11 @@ export interface FolderPlan {
   problems: FolderProblem[];
   /** Where a device's chain stops at a missing segment (`from` to `to - 1`) with a later one in the folder. */
   gaps: { device: string; from: number; to: number }[];
+  /**
+   * Devices whose chain stops here before where another device's segment says it had applied it to (`seq`), with the
+   * next segment not in the folder: on its way, or lost with a folder put back to an older copy.
+   */
+  past: { device: string; seq: number }[];
 }
 
 /** `FolderPlan` with every segment's body read (tests, and small folders). */
@@ -75,6 +80,8 @@ interface Opened {
   seq: number;
   prev: string;
   hash: string;
+  /** A segment's `seen`: how far its writer had applied each device's log. */
+  seen?: Record<string, number>;
   /** A snapshot's `covers` and `heads`; and a manifest's part hashes and record count (version 2). */
   covers?: Record<string, number>;
   heads?: Record<string, string>;
@@ -123,7 +130,7 @@ export class FolderReader {
    * needed (`resume`: the manifest a stopped pass was applying, preferred while it is still there and whole), and the
    * new segments in chain order, read one at a time with `body`.
    */
-  async plan(applied: Readonly<Record<string, Applied>>, opts: { resume?: string } = {}): Promise<FolderPlan> {
+  async plan(applied: Readonly<Record<string, Applied>>, opts: { resume?: string; lookPast?: readonly string[] } = {}): Promise<FolderPlan> {
     const listing = parseListing(await this.storage.list(), this.vault.vaultId);
     const problems: FolderProblem[] = [];
     const report = (kind: FolderProblemKind, path: string, words: string, key = `${kind} ${path}`) => {
@@ -141,9 +148,19 @@ export class FolderReader {
     const isNew = Object.keys(applied).length === 0;
     // A device's snapshot past where its chain stands here, with the next segment not in the folder (pruned before this
     // device read it: it joined, or waited, while the snapshot was not all there): a gap with no later segment to show it.
+    const nextHeld = (heads: Record<string, Applied>, d: string) => segs.some((x) => x.device === d && x.seq === (heads[d]?.seq ?? 0) + 1);
     const behind = listing.snapshots
-      .filter((f) => f.seq > (chains.heads[f.device]?.seq ?? 0) && !segs.some((x) => x.device === f.device && x.seq === (chains.heads[f.device]?.seq ?? 0) + 1))
+      .filter((f) => f.seq > (chains.heads[f.device]?.seq ?? 0) && !nextHeld(chains.heads, f.device))
       .map((f) => ({ device: f.device, to: f.seq + 1 }));
+    // How far other devices' segments say they applied each log, where this folder holds no next segment of it. Those
+    // `lookPast` names (it lasted: see the engine) are looked past with a snapshot that covers them, as gaps are.
+    const furthest = new Map<string, number>();
+    for (const x of segs) for (const [d, seq] of Object.entries(x.seen ?? {})) if (seq > (furthest.get(d) ?? 0)) furthest.set(d, seq);
+    const pastOf = (heads: Record<string, Applied>) =>
+      [...furthest]
+        .filter(([d, seq]) => seq > (heads[d]?.seq ?? 0) && !nextHeld(heads, d))
+        .map(([device, seq]) => ({ device, seq }));
+    for (const p of pastOf(chains.heads)) if (opts.lookPast?.includes(p.device)) behind.push({ device: p.device, to: p.seq + 1 });
     if (isNew || chains.gaps.length > 0 || behind.length > 0) {
       // Snapshots are opened only when one may be needed: a worker that restarts would otherwise read them all again.
       const snaps = await this.openAll(listing.snapshots, 'snapshot', report);
@@ -166,7 +183,7 @@ export class FolderReader {
     const segments = chains.next.map((r) => ({ ...r, seq: r.before.seq + 1 }));
     for (const path of this.bodies.keys()) if (!segments.some((r) => r.path === path)) this.bodies.delete(path);
     const gaps = chains.gaps.map(({ device, from, to }) => ({ device, from, to }));
-    return { snapshot, segments, heads: chains.heads, devices: { ...this.devices }, problems, gaps };
+    return { snapshot, segments, heads: chains.heads, devices: { ...this.devices }, problems, gaps, past: pastOf(chains.heads) };
   }
 
   /**
@@ -278,7 +295,7 @@ export class FolderReader {
               bodies.set(f.path, body);
               kept += f.size;
             }
-            known = { size: f.size, device: body.device, seq: body.seq, prev: body.prev, hash };
+            known = { size: f.size, device: body.device, seq: body.seq, prev: body.prev, hash, seen: body.seen };
           } else {
             const body = checkSnapshot(json);
             const manifest = 'version' in body ? { parts: body.parts, records: body.records } : {};

@@ -260,6 +260,45 @@ describe('sync between two profiles through one folder', () => {
     expect(await a.texts()).toEqual(want);
   });
 
+  it('a folder put back to an older copy while its writer is gone for good: a device that applied the lost segments writes them again', async () => {
+    const folder = new MemoryStorage();
+    const [a, b, c] = ['Laptop', 'Desktop', 'Phone'].map((n) => new Profile(n, folder));
+    const day = 86_400_000;
+    a.clock = b.clock = c.clock = Date.UTC(2026, 11, 1);
+    await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
+    for (const p of [a, b, c]) {
+      await p.connect();
+      await p.pass();
+    }
+    const lastWeek = new Map([...folder.files].map(([path, bytes]) => [path, bytes.slice()]));
+    await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
+    await a.pass();
+    await a.store.update('x', { text: 'The lease renews in April.' });
+    await a.pass();
+    await b.pass();
+    // The Laptop is lost; then the folder is restored from last week's copy. Nothing in it says the Laptop wrote more.
+    folder.files.clear();
+    for (const [path, bytes] of lastWeek) folder.files.set(path, bytes);
+    await c.pass();
+    expect(await c.texts()).toEqual({ x: 'The lease renews in March.' });
+    // The Desktop applied what went: after a day (an engine may deliver a device's pruning before its snapshot), it
+    // says so once and writes its memory again; a day after the Phone first sees it, the Phone moves past.
+    expect((await b.pass())?.problems).toEqual([]);
+    b.clock += day;
+    expect((await b.pass())?.problems).toEqual([expect.stringMatching(/'Laptop''s segments 2 to 3 are no longer in the folder/)]);
+    expect((await b.pass())?.problems).toEqual([]);
+    await c.pass();
+    c.clock += day;
+    await c.pass();
+    const want = { x: 'The lease renews in April.', y: 'Dana wants the report by Friday.' };
+    expect(await c.texts()).toEqual(want);
+    expect(await b.texts()).toEqual(want);
+    // Nothing is written again once the folder holds it: further passes add no file.
+    const files = folder.files.size;
+    for (const p of [b, c, b, c]) await p.pass();
+    expect(folder.files.size).toBe(files);
+  });
+
   it('a gap that lasts a day is said once, with the device it waits for; it goes when the device writes again', async () => {
     const folder = new MemoryStorage();
     const [a, c] = ['Laptop', 'Desktop'].map((n) => new Profile(n, folder));

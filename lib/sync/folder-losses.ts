@@ -1,0 +1,73 @@
+// What a folder lost (docs/sync.md, "Pruning" and "Reading"): segments gone with the folder put back to an older copy,
+// written again as a snapshot by their writer or by a device that applied them; and gaps that last, said.
+import type { DeviceState } from './device';
+import { missingSegments, type FolderListing } from './folder-layout';
+import type { FolderPlan } from './folder-reader';
+import { durationInWords } from './hlc';
+
+/**
+ * How long a gap, or another device's log that stops before where a third had applied it, lasts before it is taken as
+ * lost: a file-sync engine may deliver segments in any order, but not a day late while the other files arrive.
+ */
+export const LOST_AFTER_MS = 86_400_000;
+
+/** Segments the folder lost that this device can make up for with a snapshot of its whole state. */
+export interface Losses {
+  /** This device's own, up to its chain head. */
+  own: number[];
+  /** Other devices' it applied, where no snapshot of its own in the folder covers them. */
+  held: { device: string; seqs: number[] }[];
+}
+
+export function findLosses(listing: FolderListing, dev: DeviceState): Losses {
+  const me = dev.deviceId;
+  const own = missingSegments(listing, me, dev.applied[me]?.seq ?? 0);
+  // What this device's newest snapshot covers counts only while that snapshot is still in the folder.
+  const mine = listing.snapshots.some((s) => s.device === me && s.seq === dev.snapshotSeq) ? (dev.snapshotCovers ?? {}) : {};
+  const held: Losses['held'] = [];
+  for (const [device, { seq }] of Object.entries(dev.applied)) {
+    if (device === me || seq <= (mine[device] ?? 0)) continue;
+    const seqs = missingSegments(listing, device, seq).filter((k) => k > (mine[device] ?? 0));
+    if (seqs.length) held.push({ device, seqs });
+  }
+  return { own, held };
+}
+
+const span = (seqs: readonly number[]) => (seqs.length === 1 ? `segment ${seqs[0]}` : `segments ${seqs[0]} to ${seqs.at(-1)}`);
+
+/** The devices this device has waited a day to move past (see `FolderPlan.past`): the reader looks for a snapshot. */
+export function lookPast(dev: DeviceState, now: number): string[] {
+  return Object.entries(dev.waiting ?? {}).flatMap(([key, since]) => (key.startsWith('past ') && now - since >= LOST_AFTER_MS ? [key.slice(5)] : []));
+}
+
+/**
+ * Notes when this device first found each gap, each log it stands short of (`past`) and each loss of another
+ * device's segments it holds (`dev.waiting`), and says each once. Its own losses are acted on at once (only it deletes
+ * its files); the rest once they have lasted LOST_AFTER_MS by the pass's clock, since an engine may deliver another
+ * device's pruning before the snapshot that covers it. True when a segment and a snapshot are to be written this pass.
+ */
+export function noteWaiting(dev: DeviceState, read: FolderPlan, losses: Losses, now: number, say: (key: string, words: string) => void): boolean {
+  const waiting: Record<string, number> = {};
+  const lasted = (key: string) => now - (waiting[key] = dev.waiting?.[key] ?? now) >= LOST_AFTER_MS;
+  const name = (device: string) => `'${read.devices[device]?.name ?? 'another device'}'`;
+  for (const { device } of read.past) lasted(`past ${device}`);
+  for (const { device, from, to } of read.gaps) {
+    const since = dev.waiting?.[`${device} ${from}`] ?? now;
+    if (!lasted(`${device} ${from}`)) continue;
+    const seqs = from === to - 1 ? [from] : [from, to - 1];
+    say(`gap ${device} ${from}`, `Changes from ${name(device)} wait for its ${span(seqs)}, missing from the folder for ${durationInWords(now - since)}. ` +
+      `If ${name(device)} still syncs, its next pass writes ${seqs.length === 1 ? 'it' : 'them'} again.`);
+  }
+  const { own } = losses;
+  if (own.length) {
+    say(`lost ${own[0]} ${own.at(-1)}`, `Some of what this device synced is no longer in the folder (${span(own)}: was the folder put back to an older copy?). ` +
+      'All of this memory was written again, so the other devices get it.');
+  }
+  const held = losses.held.filter(({ device, seqs }) => lasted(`held ${device} ${seqs[0]}`));
+  for (const { device, seqs } of held) {
+    say(`lost ${device} ${seqs[0]} ${seqs.at(-1)}`, `${name(device)}'s ${span(seqs)} ${seqs.length === 1 ? 'is' : 'are'} no longer in the folder. ` +
+      'This device had applied them, and wrote its memory again so that the other devices get them.');
+  }
+  dev.waiting = waiting;
+  return own.length > 0 || held.length > 0;
+}
