@@ -67,6 +67,31 @@ async function pair(items: MemoryInput[] = []): Promise<{ folder: MemoryStorage;
   return { folder, a, b };
 }
 
+/**
+ * Three profiles joined through one folder; then last week's copy of the folder is kept, the first makes two changes
+ * (a memory added, then edited) that the second takes in while the third is away, and the folder is put back to that
+ * copy (a host's "restore", a backup copied over it): the first's two segments are gone.
+ */
+async function restoredAfterTwoChanges(names: string[], clock?: number): Promise<{ folder: MemoryStorage; a: Profile; b: Profile; c: Profile }> {
+  const folder = new MemoryStorage();
+  const [a, b, c] = names.map((n) => new Profile(n, folder));
+  if (clock !== undefined) a.clock = b.clock = c.clock = clock;
+  await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
+  for (const p of [a, b, c]) {
+    await p.connect();
+    await p.pass();
+  }
+  const lastWeek = new Map([...folder.files].map(([path, bytes]) => [path, bytes.slice()]));
+  await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
+  await a.pass();
+  await a.store.update('x', { text: 'The lease renews in April.' });
+  await a.pass();
+  await b.pass();
+  folder.files.clear();
+  for (const [path, bytes] of lastWeek) folder.files.set(path, bytes);
+  return { folder, a, b, c };
+}
+
 describe('sync between two profiles through one folder', () => {
   it('joins with the passphrase, and each sees the other’s memories (a union: nothing deleted)', async () => {
     const folder = new MemoryStorage();
@@ -232,23 +257,7 @@ describe('sync between two profiles through one folder', () => {
   });
 
   it('a folder put back to an older copy: the device whose segments went writes what they held again, and says so once', async () => {
-    const folder = new MemoryStorage();
-    const [a, b, c] = ['A', 'B', 'C'].map((n) => new Profile(n, folder));
-    await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
-    for (const p of [a, b, c]) {
-      await p.connect();
-      await p.pass();
-    }
-    // Last week's copy of the folder, then two more changes from A that B takes in; C is away.
-    const lastWeek = new Map([...folder.files].map(([path, bytes]) => [path, bytes.slice()]));
-    await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
-    await a.pass();
-    await a.store.update('x', { text: 'The lease renews in April.' });
-    await a.pass();
-    await b.pass();
-    // The folder is restored from that copy (a host's "restore", a backup put back): A's two segments are gone.
-    folder.files.clear();
-    for (const [path, bytes] of lastWeek) folder.files.set(path, bytes);
+    const { a, b, c } = await restoredAfterTwoChanges(['A', 'B', 'C']);
     const noticed = await a.pass();
     expect(noticed?.problems).toEqual([expect.stringMatching(/no longer in the folder .* written again/)]);
     expect((await a.pass())?.problems).toEqual([]);
@@ -261,34 +270,19 @@ describe('sync between two profiles through one folder', () => {
   });
 
   it('a folder put back to an older copy while its writer is gone for good: a device that applied the lost segments writes them again', async () => {
-    const folder = new MemoryStorage();
-    const [a, b, c] = ['Laptop', 'Desktop', 'Phone'].map((n) => new Profile(n, folder));
     const day = 86_400_000;
-    a.clock = b.clock = c.clock = Date.UTC(2026, 11, 1);
-    await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
-    for (const p of [a, b, c]) {
-      await p.connect();
-      await p.pass();
-    }
-    const lastWeek = new Map([...folder.files].map(([path, bytes]) => [path, bytes.slice()]));
-    await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
-    await a.pass();
-    await a.store.update('x', { text: 'The lease renews in April.' });
-    await a.pass();
-    await b.pass();
-    // The Laptop is lost; then the folder is restored from last week's copy. Nothing in it says the Laptop wrote more.
-    folder.files.clear();
-    for (const [path, bytes] of lastWeek) folder.files.set(path, bytes);
+    // The Laptop is lost as well as its two segments: nothing in the folder says it wrote more.
+    const { folder, b, c } = await restoredAfterTwoChanges(['Laptop', 'Desktop', 'Phone'], Date.UTC(2026, 11, 1));
     await c.pass();
     expect(await c.texts()).toEqual({ x: 'The lease renews in March.' });
     // The Desktop applied what went: after a day (an engine may deliver a device's pruning before its snapshot), it
     // says so once and writes its memory again; a day after the Phone first sees it, the Phone moves past.
     expect((await b.pass())?.problems).toEqual([]);
-    b.clock += day;
+    b.clock! += day;
     expect((await b.pass())?.problems).toEqual([expect.stringMatching(/'Laptop''s segments 2 to 3 are no longer in the folder/)]);
     expect((await b.pass())?.problems).toEqual([]);
     await c.pass();
-    c.clock += day;
+    c.clock! += day;
     await c.pass();
     const want = { x: 'The lease renews in April.', y: 'Dana wants the report by Friday.' };
     expect(await c.texts()).toEqual(want);
