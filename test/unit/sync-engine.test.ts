@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MemoryInput } from '../../lib/memory/types';
@@ -9,7 +9,7 @@ import { StateStore } from '../../lib/sync/state-store';
 import { dismissRevisions, revisionsOf } from '../../lib/sync/revisions';
 import { mergedRecord } from '../../lib/sync/merge';
 import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
-import { SyncPlaceError } from '../../lib/sync/types';
+import { SyncPlaceError, type SyncStorage } from '../../lib/sync/types';
 import { segmentPath } from '../../lib/sync/folder-layout';
 import { SyncProfile } from './sync-fixtures';
 import { WebDavStorage } from '../../lib/sync/storage-webdav';
@@ -68,12 +68,44 @@ async function pair(items: MemoryInput[] = []): Promise<{ folder: MemoryStorage;
 }
 
 /**
+ * A folder that can be put back to an earlier copy: in memory, or a folder on a real WebDAV server (rclone serve
+ * webdav), copied and restored on the server's disk as a host's "restore" would.
+ */
+async function restorableFolder(where: 'memory' | 'webdav', name: string): Promise<{ folder: SyncStorage; keep: () => () => void }> {
+  if (where === 'memory') {
+    const folder = new MemoryStorage();
+    return {
+      folder,
+      keep: () => {
+        const copy = new Map([...folder.files].map(([path, bytes]) => [path, bytes.slice()]));
+        return () => {
+          folder.files.clear();
+          for (const [path, bytes] of copy) folder.files.set(path, bytes);
+        };
+      },
+    };
+  }
+  const folder = await webdavFolder(name);
+  const dir = join(server!.dir, name);
+  return {
+    folder,
+    keep: () => {
+      const copy = `${dir}.copy`;
+      cpSync(dir, copy, { recursive: true });
+      return () => {
+        rmSync(dir, { recursive: true, force: true });
+        cpSync(copy, dir, { recursive: true });
+      };
+    },
+  };
+}
+
+/**
  * Three profiles joined through one folder; then last week's copy of the folder is kept, the first makes two changes
  * (a memory added, then edited) that the second takes in while the third is away, and the folder is put back to that
  * copy (a host's "restore", a backup copied over it): the first's two segments are gone.
  */
-async function restoredAfterTwoChanges(names: string[], clock?: number): Promise<{ folder: MemoryStorage; a: Profile; b: Profile; c: Profile }> {
-  const folder = new MemoryStorage();
+async function restoredAfterTwoChanges(folder: SyncStorage, keep: () => () => void, names: string[], clock?: number): Promise<{ a: Profile; b: Profile; c: Profile }> {
   const [a, b, c] = names.map((n) => new Profile(n, folder));
   if (clock !== undefined) a.clock = b.clock = c.clock = clock;
   await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
@@ -81,15 +113,14 @@ async function restoredAfterTwoChanges(names: string[], clock?: number): Promise
     await p.connect();
     await p.pass();
   }
-  const lastWeek = new Map([...folder.files].map(([path, bytes]) => [path, bytes.slice()]));
+  const restore = keep();
   await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
   await a.pass();
   await a.store.update('x', { text: 'The lease renews in April.' });
   await a.pass();
   await b.pass();
-  folder.files.clear();
-  for (const [path, bytes] of lastWeek) folder.files.set(path, bytes);
-  return { folder, a, b, c };
+  restore();
+  return { a, b, c };
 }
 
 describe('sync between two profiles through one folder', () => {
@@ -256,8 +287,9 @@ describe('sync between two profiles through one folder', () => {
     await expect(a.pass()).rejects.toThrow(/no longer in this folder/);
   });
 
-  it('a folder put back to an older copy: the device whose segments went writes what they held again, and says so once', async () => {
-    const { a, b, c } = await restoredAfterTwoChanges(['A', 'B', 'C']);
+  it.each(['memory', 'webdav'] as const)('a folder put back to an older copy: the device whose segments went writes what they held again, and says so once (%s)', async (where) => {
+    const { folder, keep } = await restorableFolder(where, 'restored');
+    const { a, b, c } = await restoredAfterTwoChanges(folder, keep, ['A', 'B', 'C']);
     const noticed = await a.pass();
     expect(noticed?.problems).toEqual([expect.stringMatching(/no longer in the folder .* written again/)]);
     expect((await a.pass())?.problems).toEqual([]);
@@ -269,10 +301,11 @@ describe('sync between two profiles through one folder', () => {
     expect(await a.texts()).toEqual(want);
   });
 
-  it('a folder put back to an older copy while its writer is gone for good: a device that applied the lost segments writes them again', async () => {
+  it.each(['memory', 'webdav'] as const)('a folder put back to an older copy while its writer is gone for good: a device that applied the lost segments writes them again (%s)', async (where) => {
     const day = 86_400_000;
     // The Laptop is lost as well as its two segments: nothing in the folder says it wrote more.
-    const { folder, b, c } = await restoredAfterTwoChanges(['Laptop', 'Desktop', 'Phone'], Date.UTC(2026, 11, 1));
+    const { folder, keep } = await restorableFolder(where, 'restored, writer gone');
+    const { b, c } = await restoredAfterTwoChanges(folder, keep, ['Laptop', 'Desktop', 'Phone'], Date.UTC(2026, 11, 1));
     await c.pass();
     expect(await c.texts()).toEqual({ x: 'The lease renews in March.' });
     // The Desktop applied what went: after a day (an engine may deliver a device's pruning before its snapshot), it
@@ -288,9 +321,9 @@ describe('sync between two profiles through one folder', () => {
     expect(await c.texts()).toEqual(want);
     expect(await b.texts()).toEqual(want);
     // Nothing is written again once the folder holds it: further passes add no file.
-    const files = folder.files.size;
+    const files = (await folder.list()).length;
     for (const p of [b, c, b, c]) await p.pass();
-    expect(folder.files.size).toBe(files);
+    expect((await folder.list()).length).toBe(files);
   });
 
   it('a gap that lasts a day is said once, with the device it waits for; it goes when the device writes again', async () => {
