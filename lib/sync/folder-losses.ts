@@ -48,14 +48,15 @@ export function lookPast(dev: DeviceState, now: number): string[] {
  */
 export function noteWaiting(dev: DeviceState, read: FolderPlan, losses: Losses, now: number, say: (key: string, words: string) => void): boolean {
   const waiting: Record<string, number> = {};
-  const lasted = (key: string) => now - (waiting[key] = dev.waiting?.[key] ?? now) >= LOST_AFTER_MS;
+  const since = (key: string) => (waiting[key] = dev.waiting?.[key] ?? now);
+  const lasted = (key: string) => now - since(key) >= LOST_AFTER_MS;
   const name = (device: string) => `'${read.devices[device]?.name ?? 'another device'}'`;
-  for (const { device } of read.past) lasted(`past ${device}`);
+  for (const { device } of read.past) since(`past ${device}`);
   for (const { device, from, to } of read.gaps) {
-    const since = dev.waiting?.[`${device} ${from}`] ?? now;
-    if (!lasted(`${device} ${from}`)) continue;
+    const key = `${device} ${from}`;
+    if (!lasted(key)) continue;
     const seqs = from === to - 1 ? [from] : [from, to - 1];
-    say(`gap ${device} ${from}`, `Changes from ${name(device)} wait for its ${span(seqs)}, missing from the folder for ${durationInWords(now - since)}. ` +
+    say(`gap ${key}`, `Changes from ${name(device)} wait for its ${span(seqs)}, missing from the folder for ${durationInWords(now - waiting[key])}. ` +
       `If ${name(device)} still syncs, its next pass writes ${seqs.length === 1 ? 'it' : 'them'} again.`);
   }
   const { own } = losses;
