@@ -48,7 +48,8 @@ export function lookPast(dev: DeviceState, now: number): string[] {
  */
 export function noteWaiting(dev: DeviceState, read: FolderPlan, losses: Losses, now: number, say: (key: string, words: string) => void): boolean {
   const waiting: Record<string, number> = {};
-  const since = (key: string) => (waiting[key] = dev.waiting?.[key] ?? now);
+  // A time noted while the clock ran ahead counts from now once it is set right.
+  const since = (key: string) => (waiting[key] = Math.min(dev.waiting?.[key] ?? now, now));
   const lasted = (key: string) => now - since(key) >= LOST_AFTER_MS;
   const name = (device: string) => `'${read.devices[device]?.name ?? 'another device'}'`;
   for (const { device } of read.past) since(`past ${device}`);
