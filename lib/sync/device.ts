@@ -32,6 +32,8 @@ export interface DeviceState extends SyncDeviceRow {
   snapshotSeq: number;
   /** How far that snapshot covers each device's log (`findLosses` reads it while the snapshot is in the folder). */
   snapshotCovers?: Record<string, number>;
+  /** How many parts that snapshot has: it counts as covering only while every one is in the folder. */
+  snapshotParts?: number;
   opsSinceSnapshot: number;
   /** Bytes of segments this device wrote since its last snapshot, and that snapshot's size. */
   bytesSinceSnapshot?: number;

@@ -19,11 +19,14 @@ export interface Losses {
   held: { device: string; seqs: number[] }[];
 }
 
-export function findLosses(listing: FolderListing, dev: DeviceState): Losses {
+export function findLosses(folder: FolderListing, dev: DeviceState): Losses {
   const me = dev.deviceId;
+  // This device's newest snapshot covers only while it is whole in the folder: a manifest whose parts went (a partial
+  // restore, a hand clean-up) is of no use to a device behind it.
+  const whole = wholeSnapshot(folder, dev);
+  const listing = whole ? folder : { ...folder, snapshots: folder.snapshots.filter((s) => !(s.device === me && s.seq === dev.snapshotSeq)) };
   const own = missingSegments(listing, me, dev.applied[me]?.seq ?? 0);
-  // What this device's newest snapshot covers counts only while that snapshot is still in the folder.
-  const mine = listing.snapshots.some((s) => s.device === me && s.seq === dev.snapshotSeq) ? (dev.snapshotCovers ?? {}) : {};
+  const mine = whole ? (dev.snapshotCovers ?? {}) : {};
   const held: Losses['held'] = [];
   for (const [device, { seq }] of Object.entries(dev.applied)) {
     if (device === me || seq <= (mine[device] ?? 0)) continue;
@@ -31,6 +34,16 @@ export function findLosses(listing: FolderListing, dev: DeviceState): Losses {
     if (seqs.length) held.push({ device, seqs });
   }
   return { own, held };
+}
+
+/** Whether this device's newest snapshot is in the folder with every part it was written with. */
+function wholeSnapshot(listing: FolderListing, dev: DeviceState): boolean {
+  const me = dev.deviceId;
+  if (!listing.snapshots.some((s) => s.device === me && s.seq === dev.snapshotSeq)) return false;
+  const n = dev.snapshotParts;
+  if (n === undefined) return true; // written before the count was kept (or the first format: no parts)
+  const held = new Set(listing.parts.filter((p) => p.device === me && p.seq === dev.snapshotSeq).map((p) => p.part));
+  return Array.from({ length: n }, (_, k) => k).every((k) => held.has(k));
 }
 
 const span = (seqs: readonly number[]) => (seqs.length === 1 ? `segment ${seqs[0]}` : `segments ${seqs[0]} to ${seqs.at(-1)}`);

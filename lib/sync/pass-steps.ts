@@ -144,10 +144,11 @@ export async function writeSnapshot(db: BackstoryDB, dev: DeviceState, writer: L
     }
   }
   const seq = dev.applied[dev.deviceId].seq;
-  const { size } = await writer.snapshot(seq, dev.applied, records(), { partBytes });
+  const { size, parts } = await writer.snapshot(seq, dev.applied, records(), { partBytes });
   await db.syncState.bulkDelete(dropped);
   dev.snapshotSeq = seq;
   dev.snapshotCovers = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
+  dev.snapshotParts = parts;
   dev.snapshotBytes = size;
   dev.opsSinceSnapshot = 0;
   dev.bytesSinceSnapshot = 0;

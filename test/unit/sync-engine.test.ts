@@ -326,6 +326,36 @@ describe('sync between two profiles through one folder', () => {
     expect((await folder.list()).length).toBe(files);
   });
 
+  it('a snapshot whose parts the folder lost (its manifest kept) no longer counts: its writer writes its memory again, and a new device joins', async () => {
+    const folder = new MemoryStorage();
+    const a = new Profile('A', folder);
+    await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
+    await a.connect();
+    await a.pass();
+    // Enough written for a snapshot, in settings another device can read (a note under the settings' size limit).
+    const text = noise(7);
+    const manifests = () => [...folder.files.keys()].filter((p) => p.includes('/snap/') && !/p\d{5}\.bin$/.test(p));
+    for (let k = 0; k < 30 && !manifests().length; k++) {
+      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: text(150_000) } };
+      await a.pass();
+    }
+    // A's only device: its snapshot covers every segment, so its pruning left none.
+    const files = [...folder.files.keys()];
+    expect(files.filter((p) => p.includes('/log/'))).toEqual([]);
+    // The parts go (a partial restore, a hand clean-up); the manifest stays.
+    const parts = files.filter((p) => /p\d{5}\.bin$/.test(p));
+    expect(parts.length).toBeGreaterThan(0);
+    for (const p of parts) folder.files.delete(p);
+    const noticed = await a.pass();
+    expect(noticed?.problems).toEqual([expect.stringMatching(/no longer in the folder .* written again/)]);
+    expect((await a.pass())?.problems).toEqual([]);
+    const b = new Profile('B', folder);
+    await b.connect();
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'The lease renews in March.' });
+    expect(b.settings.rank).toEqual(a.settings.rank);
+  });
+
   it('a gap that lasts a day is said once, with the device it waits for; it goes when the device writes again', async () => {
     const folder = new MemoryStorage();
     const [a, c] = ['Laptop', 'Desktop'].map((n) => new Profile(n, folder));
