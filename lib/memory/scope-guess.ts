@@ -121,9 +121,21 @@ const HONORIFIC = /^(?:mr|mrs|ms|miss|mx|dr|prof|professor|principal|coach|sir|m
 const NAME_WORD = /^\p{Lu}[\p{L}'’-]*\.?$|^\p{Lu}\.$/u;
 const NOT_A_NAME = new Set(['I', 'The', 'A', 'An', 'My', 'Our', 'When', 'If', 'In', 'For', 'With', 'Always', 'Never', 'Do', "Don't", 'Please', 'Keep', 'Use']);
 
-/** The name a person lead is followed by: past a role, relation or title, one to three capitalised words. */
-function nameAfter(rest: string): string | undefined {
-  const words = rest.split(/\s+/).slice(0, 10);
+/**
+ * The first `n` words of `text` from `from`, read no further: a head of person leads over and over ("send to a send to
+ * a …") asks this at each, so splitting the rest of the head every time cost its length squared.
+ */
+function wordsFrom(text: string, from: number, n: number): string[] {
+  const word = /\S+/g;
+  word.lastIndex = from;
+  const out: string[] = [];
+  for (let m = word.exec(text); m && out.length < n; m = word.exec(text)) out.push(m[0]);
+  return out;
+}
+
+/** The name a person lead is followed by (at `from` in `head`): past a role, relation or title, one to three capitalised words. */
+function nameAfter(head: string, from: number): string | undefined {
+  const words = wordsFrom(head, from, 10);
   const name: string[] = [];
   let skipped = 0;
   for (const raw of words) {
@@ -163,7 +175,7 @@ function conditionPerson(text: string): string | undefined {
   for (const lead of PERSON_LEADS) {
     lead.lastIndex = 0;
     for (let m = lead.exec(head); m; m = lead.exec(head)) {
-      const name = nameAfter(head.slice(m.index + m[0].length));
+      const name = nameAfter(head, m.index + m[0].length);
       if (name) return name;
     }
   }
