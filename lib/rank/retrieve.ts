@@ -5,6 +5,8 @@ import type { Tuning } from './tuning';
 import { PERSON_PREFIX, DATE_PREFIX } from '../memory/index/tokenize';
 import { kthLargest } from '../core/kth-largest';
 import { choosePassages, type PassageChoice } from './passage-choice';
+import { lexicalPass, type LexicalPass } from './lexical-pass';
+import { threadCosines, threadLexical, type ThreadPlaces } from './thread-signals';
 
 /** What retrieval knows of one candidate before it is loaded: its two relevance signals in [0, 1]. */
 export interface Signal {
@@ -54,27 +56,6 @@ function densePass(memory: MemoryView, qvs: Float32Array[], qw: number[], t: Tun
 function mixContext(memory: MemoryView, dense: Map<string, number>, qvs: Float32Array[], qw: number[], share: number): void {
   if (!qvs.length) return;
   for (const [id, c] of memory.contextScores(dense.keys(), qvs, qw)) dense.set(id, (1 - share) * dense.get(id)! + share * c);
-}
-
-/** Terms of the top documents that the query lacks, weighted by how typical they are of those documents. */
-function feedbackTerms(index: LexicalSearcher, top: string[], query: Map<string, number>, t: Tuning) {
-  const gain = new Map<string, number>();
-  for (const id of top) {
-    const tf = index.termsOf(id);
-    if (!tf) continue;
-    let len = 0;
-    for (const n of tf.values()) len += n;
-    for (const [term, n] of tf) {
-      if (query.has(term) || term.startsWith(DATE_PREFIX)) continue;
-      const idf = index.idf(term);
-      gain.set(term, (gain.get(term) ?? 0) + (n / len) * idf);
-    }
-  }
-  // A term must recur in at least two of the top documents' worth of mass to be trusted; otherwise it is one
-  // document's noise.
-  const sorted = [...gain].sort((a, b) => b[1] - a[1]).slice(0, t.prfTerms);
-  const best = sorted[0]?.[1] ?? 0;
-  return sorted.map(([term, g]) => [term, (t.prfWeight * g) / (best || 1)] as const);
 }
 
 /**
@@ -128,7 +109,7 @@ function candidates(dense: Map<string, number>, lexHits: LexicalHit[], index: Le
 }
 
 /** The items worth a signal, in the order found, and each one's place in that order. */
-interface CandidateSlots {
+export interface CandidateSlots {
   ids: string[];
   /** Each one's document slot in the word index (`LexicalSearcher.docSlot`). */
   slots: number[];
@@ -182,79 +163,8 @@ export function choosePoolPassages(memory: MemoryView, r: Retrieval, qvs: Float3
   }
 }
 
-interface LexicalPass {
-  /** BM25 hits of the weighted query (with its expansion), best first. */
-  hits: LexicalHit[];
-  byId: Map<string, LexicalHit>;
-  /** The score an ideal match of the plain query terms would get (each weighted as in the search). */
-  ideal: number;
-  /** Terms added by pseudo-relevance feedback, in the order found and as a set. */
-  expansion: string[];
-  expanded: Set<string>;
-  /** Terms of the query held by half the items or more (`LexicalSearcher.telling`), which the echo does not count; none when every word of the ask is one (a memory on one topic). */
-  untelling: Set<string>;
-}
-
-/**
- * Documents the rarer word of a phrase may be held by for the phrase to be looked for: counting a pair reads the
- * sequence of every document holding both. Two words most of a large memory holds ("next week" in years of meeting
- * notes) share tens of thousands (25 ms at 100k synthetic items, against well under 1 ms for most phrases), and are the
- * words that tell its items apart least. LoCoMo's and LongMemEval's memories are far below it: every phrase counts.
- */
-export const PHRASE_LOOK_LIMIT = 10_000;
-
-/** Whether both words of a phrase are held by more than `PHRASE_LOOK_LIMIT` documents. */
-function tooCommon(index: LexicalSearcher, phrase: string): boolean {
-  const sp = phrase.indexOf(' ');
-  return index.documentsHolding(phrase.slice(0, sp)) > PHRASE_LOOK_LIMIT && index.documentsHolding(phrase.slice(sp + 1)) > PHRASE_LOOK_LIMIT;
-}
-
-/** Lexical: BM25 with weighted terms, normalised by the score an ideal match would get. */
-function lexicalPass(index: LexicalSearcher, plan: QueryPlan, t: Tuning): LexicalPass {
-  let expansion: string[] = [];
-  const untelling = new Set<string>();
-  // Each term weighs as much as it tells items apart (`LexicalSearcher.telling`).
-  const weigh = (term: string, w: number) => {
-    const share = index.telling(term);
-    if (share <= 0) untelling.add(term);
-    return w * Math.max(t.tellingFloor, share);
-  };
-  const asked = new Map<string, number>();
-  for (const [term, w] of plan.terms) asked.set(term, weigh(term, w));
-  // An ask whose every word memory holds is held by most of it (a memory on one topic): they are all it has to
-  // tell items apart by, so the echo counts them all.
-  const oneTopic = ![...asked.keys()].some((term) => index.hasTerm(term) && !untelling.has(term));
-  const q = new Map(asked);
-  // Words of the ask that name someone in memory also look for items by or about that person.
-  if (t.personWeight > 0)
-    for (const [term, w] of plan.terms)
-      if (index.hasTerm(PERSON_PREFIX + term)) q.set(PERSON_PREFIX + term, weigh(PERSON_PREFIX + term, w * t.personWeight));
-  // Two words of the ask side by side in an item: the same thing named, not just the same words (unless counting
-  // the pair would read too many items: `PHRASE_LOOK_LIMIT`).
-  if (t.phraseWeight > 0)
-    for (const ph of plan.phrases) if (!tooCommon(index, ph) && index.hasTerm(ph)) q.set(ph, weigh(ph, t.phraseWeight));
-  // Dates the ask names look for items dated then.
-  if (t.dateWeight > 0) for (const d of plan.dates) if (index.hasTerm(d)) q.set(d, weigh(d, t.dateWeight));
-  if (oneTopic) untelling.clear();
-  let hits = index.search(q, t.lexicalLimit);
-  if (t.prfDocs > 0 && t.prfTerms > 0 && hits.length >= 2) {
-    // Feedback documents are the best lexical hits (choosing them by fused relevance measured worse on LoCoMo).
-    const topLex = hits.slice(0, t.prfDocs).map((h) => h.id);
-    const fb = feedbackTerms(index, topLex, q, t);
-    if (fb.length) {
-      for (const [term, w] of fb) q.set(term, w);
-      expansion = fb.map(([term]) => term);
-      hits = index.search(q, t.lexicalLimit);
-    }
-  }
-  const ideal = index.idealScore(asked) || 1;
-  const byId = new Map<string, LexicalHit>();
-  for (const h of hits) byId.set(h.id, h);
-  return { hits, byId, ideal, expansion, expanded: new Set(expansion), untelling };
-}
-
 /** What scoring a candidate reads. */
-interface SignalInputs {
+export interface SignalInputs {
   index: LexicalSearcher;
   dense: Map<string, number>;
   lexical: LexicalPass;
@@ -262,9 +172,6 @@ interface SignalInputs {
   weights: Weights;
   t: Tuning;
 }
-
-const lexOf = (x: SignalInputs, id: string | undefined) => (id ? (x.lexical.byId.get(id)?.score ?? 0) : 0);
-const denOf = (x: SignalInputs, id: string | undefined) => (id ? (x.dense.get(id) ?? 0) : 0);
 
 /**
  * Each candidate's signals: its own evidence with its thread's, normalised, discounted when off the named person. The
@@ -317,60 +224,6 @@ function signalsOf(found: CandidateSlots, x: SignalInputs, memory: MemoryView): 
     fused[i] = ws + wl > 0 ? (ws * sem + wl * lex) / (ws + wl) : (sem + lex) / 2;
   }
   return new SignalTable(found, { semantic, lexical: lexicalOf, fused, prev, next }, x);
-}
-
-/** Each candidate's place in its thread, in candidate order: whether it has one, and the turns before and after it. */
-interface ThreadPlaces {
-  inThread: Uint8Array;
-  prevs: (string | undefined)[];
-  nexts: (string | undefined)[];
-}
-
-/** Each candidate's cosine with a share of its thread neighbours', in candidate order. */
-function threadCosines(
-  found: CandidateSlots,
-  { inThread, prevs, nexts }: ThreadPlaces,
-  x: SignalInputs,
-): Float64Array {
-  const { ids, slots } = found;
-  const { t } = x;
-  const out = new Float64Array(ids.length);
-  for (let i = 0; i < ids.length; i++) {
-    const nbCos = inThread[i] ? threadSemantic(slots[i], prevs[i], nexts[i], x) : 0;
-    out[i] = (denOf(x, ids[i]) + t.neighbourSemantic * nbCos) / (1 + t.neighbourSemantic);
-  }
-  return out;
-}
-
-/** Each candidate's lexical evidence with its thread's, in candidate order. */
-function threadLexical(
-  found: CandidateSlots,
-  { inThread, prevs, nexts }: ThreadPlaces,
-  x: SignalInputs,
-  memory: MemoryView,
-): Float64Array {
-  const { index, t } = x;
-  const { ids, slots } = found;
-  const out = new Float64Array(ids.length);
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i];
-    let v = lexOf(x, id);
-    if (inThread[i]) {
-      const prev = prevs[i];
-      const next = nexts[i];
-      if (t.echo > 0) v *= 1 - t.echo * echoShare(x, id, prev);
-      // A reply inherits more from a question it answers.
-      const fromPrev = lexOf(x, prev) * (prev && index.asks(prev) ? 1 + t.replyBoost : 1);
-      let inherited = t.neighbourLexical * Math.max(fromPrev, 0.5 * lexOf(x, next));
-      // Further along the thread, the same topic with a decaying share.
-      if (t.window2 > 0)
-        for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-          inherited += w * t.neighbourLexical * Math.max(lexOf(x, index.neighbourAt(slots[i], -k)), lexOf(x, index.neighbourAt(slots[i], k)));
-      if (inherited > 0) v += inherited * standaloneShare(memory, id, t);
-    }
-    out[i] = v;
-  }
-  return out;
 }
 
 /**
@@ -431,43 +284,6 @@ class SignalTable implements ReadonlyMap<string, Signal> {
   forEach(f: (value: Signal, key: string, map: ReadonlyMap<string, Signal>) => void): void {
     for (let i = 0; i < this.found.ids.length; i++) f(this.at(i), this.found.ids[i], this);
   }
-}
-
-/** How much of its neighbours' evidence an item takes: all when short, less the longer it is (see `Tuning.standalone`). */
-function standaloneShare(memory: MemoryView, id: string, t: Tuning): number {
-  const tokens = t.standalone > 0 ? (memory.head(id)?.tokens ?? 0) : 0;
-  return tokens > t.standalone ? t.standalone / tokens : 1;
-}
-
-/**
- * The share of the ask words `id` matched that its predecessor `prev` matched as well (0 when none, or no
- * predecessor). Words most items hold are left out: a turn after one that named the speaker it answers repeats
- * nothing that tells it apart.
- */
-function echoShare(x: SignalInputs, id: string, prev: string | undefined): number {
-  const own = x.lexical.byId.get(id)?.matched;
-  const before = prev ? x.lexical.byId.get(prev)?.matched : undefined;
-  if (!own?.length || !before?.length) return 0;
-  const untelling = x.lexical.untelling;
-  let said = 0;
-  let shared = 0;
-  for (const m of own) {
-    if (untelling.has(m)) continue;
-    said++;
-    if (before.includes(m)) shared++;
-  }
-  return said ? shared / said : 0;
-}
-
-/** The dense score a threaded item inherits from its neighbours (most from a question it answers). */
-function threadSemantic(slot: number, prev: string | undefined, next: string | undefined, x: SignalInputs): number {
-  const { index, t } = x;
-  const prevAsks = !!prev && index.asks(prev);
-  let nbCos = Math.max(denOf(x, prev) * (prevAsks ? 1 + t.replyBoostSemantic : 1), denOf(x, next));
-  if (t.window2 > 0 && t.semanticWindow)
-    for (let k = 2, w = t.window2; k <= t.window && w > 0.01; k++, w *= t.window2)
-      nbCos = Math.max(nbCos, w * Math.max(denOf(x, index.neighbourAt(slot, -k)), denOf(x, index.neighbourAt(slot, k))));
-  return nbCos;
 }
 
 /** The person terms of the ask that name someone in memory. */

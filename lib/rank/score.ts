@@ -17,7 +17,7 @@ export interface Scored {
   continuityReason?: string;
   /** A newer decision on the same subject (lib/rank/supersede.ts); this one is ranked just below it. */
   supersededBy?: MemoryItem;
-  /** Its place among its conversation's turns in this ranking, when past the free ones and discounted for it (rank.ts `spreadThreads`). */
+  /** Its place among its conversation's turns in this ranking, when past the free ones and discounted for it (weigh.ts `spreadThreads`). */
   threadPlace?: number;
 }
 

@@ -61,7 +61,7 @@ export interface Tuning {
   /** Weight of a pair of adjacent ask words found side by side in an item (on top of the words themselves). */
   phraseWeight: number;
   /**
-   * The least share of its weight a term of the ask keeps however many items hold it (`telling` in retrieve.ts). In a
+   * The least share of its weight a term of the ask keeps however many items hold it (`telling` in lexical-pass.ts). In a
    * memory of a few items "most of memory" is two or three of them, too few to say a word tells nothing: a floor of
    * 0.05 let a newer decision sharing the ask's words with one other item drop out of the cards of a three-item
    * memory, while LoCoMo's figures stayed the same for any floor from 0.01 to 0.5 (docs/benchmarks.md, 2 Dec 2026).

@@ -3,10 +3,10 @@
 // sealed bytes of the one before it; a gap, a fork, an old file put back under a new name, or a file that does not
 // open is reported once, with its path, and never applied.
 import { toHex, sha256 } from './bytes';
-import { parseListing, segmentPath, type FolderListing, type Placed } from './folder-layout';
+import { parseListing, segmentPath, type Placed } from './folder-layout';
 import { open, SEAL_LIMITS, SealError, type SealingVault, type SealKind } from './seal';
 import { checkDevice, checkSegment, checkSnapshot, type DeviceBody } from './segment';
-import { checkParts, readPart, SnapshotPartError, type ReadSnapshot } from './folder-snapshots';
+import { chooseSnapshot, readPart, SnapshotPartError, type PartsContext, type ReadSnapshot } from './folder-snapshots';
 import { SyncPlaceError, type SegmentBody, type SyncStorage } from './types';
 
 /** Where a device's log has been applied to: its last segment's seq and the hash of its sealed bytes. */
@@ -74,7 +74,7 @@ export interface FolderRead extends Omit<FolderPlan, 'segments'> {
 const BODY_BUDGET = 2 * 1024 * 1024;
 
 /** What a file said of itself when it was opened; kept per path and size so a file is opened once. */
-interface Opened {
+export interface Opened {
   size: number;
   device: string;
   seq: number;
@@ -164,7 +164,9 @@ export class FolderReader {
     if (isNew || chains.gaps.length > 0 || behind.length > 0) {
       // Snapshots are opened only when one may be needed: a worker that restarts would otherwise read them all again.
       const snaps = await this.openAll(listing.snapshots, 'snapshot', report);
-      const chosen = await this.chooseSnapshot(snaps, segs, listing, applied, [...chains.gaps, ...behind], isNew, opts.resume, report);
+      const ctx: PartsContext = { storage: this.storage, vault: this.vault, verified: this.verified, name: (d) => this.name(d) };
+      const chosen = await chooseSnapshot(ctx, snaps, listing, applied, [...chains.gaps, ...behind], isNew, opts.resume, report,
+        (base) => this.chains(segs, base, () => undefined, false));
       if (chosen) {
         snapshot = chosen;
         base = { ...applied };
@@ -365,56 +367,5 @@ export class FolderReader {
       heads[device] = head;
     }
     return { next, heads, gaps };
-  }
-
-  /**
-   * The snapshot with the most in it that moves past every gap (any, for a new device), `resume` first; checked. A
-   * manifest is used only once every part it names is in the folder with the bytes it names: one still arriving waits
-   * (the next is tried), one that is some other file is refused, said once, and the snapshot not used.
-   */
-  private async chooseSnapshot(
-    snaps: (Opened & { path: string })[],
-    segs: (Opened & { path: string; copy: boolean })[],
-    listing: FolderListing,
-    applied: Readonly<Record<string, Applied>>,
-    gaps: { device: string; to: number }[],
-    isNew: boolean,
-    resume: string | undefined,
-    report: (k: FolderProblemKind, p: string, w: string, key?: string) => void,
-  ): Promise<ReadSnapshot | undefined> {
-    const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
-    const passes = ({ covers = {} }: Opened) =>
-      gaps.filter((g) => (covers[g.device] ?? 0) >= g.to - 1 && (covers[g.device] ?? 0) > (applied[g.device]?.seq ?? 0)).length;
-    // Gaps left once a snapshot's chains go on: one past a gap may leave the device at another.
-    const left = ({ covers = {}, heads = {} }: Opened) => {
-      const base = { ...applied };
-      for (const [d, seq] of Object.entries(covers)) if (seq > (applied[d]?.seq ?? 0)) base[d] = { seq, hash: heads[d] ?? '' };
-      return this.chains(segs, base, () => undefined, false).gaps.length;
-    };
-    // The one a stopped pass was applying; then the one that leaves fewest gaps, then the one with most in it.
-    const helpful = snaps
-      .filter((s) => isNew || passes(s) > 0)
-      .map((s) => ({ ...s, left: left(s) }))
-      .sort((a, b) => Number(b.path === resume) - Number(a.path === resume) || a.left - b.left
-        || total(b.covers ?? {}) - total(a.covers ?? {}) || (a.path < b.path ? -1 : 1));
-    for (const s of helpful) {
-      const body = { device: s.device, seq: s.seq, covers: s.covers ?? {}, heads: s.heads ?? {} };
-      if (s.parts) {
-        const parts = await checkParts({ storage: this.storage, vault: this.vault, verified: this.verified, name: (d) => this.name(d) }, s, s.parts, listing, report);
-        if (parts) return { path: s.path, body: { version: 2, ...body, records: s.records }, parts };
-        continue;
-      }
-      // The first format holds the whole memory in one file: only the chosen one is read again.
-      try {
-        const bytes = await this.storage.read(s.path);
-        if (toHex(await sha256(bytes)) !== s.hash) continue;
-        const whole = checkSnapshot(await open(this.vault, 'snapshot', bytes));
-        if (!('state' in whole)) continue;
-        return { path: s.path, body: { version: 1, ...body }, parts: [], state: whole.state };
-      } catch (e) {
-        if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
-      }
-    }
-    return undefined;
   }
 }

@@ -1,10 +1,11 @@
-// A snapshot's parts in the folder (docs/sync.md, "Snapshots"): whether every part a manifest names is there with the
-// bytes it names (waiting for one still on its way, refusing one that is some other file), and reading one part.
+// Snapshots in the folder (docs/sync.md, "Snapshots"): which one a device starts from, whether every part a manifest
+// names is there with the bytes it names (waiting for one still on its way, refusing one that is some other file), and
+// reading one part.
 import { sha256, toHex } from './bytes';
 import { snapshotPartPath, type FolderListing } from './folder-layout';
-import type { FolderProblemKind } from './folder-reader';
+import type { Applied, FolderProblemKind, Opened } from './folder-reader';
 import { open, type SealingVault } from './seal';
-import { checkSnapshotPart } from './segment';
+import { checkSnapshot, checkSnapshotPart } from './segment';
 import { SyncPlaceError, type SyncStorage } from './types';
 
 /** A snapshot chosen to merge: its parts are all in the folder and each is the one its manifest names. */
@@ -38,7 +39,7 @@ export class SnapshotPartError extends Error {
   }
 }
 
-/** What checking parts needs of the reader. */
+/** What choosing a snapshot and checking its parts need of the reader. */
 export interface PartsContext {
   storage: SyncStorage;
   vault: SealingVault & { vaultId: string };
@@ -108,6 +109,59 @@ export async function checkParts(
     return undefined;
   }
   return found;
+}
+
+/**
+ * The snapshot with the most in it that moves past every gap (any, for a new device), `resume` first; checked. A
+ * manifest is used only once every part it names is in the folder with the bytes it names: one still arriving waits
+ * (the next is tried), one that is some other file is refused, said once, and the snapshot not used. `chains` follows
+ * each device's chain from a base, as the reader does.
+ */
+export async function chooseSnapshot(
+  ctx: PartsContext,
+  snaps: (Opened & { path: string })[],
+  listing: FolderListing,
+  applied: Readonly<Record<string, Applied>>,
+  gaps: { device: string; to: number }[],
+  isNew: boolean,
+  resume: string | undefined,
+  report: (k: FolderProblemKind, p: string, w: string, key?: string) => void,
+  chains: (base: Readonly<Record<string, Applied>>) => { gaps: unknown[] },
+): Promise<ReadSnapshot | undefined> {
+  const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
+  const passes = ({ covers = {} }: Opened) =>
+    gaps.filter((g) => (covers[g.device] ?? 0) >= g.to - 1 && (covers[g.device] ?? 0) > (applied[g.device]?.seq ?? 0)).length;
+  // Gaps left once a snapshot's chains go on: one past a gap may leave the device at another.
+  const left = ({ covers = {}, heads = {} }: Opened) => {
+    const base = { ...applied };
+    for (const [d, seq] of Object.entries(covers)) if (seq > (applied[d]?.seq ?? 0)) base[d] = { seq, hash: heads[d] ?? '' };
+    return chains(base).gaps.length;
+  };
+  // The one a stopped pass was applying; then the one that leaves fewest gaps, then the one with most in it.
+  const helpful = snaps
+    .filter((s) => isNew || passes(s) > 0)
+    .map((s) => ({ ...s, left: left(s) }))
+    .sort((a, b) => Number(b.path === resume) - Number(a.path === resume) || a.left - b.left
+      || total(b.covers ?? {}) - total(a.covers ?? {}) || (a.path < b.path ? -1 : 1));
+  for (const s of helpful) {
+    const body = { device: s.device, seq: s.seq, covers: s.covers ?? {}, heads: s.heads ?? {} };
+    if (s.parts) {
+      const parts = await checkParts(ctx, s, s.parts, listing, report);
+      if (parts) return { path: s.path, body: { version: 2, ...body, records: s.records }, parts };
+      continue;
+    }
+    // The first format holds the whole memory in one file: only the chosen one is read again.
+    try {
+      const bytes = await ctx.storage.read(s.path);
+      if (toHex(await sha256(bytes)) !== s.hash) continue;
+      const whole = checkSnapshot(await open(ctx.vault, 'snapshot', bytes));
+      if (!('state' in whole)) continue;
+      return { path: s.path, body: { version: 1, ...body }, parts: [], state: whole.state };
+    } catch (e) {
+      if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -4,7 +4,7 @@ import { countTokens } from '../../lib/memory/tokens';
 import type { RankRequest, RankSettings, TaskReading } from '../../lib/rank/types';
 import { rankMemory, scoreMemory } from '../../lib/rank/rank';
 import { TUNING } from '../../lib/rank/tuning';
-import { PHRASE_LOOK_LIMIT } from '../../lib/rank/retrieve';
+import { PHRASE_LOOK_LIMIT } from '../../lib/rank/lexical-pass';
 import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { buildPackage } from '../../lib/rank/package';
 import { DESTINATION_NAMES } from '../../lib/core/destinations';
