@@ -62,15 +62,18 @@ export interface PassReport {
   problems: string[];
 }
 
-/** Readers by vault and place: a file opened once in a worker's life is not opened again until it changes. */
-const readers = new Map<string, { storage: SyncStorage; reader: FolderReader }>();
+/** Readers by vault and place (each pass opens the place afresh): a file opened once in a worker's life is not opened again until it changes. */
+const readers = new Map<string, FolderReader>();
 
 function readerFor(dev: DeviceState, storage: SyncStorage): FolderReader {
   const key = `${dev.vaultId} ${JSON.stringify(dev.place)}`;
   const held = readers.get(key);
-  if (held && held.storage === storage) return held.reader;
+  if (held) {
+    held.use(storage);
+    return held;
+  }
   const reader = new FolderReader(storage, vaultOf(dev));
-  readers.set(key, { storage, reader });
+  readers.set(key, reader);
   return reader;
 }
 
@@ -162,7 +165,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   // snapshot of everything here are written this pass, so that devices behind the gap move past it.
   const losses = findLosses(listing, dev);
   const reader = readerFor(dev, storage);
-  const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path, lookPast: lookPast(dev, now()) });
+  const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path, lookPast: lookPast(dev, now()), listing });
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
   const rewrite = noteWaiting(dev, read, losses, now(), say);
   report.devices = dev.devices = Math.max(1, Object.keys(read.devices).length);

@@ -3,7 +3,7 @@
 // sealed bytes of the one before it; a gap, a fork, an old file put back under a new name, or a file that does not
 // open is reported once, with its path, and never applied.
 import { toHex, sha256 } from './bytes';
-import { parseListing, segmentPath, type Placed } from './folder-layout';
+import { parseListing, segmentPath, type FolderListing, type Placed } from './folder-layout';
 import { open, SEAL_LIMITS, SealError, type SealingVault, type SealKind } from './seal';
 import { checkDevice, checkSegment, checkSnapshot, type DeviceBody } from './segment';
 import { chooseSnapshot, readPart, SnapshotPartError, type PartsContext, type ReadSnapshot } from './folder-snapshots';
@@ -91,6 +91,19 @@ export interface Opened {
 
 const canonical = (p: string) => p.replace(/(?: \([^()/]*\)| \d{1,3}|\.sync-conflict-[^/]*|-[A-Za-z0-9_-]+)\.bin$/, '.bin');
 
+/**
+ * The segments worth opening: those past what this device applied of their writer's log (by the seq their name says),
+ * and of those it applied only the last of each writer, whose `seen` says how far that writer had applied the others
+ * (`FolderPlan.past`). A worker stopped between passes starts with nothing opened, and a folder holds up to a
+ * snapshot's worth of segments: reading them all again on every pass was most of what a quiet pass downloaded. A file
+ * whose name is not what its body says is either never read (it names an applied seq) or read and refused as before.
+ */
+function unapplied(segments: Placed[], applied: Readonly<Record<string, Applied>>): Placed[] {
+  const last = new Map<string, number>();
+  for (const f of segments) if (f.seq <= (applied[f.device]?.seq ?? 0) && f.seq > (last.get(f.device) ?? 0)) last.set(f.device, f.seq);
+  return segments.filter((f) => f.seq > (applied[f.device]?.seq ?? 0) || f.seq === last.get(f.device));
+}
+
 export class FolderReader {
   private readonly seen = new Map<string, Opened | { size: number; failed: true }>();
   private readonly reported = new Set<string>();
@@ -101,9 +114,17 @@ export class FolderReader {
   private readonly verified = new Set<string>();
 
   constructor(
-    private readonly storage: SyncStorage,
+    private storage: SyncStorage,
     private readonly vault: SealingVault & { vaultId: string },
   ) {}
+
+  /**
+   * Reads the same place through `storage` from now on (each pass opens the place afresh), keeping what was opened:
+   * a file of the same name and size is not read again.
+   */
+  use(storage: SyncStorage): void {
+    this.storage = storage;
+  }
 
   /** Reads the folder against what this device has applied of each device's log, every segment's body included. */
   async read(applied: Readonly<Record<string, Applied>>, opts: { resume?: string } = {}): Promise<FolderRead> {
@@ -130,8 +151,12 @@ export class FolderReader {
    * needed (`resume`: the manifest a stopped pass was applying, preferred while it is still there and whole), and the
    * new segments in chain order, read one at a time with `body`.
    */
-  async plan(applied: Readonly<Record<string, Applied>>, opts: { resume?: string; lookPast?: readonly string[] } = {}): Promise<FolderPlan> {
-    const listing = parseListing(await this.storage.list(), this.vault.vaultId);
+  async plan(
+    applied: Readonly<Record<string, Applied>>,
+    opts: { resume?: string; lookPast?: readonly string[]; listing?: FolderListing } = {},
+  ): Promise<FolderPlan> {
+    // The caller's listing when it has just taken one: each listing is a round trip to the place.
+    const listing = opts.listing ?? parseListing(await this.storage.list(), this.vault.vaultId);
     const problems: FolderProblem[] = [];
     const report = (kind: FolderProblemKind, path: string, words: string, key = `${kind} ${path}`) => {
       if (this.reported.has(key)) return;
@@ -140,7 +165,7 @@ export class FolderReader {
     };
     await this.readDevices(listing.devices, report);
     this.bodies = new Map();
-    const segs = await this.openAll(listing.segments, 'segment', report, this.bodies);
+    const segs = await this.openAll(unapplied(listing.segments, applied), 'segment', report, this.bodies);
 
     let base = { ...applied };
     let chains = this.chains(segs, base, report, false);

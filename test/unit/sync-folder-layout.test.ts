@@ -115,6 +115,30 @@ describe('reading and writing logs through a file-sync engine', () => {
     }
   });
 
+  it('a reader that starts afresh (a worker the browser stopped) opens only what is new, and the last segment it applied of each log', async () => {
+    const place = new MemoryStorage();
+    const a = new LogWriter(place, vault, A);
+    await a.join('Laptop');
+    let headA = await writeLog(a, 5);
+    const b = new LogWriter(place, vault, B);
+    await b.join('Desk');
+    const headB = await writeLog(b, 3, undefined, 100);
+    const read: string[] = [];
+    const counted = { ...place, list: () => place.list(), read: (path: string) => (read.push(path), place.read(path)), create: place.create.bind(place), remove: place.remove.bind(place) };
+    const heads = { [A]: headA, [B]: headB };
+    const quiet = await new FolderReader(counted, vault).read(heads);
+    expect(seqs(quiet)).toEqual([]);
+    const segmentsRead = () => read.filter((p) => p.includes('/log/')).sort();
+    expect(segmentsRead()).toEqual([segmentPath(vault.vaultId, A, 5), segmentPath(vault.vaultId, B, 3)].sort());
+    // What is new is read and applied as before.
+    headA = await writeLog(a, 1, headA, 6);
+    read.length = 0;
+    const next = await new FolderReader(counted, vault).read(heads);
+    expect(seqs(next)).toEqual(['a6']);
+    expect(next.heads[A]).toEqual(headA);
+    expect(segmentsRead()).toEqual([segmentPath(vault.vaultId, A, 5), segmentPath(vault.vaultId, A, 6), segmentPath(vault.vaultId, B, 3)].sort());
+  });
+
   it('reports an old segment put back under a new name once, and never applies it again', async () => {
     const place = new MemoryStorage();
     const a = new LogWriter(place, vault, A);
