@@ -234,7 +234,7 @@ async function runSize(n: number, pool: string[], server: WebdavServer, a: Retur
   const got = (await second.store.read(editedId))?.text;
   const editS = (performance.now() - te) / 1000;
   if (got !== newText) unmeasured.push(`sync_edit_s: the second device holds ${JSON.stringify(got?.slice(-60))} after the edit's passes`);
-  else if (n === a.sizes[0]) rows.push({ name: 'sync_edit_s', what: `an edit on one device -> the other has it (a pass on each), ${L} items`, value: r3(editS), target: 'reported', note: `Node, local WebDAV: the edit and the first device's pass ${r3((tm - te) / 1000)} s, the second device's pass ${r3(editS - (tm - te) / 1000)} s; bytes read from the folder: first ${first.storage.bytesRead}, second ${second.storage.bytesRead} (both devices share the engine's reader cache of this process, so the second starts with a new reader, as after a worker restart)` });
+  else if (n === a.sizes[0]) rows.push({ name: 'sync_edit_s', what: `an edit on one device -> the other has it (a pass on each), ${L} items`, value: r3(editS), target: 'reported', note: `Node, local WebDAV: the edit and the first device's pass ${r3((tm - te) / 1000)} s, the second device's pass ${r3(editS - (tm - te) / 1000)} s; bytes read from the folder: first ${first.storage.bytesRead}, second ${second.storage.bytesRead} (each device keeps its reader from pass to pass, as a running worker does)` });
   else extra[`sync_edit_s_${L}`] = r3(editS);
 
   // Embedding what arrived, as background indexing does (at the first size asked, and not at 100k: a sample at 10k

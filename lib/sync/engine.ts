@@ -62,11 +62,14 @@ export interface PassReport {
   problems: string[];
 }
 
-/** Readers by vault and place (each pass opens the place afresh): a file opened once in a worker's life is not opened again until it changes. */
+/**
+ * Readers by vault, device and place (each pass opens the place afresh): a file opened once in a worker's life is not
+ * opened again until it changes. One profile holds one device; tests and benches run several in one process.
+ */
 const readers = new Map<string, FolderReader>();
 
 function readerFor(dev: DeviceState, storage: SyncStorage): FolderReader {
-  const key = `${dev.vaultId} ${JSON.stringify(dev.place)}`;
+  const key = `${dev.vaultId} ${dev.deviceId} ${JSON.stringify(dev.place)}`;
   const held = readers.get(key);
   if (held) {
     held.use(storage);
