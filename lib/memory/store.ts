@@ -3,14 +3,15 @@ import { IndexedMemory } from './index/memory-index';
 import type { Table } from 'dexie';
 import { readInSlices, type BackstoryDB } from './db';
 import { writeSynced, type SyncApplied, type SyncedWriteOptions } from './synced-write';
-import { planImport, type ImportCounts } from './import-plan';
+import type { ImportCounts } from './import-plan';
 import { intake, type Provenance } from './intake';
-import { createItem, patchItem } from './normalize';
-import { ContextVectors, donatedVectors, ownJob, sameTextIndex, sameTexts, type EmbedJob } from './context-vectors';
-import { inBatches, indexingEngine, MemoryProgress, perJob, storedVector, textCount } from './embed-batches';
+import { createItem } from './normalize';
+import { ContextVectors, donatedVectors, sameTextIndex, type EmbedJob } from './context-vectors';
+import { inBatches, indexingEngine, MemoryProgress, perJob, textCount } from './embed-batches';
 import { buildPack, PackSchedule } from './pack';
-import { textHash } from '../core/text-hash';
 import { loadStored } from './store-load';
+import { addItems, importItems, removeItems, touchItems, updateItem, type StoreParts } from './store-writes';
+import { pendingJobs, storeMadeVectors } from './store-indexing';
 import { loadTokenCounter } from './tokens';
 import { isQuotaError, StorageFullError } from './storage-full';
 import type { ItemHead, MemoryInput, MemoryItem, MemoryPatch } from './types';
@@ -136,6 +137,11 @@ export class MemoryStore {
     }
   }
 
+  /** What a write inside a turn reaches (lib/memory/store-writes.ts, synced-write.ts). */
+  private parts(): StoreParts {
+    return { db: this.db, mem: this.mem, contexts: this.contexts, write: (fn, n, more) => this.write(fn, n, more) };
+  }
+
   /**
    * Reads everything from IndexedDB once per worker life (lib/memory/store-load.ts), then rewrites the pack when it
    * was missing or partly stale. A load that fails (an IndexedDB error, the token table unreadable) is forgotten with
@@ -207,49 +213,14 @@ export class MemoryStore {
   async add(inputs: MemoryInput[], provenance: Provenance, opts: { deferEmbedding?: boolean; now?: number } = {}): Promise<MemoryItem[]> {
     await loadTokenCounter(); // items are counted as they are made, before their turn
     const items = inputs.map((input) => createItem(intake(input, provenance), opts.now ?? Date.now()));
-    const jobs = await this.inTurn(async () => {
-      const olds = await this.mem.hydrate(items.map((it) => it.id), false);
-      // An item replaced by one whose embedded text is the same (a re-import of the same notes) keeps its vector.
-      const keeps = (it: MemoryItem) => {
-        const old = olds.get(it.id);
-        return !!old && !it.needsReview && this.mem.hasVector(it.id) && sameTexts(ownJob(old).texts, ownJob(it).texts);
-      };
-      const kept = new Set(items.filter(keeps).map((it) => it.id));
-      const dropped = items.filter((it) => !kept.has(it.id));
-      await this.write(async () => {
-        await this.db.items.bulkPut(items);
-        await this.db.vectors.bulkDelete(dropped.map((it) => it.id));
-      }, items.length);
-      for (const item of items) this.mem.put(item); // put() leaves the vector held (kept items)
-      for (const item of dropped) this.mem.setVector(item.id, undefined);
-      const touched = this.contexts.withSuccessors(items.map((it) => it.id));
-      if (opts.deferEmbedding) {
-        await this.contexts.dropStale(touched); // embedPending makes them
-        return [];
-      }
-      const contexts = await this.contexts.jobs(touched); // stale ones dropped
-      return [...dropped.filter((it) => !it.needsReview).map(ownJob), ...contexts];
-    });
+    const jobs = await this.inTurn(() => addItems(this.parts(), items, opts.deferEmbedding));
     await this.embedNow(jobs);
     return items;
   }
 
   /** Applies `patch` to the item as stored when its turn comes, then embeds it again if its text or title changed. */
   async update(id: string, patch: MemoryPatch, now = Date.now()): Promise<MemoryItem> {
-    const { item, jobs } = await this.inTurn(async () => {
-      const current = (await this.mem.hydrate([id])).get(id);
-      if (!current) throw new Error(`No memory with id ${id}.`);
-      const { item, textChanged } = patchItem(current, patch, now);
-      const reembed = textChanged || item.title !== current.title;
-      await this.write(async () => {
-        await this.db.items.put(item);
-        if (reembed) await this.db.vectors.delete(id);
-      });
-      this.mem.put(item);
-      if (reembed) this.mem.setVector(id, undefined);
-      const own: EmbedJob[] = reembed && !item.needsReview ? [ownJob(item)] : [];
-      return { item, jobs: [...own, ...(await this.contexts.jobs(this.contexts.withSuccessors([id])))] };
-    });
+    const { item, jobs } = await this.inTurn(() => updateItem(this.parts(), id, patch, now));
     await this.embedNow(jobs);
     return item;
   }
@@ -263,19 +234,7 @@ export class MemoryStore {
    * import that brought it, so removing the later import leaves it.
    */
   commitImport(inputs: MemoryInput[], opts: { importId: string; provenance: Provenance; now?: number }): Promise<ImportCounts> {
-    return this.inTurn(async () => {
-      const taken = inputs.map((input) => intake(input, opts.provenance));
-      const olds = await this.mem.hydrate(taken.flatMap((t) => (t.id ? [t.id] : [])), false);
-      const { counts, changed, reembed } = planImport(taken, (id) => olds.get(id), opts.importId, opts.now ?? Date.now());
-      await this.write(async () => {
-        await this.db.items.bulkPut(changed);
-        await this.db.vectors.bulkDelete(reembed);
-      }, changed.length);
-      for (const item of changed) this.mem.put(item);
-      for (const id of reembed) this.mem.setVector(id, undefined);
-      await this.contexts.dropStale(this.contexts.withSuccessors(changed.map((it) => it.id))); // embedPending makes them
-      return counts;
-    });
+    return this.inTurn(() => importItems(this.parts(), inputs, opts));
   }
 
   /**
@@ -283,46 +242,21 @@ export class MemoryStore {
    * it (lib/memory/synced-write.ts).
    */
   applySynced(puts: MemoryInput[], deletes: string[], opts: SyncedWriteOptions = {}): Promise<SyncApplied> {
-    return this.inTurn(() =>
-      writeSynced({ db: this.db, mem: this.mem, contexts: this.contexts, write: (fn, n, more) => this.write(fn, n, more) }, puts, deletes, opts),
-    );
+    return this.inTurn(() => writeSynced(this.parts(), puts, deletes, opts));
   }
 
   /** Deletes every item the import brought (`source.importId`); returns them. */
   removeImport(importId: string): Promise<MemoryItem[]> {
-    return this.inTurn(() => this.removeNow([...this.mem.items()].filter((it) => it.source.importId === importId).map((it) => it.id)));
+    return this.inTurn(() => removeItems(this.parts(), [...this.mem.items()].filter((it) => it.source.importId === importId).map((it) => it.id)));
   }
 
   /** Marks items as used now (continuity and recency count it). */
   touch(ids: string[], now = Date.now()): Promise<void> {
-    return this.inTurn(async () => {
-      const items = [...(await this.mem.hydrate(ids, false)).values()].map((it) => ({ ...it, lastUsedAt: now }));
-      await this.db.items.bulkPut(items);
-      for (const it of items) this.mem.put(it);
-    });
+    return this.inTurn(() => touchItems(this.parts(), ids, now));
   }
 
   remove(ids: string[]): Promise<MemoryItem[]> {
-    return this.inTurn(() => this.removeNow(ids));
-  }
-
-  /** Deletes items; only inside a turn. */
-  private async removeNow(ids: string[]): Promise<MemoryItem[]> {
-    const removed = [...(await this.mem.hydrate(ids, false)).values()];
-    // Their successors' context vectors were made with them: they go too.
-    const gone = new Set(ids);
-    const next = this.contexts.withSuccessors(ids).filter((id) => !gone.has(id));
-    await this.write(async () => {
-      await this.db.items.bulkDelete(ids);
-      await this.db.vectors.bulkDelete(ids);
-      await this.db.contexts.bulkDelete([...ids, ...next]);
-    }, ids.length);
-    for (const id of ids) {
-      this.mem.delete(id);
-      this.contexts.prints.delete(id);
-    }
-    await this.contexts.dropStale(next);
-    return removed;
+    return this.inTurn(() => removeItems(this.parts(), ids));
   }
 
   /** Deletes every memory. */
@@ -345,43 +279,9 @@ export class MemoryStore {
     if (embedded) await this.storeVectors(jobs, perJob(jobs, embedded.vectors), embedded.model);
   }
 
-  /**
-   * Writes made vectors in one transaction and then into memory, in a turn of their own; jobs whose item changed
-   * while they were made (edited, deleted, cleared, its predecessor changed) are skipped. `vectors[i]` are job i's,
-   * one per text.
-   */
+  /** Stores made vectors in a turn of their own (`storeMadeVectors`, lib/memory/store-indexing.ts). */
   private storeVectors(jobs: EmbedJob[], vectors: Float32Array[][], model: string): Promise<void> {
-    return this.inTurn(() => this.storeVectorsNow(jobs, vectors, model));
-  }
-
-  private async storeVectorsNow(jobs: EmbedJob[], vectors: Float32Array[][], model: string): Promise<void> {
-    if (model !== this.model) return; // the model changed while these were made
-    const ids = jobs.map((j) => j.id);
-    const [items, contextTexts] = await Promise.all([
-      this.mem.hydrate(ids.filter((_, i) => jobs[i].print === undefined), false),
-      this.contexts.textsOf(ids.filter((_, i) => jobs[i].print !== undefined)),
-    ]);
-    const live = jobs.map((job, i) => ({ job, vs: vectors[i] })).filter(({ job, vs }) => {
-      const head = this.mem.head(job.id);
-      if (!head || head.needsReview || vs.length !== job.texts.length) return false;
-      if (job.print === undefined) {
-        const item = items.get(job.id);
-        return !!item && !this.mem.hasVector(job.id) && sameTexts(ownJob(item).texts, job.texts);
-      }
-      const text = contextTexts.get(job.id);
-      return text !== undefined && textHash(text) === job.print;
-    });
-    const own = live.filter(({ job }) => job.print === undefined);
-    const ctx = live.filter(({ job }) => job.print !== undefined);
-    await this.write(async () => {
-      if (own.length) await this.db.vectors.bulkPut(own.map(({ job, vs }) => storedVector(job.id, model, vs)));
-      if (ctx.length) await this.db.contexts.bulkPut(ctx.map(({ job, vs }) => ({ id: job.id, model, vector: vs[0], print: job.print! })));
-    }, live.length);
-    for (const { job, vs } of own) this.mem.setVectors(job.id, vs);
-    for (const { job, vs } of ctx) {
-      this.mem.setContextVector(job.id, vs[0]);
-      this.contexts.prints.set(job.id, job.print!);
-    }
+    return this.inTurn(() => storeMadeVectors(this.parts(), jobs, vectors, model, this.model));
   }
 
   /**
@@ -404,7 +304,7 @@ export class MemoryStore {
     const embedder = await this.getIndexEmbedder();
     if (!embedder) return 0;
     this.useModel(embedder.modelId);
-    const jobs = await this.pendingJobs();
+    const jobs = await pendingJobs(() => this.mem, this.contexts, this.unembedded());
     // Nothing waiting (every worker start checks): no same-text index, which reads every item.
     if (!jobs.length) return 0;
     embedder.runSize?.(textCount(jobs));
@@ -430,21 +330,6 @@ export class MemoryStore {
       await stored(part, vectors);
     }, count);
     return done;
-  }
-
-  /** What an indexing run embeds: items without their vectors, then the context vectors missing (inBatches orders them). */
-  private async pendingJobs(): Promise<EmbedJob[]> {
-    const waiting = await this.mem.hydrate(this.unembedded(), false);
-    const own = [...waiting.values()].map(ownJob);
-    // Context vectors held are kept current by every write (and checked at load): only missing ones are looked for.
-    const threaded = [...this.mem.items()].filter((it) => it.thread && !this.contexts.prints.has(it.id)).map((it) => it.id);
-    // Their texts are mostly those just read (an import's messages): only the others are read.
-    const read = async (ids: string[]) => {
-      const more = await this.mem.hydrate(ids.filter((id) => !waiting.has(id)), false);
-      for (const [id, item] of waiting) more.set(id, item);
-      return more;
-    };
-    return [...own, ...(await this.contexts.jobs(threaded, read))];
   }
 
   /** Vectors of `texts` from the worker's model, or null (no model, or it failed). Held items are never asked for. */

@@ -1,11 +1,9 @@
 // What sync merged from the user's other devices, written into memory (MemoryStore.applySynced, inside its turn).
-import type { Table } from 'dexie';
-import type { ContextVectors } from './context-vectors';
 import { ownJob, sameTexts } from './context-vectors';
-import type { BackstoryDB, SyncLedgerRow, SyncMetaRow } from './db';
-import type { IndexedMemory } from './index/memory-index';
+import type { SyncLedgerRow, SyncMetaRow } from './db';
 import { intake } from './intake';
 import { createItem } from './normalize';
+import type { StoreParts } from './store-writes';
 import type { MemoryInput, MemoryItem } from './types';
 
 /** What `applySynced` wrote: items put, ids deleted, ids left as the user changed them, inputs createItem refused. */
@@ -22,14 +20,6 @@ export interface SyncedWriteOptions {
   /** What sync notes of the outcome, written in the same transaction. */
   ledger?: (applied: SyncApplied) => { rows: SyncLedgerRow[]; meta: SyncMetaRow[] };
   now?: number;
-}
-
-/** The parts of the store a synced write reaches. */
-export interface StoreParts {
-  db: BackstoryDB;
-  mem: IndexedMemory;
-  contexts: ContextVectors;
-  write: (fn: () => Promise<void>, changed: number, more: Table[]) => Promise<void>;
 }
 
 /**

@@ -1,32 +1,15 @@
 import type { ItemHead, MemoryItem } from '../types';
 import type { MemoryView } from './memory-view';
 import { LexicalIndex, RANK_LEXICAL } from './lexical-index';
-import { hostOf } from '../../core/hosts';
-import { personKey } from './situation-keys';
+import { situationKeys } from './situation-keys';
 import { VectorIndex } from './vector-index';
 import { contentPrint, passagesOf } from './item-text';
 import { ownerOf, passageKey, type Passage } from './passages';
 import { ResidentItems } from './resident-item';
 import { textReadsAsDecision } from './decision-words';
+import { HydratedItems, type ItemReader } from './hydrated-items';
 
 export { passageKey };
-
-/** Reads whole items (text and title with them) from where they are kept: IndexedDB in the extension. */
-export type ItemReader = (ids: string[]) => Promise<(MemoryItem | undefined)[]>;
-
-/**
- * Characters of text and title kept from hydrations, at most (about 2-4 MB): the newest items; a hydration larger than
- * this keeps all of its own until the next one. A ranking hydrates a few hundred items, and typing re-ranks mostly the
- * same ones, so they are read from IndexedDB once.
- */
-export const HYDRATED_CHARS = 2_000_000;
-
-/** An item's text was read before `hydrate` brought it: a bug in the caller, said plainly rather than read as empty. */
-export class NotHydratedError extends Error {
-  constructor(id: string) {
-    super(`Memory ${id} was read before its text was loaded.`);
-  }
-}
 
 /**
  * The memory held for ranking: items, vectors, context vectors, the BM25 index, the few items that may need a
@@ -40,21 +23,11 @@ export class NotHydratedError extends Error {
  */
 export class IndexedMemory implements MemoryView {
   /** Heads (whole items without a reader). */
-  private byId = new Map<string, ItemHead>();
+  private readonly byId = new Map<string, ItemHead>();
   /** What `put` keeps: each item's copy with the parts items repeat shared (lib/memory/index/resident-item.ts). */
   private resident = new ResidentItems();
   /** `contentPrint` of each item, made while its text was at hand. */
   private prints = new Map<string, number>();
-  /**
-   * Whole items read by `hydrate`, in the order kept; an entry counts only while its head is the one held. `used` is
-   * the hydration that last returned it, `since` the one it was kept or moved back at: an entry used since is moved to
-   * the back when forgetting reaches it (a second chance), so a ranking's hits cost no reordering of the map.
-   */
-  private hydrated = new Map<string, Hydrated>();
-  /** Hydrations so far (the clock of `Hydrated.used`). */
-  private hydrations = 0;
-  /** Characters of text and title `hydrated` holds. */
-  private hydratedChars = 0;
   /** int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/memory/index/vector-index.ts. */
   private vectors = new VectorIndex();
   /** Embeddings of `contextText(item, previous item of its thread)`: the item read with the turn before it. */
@@ -75,7 +48,12 @@ export class IndexedMemory implements MemoryView {
   /** Passages of items split into several, made on first use (dropped when the item changes). */
   private passageCache = new Map<string, Passage[]>();
 
-  constructor(private readonly reader?: ItemReader) {}
+  /** The whole items `get` answers with, and `hydrate` reads (lib/memory/index/hydrated-items.ts). */
+  private readonly hydrated: HydratedItems;
+
+  constructor(private readonly reader?: ItemReader) {
+    this.hydrated = new HydratedItems(reader, this.byId);
+  }
 
   get size(): number {
     return this.byId.size;
@@ -89,8 +67,7 @@ export class IndexedMemory implements MemoryView {
   }
   /** Whether `get(id)` answers now, without a `hydrate` (an item held whole, or read since its last change). */
   hasText(id: string): boolean {
-    const head = this.byId.get(id);
-    return !!head && (!this.reader || this.hydrated.get(id)?.head === head);
+    return this.hydrated.hasText(id);
   }
   /** Whether the item records a decision: evidence whose text reads as one, known without its text. */
   isDecision(id: string): boolean {
@@ -102,92 +79,11 @@ export class IndexedMemory implements MemoryView {
   }
   /** The whole item: held, or brought by a `hydrate` since its last change. Throws `NotHydratedError` otherwise. */
   get(id: string): MemoryItem | undefined {
-    const head = this.byId.get(id);
-    if (!head || !this.reader) return head as MemoryItem | undefined;
-    const h = this.hydrated.get(id);
-    if (h?.head !== head) throw new NotHydratedError(id);
-    return h.item;
+    return this.hydrated.get(id);
   }
-  /**
-   * Reads the whole items of these ids (those held; unknown ids are left out) and keeps them for `get` until later
-   * hydrations push them out (`HYDRATED_CHARS`); with `keep` false (the store's bulk work: an import's items, an
-   * indexing run) they are only returned. An item changed while it was read is read again.
-   */
-  async hydrate(ids: Iterable<string>, keep = true): Promise<Map<string, MemoryItem>> {
-    const out = new Map<string, MemoryItem>();
-    const asked = Array.isArray(ids) ? (ids as string[]) : [...ids];
-    const now = ++this.hydrations;
-    let missing: string[] = [];
-    // An id asked twice (an item that is also the one before the next) is read once.
-    const seen = new Set<string>();
-    for (const id of asked) {
-      const head = this.byId.get(id);
-      if (!head || seen.has(id)) continue;
-      seen.add(id);
-      if (!this.reader) out.set(id, head as MemoryItem);
-      else {
-        const h = this.hydrated.get(id);
-        if (h?.head === head) {
-          h.used = now; // a ranking's items outlive older ones
-          out.set(id, h.item);
-        } else missing.push(id);
-      }
-    }
-    const read = missing.length > 0;
-    if (read && keep) this.forgetHydrated(out);
-    for (let round = 0; missing.length && round < 3; round++) {
-      const heads = missing.map((id) => this.byId.get(id));
-      const rows = await this.reader!(missing);
-      const again: string[] = [];
-      missing.forEach((id, i) => {
-        const head = this.byId.get(id);
-        if (!head) return; // deleted meanwhile
-        if (head !== heads[i]) return void again.push(id);
-        const row = rows[i];
-        if (row?.id !== id || typeof row.text !== 'string') return; // not stored: left out, as an unknown id is
-        // The row as stored: the head has the same fields (written to IndexedDB first, then put here), but for the
-        // token count a load adds to rows of the first schema. Not a copy of the head: copies of varying shapes made
-        // the ranker's reads of item fields measurably slower.
-        const item = row.tokens === head.tokens ? row : { ...row, tokens: head.tokens };
-        if (keep) this.keepHydrated(id, { head, item, used: now, since: now });
-        out.set(id, item);
-      });
-      missing = again;
-    }
-    if (missing.length) throw new Error(`Memory ${missing[0]} kept changing while it was read.`);
-    if (!read) return out;
-    // In the order asked (what was read comes back after what was kept): the ranker's ties keep that order.
-    const ordered = new Map<string, MemoryItem>();
-    for (const id of asked) if (out.has(id)) ordered.set(id, out.get(id)!);
-    return ordered;
-  }
-  private keepHydrated(id: string, h: Hydrated): void {
-    this.dropHydrated(id);
-    this.hydrated.set(id, h);
-    this.hydratedChars += h.item.text.length + h.item.title.length;
-  }
-  private dropHydrated(id: string): void {
-    const h = this.hydrated.get(id);
-    if (!h) return;
-    this.hydrated.delete(id);
-    this.hydratedChars -= h.item.text.length + h.item.title.length;
-  }
-  /**
-   * Drops the least recently used hydrated items until they hold at most `HYDRATED_CHARS`, never those this hydration
-   * returns (`mine`): a ranking that weighs more than the bound (a mail to someone with thousands of notes) keeps them
-   * all until the next one, and typing on reads none of them again.
-   */
-  private forgetHydrated(mine: Map<string, MemoryItem>): void {
-    for (const [id, h] of this.hydrated) {
-      if (this.hydratedChars <= HYDRATED_CHARS) break;
-      if (mine.has(id)) continue;
-      if (h.used > h.since) {
-        // Used since it was kept: to the back (met again at most once more in this pass, then dropped if need be).
-        h.since = h.used;
-        this.hydrated.delete(id);
-        this.hydrated.set(id, h);
-      } else this.dropHydrated(id);
-    }
+  /** Reads the whole items of these ids and keeps them for `get` a while (`HydratedItems.hydrate`). */
+  hydrate(ids: Iterable<string>, keep = true): Promise<Map<string, MemoryItem>> {
+    return this.hydrated.hydrate(ids, keep);
   }
   /** `contentPrint` of the item's title, text and captions (0: not held). */
   contentPrint(id: string): number {
@@ -307,7 +203,7 @@ export class IndexedMemory implements MemoryView {
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
     this.passageCache.delete(item.id);
-    this.dropHydrated(item.id);
+    this.hydrated.dropHydrated(item.id);
     this.prints.set(item.id, content);
     this.byId.set(item.id, this.reader ? headOf(item) : item);
     if (item.needsReview || item.id.includes('\u0000')) {
@@ -360,7 +256,7 @@ export class IndexedMemory implements MemoryView {
     this.unkey(old);
     this.byId.delete(id);
     this.passageCache.delete(id);
-    this.dropHydrated(id);
+    this.hydrated.dropHydrated(id);
     this.prints.delete(id);
     this.setVectors(id, undefined);
     this.contextVectors.delete(id);
@@ -385,14 +281,6 @@ export interface KnownEntries {
   textDecides?: boolean;
 }
 
-/** A hydrated item as `IndexedMemory` keeps it (see `IndexedMemory.hydrated`). */
-interface Hydrated {
-  head: ItemHead;
-  item: MemoryItem;
-  used: number;
-  since: number;
-}
-
 /** A MemoryView over plain arrays (Node, tests, the bench), with the same indexes the extension's store holds. */
 export function arrayMemoryView(
   items: MemoryItem[],
@@ -415,18 +303,4 @@ function headOf(item: MemoryItem): ItemHead {
 /** Pinned items and instructions: few, and always considered. */
 export function isFlagged(item: ItemHead): boolean {
   return item.pinned || item.kind === 'instruction' || item.sites.length > 0;
-}
-
-/** Keys under which an item is listed for `MemoryView.situated`: person, site, URL. */
-export function situationKeys(item: ItemHead): string[] {
-  const keys: string[] = [];
-  for (const p of item.people) keys.push('person:' + personKey(p));
-  for (const s of item.sites) keys.push('site:' + s.toLowerCase());
-  const url = item.source?.url;
-  if (url) {
-    keys.push('url:' + url);
-    const h = hostOf(url);
-    if (h) keys.push('site:' + h);
-  }
-  return keys;
 }

@@ -45,7 +45,7 @@ export interface MemoryView {
   flagged(): Iterable<ItemHead>;
   /**
    * Items listed under any of these keys ('person:<name or email>', 'site:<host>', 'url:<url>'; see
-   * `situationKeys` in lib/memory/index/memory-index.ts).
+   * `situationKeys` in lib/memory/index/situation-keys.ts).
    */
   situated(keys: string[]): Iterable<ItemHead>;
 }

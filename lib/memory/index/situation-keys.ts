@@ -1,4 +1,6 @@
-/** The keys the in-memory index lists items under ('person:<key>', 'site:<host>'), shared with the ranker's situation match. */
+/** The keys the in-memory index lists items under ('person:<key>', 'site:<host>', 'url:<url>'), shared with the ranker's situation match. */
+import { hostOf } from '../../core/hosts';
+import type { ItemHead } from '../types';
 
 /** Characters that end an address in "Name <bob@x.com>" or '"Bob" bob@x.com'. */
 const ADDRESS_END = /[\s<>"']+/;
@@ -40,4 +42,18 @@ export function personKey(p: string): string {
   const email = firstAddress(p);
   if (email) return email.toLowerCase();
   return spaced(p.replace(/[<>"]/g, ''));
+}
+
+/** Keys under which an item is listed for `MemoryView.situated`: person, site, URL. */
+export function situationKeys(item: ItemHead): string[] {
+  const keys: string[] = [];
+  for (const p of item.people) keys.push('person:' + personKey(p));
+  for (const s of item.sites) keys.push('site:' + s.toLowerCase());
+  const url = item.source?.url;
+  if (url) {
+    keys.push('url:' + url);
+    const h = hostOf(url);
+    if (h) keys.push('site:' + h);
+  }
+  return keys;
 }
