@@ -186,7 +186,8 @@ export class PostingPool {
 
   /** Term `t`'s entries for a `PostingReader`; valid until the pool changes. */
   view(t: number): PostingView {
-    return { bytes: this.bytes, start: this.start[t], n: this.count[t] };
+    // A term past those held has no postings (read as none, not as whatever bytes follow).
+    return t < this.count.length ? { bytes: this.bytes, start: this.start[t], n: this.count[t] } : { bytes: this.bytes, start: 0, n: 0 };
   }
 
   /** Appends `slot` (above every slot of term `t`) with count `tf` (1..MAX_TF). */
