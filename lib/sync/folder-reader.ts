@@ -163,6 +163,9 @@ export class FolderReader {
       this.reported.add(key);
       problems.push({ kind, path, words });
     };
+    // A file that did not open is tried again on each pass (said once): an engine may give a file its final size before
+    // its bytes (a placeholder, a preallocated download), and now that a reader outlives a pass it would never be read.
+    for (const [path, known] of this.seen) if ('failed' in known) this.seen.delete(path);
     await this.readDevices(listing.devices, report);
     this.bodies = new Map();
     const segs = await this.openAll(unapplied(listing.segments, applied), 'segment', report, this.bodies);

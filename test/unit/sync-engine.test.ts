@@ -247,6 +247,23 @@ describe('sync between two profiles through one folder', () => {
     expect(await b.texts()).toEqual({});
   });
 
+  it('a segment read while its bytes were still arriving (its size already final) is read again on the next pass, and said once', async () => {
+    const { folder, a, b } = await pair();
+    await a.add([{ id: 't', text: 'arrives in two steps' }]);
+    await a.pass();
+    const aId = (await readDevice(a.db))!.deviceId;
+    const [path, bytes] = [...folder.files].filter(([p]) => p.includes(`/log/${aId}/`)).sort(([x], [y]) => (x < y ? -1 : 1)).at(-1)!;
+    // A file-sync client that sets a file's length first and fills it after (a placeholder, a preallocated download).
+    folder.files.set(path, new Uint8Array(bytes.length));
+    const first = await b.pass();
+    expect(first?.problems.join(' ')).toContain(path);
+    expect(await b.texts()).toEqual({});
+    folder.files.set(path, bytes);
+    const second = await b.pass();
+    expect(second?.problems).toEqual([]);
+    expect(await b.texts()).toEqual({ t: 'arrives in two steps' });
+  });
+
   it('a pass stopped after sealing writes the same segment on the next pass, and the other device gets it once', async () => {
     const { folder, a, b } = await pair();
     await a.add([{ id: 's', text: 'written across a stop' }]);
