@@ -54,6 +54,12 @@ async function writeEnoughForSnapshot(p: Profile, seed: number, passes = 4): Pro
   }
 }
 
+/** The path and bytes of the newest segment `p` wrote to the folder. */
+async function newestSegment(folder: MemoryStorage, p: Profile): Promise<[string, Uint8Array]> {
+  const id = (await readDevice(p.db))!.deviceId;
+  return [...folder.files].filter(([path]) => path.includes(`/log/${id}/`)).sort(([x], [y]) => (x < y ? -1 : 1)).at(-1)!;
+}
+
 /** Two profiles joined through one folder, A's first memories (if any) already with B. */
 async function pair(items: MemoryInput[] = []): Promise<{ folder: MemoryStorage; a: Profile; b: Profile }> {
   const folder = new MemoryStorage();
@@ -234,8 +240,7 @@ describe('sync between two profiles through one folder', () => {
     const { folder, a, b } = await pair();
     await a.add([{ id: 't', text: 'a secret plan' }]);
     await a.pass();
-    const aId = (await readDevice(a.db))!.deviceId;
-    const [path, bytes] = [...folder.files].filter(([p]) => p.includes(`/log/${aId}/`)).sort(([x], [y]) => (x < y ? -1 : 1)).at(-1)!;
+    const [path, bytes] = await newestSegment(folder, a);
     const bad = bytes.slice();
     bad[bad.length - 5] ^= 1;
     folder.files.set(path, bad);
@@ -251,8 +256,7 @@ describe('sync between two profiles through one folder', () => {
     const { folder, a, b } = await pair();
     await a.add([{ id: 't', text: 'arrives in two steps' }]);
     await a.pass();
-    const aId = (await readDevice(a.db))!.deviceId;
-    const [path, bytes] = [...folder.files].filter(([p]) => p.includes(`/log/${aId}/`)).sort(([x], [y]) => (x < y ? -1 : 1)).at(-1)!;
+    const [path, bytes] = await newestSegment(folder, a);
     // A file-sync client that sets a file's length first and fills it after (a placeholder, a preallocated download).
     folder.files.set(path, new Uint8Array(bytes.length));
     const first = await b.pass();
