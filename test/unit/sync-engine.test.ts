@@ -55,14 +55,22 @@ async function writeEnoughForSnapshot(p: Profile, seed: number, passes = 4): Pro
 }
 
 /** The path and bytes of the newest segment `p` wrote to the folder. */
-async function newestSegment(folder: MemoryStorage, p: Profile): Promise<[string, Uint8Array]> {
+async function newestSegment(folder: SyncStorage, p: Profile): Promise<[string, Uint8Array]> {
   const id = (await readDevice(p.db))!.deviceId;
-  return [...folder.files].filter(([path]) => path.includes(`/log/${id}/`)).sort(([x], [y]) => (x < y ? -1 : 1)).at(-1)!;
+  const path = (await folder.list()).map((f) => f.path).filter((path) => path.includes(`/log/${id}/`)).sort().at(-1)!;
+  return [path, await folder.read(path)];
+}
+
+/** Puts other bytes at `path` in any folder (as an engine or a hand would). */
+async function replace(folder: SyncStorage, path: string, bytes: Uint8Array): Promise<void> {
+  await folder.remove(path);
+  await folder.create(path, bytes);
 }
 
 /** Two profiles joined through one folder, A's first memories (if any) already with B. */
-async function pair(items: MemoryInput[] = []): Promise<{ folder: MemoryStorage; a: Profile; b: Profile }> {
-  const folder = new MemoryStorage();
+async function pair(items?: MemoryInput[]): Promise<{ folder: MemoryStorage; a: Profile; b: Profile }>;
+async function pair<F extends SyncStorage>(items: MemoryInput[], folder: F): Promise<{ folder: F; a: Profile; b: Profile }>;
+async function pair(items: MemoryInput[] = [], folder: SyncStorage = new MemoryStorage()): Promise<{ folder: SyncStorage; a: Profile; b: Profile }> {
   const a = new Profile('A', folder);
   const b = new Profile('B', folder);
   if (items.length) await a.add(items);
@@ -252,17 +260,17 @@ describe('sync between two profiles through one folder', () => {
     expect(await b.texts()).toEqual({});
   });
 
-  it('a segment read while its bytes were still arriving (its size already final) is read again on the next pass, and said once', async () => {
-    const { folder, a, b } = await pair();
+  it.each(['memory', 'webdav'] as const)('a segment read while its bytes were still arriving (its size already final) is read again on the next pass, and said once (%s)', async (where) => {
+    const { folder, a, b } = await pair([], (await restorableFolder(where, 'still arriving')).folder);
     await a.add([{ id: 't', text: 'arrives in two steps' }]);
     await a.pass();
     const [path, bytes] = await newestSegment(folder, a);
     // A file-sync client that sets a file's length first and fills it after (a placeholder, a preallocated download).
-    folder.files.set(path, new Uint8Array(bytes.length));
+    await replace(folder, path, new Uint8Array(bytes.length));
     const first = await b.pass();
     expect(first?.problems.join(' ')).toContain(path);
     expect(await b.texts()).toEqual({});
-    folder.files.set(path, bytes);
+    await replace(folder, path, bytes);
     const second = await b.pass();
     expect(second?.problems).toEqual([]);
     expect(await b.texts()).toEqual({ t: 'arrives in two steps' });
@@ -358,26 +366,27 @@ describe('sync between two profiles through one folder', () => {
     expect((await folder.list()).length).toBe(files);
   });
 
-  it('a snapshot whose parts the folder lost (its manifest kept) no longer counts: its writer writes its memory again, and a new device joins', async () => {
-    const folder = new MemoryStorage();
+  it.each(['memory', 'webdav'] as const)('a snapshot whose parts the folder lost (its manifest kept) no longer counts: its writer writes its memory again, and a new device joins (%s)', async (where) => {
+    const { folder } = await restorableFolder(where, 'parts lost');
     const a = new Profile('A', folder);
     await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
     await a.connect();
     await a.pass();
     // Enough written for a snapshot, in settings another device can read (a note under the settings' size limit).
     const text = noise(7);
-    const manifests = () => [...folder.files.keys()].filter((p) => p.includes('/snap/') && !/p\d{5}\.bin$/.test(p));
-    for (let k = 0; k < 30 && !manifests().length; k++) {
+    const paths = async () => (await folder.list()).map((f) => f.path);
+    const manifests = async () => (await paths()).filter((p) => p.includes('/snap/') && !/p\d{5}\.bin$/.test(p));
+    for (let k = 0; k < 30 && !(await manifests()).length; k++) {
       a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: text(150_000) } };
       await a.pass();
     }
     // A's only device: its snapshot covers every segment, so its pruning left none.
-    const files = [...folder.files.keys()];
+    const files = await paths();
     expect(files.filter((p) => p.includes('/log/'))).toEqual([]);
     // The parts go (a partial restore, a hand clean-up); the manifest stays.
     const parts = files.filter((p) => /p\d{5}\.bin$/.test(p));
     expect(parts.length).toBeGreaterThan(0);
-    for (const p of parts) folder.files.delete(p);
+    for (const p of parts) await folder.remove(p);
     const noticed = await a.pass();
     expect(noticed?.problems).toEqual([expect.stringMatching(/no longer in the folder .* written again/)]);
     expect((await a.pass())?.problems).toEqual([]);
