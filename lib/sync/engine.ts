@@ -5,7 +5,7 @@ import type { BackstoryDB } from '../memory/db';
 import type { MemoryStore } from '../memory/store';
 import { randomId } from './bytes';
 import { dropOutbox, forgetDevice, outboxRow, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
-import { SETTINGS_ID, SyncFormatError, parseOps } from './fields';
+import { heldInWords, SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults } from './folder-headers';
 import { headerPath, parseListing } from './folder-layout';
 import { findLosses, lookPast, noteWaiting } from './folder-losses';
@@ -249,6 +249,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   const local = await localChanges(deps.store, ledger, clock, now());
   const settings = deps.settings ? settingsChanges(await deps.settings.read(), await ledger.row(SETTINGS_ID), clock, now()) : undefined;
   const ops = [...(settings?.ops ?? []), ...local.ops];
+  for (const h of [...(settings?.held ?? []), ...local.held]) say(`held ${h.id} ${h.field} ${h.print}`, heldInWords(h));
   const mine = dev.applied[dev.deviceId];
   const quietFor = now() - (dev.wrote[dev.deviceId] ?? 0);
   const seenMoved = Object.entries(dev.applied).some(([d, a]) => d !== dev.deviceId && a.seq > (dev.seen[dev.deviceId]?.[d] ?? 0));
@@ -267,7 +268,10 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
     }
     await deps.db.transaction('rw', [deps.db.syncDevice, deps.db.syncLedger, deps.db.syncMeta, deps.db.syncState], async () => {
       await commitLocal(ledger, local);
-      if (settings?.ops.length) await ledger.put([settings.row]);
+      // The clock as it stands after the settings' stamps too: kept only as far as `local`'s, the next pass gave a
+      // settings stamp out again when the clock ran ahead of the wall time (another device's stamps, a clock set
+      // back), and that change named itself in its base, so every device refused it and all this device sent after.
+      await ledger.put(settings?.ops.length ? [settings.row] : [], clock.last);
       await states.write(states.rows(state, ops.map((o) => o.id)));
       await deps.db.syncDevice.bulkPut(outbox);
       await writeDevice(deps.db, dev);

@@ -7,7 +7,7 @@ import { FIELD_CAPS } from '../memory/intake';
 import { MAX_ITEM_CHARS } from '../memory/normalize';
 import { parseScope } from '../memory/scope-guess';
 import { isStamp } from './hlc';
-import type { SyncOp } from './types';
+import type { HeldValue, SyncOp } from './types';
 
 /** The fields of an item record, in the order they are hashed. */
 export const ITEM_FIELDS = [
@@ -160,6 +160,20 @@ export function badValue(field: string, value: unknown): string | undefined {
   const schema = (FIELD_VALUE as Record<string, v.GenericSchema>)[field];
   const r = v.safeParse(schema, value);
   return r.success ? undefined : `"${field}" ${r.issues[0].message}`;
+}
+
+const SETTINGS_IN_WORDS: Record<(typeof SETTINGS_FIELDS)[number], string> = {
+  rank: 'The ranking settings are',
+  capture: 'The capture setting is',
+  learning: 'What learning gathered is',
+  siteSuggestions: 'The list of sites to suggest is',
+};
+
+/** What the user is told of a change this device keeps to itself (`HeldValue`). */
+export function heldInWords(h: HeldValue): string {
+  const what = h.id === SETTINGS_ID ? SETTINGS_IN_WORDS[h.field as (typeof SETTINGS_FIELDS)[number]] : undefined;
+  if (what) return `${what} too large to sync (${h.why}): this version stays on this device, and the rest syncs.`;
+  return `A change to the memory "${h.id.slice(0, 80)}" is not synced (${h.why}): it stays on this device, and the rest syncs.`;
 }
 
 /** Why `raw` is not an operation, or undefined when it is one. */

@@ -3,12 +3,12 @@
 import { contentPrint } from '../memory/index/item-text';
 import type { MemoryStore } from '../memory/store';
 import type { ItemHead, MemoryInput, MemoryItem } from '../memory/types';
-import { DELETED, ITEM_FIELDS, SETTINGS_ID, type ItemField } from './fields';
+import { badValue, DELETED, ITEM_FIELDS, SETTINGS_ID, type ItemField } from './fields';
 import type { HybridClock } from './hlc';
 import { fieldValue, HEAD_FIELDS, headPrint, inputFromRecord, valuePrint } from './item-record';
 import type { LedgerRow, SyncLedger } from './ledger';
 import { mergedRecord, type MergeState } from './merge';
-import type { Stamp, SyncOp } from './types';
+import type { HeldValue, Stamp, SyncOp } from './types';
 
 /**
  * `headPrint` of the heads the index holds, by object: the index replaces an item's head when it changes and never
@@ -27,6 +27,8 @@ export interface LocalChanges {
   rows: LedgerRow[];
   /** The clock's state after making them. */
   clock: Stamp;
+  /** Fields changed here that are not sent: past what other devices accept. */
+  held: HeldValue[];
 }
 
 /**
@@ -55,6 +57,7 @@ export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock
   const read = new Map((await store.readMany(changed.filter((c) => c.read).map((c) => c.head.id))).map((it) => [it.id, it]));
   const ops: SyncOp[] = [];
   const out: LedgerRow[] = [];
+  const held: HeldValue[] = [];
   const edit = (id: string, field: string, value: unknown, base: Stamp[]): Stamp => {
     const stamp = clock.next(now);
     ops.push({ id, field, value, stamp, base });
@@ -70,8 +73,14 @@ export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock
     for (const field of fields) {
       const value = fieldValue(item ?? head, field);
       const p = valuePrint(value);
-      row.prints[field] = p;
       if (known?.prints[field] === p) continue;
+      // Its print stays as last sent, so the next change of the item tries it again.
+      const why = badValue(field, value);
+      if (why) {
+        held.push({ id: head.id, field, why, print: p });
+        continue;
+      }
+      row.prints[field] = p;
       row.heads[field] = [edit(head.id, field, value, prev?.heads[field] ?? [])];
     }
     if (item) row.content = content || contentPrint(item);
@@ -83,7 +92,7 @@ export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock
     const base = [...new Set(Object.values(row.heads).flat())].sort();
     out.push({ ...row, heads: { ...row.heads, [DELETED]: [edit(id, DELETED, true, base)] }, gone: true });
   }
-  return { ops, rows: out, clock: clock.last };
+  return { ops, rows: out, clock: clock.last, held };
 }
 
 /** Records local changes in the ledger once their operations are kept (a sealed segment in the outbox). */

@@ -20,6 +20,19 @@ export interface SyncOp {
   base: Stamp[];
 }
 
+/**
+ * A change this device did not send: its value is past what every device accepts (`FIELD_VALUE`), and one such change
+ * would make them refuse its whole segment and every later one of this device. It stays here until it fits.
+ */
+export interface HeldValue {
+  id: string;
+  field: string;
+  /** Why, in words (`badValue`). */
+  why: string;
+  /** `valuePrint` of the value held: said once per value. */
+  print: number;
+}
+
 /** A segment of a device's log, as sealed in `log/<device>/<seq>.bin`. */
 export interface SegmentBody {
   device: string;

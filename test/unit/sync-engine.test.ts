@@ -45,11 +45,11 @@ function noise(seed: number): (n: number) => string {
   return (n) => Array.from({ length: n }, () => ((seed = (seed * 48271) % 2147483647) % 36).toString(36)).join('');
 }
 
-/** Enough written by `p` for a snapshot: a large setting that does not compress, changed `passes` times. */
-async function writeEnoughForSnapshot(p: Profile, seed: number, passes = 4): Promise<void> {
+/** Enough written by `p` for a snapshot: a large setting that does not compress (within what syncs), changed `passes` times. */
+async function writeEnoughForSnapshot(p: Profile, seed: number, passes = 10): Promise<void> {
   const text = noise(seed);
   for (let k = 0; k < passes; k++) {
-    p.settings = { ...p.settings, rank: { weights: { semantic: 1 }, note: text(400_000) } };
+    p.settings = { ...p.settings, rank: { weights: { semantic: 1 }, note: text(190_000) } };
     await p.pass();
   }
 }
@@ -276,6 +276,44 @@ describe('sync between two profiles through one folder', () => {
     expect(await b.texts()).toEqual({ t: 'arrives in two steps' });
   });
 
+  it('a setting larger than other devices accept stays here, said once; the memory written beside it still syncs', async () => {
+    const { a, b } = await pair();
+    // Every device refuses a segment with a change past the synced limits, and everything its writer sends after it.
+    a.settings = { ...a.settings, rank: { weights: { semantic: 0.5 }, note: noise(3)(250_000) } };
+    await a.add([{ id: 'm', text: 'The venue holds 120 people.' }]);
+    const first = await a.pass();
+    expect(first?.problems.join(' ')).toMatch(/ranking settings are too large to sync .*stays on this device/);
+    expect((await a.pass())?.problems).toEqual([]);
+    const got = await b.pass();
+    expect(got?.problems).toEqual([]);
+    expect(await b.texts()).toEqual({ m: 'The venue holds 120 people.' });
+    expect(b.settings.rank).toEqual({ weights: { semantic: 1 } });
+    // Once it is within the limits it goes, and the device's later changes still arrive.
+    a.settings = { ...a.settings, rank: { weights: { semantic: 0.5 } } };
+    await a.store.update('m', { text: 'The venue holds 140 people.' });
+    await a.pass();
+    expect((await b.pass())?.problems).toEqual([]);
+    expect(b.settings.rank).toEqual({ weights: { semantic: 0.5 } });
+    expect(await b.texts()).toEqual({ m: 'The venue holds 140 people.' });
+  });
+
+  it('settings changed twice while another device’s clock runs a few minutes ahead: the second change reaches it too', async () => {
+    const { a, b } = await pair();
+    const t = Date.now();
+    b.clock = t + 3 * 60_000;
+    await b.add([{ id: 'b1', text: 'written where the clock is fast' }]);
+    await b.pass();
+    // A takes B's stamps in the pass that sends its first change: its clock runs at B's time until its own catches up.
+    for (const [k, semantic] of [0.4, 0.6].entries()) {
+      a.clock = t + k * 30_000;
+      a.settings = { ...a.settings, rank: { weights: { semantic } } };
+      await a.pass();
+    }
+    const got = await b.pass();
+    expect(got?.problems).toEqual([]);
+    expect(b.settings.rank).toEqual({ weights: { semantic: 0.6 } });
+  });
+
   it('a pass stopped after sealing writes the same segment on the next pass, and the other device gets it once', async () => {
     const { folder, a, b } = await pair();
     await a.add([{ id: 's', text: 'written across a stop' }]);
@@ -494,7 +532,9 @@ describe('sync between two profiles through one folder', () => {
     expect(await a.db.syncState.get(deleted[0])).toBeUndefined();
     const parts = (await folder.list()).filter((f) => /\/snap\/.*p\d{5}\.bin$/.test(f.path)).length;
     expect(parts).toBeGreaterThanOrEqual(partBytes ? 5 : 1);
-    // C reads the snapshot (the segments with the deletes are gone): they go there too; its own edit is kept.
+    // C, back three months on, reads the snapshot (the segments with the deletes are gone): they go there too; its
+    // own edit is kept.
+    c.clock = a.clock;
     const report = await c.pass();
     expect(report?.problems).toEqual([]);
     const kept = Object.fromEntries(ids.filter((id) => !deleted.includes(id)).map((id) => [id, `note ${id}`]));
