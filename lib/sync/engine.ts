@@ -12,7 +12,7 @@ import { findLosses, lookPast, noteWaiting } from './folder-losses';
 import { FolderReader, SnapshotPartError, type Applied } from './folder-reader';
 import { durationInWords, HybridClock, parseStamp, receiveAll, type ClockAhead } from './hlc';
 import { SyncLedger } from './ledger';
-import { LogWriter } from './log-writer';
+import { LogForkError, LogWriter } from './log-writer';
 import { applyOps, MergeState, noteCarrier } from './merge';
 import { applySnapshot, saveState, writeMerged, writeSnapshot } from './pass-steps';
 import { commitLocal, localChanges } from './replica';
@@ -63,20 +63,23 @@ export interface PassReport {
 }
 
 /**
- * Readers by vault, device and place (each pass opens the place afresh): a file opened once in a worker's life is not
- * opened again until it changes. One profile holds one device; tests and benches run several in one process.
+ * Readers by database, then vault, device and place (each pass opens the place afresh): a file opened once in a
+ * worker's life is not opened again until it changes. One profile holds one device; tests and benches run several in
+ * one process, copies of one profile among them.
  */
-const readers = new Map<string, FolderReader>();
+const readers = new WeakMap<BackstoryDB, Map<string, FolderReader>>();
 
-function readerFor(dev: DeviceState, storage: SyncStorage): FolderReader {
+function readerFor(db: BackstoryDB, dev: DeviceState, storage: SyncStorage): FolderReader {
   const key = `${dev.vaultId} ${dev.deviceId} ${JSON.stringify(dev.place)}`;
-  const held = readers.get(key);
+  let mine = readers.get(db);
+  if (!mine) readers.set(db, (mine = new Map()));
+  const held = mine.get(key);
   if (held) {
     held.use(storage);
     return held;
   }
   const reader = new FolderReader(storage, vaultOf(dev));
-  readers.set(key, reader);
+  mine.set(key, reader);
   return reader;
 }
 
@@ -132,19 +135,51 @@ export async function connectVault(
       recoveryKey = made.recoveryKey;
     }
   }
-  const deviceId = randomId();
-  await new LogWriter(storage, vault, deviceId).join(req.deviceName, now);
-  await forgetDevice(deps.db);
-  await writeDevice(deps.db, {
-    key: 'device', deviceId, deviceName: req.deviceName, joinedAt: now, vaultId: vault.vaultId, header: vault.header,
-    digest: vault.digest, vaultKey: vault.key, place: req.place, applied: {}, seen: {}, wrote: {}, snapshotSeq: 0,
-    opsSinceSnapshot: 0, devices: 1, said: [],
-  });
+  await joinAsDevice(deps.db, storage, { vaultId: vault.vaultId, header: vault.header, digest: vault.digest, vaultKey: vault.key, place: req.place, deviceName: req.deviceName }, now);
   return { recoveryKey };
 }
 
-/** One sync pass. Undefined when sync is off on this device. */
+/**
+ * Joins under a new device id with an empty ledger and state (its first pass is a union with the folder): the device
+ * file goes into the folder first, then this device's part in one transaction.
+ */
+async function joinAsDevice(db: BackstoryDB, storage: SyncStorage, vault: Pick<DeviceState, 'vaultId' | 'header' | 'digest' | 'vaultKey' | 'place' | 'deviceName'>, now: number): Promise<void> {
+  const deviceId = randomId();
+  await new LogWriter(storage, { key: vault.vaultKey, digest: vault.digest, vaultId: vault.vaultId }, deviceId).join(vault.deviceName, now);
+  await db.transaction('rw', [db.syncDevice, db.syncLedger, db.syncMeta, db.syncState], async () => {
+    await forgetDevice(db);
+    await writeDevice(db, {
+      ...vault, key: 'device', deviceId, joinedAt: now, applied: {}, seen: {}, wrote: {}, snapshotSeq: 0, opsSinceSnapshot: 0, devices: 1, said: [],
+    });
+  });
+}
+
+const COPIED_PROFILE =
+  'This browser’s sync data is also in use elsewhere (a copied profile, or one restored from a backup): it now syncs as a device of its own, and its memory joined the synced one again.';
+
+/**
+ * One sync pass. Undefined when sync is off on this device. When the folder holds another file under a name this
+ * device was about to write, another profile writes as this device (this one was copied, or restored from a backup):
+ * this profile joins again as a device of its own, keeping its memory, and the pass runs as that device's first. Its
+ * changes since its last pass go out as a union; none is lost (one deleted here since may come back).
+ */
 export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> {
+  try {
+    return await onePass(deps);
+  } catch (e) {
+    const dev = e instanceof LogForkError ? await readDevice(deps.db) : undefined;
+    if (!dev) throw e;
+    await joinAsDevice(deps.db, await deps.open(dev.place), dev, deps.now?.() ?? Date.now());
+    const report = await onePass(deps);
+    const joined = await readDevice(deps.db);
+    if (!report || !joined) return report;
+    report.problems.push(COPIED_PROFILE);
+    await writeDevice(deps.db, { ...joined, notice: COPIED_PROFILE });
+    return report;
+  }
+}
+
+async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   const dev = await readDevice(deps.db);
   if (!dev) return undefined;
   const now = () => deps.now?.() ?? Date.now();
@@ -167,7 +202,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   // Segments the folder lost (put back to an older copy) that this device can make up for: a segment and then a
   // snapshot of everything here are written this pass, so that devices behind the gap move past it.
   const losses = findLosses(listing, dev);
-  const reader = readerFor(dev, storage);
+  const reader = readerFor(deps.db, dev, storage);
   const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path, lookPast: lookPast(dev, now()), listing });
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
   const rewrite = noteWaiting(dev, read, losses, now(), say);

@@ -81,6 +81,18 @@ async function pair(items: MemoryInput[] = [], folder: SyncStorage = new MemoryS
   return { folder, a, b };
 }
 
+/** Another browser profile holding a copy of every table of `from`'s database (a profile copied to another computer). */
+async function copyProfile(from: Profile, name: string): Promise<Profile> {
+  const to = new Profile(name, from.storage);
+  for (const table of from.db.tables) {
+    const keys = await table.toCollection().primaryKeys();
+    const rows = await table.bulkGet(keys);
+    await to.db.table(table.name).bulkPut(rows, table.schema.primKey.keyPath ? undefined : keys);
+  }
+  to.settings = structuredClone(from.settings);
+  return to;
+}
+
 /**
  * A folder that can be put back to an earlier copy: in memory, or a folder on a real WebDAV server (rclone serve
  * webdav), copied and restored on the server's disk as a host's "restore" would.
@@ -312,6 +324,34 @@ describe('sync between two profiles through one folder', () => {
     const got = await b.pass();
     expect(got?.problems).toEqual([]);
     expect(b.settings.rank).toEqual({ weights: { semantic: 0.6 } });
+  });
+
+  it.each(['memory', 'webdav'] as const)('a profile copied to another computer syncs on there as a device of its own, said once; nothing written on either is lost (%s)', async (where) => {
+    const { folder, a, b } = await pair([{ id: 'x', text: 'shared before the copy' }], (await restorableFolder(where, 'copied profile')).folder);
+    await a.store.update('x', { text: 'shared before the copy, edited' });
+    await a.pass();
+    // The copy holds A's device id, chain head and clock. It seals its change, but the connection drops before it
+    // lands; meanwhile the original writes its own next segment under the same name.
+    const copy = await copyProfile(a, 'A');
+    await copy.add([{ id: 'fromCopy', text: 'written on the copy' }]);
+    copy.storage = { list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),
+      create: async (p, bytes) => {
+        if (p.includes('/log/')) throw new SyncPlaceError('offline', 'The connection dropped.');
+        return folder.create(p, bytes);
+      } };
+    await expect(copy.pass()).rejects.toThrow('The connection dropped.');
+    await a.add([{ id: 'fromA', text: 'written on the original after the copy' }]);
+    await a.pass();
+    copy.storage = folder;
+    const forked = await copy.pass();
+    expect(forked?.problems.join(' ')).toMatch(/copied profile.*device of its own/);
+    expect((await readDevice(copy.db))!.deviceId).not.toBe((await readDevice(a.db))!.deviceId);
+    for (const p of [a, b, copy, a, b]) expect((await p.pass())?.problems).toEqual([]);
+    const all = { x: 'shared before the copy, edited', fromA: 'written on the original after the copy', fromCopy: 'written on the copy' };
+    for (const p of [a, b, copy]) {
+      expect(await p.texts()).toEqual(all);
+      expect((await readDevice(p.db))!.revisions ?? []).toEqual([]);
+    }
   });
 
   it('a pass stopped after sealing writes the same segment on the next pass, and the other device gets it once', async () => {
