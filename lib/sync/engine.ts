@@ -204,6 +204,10 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   const losses = findLosses(listing, dev);
   const reader = readerFor(deps.db, dev, storage);
   const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path, lookPast: lookPast(dev, now()), listing });
+  // This device's log went on past its head, and not from here (what a stopped pass sealed went out above): another
+  // profile writes as this device. Its stamps would collide with this one's, so it joins again before writing.
+  const another = read.segments.find((ref) => ref.device === dev.deviceId);
+  if (another) throw new LogForkError(another.path);
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
   const rewrite = noteWaiting(dev, read, losses, now(), say);
   report.devices = dev.devices = Math.max(1, Object.keys(read.devices).length);

@@ -354,6 +354,24 @@ describe('sync between two profiles through one folder', () => {
     }
   });
 
+  it('a copied profile that finds its own device id writing in the folder joins again before it writes under it', async () => {
+    const { a, b } = await pair([{ id: 'x', text: 'shared before the copy' }]);
+    const copy = await copyProfile(a, 'A');
+    // The original writes first; the copy reads that segment in what it takes for its own log.
+    await a.add([{ id: 'fromA', text: 'written on the original after the copy' }]);
+    await a.pass();
+    await copy.store.update('x', { text: 'edited on the copy' });
+    const { deviceId } = (await readDevice(a.db))!;
+    const before = new Set((await a.storage.list()).map((f) => f.path));
+    const found = await copy.pass();
+    expect(found?.problems.join(' ')).toMatch(/copied profile.*device of its own/);
+    const wrote = (await a.storage.list()).map((f) => f.path).filter((path) => !before.has(path));
+    expect(wrote.length).toBeGreaterThan(0);
+    expect(wrote.filter((path) => path.includes(deviceId))).toEqual([]);
+    for (const p of [a, b, copy, a]) expect((await p.pass())?.problems).toEqual([]);
+    for (const p of [a, b, copy]) expect(await p.texts()).toEqual({ x: 'edited on the copy', fromA: 'written on the original after the copy' });
+  });
+
   it('a pass stopped after sealing writes the same segment on the next pass, and the other device gets it once', async () => {
     const { folder, a, b } = await pair();
     await a.add([{ id: 's', text: 'written across a stop' }]);
