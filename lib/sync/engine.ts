@@ -10,7 +10,7 @@ import { findVaults } from './folder-headers';
 import { headerPath, parseListing } from './folder-layout';
 import { findLosses, lookPast, noteWaiting } from './folder-losses';
 import { FolderReader, SnapshotPartError, type Applied } from './folder-reader';
-import { durationInWords, HybridClock, parseStamp, receiveAll, type ClockAhead } from './hlc';
+import { durationInWords, HybridClock, MAX_DRIFT, parseStamp, receiveAll, type ClockAhead } from './hlc';
 import { SyncLedger } from './ledger';
 import { LogForkError, LogWriter } from './log-writer';
 import { applyOps, MergeState, noteCarrier } from './merge';
@@ -85,6 +85,15 @@ function readerFor(db: BackstoryDB, dev: DeviceState, storage: SyncStorage): Fol
 
 const vaultOf = (dev: DeviceState) => ({ key: dev.vaultKey, digest: dev.digest, vaultId: dev.vaultId });
 
+/**
+ * How far this device's clock (`now`) is ahead of the place's (negative: behind), to the minute (a `Date` header says
+ * whole seconds), or undefined where the place does not say its time.
+ */
+function clockOffPlace(storage: SyncStorage, now: number): number | undefined {
+  const t = storage.placeTime?.();
+  return t && Math.round((now - (t.place + (Date.now() - t.local))) / 60_000) * 60_000;
+}
+
 /** Looks like a recovery key (32 base32 characters in any grouping) rather than a passphrase. */
 const RECOVERY_SHAPE = /^[\s-]*(?:[a-z2-7][\s-]*){32}$/i;
 
@@ -155,7 +164,7 @@ async function joinAsDevice(db: BackstoryDB, storage: SyncStorage, vault: Pick<D
 }
 
 const COPIED_PROFILE =
-  'This browser’s sync data is also in use elsewhere (a copied profile, or one restored from a backup): it now syncs as a device of its own, and its memory joined the synced one again.';
+  "This browser's sync data is also in use elsewhere (a copied profile, or one restored from a backup): it now syncs as a device of its own, and its memory joined the synced one again.";
 
 /**
  * One sync pass. Undefined when sync is off on this device. When the folder holds another file under a name this
@@ -273,9 +282,17 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
     if (state.records.size >= FLUSH_RECORDS) await flush();
   }
   for (const p of reader.takeProblems()) say(`${p.kind} ${p.path}`, p.words);
+  // Against the place's clock where it says one: a device whose own clock is slow would blame every other device.
+  const off = clockOffPlace(storage, now());
+  if (off !== undefined && Math.abs(off) > MAX_DRIFT) {
+    const words = `${durationInWords(Math.abs(off))} ${off > 0 ? 'ahead of' : 'behind'}`;
+    say(`own clock ${words}`, `This device's clock is ${words} the WebDAV server's: set it right. Its changes still sync, but they are dated wrongly.`);
+  }
   for (const a of ahead) {
     const name = read.devices[a.device]?.name ?? 'another device';
-    say(`ahead ${a.device}`, `The clock of '${name}' is ${durationInWords(a.aheadMs)} ahead of this one: its changes are kept, but set that device's clock right.`);
+    const by = off === undefined ? a.aheadMs : a.aheadMs + off;
+    if (by <= MAX_DRIFT) continue;
+    say(`ahead ${a.device}`, `The clock of '${name}' is ${durationInWords(by)} ahead of ${off === undefined ? 'this one' : "the WebDAV server's"}: its changes are kept, but set that device's clock right.`);
   }
   dev.opsSinceSnapshot += report.received;
 

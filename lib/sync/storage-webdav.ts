@@ -36,6 +36,7 @@ export class WebDavStorage implements SyncStorage {
   private readonly auth: string;
   private readonly fetcher: typeof fetch;
   private readonly maxFile: number;
+  private dated?: { place: number; local: number };
 
   constructor(options: WebDavOptions) {
     const url = new URL(options.url);
@@ -47,6 +48,10 @@ export class WebDavStorage implements SyncStorage {
     this.auth = basic(options.user, options.password);
     this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
     this.maxFile = options.maxFileBytes ?? MAX_FILE_BYTES;
+  }
+
+  placeTime(): { place: number; local: number } | undefined {
+    return this.dated;
   }
 
   private urlOf(path: string): URL {
@@ -74,6 +79,8 @@ export class WebDavStorage implements SyncStorage {
       } catch {
         throw new SyncPlaceError('offline', `The WebDAV server at ${this.root.host} cannot be reached; Backstory tries again later.`);
       }
+      const date = Date.parse(res.headers.get('date') ?? '');
+      if (Number.isFinite(date)) this.dated = { place: date, local: Date.now() };
       if (res.type === 'opaqueredirect') {
         throw new SyncPlaceError('refused', `The WebDAV server at ${this.root.host} sent Backstory elsewhere; sync does not follow it.`);
       }

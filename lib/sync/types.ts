@@ -90,4 +90,9 @@ export interface SyncStorage {
   create(path: string, bytes: Uint8Array): Promise<void>;
   /** Removes a file; a file already gone is not an error. */
   remove(path: string): Promise<void>;
+  /**
+   * The place's own time at its last answer, and this device's (`Date.now()`) when that answer came, where the place
+   * says it (a WebDAV server's `Date` header): the one clock every device reads alike.
+   */
+  placeTime?(): { place: number; local: number } | undefined;
 }

@@ -31,9 +31,26 @@ class Profile extends SyncProfile {
   clock?: number;
   /** The most JSON a part of this profile's snapshots holds (the product's when unset). */
   partBytes?: number;
+  /**
+   * Whether a WebDAV server's clock moves with this profile's (time passing for everyone: "three months on") rather
+   * than staying right while this device's is set wrong.
+   */
+  worldTime = false;
   protected override moreDeps(): Partial<SyncDeps> {
     const now = this.clock === undefined ? undefined : () => this.clock!;
-    return { now, snapshotPartBytes: this.partBytes, settings: { read: async () => this.settings, write: async (v) => void (this.settings = { ...this.settings, ...v }) } };
+    const open = async () => {
+      const place = this.storage;
+      if (!this.worldTime || !place.placeTime || this.clock === undefined) return place;
+      const shift = this.clock - Date.now();
+      return {
+        list: () => place.list(), read: (path) => place.read(path), create: (path, bytes) => place.create(path, bytes), remove: (path) => place.remove(path),
+        placeTime: () => {
+          const t = place.placeTime!();
+          return t && { ...t, place: t.place + shift };
+        },
+      } satisfies SyncStorage;
+    };
+    return { now, open, snapshotPartBytes: this.partBytes, settings: { read: async () => this.settings, write: async (v) => void (this.settings = { ...this.settings, ...v }) } };
   }
   add(items: MemoryInput[]) {
     return this.store.add(items, { from: 'user' });
@@ -132,7 +149,7 @@ async function restorableFolder(where: 'memory' | 'webdav', name: string): Promi
  * copy (a host's "restore", a backup copied over it): the first's two segments are gone.
  */
 async function restoredAfterTwoChanges(folder: SyncStorage, keep: () => () => void, names: string[], clock?: number): Promise<{ a: Profile; b: Profile; c: Profile }> {
-  const [a, b, c] = names.map((n) => new Profile(n, folder));
+  const [a, b, c] = names.map((n) => Object.assign(new Profile(n, folder), { worldTime: true }));
   if (clock !== undefined) a.clock = b.clock = c.clock = clock;
   await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
   for (const p of [a, b, c]) {
@@ -567,7 +584,7 @@ describe('sync between two profiles through one folder', () => {
     ['parts of a few records, through rclone serve webdav', 600, 'webdav'],
   ] as const)('a device back after deletes were collected drops the deleted items, but keeps one it edited while away (%s)', async (_, partBytes, where) => {
     const folder = where === 'webdav' ? await webdavFolder('back after months') : new MemoryStorage();
-    const [a, b, c] = ['A', 'B', 'C'].map((n) => new Profile(n, folder));
+    const [a, b, c] = ['A', 'B', 'C'].map((n) => Object.assign(new Profile(n, folder), { worldTime: true }));
     a.partBytes = partBytes;
     // Kept and deleted ids interleaved, so deleted ones fall inside parts, between them and after the last.
     const ids = Array.from({ length: 12 }, (_, k) => `n${String(k).padStart(2, '0')}`);
@@ -603,6 +620,34 @@ describe('sync between two profiles through one folder', () => {
     await b.pass();
     expect(await a.texts()).toEqual(await c.texts());
     expect(await b.texts()).toEqual(await c.texts());
+  });
+
+  it('through a WebDAV server, a device whose clock is hours off is told its own clock is wrong, not the others’', async () => {
+    const { a, b } = await pair([], await webdavFolder('clock off'));
+    // A dual-boot computer that keeps local time in its hardware clock: B runs two hours slow, A three hours fast.
+    b.clock = Date.now() - 2 * 3_600_000;
+    a.clock = Date.now() + 3 * 3_600_000;
+    await a.add([{ id: 'x', text: 'written with a fast clock' }]);
+    const atA = (await a.pass())?.problems.join(' ');
+    expect(atA).toMatch(/This device's clock is 3 hours ahead of the WebDAV server's/);
+    const atB = (await b.pass())?.problems.join(' ');
+    expect(atB).toMatch(/This device's clock is 2 hours behind the WebDAV server's/);
+    // A is 5 hours ahead of B, of which B's own clock accounts for 2: A is still named, by how far it is off.
+    expect(atB).toMatch(/The clock of 'A' is 3 hours ahead/);
+    expect(await b.texts()).toEqual({ x: 'written with a fast clock' });
+    // Said once each.
+    expect((await a.pass())?.problems).toEqual([]);
+    expect((await b.pass())?.problems).toEqual([]);
+  });
+
+  it('through a WebDAV server, a device whose clock is slow does not blame the others for it', async () => {
+    const { a, b } = await pair([], await webdavFolder('clock slow'));
+    b.clock = Date.now() - 2 * 3_600_000;
+    await a.add([{ id: 'x', text: 'written with a right clock' }]);
+    await a.pass();
+    const atB = (await b.pass())?.problems.join(' ');
+    expect(atB).toMatch(/This device's clock is 2 hours behind the WebDAV server's/);
+    expect(atB).not.toMatch(/The clock of 'A'/);
   });
 
   it('a device whose clock is 100 days ahead takes the others for gone, and they still end with one memory', async () => {
