@@ -207,7 +207,8 @@ function statusOf(dev: DeviceState, syncing: boolean, progress?: { done: number;
   const place: SyncStatus['place'] = dev.place.kind === 'webdav' ? { kind: 'webdav', url: dev.place.url } : { kind: 'folder', name: dev.place.name };
   const reconnect = !!dev.failure && !!dev.reconnect;
   return {
-    state: syncing ? 'syncing' : dev.failure ? 'error' : 'synced',
+    // Connected but no pass finished yet (the first is about to run): not "synced", nothing was.
+    state: syncing ? 'syncing' : dev.failure ? 'error' : dev.lastSyncedAt ? 'synced' : 'syncing',
     place,
     lastSyncedAt: dev.lastSyncedAt,
     devices: dev.devices,
