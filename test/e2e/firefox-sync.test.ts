@@ -1,10 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page as FirefoxPage } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebdav, type WebdavServer } from '../webdav-server';
 import { launchExtension, type Harness } from './harness';
 import { FIREFOX_BUILD_DIR, launchFirefoxExtension, type FirefoxHarness } from './firefox-harness';
+import { connectWebdav, SYNC_FOLDER, syncFolderFiles, syncFolderUrl } from './sync-webdav-helpers';
 
 // One memory across two browsers: the Firefox build in Firefox ESR and the Chrome build in Chromium, syncing through
 // a real WebDAV server (rclone) on 127.0.0.1, each connected on its own options page as a user would.
@@ -17,21 +18,6 @@ type Item = { id: string; text: string };
 type Status = { state: string; lastSyncedAt?: number; devices?: number; problem?: string };
 const list = async (h: { call<T>(type: string, payload: unknown): Promise<T> }) =>
   (await h.call<{ items: Item[] }>('memory:list', {})).items.map((i) => [i.id, i.text]).sort();
-const folderUrl = () => `${dav.base}/Backstory/`;
-
-/** Every file of the synced memory on the server's disk. */
-function files(): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(p);
-    }
-  };
-  walk(join(dav.dir, 'Backstory'));
-  return out;
-}
 
 /** Fills the options page's WebDAV form and clicks Connect, in Firefox (typed, as a user types). */
 async function connectFirefox(passphrase: string): Promise<FirefoxPage> {
@@ -40,24 +26,11 @@ async function connectFirefox(passphrase: string): Promise<FirefoxPage> {
     await page.click(`[data-testid="sync"] [data-testid="${id}"]`);
     await page.keyboard.type(text);
   };
-  await type('sync-webdav-url', folderUrl());
+  await type('sync-webdav-url', syncFolderUrl(dav));
   await type('sync-webdav-user', dav.user);
   await type('sync-webdav-password', dav.password);
   await type('sync-passphrase', passphrase);
   await page.click('[data-testid="sync"] [data-testid="sync-connect"]');
-  return page;
-}
-
-/** The same in Chromium. */
-async function connectChromium(passphrase: string) {
-  const page = await chromium.context.newPage();
-  await page.goto(`chrome-extension://${chromium.extensionId}/options.html`);
-  const sync = page.getByTestId('sync');
-  await sync.getByTestId('sync-webdav-url').fill(folderUrl());
-  await sync.getByTestId('sync-webdav-user').fill(dav.user);
-  await sync.getByTestId('sync-webdav-password').fill(dav.password);
-  await sync.getByTestId('sync-passphrase').fill(passphrase);
-  await sync.getByTestId('sync-connect').click();
   return page;
 }
 
@@ -77,7 +50,7 @@ async function syncNow(h: { call<T>(type: string, payload: unknown): Promise<T> 
 
 beforeAll(async () => {
   dav = await startWebdav();
-  mkdirSync(join(dav.dir, 'Backstory'));
+  mkdirSync(join(dav.dir, SYNC_FOLDER));
   firefox = await launchFirefoxExtension();
   chromium = await launchExtension();
   await chromium.seed([{ id: 'dana', text: 'Dana wants the status update on Fridays, three bullet points at most.' }]);
@@ -92,7 +65,9 @@ afterAll(async () => {
 
 describe('one synced memory in Firefox and Chromium through WebDAV', () => {
   it('Firefox joins the memory Chromium made there, and each then holds both memories', async () => {
-    const made = await connectChromium(PASSPHRASE);
+    const made = await chromium.context.newPage();
+    await made.goto(`chrome-extension://${chromium.extensionId}/options.html`);
+    await connectWebdav(made, dav, PASSPHRASE);
     await expect.poll(() => made.getByTestId('sync-status').getAttribute('data-state'), { timeout: 60_000 }).toBe('synced');
 
     const page = await connectFirefox(PASSPHRASE);
@@ -108,7 +83,7 @@ describe('one synced memory in Firefox and Chromium through WebDAV', () => {
     await expect.poll(() => list(firefox), { timeout: 30_000 }).toEqual(both);
     expect((await firefox.call<Status>('sync:status', {})).devices).toBe(2);
     // What Firefox wrote is sealed like what Chromium wrote: nothing of either memory in the clear.
-    for (const f of files()) expect(readFileSync(f).toString('latin1')).not.toMatch(/Acme|Priya|Dana|Fridays/);
+    for (const f of syncFolderFiles(dav)) expect(readFileSync(f).toString('latin1')).not.toMatch(/Acme|Priya|Dana|Fridays/);
     await page.close();
     await made.close();
   });

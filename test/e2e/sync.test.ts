@@ -1,9 +1,10 @@
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebdav, type WebdavServer } from '../webdav-server';
 import { launchExtension, type Harness } from './harness';
+import { connectWebdav, SYNC_FOLDER, syncFolderFiles } from './sync-webdav-helpers';
 
 // Two browser profiles syncing through a real WebDAV server (rclone) on 127.0.0.1, driven through the options page
 // as a user would: connect, see each other's memories, edit, delete, a wrong passphrase, a tampered file, a replayed
@@ -16,7 +17,6 @@ const pages = new Map<Harness, Page>();
 
 type Item = { id: string; text: string };
 const list = async (h: Harness) => (await h.call<{ items: Item[] }>('memory:list', {})).items.map((i) => [i.id, i.text]).sort();
-const folderUrl = () => `${dav.base}/Backstory/`;
 
 async function options(h: Harness): Promise<Page> {
   let page = pages.get(h);
@@ -30,12 +30,7 @@ async function options(h: Harness): Promise<Page> {
 
 async function connect(h: Harness, passphrase: string): Promise<Page> {
   const page = await options(h);
-  const sync = page.getByTestId('sync');
-  await sync.getByTestId('sync-webdav-url').fill(folderUrl());
-  await sync.getByTestId('sync-webdav-user').fill(dav.user);
-  await sync.getByTestId('sync-webdav-password').fill(dav.password);
-  await sync.getByTestId('sync-passphrase').fill(passphrase);
-  await sync.getByTestId('sync-connect').click();
+  await connectWebdav(page, dav, passphrase);
   return page;
 }
 
@@ -54,23 +49,11 @@ async function syncNow(h: Harness): Promise<void> {
     .toBe(true);
 }
 
-/** Every file of the synced memory on the server's disk, by path. */
-function files(): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(p);
-    }
-  };
-  walk(join(dav.dir, 'Backstory'));
-  return out;
-}
+const files = () => syncFolderFiles(dav);
 
 beforeAll(async () => {
   dav = await startWebdav();
-  mkdirSync(join(dav.dir, 'Backstory'));
+  mkdirSync(join(dav.dir, SYNC_FOLDER));
   laptop = await launchExtension();
   desktop = await launchExtension();
   await laptop.seed([{ id: 'dana', text: 'Dana wants the status update on Fridays, three bullet points at most.' }]);
@@ -158,7 +141,7 @@ describe('sync through a WebDAV folder', () => {
 
   it('says in words when the folder was removed, and keeps the memory', async () => {
     const before = await list(desktop);
-    rmSync(join(dav.dir, 'Backstory'), { recursive: true, force: true });
+    rmSync(join(dav.dir, SYNC_FOLDER), { recursive: true, force: true });
     await syncNow(desktop);
     const page = await options(desktop);
     expect(await status(page).getAttribute('data-state')).toBe('error');
