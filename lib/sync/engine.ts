@@ -167,8 +167,9 @@ const COPIED_PROFILE =
   "This browser's sync data is also in use elsewhere (a copied profile, or one restored from a backup): it now syncs as a device of its own, and its memory joined the synced one again.";
 
 /**
- * One sync pass. Undefined when sync is off on this device. When the folder holds another file under a name this
- * device was about to write, another profile writes as this device (this one was copied, or restored from a backup):
+ * One sync pass. Undefined when sync is off on this device. When the folder holds another file sealed with this
+ * memory's key under a name this device was about to write, another profile writes as this device (this one was
+ * copied, or restored from a backup):
  * this profile joins again as a device of its own, keeping its memory, and the pass runs as that device's first. Its
  * changes since its last pass go out as a union; none is lost (one deleted here since may come back).
  */
@@ -176,7 +177,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   try {
     return await onePass(deps);
   } catch (e) {
-    const dev = e instanceof LogForkError ? await readDevice(deps.db) : undefined;
+    const dev = e instanceof LogForkError && e.sealed ? await readDevice(deps.db) : undefined;
     if (!dev) throw e;
     await joinAsDevice(deps.db, await deps.open(dev.place), dev, deps.now?.() ?? Date.now());
     const report = await onePass(deps);

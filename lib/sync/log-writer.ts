@@ -4,7 +4,7 @@
 import { sha256, toHex } from './bytes';
 import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath } from './folder-layout';
 import type { Applied } from './folder-reader';
-import { seal, sealJson, type SealingVault } from './seal';
+import { open, seal, sealJson, type SealingVault } from './seal';
 import { SNAPSHOT_VERSION, type SnapshotManifest } from './segment';
 import { SyncPlaceError, type SegmentBody, type SyncOp, type SyncStorage } from './types';
 
@@ -17,15 +17,37 @@ export interface PendingSegment {
   bytes: Uint8Array;
 }
 
-/** The folder holds another file where this device was about to write: its log there went on without this memory. */
+/**
+ * The folder holds another file where this device was about to write. `sealed`: it opens with this memory's key, so
+ * a profile holding this device's part wrote it (this one was copied, or restored from a backup) and its log there
+ * went on without this memory; otherwise it is a file anyone could have put there, and nothing is read into it.
+ */
 export class LogForkError extends Error {
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    readonly sealed = true,
+  ) {
     super(
-      `The synced folder already holds a different ${path.includes('/log/') ? 'segment' : 'file'} of this device at ${path}: ` +
-        'this device\'s memory is older than what it wrote there (was it restored from a backup?). Nothing was written.',
+      sealed
+        ? `The synced folder already holds a different ${path.includes('/log/') ? 'segment' : 'file'} of this device at ${path}: ` +
+            'this device\'s memory is older than what it wrote there (was it restored from a backup?). Nothing was written.'
+        : `The synced folder holds a file Backstory cannot read at ${path}, where this device writes next: remove it, and sync goes on. Nothing was written.`,
     );
     this.name = 'LogForkError';
   }
+}
+
+/** Whether `bytes` open with the vault's key as any file a device writes under its own name. */
+async function opensWithKey(vault: SealingVault, bytes: Uint8Array): Promise<boolean> {
+  for (const kind of ['segment', 'snapshot', 'snapshot-part'] as const) {
+    try {
+      await open(vault, kind, bytes);
+      return true;
+    } catch {
+      // not this kind, or not sealed with this key
+    }
+  }
+  return false;
 }
 
 const SNAPSHOTS_KEPT = 2;
@@ -165,7 +187,7 @@ export class LogWriter {
     const there = await this.existing(path);
     if (there) {
       if (same(there, bytes)) return;
-      throw new LogForkError(path);
+      throw new LogForkError(path, await opensWithKey(this.vault, there));
     }
     try {
       await this.storage.create(path, bytes);
@@ -173,7 +195,7 @@ export class LogWriter {
       // A write that landed before its answer was lost, or a place honouring create-only: same bytes is success.
       if (!(e instanceof SyncPlaceError && e.problem === 'exists')) throw e;
       const now = await this.existing(path);
-      if (!now || !same(now, bytes)) throw new LogForkError(path);
+      if (!now || !same(now, bytes)) throw new LogForkError(path, !!now && (await opensWithKey(this.vault, now)));
     }
   }
 }

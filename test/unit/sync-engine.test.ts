@@ -371,6 +371,22 @@ describe('sync between two profiles through one folder', () => {
     }
   });
 
+  it('a file that is no sealed file of this memory, planted where a device writes next, is refused in words; the device stays who it is', async () => {
+    const { folder, a, b } = await pair([{ id: 'x', text: 'before the planted file' }]);
+    const { deviceId, vaultId, applied } = (await readDevice(a.db))!;
+    const next = segmentPath(vaultId, deviceId, applied[deviceId].seq + 1);
+    // Anyone who can write to the folder, without the key: it must not make the device start over as another.
+    await folder.create(next, new TextEncoder().encode('not a segment'));
+    await a.add([{ id: 'y', text: 'after the planted file' }]);
+    await expect(a.pass()).rejects.toThrow(/cannot read .*where this device writes next/);
+    expect((await readDevice(a.db))!.deviceId).toBe(deviceId);
+    // Once it is gone, the change goes out under the same name.
+    await folder.remove(next);
+    expect((await a.pass())?.problems).toEqual([]);
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'before the planted file', y: 'after the planted file' });
+  });
+
   it('a copied profile that finds its own device id writing in the folder joins again before it writes under it', async () => {
     const { a, b } = await pair([{ id: 'x', text: 'shared before the copy' }]);
     const copy = await copyProfile(a, 'A');
