@@ -5,7 +5,7 @@ import { sha256, toHex } from './bytes';
 import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath } from './folder-layout';
 import type { Applied } from './folder-reader';
 import { open, seal, sealJson, type SealingVault } from './seal';
-import { SNAPSHOT_VERSION, type SnapshotManifest } from './segment';
+import { checkSegment, checkSnapshot, checkSnapshotPart, SNAPSHOT_VERSION, type SnapshotManifest } from './segment';
 import { SyncPlaceError, type SegmentBody, type SyncOp, type SyncStorage } from './types';
 
 /** A sealed segment not yet known to be in the folder. The wiring keeps it (IndexedDB) and writes it again as it is. */
@@ -18,9 +18,10 @@ export interface PendingSegment {
 }
 
 /**
- * The folder holds another file where this device was about to write. `sealed`: it opens with this memory's key, so
- * a profile holding this device's part wrote it (this one was copied, or restored from a backup) and its log there
- * went on without this memory; otherwise it is a file anyone could have put there, and nothing is read into it.
+ * The folder holds another file where this device was about to write. `sealed`: it is the file of this device that
+ * its name says, sealed with this memory's key, so a profile holding this device's part wrote it (this one was copied, or
+ * restored from a backup) and its log there went on without this memory. Otherwise it is a file anyone who can write
+ * to the folder could have put there (junk, or an old file of this device copied over), and nothing is taken from it.
  */
 export class LogForkError extends Error {
   constructor(
@@ -31,21 +32,26 @@ export class LogForkError extends Error {
       sealed
         ? `The synced folder already holds a different ${path.includes('/log/') ? 'segment' : 'file'} of this device at ${path}: ` +
             'this device\'s memory is older than what it wrote there (was it restored from a backup?). Nothing was written.'
-        : `The synced folder holds a file Backstory cannot read at ${path}, where this device writes next: remove it, and sync goes on. Nothing was written.`,
+        : `The synced folder holds a file at ${path}, where this device writes next, that this device did not write there: remove it, and sync goes on. Nothing was written.`,
     );
     this.name = 'LogForkError';
   }
 }
 
-/** Whether `bytes` open with the vault's key as any file a device writes under its own name. */
-async function opensWithKey(vault: SealingVault, bytes: Uint8Array): Promise<boolean> {
-  for (const kind of ['segment', 'snapshot', 'snapshot-part'] as const) {
-    try {
-      await open(vault, kind, bytes);
-      return true;
-    } catch {
-      // not this kind, or not sealed with this key
-    }
+/**
+ * Whether `bytes` are the file of `device` that `path` names (a segment, a snapshot's manifest or part, with that
+ * device, number and part inside), sealed with the vault's key: not junk, nor another of its files copied there.
+ */
+async function ownFileAt(vault: SealingVault & { vaultId: string }, device: string, path: string, bytes: Uint8Array): Promise<boolean> {
+  const at = parseListing([{ path, size: bytes.length }], vault.vaultId);
+  const says = (body: { device?: unknown; seq?: unknown; part?: unknown }, want: { device: string; seq: number; part?: number }) =>
+    body.device === want.device && body.seq === want.seq && (want.part === undefined || body.part === want.part);
+  try {
+    if (at.segments[0]?.device === device) return says(checkSegment(await open(vault, 'segment', bytes)), at.segments[0]);
+    if (at.snapshots[0]?.device === device) return says(checkSnapshot(await open(vault, 'snapshot', bytes)), at.snapshots[0]);
+    if (at.parts[0]?.device === device) return says(checkSnapshotPart(await open(vault, 'snapshot-part', bytes)), at.parts[0]);
+  } catch {
+    // not sealed with this key, or not what its name says
   }
   return false;
 }
@@ -187,7 +193,7 @@ export class LogWriter {
     const there = await this.existing(path);
     if (there) {
       if (same(there, bytes)) return;
-      throw new LogForkError(path, await opensWithKey(this.vault, there));
+      throw new LogForkError(path, await ownFileAt(this.vault, this.device, path, there));
     }
     try {
       await this.storage.create(path, bytes);
@@ -195,7 +201,7 @@ export class LogWriter {
       // A write that landed before its answer was lost, or a place honouring create-only: same bytes is success.
       if (!(e instanceof SyncPlaceError && e.problem === 'exists')) throw e;
       const now = await this.existing(path);
-      if (!now || !same(now, bytes)) throw new LogForkError(path, !!now && (await opensWithKey(this.vault, now)));
+      if (!now || !same(now, bytes)) throw new LogForkError(path, !!now && (await ownFileAt(this.vault, this.device, path, now)));
     }
   }
 }

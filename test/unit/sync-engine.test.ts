@@ -371,14 +371,14 @@ describe('sync between two profiles through one folder', () => {
     }
   });
 
-  it('a file that is no sealed file of this memory, planted where a device writes next, is refused in words; the device stays who it is', async () => {
+  it.each(['junk', 'an old segment of the device copied there'] as const)('a file planted where a device writes next (%s) is refused in words; the device stays who it is', async (what) => {
     const { folder, a, b } = await pair([{ id: 'x', text: 'before the planted file' }]);
     const { deviceId, vaultId, applied } = (await readDevice(a.db))!;
     const next = segmentPath(vaultId, deviceId, applied[deviceId].seq + 1);
     // Anyone who can write to the folder, without the key: it must not make the device start over as another.
-    await folder.create(next, new TextEncoder().encode('not a segment'));
+    await folder.create(next, what === 'junk' ? new TextEncoder().encode('not a segment') : await folder.read(segmentPath(vaultId, deviceId, 1)));
     await a.add([{ id: 'y', text: 'after the planted file' }]);
-    await expect(a.pass()).rejects.toThrow(/cannot read .*where this device writes next/);
+    await expect(a.pass()).rejects.toThrow(/where this device writes next, that this device did not write there: remove it/);
     expect((await readDevice(a.db))!.deviceId).toBe(deviceId);
     // Once it is gone, the change goes out under the same name.
     await folder.remove(next);
