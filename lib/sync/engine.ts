@@ -214,9 +214,12 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   const losses = findLosses(listing, dev);
   const reader = readerFor(deps.db, dev, storage);
   const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path, lookPast: lookPast(dev, now()), listing });
-  // This device's log went on past its head, and not from here (what a stopped pass sealed went out above): another
-  // profile writes as this device. Its stamps would collide with this one's, so it joins again before writing.
-  const another = read.segments.find((ref) => ref.device === dev.deviceId);
+  // This device's log went on past its head, or holds another version of a segment it wrote, or forks, and not from
+  // here (what a stopped pass sealed went out above): another profile writes as this device (a copy that wrote the
+  // same number before a file-sync engine carried either). Its stamps would collide with this one's: join again.
+  const own = `/log/${dev.deviceId}/`;
+  const another = read.segments.find((ref) => ref.device === dev.deviceId) ?? read.rewritten.find((r) => r.device === dev.deviceId) ??
+    read.problems.find((p) => p.kind === 'fork' && p.path.includes(own));
   if (another) throw new LogForkError(another.path);
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
   const rewrite = noteWaiting(dev, read, losses, now(), say);

@@ -3,6 +3,7 @@
 // sealed bytes of the one before it; a gap, a fork, an old file put back under a new name, or a file that does not
 // open is reported once, with its path, and never applied.
 import { toHex, sha256 } from './bytes';
+import { rewrittenSegments, unapplied } from './applied-segments';
 import { parseListing, segmentPath, type FolderListing, type Placed } from './folder-layout';
 import { open, SEAL_LIMITS, SealError, type SealingVault, type SealKind } from './seal';
 import { checkDevice, checkSegment, checkSnapshot, type DeviceBody } from './segment';
@@ -60,6 +61,8 @@ export interface FolderPlan {
    * next segment not in the folder: on its way, or lost with a folder put back to an older copy.
    */
   past: { device: string; seq: number }[];
+  /** Segments of a number this device applied, of the device their name says, but not the bytes it applied. */
+  rewritten: { device: string; path: string }[];
 }
 
 /** `FolderPlan` with every segment's body read (tests, and small folders). */
@@ -90,19 +93,6 @@ export interface Opened {
 }
 
 const canonical = (p: string) => p.replace(/(?: \([^()/]*\)| \d{1,3}|\.sync-conflict-[^/]*|-[A-Za-z0-9_-]+)\.bin$/, '.bin');
-
-/**
- * The segments worth opening: those past what this device applied of their writer's log (by the seq their name says),
- * and of those it applied only the last of each writer, whose `seen` says how far that writer had applied the others
- * (`FolderPlan.past`). A worker stopped between passes starts with nothing opened, and a folder holds up to a
- * snapshot's worth of segments: reading them all again on every pass was most of what a quiet pass downloaded. A file
- * whose name is not what its body says is either never read (it names an applied seq) or read and refused as before.
- */
-function unapplied(segments: Placed[], applied: Readonly<Record<string, Applied>>): Placed[] {
-  const last = new Map<string, number>();
-  for (const f of segments) if (f.seq <= (applied[f.device]?.seq ?? 0) && f.seq > (last.get(f.device) ?? 0)) last.set(f.device, f.seq);
-  return segments.filter((f) => f.seq > (applied[f.device]?.seq ?? 0) || f.seq === last.get(f.device));
-}
 
 export class FolderReader {
   private readonly seen = new Map<string, Opened | { size: number; failed: true }>();
@@ -213,7 +203,8 @@ export class FolderReader {
     const segments = chains.next.map((r) => ({ ...r, seq: r.before.seq + 1 }));
     for (const path of this.bodies.keys()) if (!segments.some((r) => r.path === path)) this.bodies.delete(path);
     const gaps = chains.gaps.map(({ device, from, to }) => ({ device, from, to }));
-    return { snapshot, segments, heads: chains.heads, devices: { ...this.devices }, problems, gaps, past: pastOf(chains.heads) };
+    const rewritten = rewrittenSegments(segs, applied);
+    return { snapshot, segments, heads: chains.heads, devices: { ...this.devices }, problems, gaps, past: pastOf(chains.heads), rewritten };
   }
 
   /**

@@ -405,6 +405,33 @@ describe('sync between two profiles through one folder', () => {
     for (const p of [a, b, copy]) expect(await p.texts()).toEqual({ x: 'edited on the copy', fromA: 'written on the original after the copy' });
   });
 
+  it('a copy’s later segment that does not continue this device’s own log (a fork) makes it join again too', async () => {
+    const { folder, a, b } = await pair([{ id: 'x', text: 'shared before the copy' }]);
+    const copy = await copyProfile(a, 'A');
+    // The copy's computer sees its own copy of the folder; the engine carries its files later, and not in order.
+    const away = new MemoryStorage();
+    for (const [path, bytes] of folder.files) away.files.set(path, bytes.slice());
+    copy.storage = away;
+    await a.add([{ id: 'fromA', text: 'written on the original' }]);
+    await a.pass();
+    for (const k of [1, 2]) {
+      await copy.add([{ id: `fromCopy${k}`, text: `written on the copy, ${k}` }]);
+      await copy.pass();
+    }
+    const { deviceId, vaultId, applied } = (await readDevice(a.db))!;
+    const second = segmentPath(vaultId, deviceId, applied[deviceId].seq + 1);
+    folder.files.set(second, away.files.get(second)!.slice());
+    expect((await a.pass())?.problems.join(' ')).toMatch(/copied profile.*device of its own/);
+    // The rest arrives, the copy's first segment as an engine's conflicted copy beside the original's.
+    for (const [path, bytes] of away.files) if (!folder.files.has(path)) folder.files.set(path, bytes.slice());
+    const first = segmentPath(vaultId, deviceId, applied[deviceId].seq);
+    folder.files.set(first.replace('.bin', ' (conflicted copy).bin'), away.files.get(first)!.slice());
+    copy.storage = folder;
+    for (const p of [copy, b, a, copy, b]) await p.pass();
+    const want = { x: 'shared before the copy', fromA: 'written on the original', fromCopy1: 'written on the copy, 1', fromCopy2: 'written on the copy, 2' };
+    for (const p of [a, b, copy]) expect(await p.texts()).toEqual(want);
+  });
+
   it('a pass stopped after sealing writes the same segment on the next pass, and the other device gets it once', async () => {
     const { folder, a, b } = await pair();
     await a.add([{ id: 's', text: 'written across a stop' }]);
@@ -707,5 +734,33 @@ describe('sync between two profiles through one folder', () => {
     }
     const want = { one: 'from A', two: 'from B', three: 'from C' };
     for (const d of devices) expect(await d.texts()).toEqual(want);
+  });
+
+  it.each([0, 1])('a profile copied to another computer, both writing the same segment before the file-sync engine carries either, ends with one memory (conflicted copies: %s)', async (duplicateRate) => {
+    const engine = new SyncedFolders({ seed: 11, duplicateRate });
+    const [a, b] = ['A', 'B'].map((n) => new Profile(n, engine.place(n)));
+    await a.add([{ id: 'x', text: 'shared before the copy' }]);
+    await a.connect();
+    await a.pass();
+    engine.deliver();
+    await b.connect();
+    await b.pass();
+    engine.deliver();
+    // The copy sees the folder as A's computer had it when the profile was copied.
+    const copy = await copyProfile(a, 'A');
+    copy.storage = engine.place('A copy');
+    for (const [path, bytes] of engine.filesOf('A')) engine.filesOf('A copy').set(path, bytes.slice());
+    await a.add([{ id: 'fromA', text: 'written on the original' }]);
+    await copy.add([{ id: 'fromCopy', text: 'written on the copy' }]);
+    await a.pass();
+    await copy.pass();
+    for (let round = 0; round < 4; round++) {
+      engine.deliver();
+      for (const p of [a, copy, b]) await p.pass();
+    }
+    engine.deliver();
+    for (const p of [a, copy, b]) await p.pass();
+    const want = { x: 'shared before the copy', fromA: 'written on the original', fromCopy: 'written on the copy' };
+    for (const p of [a, copy, b]) expect(await p.texts()).toEqual(want);
   });
 });

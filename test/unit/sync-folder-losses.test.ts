@@ -3,7 +3,7 @@ import type { DeviceState } from '../../lib/sync/device';
 import type { FolderPlan } from '../../lib/sync/folder-reader';
 import { LOST_AFTER_MS, lookPast, noteWaiting } from '../../lib/sync/folder-losses';
 
-const plan = (over: Partial<FolderPlan>): FolderPlan => ({ segments: [], heads: {}, devices: {}, problems: [], gaps: [], past: [], ...over });
+const plan = (over: Partial<FolderPlan>): FolderPlan => ({ segments: [], heads: {}, devices: {}, problems: [], gaps: [], past: [], rewritten: [], ...over });
 const noLosses = { own: [], held: [] };
 
 describe('what a device waits for, by its clock', () => {
