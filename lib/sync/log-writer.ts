@@ -110,7 +110,12 @@ export class LogWriter {
     const listing = parseListing(await this.storage.list(), this.vault.vaultId);
     const left = listing.parts.filter((p) => p.device === this.device && p.seq === seq);
     const there = await this.existing(path);
-    if (there) return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: new Set(left.map((p) => p.part)).size };
+    if (there) {
+      // Written before a stop: as many parts as it names (some may have gone since), not as many as are found.
+      const made = await this.ownManifest(there, seq);
+      if (made === undefined) throw new LogForkError(path, false);
+      return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: made };
+    }
     for (const p of left) await this.storage.remove(p.path);
     const limit = opts.partBytes ?? PART_BYTES;
     const hashes: string[] = [];
@@ -151,6 +156,16 @@ export class LogWriter {
     const sealed = await seal(this.vault, 'snapshot', manifest);
     await this.storage.create(path, sealed);
     return { path, size: size + sealed.length, parts: hashes.length };
+  }
+
+  /** How many parts `bytes` name when they are this device's snapshot manifest for `seq` (0 for the first format). */
+  private async ownManifest(bytes: Uint8Array, seq: number): Promise<number | undefined> {
+    try {
+      const m = checkSnapshot(await open(this.vault, 'snapshot', bytes));
+      return m.device === this.device && m.seq === seq ? ('parts' in m ? m.parts.length : 0) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
