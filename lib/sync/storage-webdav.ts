@@ -17,7 +17,17 @@ export interface WebDavOptions {
   fetch?: typeof fetch;
   /** The largest file read; by default the largest sealed file. */
   maxFileBytes?: number;
+  /** How long a request may go without an answer or a piece of its body (`STALL_MS` unless given; tests wait less). */
+  stallMs?: number;
 }
+
+/**
+ * A server that accepts a request and then sends nothing for this long (no answer, or a body that stopped) is given
+ * up on: a pass waiting on it held every later pass back, and the status said "Syncing…" until the browser restarted.
+ */
+export const STALL_MS = 60_000;
+/** On top, for a request that sends a file: its bytes at 8 KB/s (a slow uplink), since nothing answers before they are up. */
+const UPLOAD_BYTES_PER_MS = 8;
 
 const MAX_REDIRECTS = 5;
 const MAX_DEPTH = 8;
@@ -36,6 +46,7 @@ export class WebDavStorage implements SyncStorage {
   private readonly auth: string;
   private readonly fetcher: typeof fetch;
   private readonly maxFile: number;
+  private readonly stallMs: number;
   private dated?: { place: number; local: number };
 
   constructor(options: WebDavOptions) {
@@ -48,6 +59,7 @@ export class WebDavStorage implements SyncStorage {
     this.auth = basic(options.user, options.password);
     this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
     this.maxFile = options.maxFileBytes ?? MAX_FILE_BYTES;
+    this.stallMs = options.stallMs ?? STALL_MS;
   }
 
   placeTime(): { place: number; local: number } | undefined {
@@ -67,6 +79,14 @@ export class WebDavStorage implements SyncStorage {
   private async send(url: URL, init: RequestInit & { headers?: Record<string, string> }): Promise<Response> {
     let at = url;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      const ctl = new AbortController();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const arm = (ms: number) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => ctl.abort(), ms);
+      };
+      const sending = init.body instanceof Uint8Array ? init.body.length : 0;
+      arm(this.stallMs + sending / UPLOAD_BYTES_PER_MS);
       let res: Response;
       try {
         res = await this.fetcher(at, {
@@ -75,10 +95,13 @@ export class WebDavStorage implements SyncStorage {
           redirect: 'manual',
           credentials: 'omit',
           cache: 'no-store',
+          signal: ctl.signal,
         });
       } catch {
-        throw new SyncPlaceError('offline', `The WebDAV server at ${this.root.host} cannot be reached; Backstory tries again later.`);
+        clearTimeout(timer);
+        throw ctl.signal.aborted ? this.stalled() : new SyncPlaceError('offline', `The WebDAV server at ${this.root.host} cannot be reached; Backstory tries again later.`);
       }
+      res = this.watched(res, ctl, arm, () => clearTimeout(timer));
       const date = Date.parse(res.headers.get('date') ?? '');
       if (Number.isFinite(date)) this.dated = { place: date, local: Date.now() };
       if (res.type === 'opaqueredirect') {
@@ -97,6 +120,45 @@ export class WebDavStorage implements SyncStorage {
       at = next;
     }
     throw new SyncPlaceError('refused', `The WebDAV server at ${this.root.host} redirects in circles.`);
+  }
+
+  private stalled(): SyncPlaceError {
+    return new SyncPlaceError('offline', `The WebDAV server at ${this.root.host} did not answer for a while; Backstory tries again later.`);
+  }
+
+  /**
+   * The answer with its body watched: each piece that arrives gives the server `stallMs` more, and a body that stops
+   * ends in the same words as no answer at all.
+   */
+  private watched(res: Response, ctl: AbortController, arm: (ms: number) => void, disarm: () => void): Response {
+    if (!res.body || res.type === 'opaqueredirect' || [101, 204, 205, 304].includes(res.status)) {
+      disarm();
+      return res;
+    }
+    arm(this.stallMs);
+    const source = res.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (out) => {
+        try {
+          const { done, value } = await source.read();
+          if (done) {
+            disarm();
+            out.close();
+          } else {
+            arm(this.stallMs);
+            out.enqueue(value);
+          }
+        } catch (e) {
+          disarm();
+          out.error(ctl.signal.aborted ? this.stalled() : e);
+        }
+      },
+      cancel: (reason) => {
+        disarm();
+        return source.cancel(reason);
+      },
+    });
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   }
 
   /** Throws the SyncPlaceError a failed answer means. `what` names the file or folder. */

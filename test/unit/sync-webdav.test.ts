@@ -112,6 +112,36 @@ describe('a WebDAV folder (rclone serve webdav)', () => {
     flood.close();
   });
 
+  it('gives up on a server that stops answering, in words, and waits for one that is slow but sending', async () => {
+    // Accepts every request; then never answers, stops halfway through a file, or sends it a piece at a time.
+    const held: http.ServerResponse[] = [];
+    const stalling = http.createServer((req, res) => {
+      held.push(res);
+      if (req.url?.includes('silent')) return;
+      res.writeHead(200);
+      if (req.url?.includes('halfway')) return void res.write(Buffer.alloc(10, 1));
+      let sent = 0;
+      const tick = setInterval(() => {
+        res.write(Buffer.alloc(10, 2));
+        if (++sent === 6) {
+          clearInterval(tick);
+          res.end();
+        }
+      }, 100);
+    });
+    await new Promise<void>((ok) => stalling.listen(0, '127.0.0.1', ok));
+    const at = (path: string) => new WebDavStorage({ url: `http://127.0.0.1:${(stalling.address() as AddressInfo).port}/${path}`, user: USER, password: PASS, stallMs: 300 });
+    await expect(at('silent/').list()).rejects.toThrow(/did not answer for a while; Backstory tries again later/);
+    const s = at('');
+    expect(await problem(s.read('silent.bin'))).toBe('offline');
+    expect(await problem(s.create('silent.bin', bytes('x')))).toBe('offline');
+    expect(await problem(s.read('halfway.bin'))).toBe('offline');
+    // 600 ms in all, never 300 ms without a piece.
+    expect((await s.read('slow.bin')).length).toBe(60);
+    for (const r of held) r.destroy();
+    stalling.close();
+  });
+
   it('If-None-Match: * on create: rclone replaces the file anyway, so the log writer reads before it writes', async () => {
     const s = place('sync three');
     await s.create('f.bin', bytes('one'));
