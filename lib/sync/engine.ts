@@ -157,8 +157,11 @@ async function joinAsDevice(db: BackstoryDB, storage: SyncStorage, vault: Pick<D
   await new LogWriter(storage, { key: vault.vaultKey, digest: vault.digest, vaultId: vault.vaultId }, deviceId).join(vault.deviceName, now);
   await db.transaction('rw', [db.syncDevice, db.syncLedger, db.syncMeta, db.syncState], async () => {
     await forgetDevice(db);
+    // Named one by one: a caller passing its old device row must not hand the new device its progress.
+    const { vaultId, header, digest, vaultKey, place, deviceName } = vault;
     await writeDevice(db, {
-      ...vault, key: 'device', deviceId, joinedAt: now, applied: {}, seen: {}, wrote: {}, snapshotSeq: 0, opsSinceSnapshot: 0, devices: 1, said: [],
+      key: 'device', deviceId, deviceName, joinedAt: now, vaultId, header, digest, vaultKey, place, applied: {}, seen: {}, wrote: {}, snapshotSeq: 0,
+      opsSinceSnapshot: 0, devices: 1, said: [],
     });
   });
 }

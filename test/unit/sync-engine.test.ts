@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MemoryInput } from '../../lib/memory/types';
-import { readDevice, readOutbox } from '../../lib/sync/device';
+import { readDevice, readOutbox, writeDevice } from '../../lib/sync/device';
 import type { SyncDeps } from '../../lib/sync/engine';
 import type { SyncedSettings } from '../../lib/sync/settings-replica';
 import { StateStore } from '../../lib/sync/state-store';
@@ -360,8 +360,13 @@ describe('sync between two profiles through one folder', () => {
     await a.add([{ id: 'fromA', text: 'written on the original after the copy' }]);
     await a.pass();
     copy.storage = folder;
+    // What the copy's device row says of its progress under the old id (a snapshot half applied) is not the new device's.
+    const mid = { path: 'backstory/v/snap/d/00000009.bin', next: 3, done: 4000 };
+    await writeDevice(copy.db, { ...(await readDevice(copy.db))!, snapshotProgress: mid, snapshotParts: 7 });
     const forked = await copy.pass();
     expect(forked?.problems.join(' ')).toMatch(/copied profile.*device of its own/);
+    const joined = (await readDevice(copy.db))!;
+    expect([joined.snapshotProgress, joined.snapshotParts]).toEqual([undefined, undefined]);
     expect((await readDevice(copy.db))!.deviceId).not.toBe((await readDevice(a.db))!.deviceId);
     for (const p of [a, b, copy, a, b]) expect((await p.pass())?.problems).toEqual([]);
     const all = { x: 'shared before the copy, edited', fromA: 'written on the original after the copy', fromCopy: 'written on the copy' };
