@@ -78,7 +78,7 @@ export type SyncConnectPlace = { kind: 'webdav'; url: string; user: string; pass
 export interface SyncStatus {
   state: 'off' | 'syncing' | 'synced' | 'error';
   /** Where it syncs: a WebDAV folder's address, or a local folder's name. */
-  place?: { kind: 'webdav'; url: string } | { kind: 'folder'; name: string };
+  place?: { kind: 'webdav'; url: string; user: string } | { kind: 'folder'; name: string };
   /** When the last sync finished without a problem. */
   lastSyncedAt?: number;
   /** Devices that share the synced memory, this one included. */
@@ -205,6 +205,11 @@ export interface BackgroundProtocol {
    */
   'sync:connect': { req: { place: SyncConnectPlace; passphrase: string }; res: { status: SyncStatus; recoveryKey?: string } };
   'sync:now': { req: Record<string, never>; res: SyncStatus };
+  /**
+   * Options page: another user name or app password for the WebDAV server this device syncs with (one revoked or
+   * changed there), tried before it is kept; the device stays the same one. Throws in the user's words when refused.
+   */
+  'sync:login': { req: { user: string; password: string }; res: SyncStatus };
   /** Stops syncing on this device; the memory here and the files at the place stay. */
   'sync:disconnect': { req: Record<string, never>; res: SyncStatus };
   /** The other texts a memory was given at the same time on another device (to open and choose). */

@@ -23,6 +23,7 @@ export function backgroundHandlers(s: Service): Handlers<BackgroundProtocol> {
     'sync:status': () => s.sync.status(),
     'sync:connect': ({ place, passphrase }) => s.sync.connect(place, passphrase),
     'sync:now': () => s.sync.now(),
+    'sync:login': ({ user, password }) => s.sync.login(user, password),
     'sync:disconnect': () => s.sync.disconnect(),
     'sync:revisions': ({ id }) => s.sync.revisions(id),
     'sync:dismiss-revisions': ({ id }) => s.sync.dismissRevisions(id),

@@ -81,6 +81,23 @@ export class SyncService {
     return { status: await this.now(), recoveryKey };
   }
 
+  /**
+   * Another user name or app password for this device's WebDAV server, kept once the server lists the folder with it:
+   * the same device goes on (disconnecting and connecting again would make a new one, and send the whole memory).
+   */
+  async login(user: string, password: string): Promise<SyncStatus> {
+    const dev = await readDevice(this.s.db);
+    if (dev?.place.kind !== 'webdav') throw new Error('Sync on this device does not go through a WebDAV server.');
+    const place: SyncPlace = { ...dev.place, user, password };
+    // Throws in words: refused again, the folder gone, the server down.
+    await openPlace(place).then((storage) => storage.list());
+    await this.running?.catch(() => {});
+    const now = await readDevice(this.s.db);
+    if (!now) return this.status();
+    await writeDevice(this.s.db, { ...now, place, failure: undefined, reconnect: undefined });
+    return this.now();
+  }
+
   /** A pass now (or right after the one running). */
   now(): Promise<SyncStatus> {
     if (this.running) {
@@ -204,7 +221,7 @@ async function openPlace(place: SyncPlace): Promise<SyncStorage> {
 }
 
 function statusOf(dev: DeviceState, syncing: boolean, progress?: { done: number; total: number }): SyncStatus {
-  const place: SyncStatus['place'] = dev.place.kind === 'webdav' ? { kind: 'webdav', url: dev.place.url } : { kind: 'folder', name: dev.place.name };
+  const place: SyncStatus['place'] = dev.place.kind === 'webdav' ? { kind: 'webdav', url: dev.place.url, user: dev.place.user } : { kind: 'folder', name: dev.place.name };
   const reconnect = !!dev.failure && !!dev.reconnect;
   return {
     // Connected but no pass finished yet (the first is about to run): not "synced", nothing was.
@@ -225,7 +242,7 @@ function problemWords(e: unknown, place: SyncPlace): string {
   if (e instanceof SyncPlaceError) {
     switch (e.problem) {
       case 'auth':
-        return `${where} refused the user or app password: disconnect and connect again with the right one.`;
+        return `${where} refused the user or app password: enter the right one under "Change the app password".`;
       case 'offline':
         return `${where} cannot be reached: sync goes on when it can be.`;
       case 'full':

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +137,31 @@ describe('sync through a WebDAV folder', () => {
     cpSync(first, first.replace('00000001.bin', '00000099.bin'));
     await syncNow(desktop);
     expect(await list(desktop)).toEqual(before);
+  });
+
+  it('takes a changed app password on the options page, and each profile goes on as the same device', async () => {
+    const devices = () => readdirSync(join(dav.dir, SYNC_FOLDER), { recursive: true }).filter((f) => String(f).includes('devices/')).length;
+    const before = devices();
+    await dav.changePassword('the app password made after the old one was revoked');
+    for (const h of [desktop, laptop]) {
+      await syncNow(h);
+      const page = await options(h);
+      expect(await status(page).getAttribute('data-state')).toBe('error');
+      expect(await status(page).textContent()).toContain('Change the app password');
+      const login = page.getByTestId('sync-login');
+      await login.getByTestId('sync-login-password').fill('still not it');
+      await login.getByTestId('sync-login-save').click();
+      await expect.poll(() => page.getByTestId('sync-error').textContent()).toContain('did not accept the user name and app password');
+      await login.getByTestId('sync-login-password').fill(dav.password);
+      await login.getByTestId('sync-login-save').click();
+      await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('synced');
+    }
+    await desktop.call('memory:add', { items: [{ id: 'after', text: 'Written after the app password changed.' }] });
+    await syncNow(desktop);
+    await syncNow(laptop);
+    expect((await list(laptop)).find(([id]) => id === 'after')).toEqual(['after', 'Written after the app password changed.']);
+    // No device joined anew: the folder holds the same device files, and nothing was sent whole again.
+    expect(devices()).toBe(before);
   });
 
   it('says in words when the folder was removed, and keeps the memory', async () => {

@@ -12,8 +12,8 @@ describe('the sync status line', () => {
   });
 
   it('puts the problem and what to do first when sync stopped, and counts memories with two versions', () => {
-    expect(syncStatusText({ state: 'error', problem: 'cloud.example.com refused the user or app password: disconnect and connect again with the right one.' }, NOW))
-      .toBe('cloud.example.com refused the user or app password: disconnect and connect again with the right one.');
+    expect(syncStatusText({ state: 'error', problem: 'cloud.example.com refused the user or app password: enter the right one under "Change the app password".' }, NOW))
+      .toBe('cloud.example.com refused the user or app password: enter the right one under "Change the app password".');
     expect(syncStatusText({ state: 'synced', lastSyncedAt: NOW, devices: 2, revisions: 2 }, NOW)).toContain('2 memories have two versions');
     expect(syncStatusText({ state: 'syncing', progress: { done: 2000, total: 10000 } }, NOW)).toBe('Syncing… 2,000 of 10,000 memories');
   });

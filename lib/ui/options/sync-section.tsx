@@ -26,6 +26,8 @@ export function SyncSection() {
   const [recoveryKey, setRecoveryKey] = useState<string>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [loginUser, setLoginUser] = useState<string>();
+  const [loginPassword, setLoginPassword] = useState('');
   const firefox = import.meta.env.BROWSER === 'firefox';
   const folders = !firefox && typeof (globalThis as { showDirectoryPicker?: unknown }).showDirectoryPicker === 'function';
 
@@ -61,6 +63,20 @@ export function SyncSection() {
       if (!granted) return setError(`Backstory needs your permission to reach ${origin.host} to sync there.`);
       void connect({ kind: 'webdav', url: origin.url, user, password });
     });
+  };
+
+  /** A new app password (or user) for the same server and folder: the device stays the one it is. */
+  const onLogin = async (user: string) => {
+    setError(undefined);
+    setBusy(true);
+    try {
+      setStatus(await callBackground('sync:login', { user, password: loginPassword }));
+      setLoginPassword('');
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
   };
 
   const onPickFolder = () => {
@@ -104,7 +120,18 @@ export function SyncSection() {
           <button type="button" data-testid="sync-now" disabled={status.state === 'syncing'} onClick={() => void callBackground('sync:now', {}).then(setStatus)}>Sync now</button>{' '}
           <button type="button" data-testid="sync-disconnect" onClick={() => void callBackground('sync:disconnect', {}).then(setStatus)}>Disconnect</button>
         </p>
-      ) : (
+      ) : null}
+      {on && status.place?.kind === 'webdav' ? (
+        <details data-testid="sync-login" open={status.state === 'error' && /password/.test(status.problem ?? '')}>
+          <summary>Change the app password</summary>
+          <form onSubmit={(e) => (e.preventDefault(), void onLogin(loginUser ?? (status.place?.kind === 'webdav' ? status.place.user : '')))}>
+            <label class="field">User <input type="text" autocomplete="username" data-testid="sync-login-user" value={loginUser ?? status.place.user} onInput={(e) => setLoginUser((e.target as HTMLInputElement).value)} /></label>
+            <label class="field">App password <input type="password" autocomplete="current-password" data-testid="sync-login-password" value={loginPassword} onInput={(e) => setLoginPassword((e.target as HTMLInputElement).value)} /></label>
+            <button type="submit" data-testid="sync-login-save" disabled={busy || !loginPassword}>Save</button>
+          </form>
+        </details>
+      ) : null}
+      {on ? null : (
         <form onSubmit={(e) => (e.preventDefault(), onConnect())}>
           <fieldset>
             <legend>WebDAV folder</legend>
