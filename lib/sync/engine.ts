@@ -5,7 +5,7 @@ import type { BackstoryDB } from '../memory/db';
 import type { MemoryStore } from '../memory/store';
 import { randomId } from './bytes';
 import { dropOutbox, forgetDevice, outboxRow, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
-import { heldInWords, SETTINGS_ID, SyncFormatError, parseOps } from './fields';
+import { DELETED, heldInWords, SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults } from './folder-headers';
 import { headerPath, parseListing } from './folder-layout';
 import { findLosses, lookPast, noteWaiting } from './folder-losses';
@@ -174,7 +174,7 @@ const COPIED_PROFILE =
  * memory's key under a name this device was about to write, another profile writes as this device (this one was
  * copied, or restored from a backup):
  * this profile joins again as a device of its own, keeping its memory, and the pass runs as that device's first. Its
- * changes since its last pass go out as a union; none is lost (one deleted here since may come back).
+ * changes since its last pass go out as a union, and what it deleted and never sent is deleted again after it.
  */
 export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> {
   try {
@@ -182,14 +182,32 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   } catch (e) {
     const dev = e instanceof LogForkError && e.sealed ? await readDevice(deps.db) : undefined;
     if (!dev) throw e;
+    const deleted = await unsentDeletes(deps);
     await joinAsDevice(deps.db, await deps.open(dev.place), dev, deps.now?.() ?? Date.now());
     const report = await onePass(deps);
+    if (report && deleted.length) {
+      // The union brought back what was deleted here and never sent: deleted again, and sent this time.
+      await deps.store.remove(deleted);
+      const again = await onePass(deps);
+      if (again) {
+        for (const k of ['received', 'sent', 'written'] as const) report[k] += again[k];
+        report.problems.push(...again.problems);
+      }
+    }
     const joined = await readDevice(deps.db);
     if (!report || !joined) return report;
     report.problems.push(COPIED_PROFILE);
     await writeDevice(deps.db, { ...joined, notice: COPIED_PROFILE });
     return report;
   }
+}
+
+/** Memories deleted here that the folder does not know of yet: since the last pass, or sealed and not written. */
+async function unsentDeletes(deps: SyncDeps): Promise<string[]> {
+  await deps.store.load();
+  const since = [...(await new SyncLedger(deps.db).brief()).live()].filter((id) => id !== SETTINGS_ID && !deps.store.head(id));
+  const sealed = (await readOutbox(deps.db)).flatMap((row) => row.ops.filter((o) => o.field === DELETED).map((o) => o.id));
+  return [...new Set([...since, ...sealed])];
 }
 
 async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {

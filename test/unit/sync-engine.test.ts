@@ -410,6 +410,28 @@ describe('sync between two profiles through one folder', () => {
     for (const p of [a, b, copy]) expect(await p.texts()).toEqual({ x: 'edited on the copy', fromA: 'written on the original after the copy' });
   });
 
+  it.each(['since its last pass', 'sealed but not written'] as const)('a memory deleted on a copied profile (%s) stays deleted when it joins again, on every device', async (when) => {
+    const { folder, a, b } = await pair([{ id: 'x', text: 'kept everywhere' }, { id: 'y', text: 'deleted on the copy' }]);
+    const copy = await copyProfile(a, 'A');
+    await copy.store.remove(['y']);
+    if (when === 'sealed but not written') {
+      copy.storage = { list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),
+        create: async (p, bytes) => {
+          if (p.includes('/log/')) throw new SyncPlaceError('offline', 'The connection dropped.');
+          return folder.create(p, bytes);
+        } };
+      await expect(copy.pass()).rejects.toThrow('The connection dropped.');
+      copy.storage = folder;
+    }
+    // The original writes its next segment first, under the name the copy's would take.
+    await a.add([{ id: 'fromA', text: 'written on the original' }]);
+    await a.pass();
+    expect((await copy.pass())?.problems.join(' ')).toMatch(/copied profile.*device of its own/);
+    for (const p of [copy, a, b, copy]) await p.pass();
+    const want = { x: 'kept everywhere', fromA: 'written on the original' };
+    for (const p of [a, b, copy]) expect(await p.texts()).toEqual(want);
+  });
+
   it('a copy’s later segment that does not continue this device’s own log (a fork) makes it join again too', async () => {
     const { folder, a, b } = await pair([{ id: 'x', text: 'shared before the copy' }]);
     const copy = await copyProfile(a, 'A');
