@@ -3,15 +3,15 @@
 // anything. Joining a synced memory (or making one) is `connectVault`.
 import type { BackstoryDB } from '../memory/db';
 import type { MemoryStore } from '../memory/store';
-import { randomId } from './bytes';
-import { dropOutbox, forgetDevice, outboxRow, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
-import { DELETED, heldInWords, SETTINGS_ID, SyncFormatError, parseOps } from './fields';
+import { dropOutbox, outboxRow, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
+import { heldInWords, SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults } from './folder-headers';
 import { headerPath, parseListing } from './folder-layout';
 import { findLosses, lookPast, noteWaiting } from './folder-losses';
 import { FolderReader, SnapshotPartError, type Applied } from './folder-reader';
 import { durationInWords, HybridClock, MAX_DRIFT, parseStamp, receiveAll, type ClockAhead } from './hlc';
 import { SyncLedger } from './ledger';
+import { COPIED_PROFILE, joinAsDevice, unsentDeletes } from './join-device';
 import { LogForkError, LogWriter } from './log-writer';
 import { applyOps, MergeState, noteCarrier } from './merge';
 import { applySnapshot, saveState, writeMerged, writeSnapshot } from './pass-steps';
@@ -149,27 +149,6 @@ export async function connectVault(
 }
 
 /**
- * Joins under a new device id with an empty ledger and state (its first pass is a union with the folder): the device
- * file goes into the folder first, then this device's part in one transaction.
- */
-async function joinAsDevice(db: BackstoryDB, storage: SyncStorage, vault: Pick<DeviceState, 'vaultId' | 'header' | 'digest' | 'vaultKey' | 'place' | 'deviceName'>, now: number): Promise<void> {
-  const deviceId = randomId();
-  await new LogWriter(storage, { key: vault.vaultKey, digest: vault.digest, vaultId: vault.vaultId }, deviceId).join(vault.deviceName, now);
-  await db.transaction('rw', [db.syncDevice, db.syncLedger, db.syncMeta, db.syncState], async () => {
-    await forgetDevice(db);
-    // Named one by one: a caller passing its old device row must not hand the new device its progress.
-    const { vaultId, header, digest, vaultKey, place, deviceName } = vault;
-    await writeDevice(db, {
-      key: 'device', deviceId, deviceName, joinedAt: now, vaultId, header, digest, vaultKey, place, applied: {}, seen: {}, wrote: {}, snapshotSeq: 0,
-      opsSinceSnapshot: 0, devices: 1, said: [],
-    });
-  });
-}
-
-const COPIED_PROFILE =
-  "This browser's sync data is also in use elsewhere (a copied profile, or one restored from a backup): it now syncs as a device of its own, and its memory joined the synced one again.";
-
-/**
  * One sync pass. Undefined when sync is off on this device. When the folder holds another file sealed with this
  * memory's key under a name this device was about to write, another profile writes as this device (this one was
  * copied, or restored from a backup):
@@ -182,7 +161,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   } catch (e) {
     const dev = e instanceof LogForkError && e.sealed ? await readDevice(deps.db) : undefined;
     if (!dev) throw e;
-    const deleted = await unsentDeletes(deps);
+    const deleted = await unsentDeletes(deps.db, deps.store);
     await joinAsDevice(deps.db, await deps.open(dev.place), dev, deps.now?.() ?? Date.now());
     const report = await onePass(deps);
     if (report && deleted.length) {
@@ -200,14 +179,6 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
     await writeDevice(deps.db, { ...joined, notice: COPIED_PROFILE });
     return report;
   }
-}
-
-/** Memories deleted here that the folder does not know of yet: since the last pass, or sealed and not written. */
-async function unsentDeletes(deps: SyncDeps): Promise<string[]> {
-  await deps.store.load();
-  const since = [...(await new SyncLedger(deps.db).brief()).live()].filter((id) => id !== SETTINGS_ID && !deps.store.head(id));
-  const sealed = (await readOutbox(deps.db)).flatMap((row) => row.ops.filter((o) => o.field === DELETED).map((o) => o.id));
-  return [...new Set([...since, ...sealed])];
 }
 
 async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
