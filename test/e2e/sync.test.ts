@@ -1,4 +1,5 @@
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,11 +51,13 @@ async function syncNow(h: Harness): Promise<void> {
 }
 
 const files = () => syncFolderFiles(dav);
+/** The laptop's browser profile, kept on disk so that it can be copied while its browser is closed. */
+const laptopDir = mkdtempSync(join(tmpdir(), 'backstory-e2e-laptop-'));
 
 beforeAll(async () => {
   dav = await startWebdav();
   mkdirSync(join(dav.dir, SYNC_FOLDER));
-  laptop = await launchExtension();
+  laptop = await launchExtension({ userDataDir: laptopDir });
   desktop = await launchExtension();
   await laptop.seed([{ id: 'dana', text: 'Dana wants the status update on Fridays, three bullet points at most.' }]);
   await desktop.seed([{ id: 'vendor', text: 'The vendor contract with Acme renews on 1 March; Priya signs it.' }]);
@@ -64,6 +67,7 @@ afterAll(async () => {
   await laptop?.close();
   await desktop?.close();
   dav?.stop();
+  rmSync(laptopDir, { recursive: true, force: true });
 });
 
 describe('sync through a WebDAV folder', () => {
@@ -117,6 +121,33 @@ describe('sync through a WebDAV folder', () => {
     const a = await list(laptop);
     expect(await list(desktop)).toEqual(a);
     expect(a[0][1]).toMatch(/^(Laptop|Desktop): Dana moved/);
+  });
+
+  it('a browser profile copied to another computer while closed syncs on there as a device of its own, and nothing either writes is lost', async () => {
+    await laptop.close();
+    const copyDir = `${laptopDir}-copy`;
+    cpSync(laptopDir, copyDir, { recursive: true });
+    // No test pages are read here; 127.0.0.1 is the WebDAV server's host, which sync keeps for itself.
+    laptop = await launchExtension({ userDataDir: laptopDir, grantSites: [] });
+    const copy = await launchExtension({ userDataDir: copyDir, grantSites: [] });
+    try {
+      const said: string[] = [];
+      const pass = async (h: Harness) => said.push((await syncNow(h), (await h.call<{ problem?: string }>('sync:status', {})).problem ?? ''));
+      await laptop.call('memory:add', { items: [{ id: 'fromLaptop', text: 'Written on the laptop after its profile was copied.' }] });
+      await pass(laptop);
+      await copy.call('memory:add', { items: [{ id: 'fromCopy', text: 'Written on the computer the profile was copied to.' }] });
+      for (const h of [copy, desktop, laptop, copy, desktop]) await pass(h);
+      expect(said.filter((p) => p.includes('a copied profile, or one restored from a backup'))).toHaveLength(1);
+      const all = await list(desktop);
+      expect(all.map(([id]) => id)).toEqual(expect.arrayContaining(['fromLaptop', 'fromCopy']));
+      expect(await list(laptop)).toEqual(all);
+      expect(await list(copy)).toEqual(all);
+      // Laptop, desktop and the copy under an id of its own.
+      expect((await copy.call<{ devices?: number }>('sync:status', {})).devices).toBe(3);
+    } finally {
+      await copy.close();
+      rmSync(copyDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a tampered segment and a replayed old one, says so once, and applies neither', async () => {
