@@ -55,6 +55,11 @@ export interface DeviceState extends SyncDeviceRow {
   notice?: string;
   /** Memories with a revision from a concurrent edit, for the status ("2 memories have two versions"). */
   revisions?: string[];
+  /**
+   * Memories deleted here but never sent, when this profile joined again as a new device (`syncPass`): its first
+   * pass's union brings them back, so that pass deletes them again before it sends. Kept here, as the worker may stop.
+   */
+  redelete?: string[];
   /** Problems said once already (a gap, a fork, a tampered file), so the status does not repeat them. */
   said: string[];
   /**

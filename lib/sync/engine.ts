@@ -161,18 +161,8 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   } catch (e) {
     const dev = e instanceof LogForkError && e.sealed ? await readDevice(deps.db) : undefined;
     if (!dev) throw e;
-    const deleted = await unsentDeletes(deps.db, deps.store);
-    await joinAsDevice(deps.db, await deps.open(dev.place), dev, deps.now?.() ?? Date.now());
+    await joinAsDevice(deps.db, await deps.open(dev.place), dev, deps.now?.() ?? Date.now(), await unsentDeletes(deps.db, deps.store));
     const report = await onePass(deps);
-    if (report && deleted.length) {
-      // The union brought back what was deleted here and never sent: deleted again, and sent this time.
-      await deps.store.remove(deleted);
-      const again = await onePass(deps);
-      if (again) {
-        for (const k of ['received', 'sent', 'written'] as const) report[k] += again[k];
-        report.problems.push(...again.problems);
-      }
-    }
     const joined = await readDevice(deps.db);
     if (!report || !joined) return report;
     report.problems.push(COPIED_PROFILE);
@@ -298,6 +288,11 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
 
   // This device's changes: sealed into segments kept in the outbox together with the ledger rows that say they were
   // made, so a stop never loses one nor sends one twice.
+  // What this profile deleted and never sent before it joined again, brought back by the union just applied.
+  if (dev.redelete?.length) {
+    await deps.store.remove(dev.redelete);
+    dev.redelete = undefined;
+  }
   const local = await localChanges(deps.store, ledger, clock, now());
   const settings = deps.settings ? settingsChanges(await deps.settings.read(), await ledger.row(SETTINGS_ID), clock, now()) : undefined;
   const ops = [...(settings?.ops ?? []), ...local.ops];

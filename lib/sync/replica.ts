@@ -52,7 +52,7 @@ export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock
     changed.push({ head, content, print, read: !sameContent });
   }
   // Whole rows only of what changed, and of what is gone since (the heads a delete names).
-  const goneIds = [...brief.live()].filter((id) => id !== SETTINGS_ID && !store.head(id));
+  const goneIds = goneSinceSync(brief, store);
   const rows = await ledger.rows([...changed.map((c) => c.head.id), ...goneIds]);
   const read = new Map((await store.readMany(changed.filter((c) => c.read).map((c) => c.head.id))).map((it) => [it.id, it]));
   const ops: SyncOp[] = [];
@@ -93,6 +93,11 @@ export async function localChanges(store: MemoryStore, ledger: SyncLedger, clock
     out.push({ ...row, heads: { ...row.heads, [DELETED]: [edit(id, DELETED, true, base)] }, gone: true });
   }
   return { ops, rows: out, clock: clock.last, held };
+}
+
+/** Items the ledger last synced as live that memory no longer holds: deleted here since. */
+export function goneSinceSync(brief: Awaited<ReturnType<SyncLedger['brief']>>, store: MemoryStore): string[] {
+  return [...brief.live()].filter((id) => id !== SETTINGS_ID && !store.head(id));
 }
 
 /** Records local changes in the ledger once their operations are kept (a sealed segment in the outbox). */

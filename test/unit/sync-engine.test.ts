@@ -410,6 +410,25 @@ describe('sync between two profiles through one folder', () => {
     for (const p of [a, b, copy]) expect(await p.texts()).toEqual({ x: 'edited on the copy', fromA: 'written on the original after the copy' });
   });
 
+  it('a memory deleted on a copied profile stays deleted when the pass that joins again stops before it ends', async () => {
+    const { folder, a, b } = await pair([{ id: 'x', text: 'kept everywhere' }, { id: 'y', text: 'deleted on the copy' }]);
+    const copy = await copyProfile(a, 'A');
+    await copy.store.remove(['y']);
+    await a.add([{ id: 'fromA', text: 'written on the original' }]);
+    await a.pass();
+    // The copy joins again, takes the union in, and the connection drops as it writes (a stopped worker alike).
+    copy.storage = { list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),
+      create: async (p, bytes) => {
+        if (p.includes('/log/')) throw new SyncPlaceError('offline', 'The connection dropped.');
+        return folder.create(p, bytes);
+      } };
+    await expect(copy.pass()).rejects.toThrow('The connection dropped.');
+    copy.storage = folder;
+    for (const p of [copy, a, b, copy]) await p.pass();
+    const want = { x: 'kept everywhere', fromA: 'written on the original' };
+    for (const p of [a, b, copy]) expect(await p.texts()).toEqual(want);
+  });
+
   it.each(['since its last pass', 'sealed but not written'] as const)('a memory deleted on a copied profile (%s) stays deleted when it joins again, on every device', async (when) => {
     const { folder, a, b } = await pair([{ id: 'x', text: 'kept everywhere' }, { id: 'y', text: 'deleted on the copy' }]);
     const copy = await copyProfile(a, 'A');
