@@ -39,13 +39,14 @@ export class LogForkError extends Error {
 }
 
 /**
- * Whether `bytes` are the file of `device` that `path` names (a segment, a snapshot's manifest or part, with that
- * device, number and part inside), sealed with the vault's key: not junk, nor another of its files copied there.
+ * The body of `bytes` when they are the file of `device` that `path` names (a segment, a snapshot's manifest or part,
+ * with that device, number and part inside), sealed with the vault's key; undefined for junk, or another of its files
+ * copied there.
  */
-async function ownFileAt(vault: SealingVault & { vaultId: string }, device: string, path: string, bytes: Uint8Array): Promise<boolean> {
+async function ownFileAt(vault: SealingVault & { vaultId: string }, device: string, path: string, bytes: Uint8Array): Promise<object | undefined> {
   const at = parseListing([{ path, size: bytes.length }], vault.vaultId);
-  const says = (body: { device?: unknown; seq?: unknown; part?: unknown }, want: { device: string; seq: number; part?: number }) =>
-    body.device === want.device && body.seq === want.seq && (want.part === undefined || body.part === want.part);
+  const says = <T extends { device?: unknown; seq?: unknown; part?: unknown }>(body: T, want: { device: string; seq: number; part?: number }) =>
+    body.device === want.device && body.seq === want.seq && (want.part === undefined || body.part === want.part) ? body : undefined;
   try {
     if (at.segments[0]?.device === device) return says(checkSegment(await open(vault, 'segment', bytes)), at.segments[0]);
     if (at.snapshots[0]?.device === device) return says(checkSnapshot(await open(vault, 'snapshot', bytes)), at.snapshots[0]);
@@ -53,7 +54,7 @@ async function ownFileAt(vault: SealingVault & { vaultId: string }, device: stri
   } catch {
     // not sealed with this key, or not what its name says
   }
-  return false;
+  return undefined;
 }
 
 const SNAPSHOTS_KEPT = 2;
@@ -112,9 +113,9 @@ export class LogWriter {
     const there = await this.existing(path);
     if (there) {
       // Written before a stop: as many parts as it names (some may have gone since), not as many as are found.
-      const made = await this.ownManifest(there, seq);
-      if (made === undefined) throw new LogForkError(path, false);
-      return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: made };
+      const made = await ownFileAt(this.vault, this.device, path, there);
+      if (!made) throw new LogForkError(path, false);
+      return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: 'parts' in made && Array.isArray(made.parts) ? made.parts.length : 0 };
     }
     for (const p of left) await this.storage.remove(p.path);
     const limit = opts.partBytes ?? PART_BYTES;
@@ -158,16 +159,6 @@ export class LogWriter {
     return { path, size: size + sealed.length, parts: hashes.length };
   }
 
-  /** How many parts `bytes` name when they are this device's snapshot manifest for `seq` (0 for the first format). */
-  private async ownManifest(bytes: Uint8Array, seq: number): Promise<number | undefined> {
-    try {
-      const m = checkSnapshot(await open(this.vault, 'snapshot', bytes));
-      return m.device === this.device && m.seq === seq ? ('parts' in m ? m.parts.length : 0) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
   /**
    * Removes this device's files that its snapshots make unneeded: every snapshot but the newest two (manifest and
    * parts; parts no manifest names, below those, too), and every
@@ -208,7 +199,7 @@ export class LogWriter {
     const there = await this.existing(path);
     if (there) {
       if (same(there, bytes)) return;
-      throw new LogForkError(path, await ownFileAt(this.vault, this.device, path, there));
+      throw new LogForkError(path, !!(await ownFileAt(this.vault, this.device, path, there)));
     }
     try {
       await this.storage.create(path, bytes);
@@ -216,7 +207,7 @@ export class LogWriter {
       // A write that landed before its answer was lost, or a place honouring create-only: same bytes is success.
       if (!(e instanceof SyncPlaceError && e.problem === 'exists')) throw e;
       const now = await this.existing(path);
-      if (!now || !same(now, bytes)) throw new LogForkError(path, !!now && (await ownFileAt(this.vault, this.device, path, now)));
+      if (!now || !same(now, bytes)) throw new LogForkError(path, !!now && !!(await ownFileAt(this.vault, this.device, path, now)));
     }
   }
 }
