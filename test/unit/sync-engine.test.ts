@@ -78,6 +78,15 @@ async function newestSegment(folder: SyncStorage, p: Profile): Promise<[string, 
   return [path, await folder.read(path)];
 }
 
+/** `folder` as a profile reaches it while its connection drops on every write of a log segment (other files land). */
+function droppingLogWrites(folder: SyncStorage): SyncStorage {
+  return { list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),
+    create: async (p, bytes) => {
+      if (p.includes('/log/')) throw new SyncPlaceError('offline', 'The connection dropped.');
+      return folder.create(p, bytes);
+    } };
+}
+
 /** Puts other bytes at `path` in any folder (as an engine or a hand would). */
 async function replace(folder: SyncStorage, path: string, bytes: Uint8Array): Promise<void> {
   await folder.remove(path);
@@ -351,11 +360,7 @@ describe('sync between two profiles through one folder', () => {
     // lands; meanwhile the original writes its own next segment under the same name.
     const copy = await copyProfile(a, 'A');
     await copy.add([{ id: 'fromCopy', text: 'written on the copy' }]);
-    copy.storage = { list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),
-      create: async (p, bytes) => {
-        if (p.includes('/log/')) throw new SyncPlaceError('offline', 'The connection dropped.');
-        return folder.create(p, bytes);
-      } };
+    copy.storage = droppingLogWrites(folder);
     await expect(copy.pass()).rejects.toThrow('The connection dropped.');
     await a.add([{ id: 'fromA', text: 'written on the original after the copy' }]);
     await a.pass();
@@ -417,11 +422,7 @@ describe('sync between two profiles through one folder', () => {
     await a.add([{ id: 'fromA', text: 'written on the original' }]);
     await a.pass();
     // The copy joins again, takes the union in, and the connection drops as it writes (a stopped worker alike).
-    copy.storage = { list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),
-      create: async (p, bytes) => {
-        if (p.includes('/log/')) throw new SyncPlaceError('offline', 'The connection dropped.');
-        return folder.create(p, bytes);
-      } };
+    copy.storage = droppingLogWrites(folder);
     await expect(copy.pass()).rejects.toThrow('The connection dropped.');
     copy.storage = folder;
     for (const p of [copy, a, b, copy]) await p.pass();
@@ -434,11 +435,7 @@ describe('sync between two profiles through one folder', () => {
     const copy = await copyProfile(a, 'A');
     await copy.store.remove(['y']);
     if (when === 'sealed but not written') {
-      copy.storage = { list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),
-        create: async (p, bytes) => {
-          if (p.includes('/log/')) throw new SyncPlaceError('offline', 'The connection dropped.');
-          return folder.create(p, bytes);
-        } };
+      copy.storage = droppingLogWrites(folder);
       await expect(copy.pass()).rejects.toThrow('The connection dropped.');
       copy.storage = folder;
     }
