@@ -159,7 +159,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
   try {
     return await onePass(deps);
   } catch (e) {
-    const dev = e instanceof LogForkError && e.sealed ? await readDevice(deps.db) : undefined;
+    const dev = e instanceof LogForkError ? await readDevice(deps.db) : undefined;
     if (!dev) throw e;
     await joinAsDevice(deps.db, await deps.open(dev.place), dev, deps.now?.() ?? Date.now(), await unsentDeletes(deps.db, deps.store));
     const report = await onePass(deps);

@@ -18,21 +18,15 @@ export interface PendingSegment {
 }
 
 /**
- * The folder holds another file where this device was about to write. `sealed`: it is the file of this device that
- * its name says, sealed with this memory's key, so a profile holding this device's part wrote it (this one was copied, or
- * restored from a backup) and its log there went on without this memory. Otherwise it is a file anyone who can write
- * to the folder could have put there (junk, or an old file of this device copied over), and nothing is taken from it.
+ * The folder holds, where this device was about to write, another file of this device that its name says, sealed with
+ * this memory's key: a profile holding this device's part wrote it (this one was copied, or restored from a backup)
+ * and its log there went on without this memory.
  */
 export class LogForkError extends Error {
-  constructor(
-    readonly path: string,
-    readonly sealed = true,
-  ) {
+  constructor(readonly path: string) {
     super(
-      sealed
-        ? `The synced folder already holds a different ${path.includes('/log/') ? 'segment' : 'file'} of this device at ${path}: ` +
-            'this device\'s memory is older than what it wrote there (was it restored from a backup?). Nothing was written.'
-        : `The synced folder holds a file at ${path}, where this device writes next, that this device did not write there: remove it, and sync goes on. Nothing was written.`,
+      `The synced folder already holds a different ${path.includes('/log/') ? 'segment' : 'file'} of this device at ${path}: ` +
+        'this device\'s memory is older than what it wrote there (was it restored from a backup?). Nothing was written.',
     );
     this.name = 'LogForkError';
   }
@@ -87,8 +81,8 @@ export class LogWriter {
 
   /**
    * Writes a prepared segment. Safe to call again with the same one after a failure: the same bytes under the same
-   * name. Throws LogForkError where other bytes already sit under its name, whether or not the place honours
-   * create-only writes (it reads first).
+   * name. Throws LogForkError where another file of this device already sits under its name, whether or not the place
+   * honours create-only writes (it reads first).
    */
   async write(pending: PendingSegment): Promise<void> {
     await this.writeOnce(pending.path, pending.bytes);
@@ -111,12 +105,13 @@ export class LogWriter {
     const listing = parseListing(await this.storage.list(), this.vault.vaultId);
     const left = listing.parts.filter((p) => p.device === this.device && p.seq === seq);
     const there = await this.existing(path);
-    if (there) {
+    const made = there && (await ownFileAt(this.vault, this.device, path, there));
+    if (there && made) {
       // Written before a stop: as many parts as it names (some may have gone since), not as many as are found.
-      const made = await ownFileAt(this.vault, this.device, path, there);
-      if (!made) throw new LogForkError(path, false);
       return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: 'parts' in made && Array.isArray(made.parts) ? made.parts.length : 0 };
     }
+    // Another file there is what a cut-off upload of the manifest left, or junk: written over, with the parts.
+    if (there) await this.storage.remove(path);
     for (const p of left) await this.storage.remove(p.path);
     const limit = opts.partBytes ?? PART_BYTES;
     const hashes: string[] = [];
@@ -195,19 +190,27 @@ export class LogWriter {
     }
   }
 
+  /**
+   * A file at this device's own next name that is not this device's file of that name is what an upload cut off
+   * halfway left (rclone's WebDAV server keeps the bytes that arrived), or junk anyone who can write to the folder put
+   * there: nothing is taken from it, and it is written over. Refusing it stopped this device's sync until the user
+   * found and removed the file.
+   */
   private async writeOnce(path: string, bytes: Uint8Array): Promise<void> {
-    const there = await this.existing(path);
-    if (there) {
-      if (same(there, bytes)) return;
-      throw new LogForkError(path, !!(await ownFileAt(this.vault, this.device, path, there)));
-    }
-    try {
-      await this.storage.create(path, bytes);
-    } catch (e) {
-      // A write that landed before its answer was lost, or a place honouring create-only: same bytes is success.
-      if (!(e instanceof SyncPlaceError && e.problem === 'exists')) throw e;
-      const now = await this.existing(path);
-      if (!now || !same(now, bytes)) throw new LogForkError(path, !!now && !!(await ownFileAt(this.vault, this.device, path, now)));
+    for (let attempt = 0; ; attempt++) {
+      const there = await this.existing(path);
+      if (there) {
+        if (same(there, bytes)) return;
+        if (await ownFileAt(this.vault, this.device, path, there)) throw new LogForkError(path);
+        await this.storage.remove(path);
+      }
+      try {
+        return await this.storage.create(path, bytes);
+      } catch (e) {
+        // A write that landed before its answer was lost, or a place honouring create-only: read again (same bytes is
+        // success). Twice at most: a file that comes back each time is not this device's to fight over.
+        if (!(e instanceof SyncPlaceError && e.problem === 'exists') || attempt > 0) throw e;
+      }
     }
   }
 }

@@ -18,10 +18,37 @@ import { startWebdav, type WebdavServer } from '../webdav-server';
 /** A real WebDAV server (rclone serve webdav), started for the first test that asks for a folder on it. */
 let server: WebdavServer | undefined;
 afterAll(() => server?.stop());
-async function webdavFolder(name: string): Promise<WebDavStorage> {
+async function webdavFolder(name: string, through?: typeof fetch): Promise<WebDavStorage> {
   server ??= await startWebdav('u', 'app-password');
   mkdirSync(join(server.dir, name), { recursive: true });
-  return new WebDavStorage({ url: `${server.base}/${name}`, user: 'u', password: 'app-password' });
+  return new WebDavStorage({ url: `${server.base}/${name}`, user: 'u', password: 'app-password', fetch: through });
+}
+
+/**
+ * A connection whose next upload to a path that `what` matches is cut off halfway while `cut` is set: the request
+ * sends the first half of the bytes and then fails, as when the network drops, the worker is stopped, or the stall
+ * watchdog gives up.
+ */
+function cuttingUploads(what: RegExp): { fetch: typeof fetch; cut: boolean } {
+  const control = {
+    cut: false,
+    fetch: (async (input, init) => {
+      const bytes = init?.body;
+      if (!control.cut || init?.method !== 'PUT' || !what.test(String(input)) || !(bytes instanceof Uint8Array)) return fetch(input, init);
+      control.cut = false;
+      const whole = bytes as Uint8Array;
+      const half = whole.slice(0, whole.length >> 1);
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(half);
+          setTimeout(() => c.error(new Error('the connection dropped')), 300);
+        },
+      });
+      const headers = { ...(init.headers as Record<string, string>), 'Content-Length': String(whole.length) };
+      return fetch(input, { ...init, headers, body, duplex: 'half' } as RequestInit);
+    }) as typeof fetch,
+  };
+  return control;
 }
 
 /** A browser profile: its memory, its settings, and the folder as its sync client shows it. */
@@ -381,20 +408,58 @@ describe('sync between two profiles through one folder', () => {
     }
   });
 
-  it.each(['junk', 'an old segment of the device copied there'] as const)('a file planted where a device writes next (%s) is refused in words; the device stays who it is', async (what) => {
+  it.each(['junk', 'an old segment of the device copied there'] as const)('a file planted where a device writes next (%s) is written over; the device stays who it is', async (what) => {
     const { folder, a, b } = await pair([{ id: 'x', text: 'before the planted file' }]);
     const { deviceId, vaultId, applied } = (await readDevice(a.db))!;
     const next = segmentPath(vaultId, deviceId, applied[deviceId].seq + 1);
-    // Anyone who can write to the folder, without the key: it must not make the device start over as another.
-    await folder.create(next, what === 'junk' ? new TextEncoder().encode('not a segment') : await folder.read(segmentPath(vaultId, deviceId, 1)));
+    // Anyone who can write to the folder, without the key: it must neither stop the device's sync nor make it start over
+    // as another device.
+    const planted = what === 'junk' ? new TextEncoder().encode('not a segment') : await folder.read(segmentPath(vaultId, deviceId, 1));
+    await folder.create(next, planted);
     await a.add([{ id: 'y', text: 'after the planted file' }]);
-    await expect(a.pass()).rejects.toThrow(/where this device writes next, that this device did not write there: remove it/);
+    const problems = (await a.pass())?.problems ?? [];
+    expect(problems.join(' ')).not.toMatch(/copied profile/);
     expect((await readDevice(a.db))!.deviceId).toBe(deviceId);
-    // Once it is gone, the change goes out under the same name.
-    await folder.remove(next);
-    expect((await a.pass())?.problems).toEqual([]);
+    expect(await folder.read(next)).not.toEqual(planted);
     await b.pass();
     expect(await b.texts()).toEqual({ x: 'before the planted file', y: 'after the planted file' });
+  });
+
+  it('a segment whose upload was cut off halfway (the WebDAV server keeps what arrived) is written again over it, and sync goes on', async () => {
+    const link = cuttingUploads(/\/log\//);
+    const { folder, a, b } = await pair([{ id: 'x', text: 'before the cut' }], await webdavFolder('cut upload', link.fetch));
+    const { deviceId, vaultId, applied } = (await readDevice(a.db))!;
+    const next = segmentPath(vaultId, deviceId, applied[deviceId].seq + 1);
+    await a.add([{ id: 'y', text: 'sent when the connection dropped' }]);
+    link.cut = true;
+    await expect(a.pass()).rejects.toThrow(/cannot be reached/);
+    // rclone kept the half that arrived under the segment's name.
+    const left = await folder.read(next);
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.length).toBe((await readOutbox(a.db))[0].pending.bytes.length >> 1);
+    // B, meanwhile, finds half a segment: it says so and waits.
+    expect((await b.pass())?.problems.join(' ')).toMatch(/was not read/);
+    // The next pass writes the whole segment there; B reads it.
+    expect((await a.pass())?.problems).toEqual([]);
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'before the cut', y: 'sent when the connection dropped' });
+    expect((await readDevice(a.db))!.deviceId).toBe(deviceId);
+  });
+
+  it('a snapshot whose manifest upload was cut off halfway is written again over it, and a new device starts from it', async () => {
+    const manifest = /\/snap\/[a-z0-9]+\/\d+\.bin$/;
+    const link = cuttingUploads(manifest);
+    const { folder, a } = await pair([{ id: 'x', text: 'kept in the snapshot' }], await webdavFolder('cut manifest', link.fetch));
+    link.cut = true;
+    await expect(writeEnoughForSnapshot(a, 11)).rejects.toThrow(/cannot be reached/);
+    const [half] = (await folder.list()).filter((f) => manifest.test(f.path));
+    expect(half.size).toBeGreaterThan(0);
+    expect((await a.pass())?.problems).toEqual([]);
+    expect((await folder.read(half.path)).length).toBeGreaterThan(half.size);
+    const c = new Profile('C', folder);
+    await c.connect();
+    expect((await c.pass())?.problems).toEqual([]);
+    expect(await c.texts()).toEqual({ x: 'kept in the snapshot' });
   });
 
   it('a copied profile that finds its own device id writing in the folder joins again before it writes under it', async () => {
