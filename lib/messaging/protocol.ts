@@ -203,7 +203,8 @@ export interface BackgroundProtocol {
    * Options page: join the synced memory at the place with the passphrase (or its recovery key), or make a new one
    * there; the recovery key is returned once, when a new one is made. Throws in the user's words (wrong passphrase).
    */
-  'sync:connect': { req: { place: SyncConnectPlace; passphrase: string }; res: { status: SyncStatus; recoveryKey?: string } };
+  /** `readsHost`: the user let Backstory read the WebDAV server's site before connecting, and it stays read. */
+  'sync:connect': { req: { place: SyncConnectPlace; passphrase: string; readsHost?: boolean }; res: { status: SyncStatus; recoveryKey?: string } };
   'sync:now': { req: Record<string, never>; res: SyncStatus };
   /**
    * Options page: another user name or app password for the WebDAV server this device syncs with (one revoked or
@@ -218,6 +219,11 @@ export interface BackgroundProtocol {
   'sync:dismiss-revisions': { req: { id: string }; res: SyncStatus };
   /** Options page: sites the user allowed on other devices that this browser does not read yet (hostnames). */
   'sites:suggestions': { req: Record<string, never>; res: { hosts: string[] } };
+  /**
+   * Panel: the user allowed reading sites under `pattern` (the browser's grant came first). One granted before for
+   * sync's WebDAV server alone is read from now on.
+   */
+  'sites:allowed': { req: { pattern: string }; res: void };
   /** Options page: a suggested site is not suggested again on this device; the suggestions left. */
   'sites:dismiss-suggestion': { req: { host: string }; res: { hosts: string[] } };
 }

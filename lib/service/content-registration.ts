@@ -1,17 +1,10 @@
 import { browser } from 'wxt/browser';
 import { accessFor, readablePatterns } from '../sites/site-access';
+import { syncOrigins } from '../sites/sync-host';
 
 /** The content script runs only on sites the user let Backstory read: registered at runtime for exactly those. */
 export const CONTENT_SCRIPT_ID = 'backstory-content';
 export const CONTENT_SCRIPT_FILE = '/content-scripts/content.js';
-/** Where the origin granted for sync's WebDAV server is noted (lib/service/sync-service.ts). */
-export const SYNC_ORIGINS_KEY = 'syncOrigins';
-
-export async function syncOrigins(): Promise<string[]> {
-  const got = (await browser.storage.local.get(SYNC_ORIGINS_KEY))[SYNC_ORIGINS_KEY];
-  return Array.isArray(got) ? got.filter((x): x is string => typeof x === 'string') : [];
-}
-
 /** One-shot responder for "Remember this" and the insert shortcut on other sites (the browser's activeTab grant). */
 export const PAGE_ACTIONS_FILE = '/page-actions.js';
 
@@ -21,11 +14,15 @@ export type TabAccess = { state: 'granted' } | { state: 'ask'; host: string; pat
 export class ContentRegistration {
   private chain: Promise<unknown> = Promise.resolve();
 
-  /** True when Backstory may read pages at this URL now (granted, and not withheld in the browser's settings). */
+  /**
+   * True when Backstory may read pages at this URL now (granted, and not withheld in the browser's settings, nor
+   * granted for sync's WebDAV server alone).
+   */
   async allows(url: string | undefined): Promise<boolean> {
     const access = accessFor(url);
     if (access.kind !== 'askable') return false;
     try {
+      if ((await syncOrigins()).includes(access.pattern)) return false;
       return await browser.permissions.contains({ origins: [access.pattern] });
     } catch {
       return false;
@@ -74,7 +71,8 @@ export class ContentRegistration {
 
   /** Pages already open on newly granted sites get the content script now, without a reload. */
   async injectInto(patterns: string[]): Promise<void> {
-    const readable = readablePatterns(patterns);
+    const reserved = await syncOrigins();
+    const readable = readablePatterns(patterns.filter((p) => !reserved.includes(p)));
     if (!readable.length) return;
     const tabs = await browser.tabs.query({ url: readable });
     await Promise.all(

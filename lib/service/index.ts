@@ -17,6 +17,7 @@ import { RemovedImports } from '../memory-browse/import-removal';
 import { ModelHolder } from './model';
 import { ModelStatusReport } from './model-status';
 import { PageBridge } from './page-bridge';
+import { setSyncOrigins, syncOrigins } from '../sites/sync-host';
 import { PanelHub } from './panel-hub';
 import { PhraseOffers } from './phrase-offers';
 import { SettingsCache } from './settings-cache';
@@ -78,7 +79,7 @@ export class Service {
     this.capture = new Capture(this.store, this.bridge, this.hub, this.settings, this.access, this.phrases);
     this.sync = new SyncService({
       db: this.db, store: this.store, settings: this.settings, broadcast: (p) => this.hub.broadcast(p), refresh: () => this.hub.refreshAll(),
-      index: () => void this.indexing.run(), learning: this.learning, sites: this.suggestions,
+      index: () => void this.indexing.run(), learning: this.learning, sites: this.suggestions, sitesChanged: (c) => this.sitesChanged(c),
     });
     this.store.watch(() => this.sync.changed());
     this.imports = new Imports(this.db, {
@@ -91,6 +92,17 @@ export class Service {
     await this.bridge.sitesChanged(change);
     this.hub.refreshAll();
     this.sync.changed(); // the sites allowed here are suggested on the other devices
+  }
+
+  /**
+   * The user allowed reading `pattern` in the panel. The browser says nothing when the origin was granted already, as
+   * sync's WebDAV server's is: held for sync alone until now, its pages are read from here on.
+   */
+  async siteAllowed(pattern: string): Promise<void> {
+    const held = await syncOrigins();
+    if (!held.includes(pattern)) return;
+    await setSyncOrigins(held.filter((p) => p !== pattern));
+    await this.sitesChanged({ added: [pattern] });
   }
 }
 

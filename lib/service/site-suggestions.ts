@@ -1,6 +1,6 @@
 import { browser } from 'wxt/browser';
 import { allowedHosts, suggestionUnion, suggestionsToShow, validHosts } from '../sites/site-suggestions';
-import { syncOrigins } from './content-registration';
+import { syncOrigins } from '../sites/sync-host';
 
 /** The hostnames other devices allowed, as synced here (a union), and the ones the user dismissed on this device. */
 export const SUGGESTIONS_KEY = 'siteSuggestions';

@@ -9,8 +9,8 @@ import { dismissRevisions, revisionsOf } from '../sync/revisions';
 import { FolderStorage } from '../sync/storage-folder';
 import { WebDavStorage } from '../sync/storage-webdav';
 import { SyncPlaceError, type SyncStorage } from '../sync/types';
+import { setSyncOrigins, syncOrigins } from '../sites/sync-host';
 import { webdavOrigin } from '../sync/webdav-origin';
-import { SYNC_ORIGINS_KEY } from './content-registration';
 import type { SettingsCache } from './settings-cache';
 import { syncedSettingsIO, type SyncedParts } from './synced-settings';
 
@@ -33,6 +33,8 @@ export interface SyncServiceDeps {
   learning: SyncedParts['learning'];
   /** The sites allowed here, suggested on the other devices. */
   sites: SyncedParts['sites'];
+  /** The content script follows a change of the sites it may read. */
+  sitesChanged: (change: { added?: string[]; removed?: string[] }) => Promise<void>;
 }
 
 /**
@@ -68,11 +70,20 @@ export class SyncService {
     return statusOf(dev, this.syncing, this.progress);
   }
 
-  async connect(place: SyncConnectPlace, passphrase: string): Promise<{ status: SyncStatus; recoveryKey?: string }> {
+  /**
+   * `readsHost`: the user let Backstory read the WebDAV server's site before connecting (the options page asks before
+   * the browser's grant). Otherwise its origin is granted for sync alone: its pages are not read, and Disconnect gives
+   * the grant back. Reading it stays the user's choice: connecting neither starts nor stops it.
+   */
+  async connect(place: SyncConnectPlace, passphrase: string, readsHost = false): Promise<{ status: SyncStatus; recoveryKey?: string }> {
     const full = await placeOf(place);
     if (full.kind === 'webdav') {
       const o = webdavOrigin(full.url);
-      if (o.ok) await browser.storage.local.set({ [SYNC_ORIGINS_KEY]: [o.pattern] });
+      if (o.ok && !readsHost) {
+        await setSyncOrigins([o.pattern]);
+        // The grant may have reached the content script's registration before this call: taken out again.
+        await this.s.sitesChanged({ removed: [o.pattern] });
+      }
     }
     const { recoveryKey } = await connectVault({ db: this.s.db, open: openPlace }, {
       place: full, passphrase, deviceName: deviceName(),
@@ -182,10 +193,11 @@ export class SyncService {
     await browser.alarms.clear(SYNC_ALARM);
     if (dev?.place.kind === 'folder') await forgetFolder();
     if (dev?.place.kind === 'webdav') {
+      // Given back only when it was granted for sync alone: a site the user reads stays read.
       const o = webdavOrigin(dev.place.url);
-      if (o.ok) await browser.permissions.remove({ origins: [o.pattern] }).catch(() => false);
+      if (o.ok && (await syncOrigins()).includes(o.pattern)) await browser.permissions.remove({ origins: [o.pattern] }).catch(() => false);
     }
-    await browser.storage.local.remove(SYNC_ORIGINS_KEY);
+    await setSyncOrigins([]);
     return this.push();
   }
 }

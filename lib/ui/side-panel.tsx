@@ -64,10 +64,10 @@ export function SidePanel() {
 
   /** "Allow on <host>": the browser asks the user; it must be called straight from the click (a user gesture). */
   const allowSite = (host: string, pattern: string) => {
-    browser.permissions.request({ origins: [pattern] }).then(
-      (granted) => show(granted ? { text: `Allowed on ${host}. Backstory reads this site’s pages from now on.` } : { text: `Not allowed on ${host}; nothing was read.` }),
-      fail,
-    );
+    browser.permissions.request({ origins: [pattern] }).then(async (granted) => {
+      if (granted) await callBackground('sites:allowed', { pattern });
+      show(granted ? { text: `Allowed on ${host}. Backstory reads this site’s pages from now on.` } : { text: `Not allowed on ${host}; nothing was read.` });
+    }, fail);
   };
   const closeQuickEdit = (item: MemoryItem) => {
     void callBackground('capture:dismiss', { id: item.id });

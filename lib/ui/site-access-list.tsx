@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { hostOfPattern, isRemovable, readablePatterns } from '../sites/site-access';
+import { SYNC_ORIGINS_KEY, syncOrigins } from '../sites/sync-host';
 
 /**
  * The sites Backstory may read, from the browser's own record of granted permissions. Sites the user allowed can be
@@ -8,17 +9,25 @@ import { hostOfPattern, isRemovable, readablePatterns } from '../sites/site-acce
  */
 export function SiteAccessList() {
   const [origins, setOrigins] = useState<string[]>();
+  const [forSync, setForSync] = useState<string[]>([]);
   const [error, setError] = useState('');
   const required = (browser.runtime.getManifest() as { host_permissions?: string[] }).host_permissions ?? [];
 
   useEffect(() => {
-    const load = () => void browser.permissions.getAll().then((p) => setOrigins(readablePatterns(p.origins)), (e: Error) => setError(e.message));
+    const load = () =>
+      void Promise.all([browser.permissions.getAll(), syncOrigins()]).then(([p, held]) => {
+        setOrigins(readablePatterns(p.origins).filter((o) => !held.includes(o)));
+        setForSync(held);
+      }, (e: Error) => setError(e.message));
+    const stored = (changes: Record<string, unknown>) => SYNC_ORIGINS_KEY in changes && load();
     load();
     browser.permissions.onAdded.addListener(load);
     browser.permissions.onRemoved.addListener(load);
+    browser.storage.onChanged.addListener(stored);
     return () => {
       browser.permissions.onAdded.removeListener(load);
       browser.permissions.onRemoved.removeListener(load);
+      browser.storage.onChanged.removeListener(stored);
     };
   }, []);
 
@@ -56,6 +65,11 @@ export function SiteAccessList() {
         {builtIn.map((o) => chip(o, false))}
         {origins && !builtIn.length ? <li class="muted">None: your browser holds them back.</li> : null}
       </ul>
+      {forSync.length ? (
+        <p class="small muted" data-testid="site-access-sync">
+          Reached for sync only, its pages not read: {forSync.map(label).join(', ')}. Allow it in the side panel on one of its pages to read it too.
+        </p>
+      ) : null}
       {error ? <p class="error" role="alert" data-testid="site-access-error">{error}</p> : null}
     </div>
   );

@@ -127,9 +127,8 @@ describe('sync through a WebDAV folder', () => {
     await laptop.close();
     const copyDir = `${laptopDir}-copy`;
     cpSync(laptopDir, copyDir, { recursive: true });
-    // No test pages are read here; 127.0.0.1 is the WebDAV server's host, which sync keeps for itself.
-    laptop = await launchExtension({ userDataDir: laptopDir, grantSites: [] });
-    const copy = await launchExtension({ userDataDir: copyDir, grantSites: [] });
+    laptop = await launchExtension({ userDataDir: laptopDir });
+    const copy = await launchExtension({ userDataDir: copyDir });
     try {
       const said: string[] = [];
       const pass = async (h: Harness) => said.push((await syncNow(h), (await h.call<{ problem?: string }>('sync:status', {})).problem ?? ''));

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { callBackground } from '../../messaging/rpc';
 import type { SyncConnectPlace, SyncStatus } from '../../messaging/protocol';
+import { syncOrigins } from '../../sites/sync-host';
 import { keepPickedFolder, pickSyncFolder, reconnectFolder } from '../../sync/folder-pick';
 import { webdavOrigin } from '../../sync/webdav-origin';
 import { syncStatusText } from './sync-status-text';
@@ -37,11 +38,11 @@ export function SyncSection() {
     if (p.type === 'sync') setStatus(p.status);
   });
 
-  const connect = async (place: SyncConnectPlace) => {
+  const connect = async (place: SyncConnectPlace, readsHost = false) => {
     setError(undefined);
     setBusy(true);
     try {
-      const got = await callBackground('sync:connect', { place, passphrase });
+      const got = await callBackground('sync:connect', { place, passphrase, readsHost });
       setStatus(got.status);
       if (got.recoveryKey) setRecoveryKey(got.recoveryKey);
       setPassword('');
@@ -59,9 +60,13 @@ export function SyncSection() {
     const origin = webdavOrigin(url);
     if (!origin.ok) return setError(origin.error);
     // Asked here, inside the click: the browser grants a permission only in answer to the user's gesture.
-    void browser.permissions.request({ origins: [origin.pattern] }).then((granted) => {
+    // Whether Backstory reads the server's site already, asked before the grant (the browser answers in order) and
+    // awaited after it: a site the user reads stays read; one granted for sync alone is not read.
+    const readsHost = Promise.all([browser.permissions.contains({ origins: [origin.pattern] }), syncOrigins()])
+      .then(([had, held]) => had && !held.includes(origin.pattern), () => false);
+    void browser.permissions.request({ origins: [origin.pattern] }).then(async (granted) => {
       if (!granted) return setError(`Backstory needs your permission to reach ${origin.host} to sync there.`);
-      void connect({ kind: 'webdav', url: origin.url, user, password });
+      void connect({ kind: 'webdav', url: origin.url, user, password }, await readsHost);
     });
   };
 
