@@ -37,6 +37,11 @@ export interface DeviceState extends SyncDeviceRow {
   opsSinceSnapshot: number;
   /** Bytes of segments this device wrote since its last snapshot, and that snapshot's size. */
   bytesSinceSnapshot?: number;
+  /**
+   * The size of each segment this device wrote since its last snapshot (by seq): one the folder lists at another size
+   * was changed or cut short there, and devices that have not read it wait before it (`findLosses`).
+   */
+  segmentSizes?: Record<number, number>;
   snapshotBytes?: number;
   /**
    * A snapshot (version 2) being applied part by part: its manifest, the next part, the last record id applied (parts

@@ -15,6 +15,11 @@ export const LOST_AFTER_MS = 86_400_000;
 export interface Losses {
   /** This device's own, up to its chain head. */
   own: number[];
+  /**
+   * This device's own, since its newest snapshot, that the folder lists at another size than it wrote (no copy at the
+   * right one): changed or cut short there, so a device that has not read one waits before it for good.
+   */
+  damaged: number[];
   /** Other devices' it applied, where no snapshot of its own in the folder covers them. */
   held: { device: string; seqs: number[] }[];
 }
@@ -33,7 +38,15 @@ export function findLosses(folder: FolderListing, dev: DeviceState): Losses {
     const seqs = missingSegments(listing, device, seq).filter((k) => k > (mine[device] ?? 0));
     if (seqs.length) held.push({ device, seqs });
   }
-  return { own, held };
+  const sizes = dev.segmentSizes ?? {};
+  const listed = new Map<number, number[]>();
+  for (const f of folder.segments) if (f.device === me) listed.set(f.seq, [...(listed.get(f.seq) ?? []), f.size]);
+  const damaged = Object.entries(sizes)
+    .map(([k, size]) => ({ seq: Number(k), size }))
+    .filter(({ seq, size }) => seq > dev.snapshotSeq && listed.has(seq) && !listed.get(seq)!.includes(size))
+    .map(({ seq }) => seq)
+    .sort((x, y) => x - y);
+  return { own, damaged, held };
 }
 
 /** Whether this device's newest snapshot is in the folder with every part it was written with. */
@@ -73,9 +86,13 @@ export function noteWaiting(dev: DeviceState, read: FolderPlan, losses: Losses, 
     say(`gap ${key}`, `Changes from ${name(device)} wait for its ${span(seqs)}, missing from the folder for ${durationInWords(now - waiting[key])}. ` +
       `If ${name(device)} still syncs, its next pass writes ${seqs.length === 1 ? 'it' : 'them'} again.`);
   }
-  const { own } = losses;
+  const { own, damaged } = losses;
   if (own.length) {
     say(`lost ${own[0]} ${own.at(-1)}`, `Some of what this device synced is no longer in the folder (${span(own)}: was the folder put back to an older copy?). ` +
+      'All of this memory was written again, so the other devices get it.');
+  }
+  if (damaged.length) {
+    say(`damaged ${damaged[0]} ${damaged.at(-1)}`, `Some of what this device synced was changed or cut short in the folder (its ${span(damaged)}, now another size than written). ` +
       'All of this memory was written again, so the other devices get it.');
   }
   const held = losses.held.filter(({ device, seqs }) => lasted(`held ${device} ${seqs[0]}`));
@@ -84,5 +101,5 @@ export function noteWaiting(dev: DeviceState, read: FolderPlan, losses: Losses, 
       'This device had applied them, and wrote its memory again so that the other devices get them.');
   }
   dev.waiting = waiting;
-  return own.length > 0 || held.length > 0;
+  return own.length > 0 || damaged.length > 0 || held.length > 0;
 }

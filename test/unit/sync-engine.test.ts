@@ -605,6 +605,24 @@ describe('sync between two profiles through one folder', () => {
     expect(await a.texts()).toEqual(want);
   });
 
+  it.each(['memory', 'webdav'] as const)('a segment cut short in the folder after it was written: its writer finds it by its size, says so once, and writes its memory again, so the others move past it (%s)', async (where) => {
+    const { folder, a, b } = await pair([], (await restorableFolder(where, 'cut short')).folder);
+    await a.add([{ id: 'x', text: 'The lease renews in April.' }]);
+    await a.pass();
+    const [path, bytes] = await newestSegment(folder, a);
+    await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
+    await a.pass();
+    // The server's disk, a restore or a hand: the file stays, half of it.
+    await replace(folder, path, bytes.slice(0, bytes.length >> 1));
+    expect((await b.pass())?.problems.join(' ')).toContain(path);
+    expect(await b.texts()).toEqual({});
+    const noticed = await a.pass();
+    expect(noticed?.problems).toEqual([expect.stringMatching(/changed or cut short in the folder .* written again/)]);
+    expect((await a.pass())?.problems).toEqual([]);
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'The lease renews in April.', y: 'Dana wants the report by Friday.' });
+  });
+
   it.each(['memory', 'webdav'] as const)('a folder put back to an older copy while its writer is gone for good: a device that applied the lost segments writes them again (%s)', async (where) => {
     const day = 86_400_000;
     // The Laptop is lost as well as its two segments: nothing in the folder says it wrote more.

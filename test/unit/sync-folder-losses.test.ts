@@ -4,7 +4,7 @@ import type { FolderPlan } from '../../lib/sync/folder-reader';
 import { LOST_AFTER_MS, lookPast, noteWaiting } from '../../lib/sync/folder-losses';
 
 const plan = (over: Partial<FolderPlan>): FolderPlan => ({ segments: [], heads: {}, devices: {}, problems: [], gaps: [], past: [], rewritten: [], ...over });
-const noLosses = { own: [], held: [] };
+const noLosses = { own: [], damaged: [], held: [] };
 
 describe('what a device waits for, by its clock', () => {
   it('a gap noted while the clock ran a year ahead is said a day after the clock is set right, not a year later', () => {
