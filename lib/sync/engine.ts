@@ -57,6 +57,7 @@ export interface PassReport {
   sent: number;
   /** Items written into memory. */
   written: number;
+  /** Devices that synced this memory (a device file and a file of their log), this one included. */
   devices: number;
   /** New problems, in words (each said once). */
   problems: string[];
@@ -205,7 +206,10 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   if (another) throw new LogForkError(another.path);
   for (const p of read.problems) if (p.kind !== 'gap') say(`${p.kind} ${p.path}`, p.words);
   const rewrite = noteWaiting(dev, read, losses, now(), say);
-  report.devices = dev.devices = Math.max(1, Object.keys(read.devices).length);
+  // Devices that synced: a device file with no file of its device's beside it is a connect that stopped before its
+  // first pass (it connects again under a new id).
+  const synced = new Set([...listing.segments, ...listing.snapshots].map((f) => f.device));
+  report.devices = dev.devices = Math.max(1, Object.keys(read.devices).filter((d) => d === dev.deviceId || synced.has(d)).length);
 
   const ledger = new SyncLedger(deps.db);
   const clock = new HybridClock(dev.deviceId, await ledger.clock());

@@ -341,6 +341,25 @@ describe('sync between two profiles through one folder', () => {
     expect(await b.texts()).toEqual({ t: 'arrives in two steps' });
   });
 
+  it('a connect stopped after its device file went into the folder is not counted as a device', async () => {
+    const { folder, a, b } = await pair([{ id: 'x', text: 'shared' }]);
+    const c = new Profile('C', folder);
+    // The device file lands, and the answer is lost (or the worker stops) before this profile keeps its part.
+    c.storage = { ...folder, list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),
+      create: async (p, bytes) => {
+        await folder.create(p, bytes);
+        if (p.includes('/devices/')) throw new SyncPlaceError('offline', 'The connection dropped.');
+      } };
+    await expect(c.connect()).rejects.toThrow(/connection dropped/);
+    c.storage = folder;
+    await c.connect();
+    await c.pass();
+    expect((await folder.list()).filter((f) => f.path.includes('/devices/'))).toHaveLength(4);
+    expect((await a.pass())?.devices).toBe(3);
+    expect((await b.pass())?.devices).toBe(3);
+    expect((await c.pass())?.devices).toBe(3);
+  });
+
   it('a setting larger than other devices accept stays here, said once; the memory written beside it still syncs', async () => {
     const { a, b } = await pair();
     // Every device refuses a segment with a change past the synced limits, and everything its writer sends after it.
