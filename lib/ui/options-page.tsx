@@ -75,7 +75,7 @@ export function OptionsPage() {
   return (
     <main class="options">
       <h1><img class="logo" src="/icons/32.png" alt="" width={24} height={24} />Backstory options</h1>
-      <p class="muted">Everything stays on this device. Changes apply immediately.</p>
+      <p class="muted">Everything stays on this device, except what Sync (below, off unless you turn it on) writes encrypted to a folder you choose. Changes apply immediately.</p>
 
       <WeightsSection settings={settings} save={save} />
 
