@@ -187,22 +187,33 @@ export function indexingEngine(first: Embedder, fallback: () => Promise<Embedder
 export class MemoryProgress {
   private left = new Map<string, number>();
   private done = 0;
-  private readonly total: number;
 
   constructor(
-    jobs: EmbedJob[],
+    /** The memories the run may embed; one that turns out to have nothing to make is taken off when its window comes. */
+    private total: number,
     private readonly report?: (done: number, total: number) => void,
   ) {
-    for (const job of jobs) this.left.set(job.id, (this.left.get(job.id) ?? 0) + 1);
-    this.total = this.left.size;
     report?.(0, this.total); // panels show the count from the start
+  }
+
+  /** A window's memories and their jobs, before its vectors are made. */
+  expect(ids: readonly string[], jobs: readonly EmbedJob[]): void {
+    for (const job of jobs) this.left.set(job.id, (this.left.get(job.id) ?? 0) + 1);
+    const without = ids.filter((id) => !this.left.has(id)).length;
+    if (without) {
+      this.total -= without;
+      this.report?.(this.done, this.total);
+    }
   }
 
   stored(part: EmbedJob[]): void {
     for (const job of part) {
       const n = this.left.get(job.id)! - 1;
       this.left.set(job.id, n);
-      if (n === 0) this.done++;
+      if (n === 0) {
+        this.done++;
+        this.left.delete(job.id);
+      }
     }
     this.report?.(this.done, this.total);
   }

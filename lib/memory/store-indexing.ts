@@ -7,21 +7,30 @@ import { textHash } from '../core/text-hash';
 import type { StoreParts } from './store-writes';
 
 /**
- * What an indexing run embeds: items without their vectors (`unembedded`), then the context vectors missing (inBatches
- * orders them). `mem` gives the store's memory as it is at each read (a Clear all replaces it).
+ * What an indexing run embeds, by id, without reading a text: items without their vectors (`unembedded`), then the
+ * threaded items whose context vectors are missing. `mem` gives the store's memory as it is at each read (a Clear all
+ * replaces it).
  */
-export async function pendingJobs(mem: () => IndexedMemory, contexts: ContextVectors, unembedded: string[]): Promise<EmbedJob[]> {
-  const waiting = await mem().hydrate(unembedded, false);
-  const own = [...waiting.values()].map(ownJob);
+export function pendingIds(mem: () => IndexedMemory, contexts: ContextVectors, unembedded: string[]): { own: string[]; threaded: string[] } {
   // Context vectors held are kept current by every write (and checked at load): only missing ones are looked for.
   const threaded = [...mem().items()].filter((it) => it.thread && !contexts.prints.has(it.id)).map((it) => it.id);
+  return { own: unembedded, threaded };
+}
+
+/**
+ * The jobs of some of those ids (a window of the run: `own` to embed, `threaded` whose context vectors to make), their
+ * texts read now (inBatches orders them).
+ */
+export async function pendingJobs(mem: () => IndexedMemory, contexts: ContextVectors, own: string[], threaded: string[]): Promise<EmbedJob[]> {
+  const waiting = await mem().hydrate(own, false);
+  const jobs = [...waiting.values()].map(ownJob);
   // Their texts are mostly those just read (an import's messages): only the others are read.
   const read = async (ids: string[]) => {
     const more = await mem().hydrate(ids.filter((id) => !waiting.has(id)), false);
     for (const [id, item] of waiting) more.set(id, item);
     return more;
   };
-  return [...own, ...(await contexts.jobs(threaded, read))];
+  return [...jobs, ...(await contexts.jobs(threaded, read))];
 }
 
 /**

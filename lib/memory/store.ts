@@ -11,7 +11,7 @@ import { inBatches, indexingEngine, MemoryProgress, perJob, textCount } from './
 import { buildPack, PackSchedule } from './pack';
 import { loadStored } from './store-load';
 import { addItems, importItems, removeItems, touchItems, updateItem, type StoreParts } from './store-writes';
-import { pendingJobs, storeMadeVectors } from './store-indexing';
+import { pendingIds, pendingJobs, storeMadeVectors } from './store-indexing';
 import { loadTokenCounter } from './tokens';
 import { isQuotaError, StorageFullError } from './storage-full';
 import type { ItemHead, MemoryInput, MemoryItem, MemoryPatch } from './types';
@@ -19,6 +19,13 @@ import type { ItemHead, MemoryInput, MemoryItem, MemoryPatch } from './types';
 export type { ImportCounts } from './import-plan';
 export type { SyncApplied, SyncedWriteOptions } from './synced-write';
 export { StorageFullError } from './storage-full';
+
+/**
+ * Memories an indexing run reads and embeds at a time: their texts are held only while their vectors are made. A run
+ * that read every waiting text first held a 100k-item memory's (a first sync, a large import) in the worker through
+ * the whole run: past 500 MB.
+ */
+const INDEX_WINDOW = 1_000;
 
 /**
  * The memory: IndexedDB is the truth; an IndexedMemory (item heads, vectors, context vectors, the BM25 index) is kept
@@ -304,31 +311,41 @@ export class MemoryStore {
     const embedder = await this.getIndexEmbedder();
     if (!embedder) return 0;
     this.useModel(embedder.modelId);
-    const jobs = await pendingJobs(() => this.mem, this.contexts, this.unembedded());
+    const { own, threaded } = pendingIds(() => this.mem, this.contexts, this.unembedded());
+    const ids = [...new Set([...own, ...threaded])];
     // Nothing waiting (every worker start checks): no same-text index, which reads every item.
-    if (!jobs.length) return 0;
-    embedder.runSize?.(textCount(jobs));
-    const progress = new MemoryProgress(jobs, onProgress);
+    if (!ids.length) return 0;
+    embedder.runSize?.(ids.length);
+    const progress = new MemoryProgress(ids.length, onProgress);
     const engine = indexingEngine(embedder, this.getEmbedder);
     const model = embedder.modelId;
+    const sameText = sameTextIndex(this.mem);
+    let count: ((texts: string[]) => number[]) | undefined;
     let done = 0;
     const stored = async (part: EmbedJob[], vectors: Float32Array[][]) => {
       await this.storeVectors(part, vectors, model);
       done += textCount(part);
       progress.stored(part);
     };
-    // Items whose texts another item already has vectors for take those; repeats within the run are made once.
-    const donated = await donatedVectors(
-      jobs, sameTextIndex(this.mem), (ids) => this.mem.hydrate(ids, false), (ids) => this.db.vectors.bulkGet(ids), this.model,
-    );
-    const given = jobs.flatMap((job, i) => (donated[i] ? [{ job, vs: donated[i] }] : []));
-    if (given.length) await stored(given.map((g) => g.job), given.map((g) => g.vs));
-    const toMake = jobs.filter((_, i) => !donated[i]);
-    const count = toMake.length ? await engine.countPieces() : undefined;
-    await inBatches(toMake, batch, engine.parallel, engine.embed, async (part, vectors) => {
-      this.indexBackend = engine.backend();
-      await stored(part, vectors);
-    }, count);
+    const ownSet = new Set(own);
+    const threadedSet = new Set(threaded);
+    for (let at = 0; at < ids.length; at += INDEX_WINDOW) {
+      const window = ids.slice(at, at + INDEX_WINDOW);
+      const jobs = await pendingJobs(() => this.mem, this.contexts, window.filter((id) => ownSet.has(id)), window.filter((id) => threadedSet.has(id)));
+      progress.expect(window, jobs);
+      // Items whose texts another item already has vectors for take those; repeats within the window are made once.
+      const donated = await donatedVectors(
+        jobs, sameText, (ids) => this.mem.hydrate(ids, false), (ids) => this.db.vectors.bulkGet(ids), this.model,
+      );
+      const given = jobs.flatMap((job, i) => (donated[i] ? [{ job, vs: donated[i] }] : []));
+      if (given.length) await stored(given.map((g) => g.job), given.map((g) => g.vs));
+      const toMake = jobs.filter((_, i) => !donated[i]);
+      if (toMake.length) count ??= await engine.countPieces();
+      await inBatches(toMake, batch, engine.parallel, engine.embed, async (part, vectors) => {
+        this.indexBackend = engine.backend();
+        await stored(part, vectors);
+      }, count);
+    }
     return done;
   }
 

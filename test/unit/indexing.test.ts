@@ -50,6 +50,30 @@ describe('vectors on the wire between the service worker and the offscreen docum
 describe('background indexing (MemoryStore.embedPending)', () => {
   afterEach(() => void vi.useRealTimers());
 
+  it('reads the texts of a large memory a window at a time: the first vectors come before most texts are read', async () => {
+    const db = freshDb();
+    const n = 2_500;
+    await new MemoryStore(db, async () => null).add(
+      Array.from({ length: n }, (_, i) => ({ id: `m${i}`, text: `Memory ${i}: ${'word '.repeat(20 + (i % 30))}` })), { from: 'user' }, { deferEmbedding: true });
+    // As after a worker start (or a first sync): nothing held but the items' heads; texts are read from IndexedDB.
+    const read = vi.spyOn(db.items, 'bulkGet');
+    let readBeforeFirst: number | undefined;
+    const engine: Embedder = {
+      modelId: 'fake', dim: 4, backend: 'offscreen',
+      async embed(texts) {
+        readBeforeFirst ??= read.mock.calls.reduce((sum, [ids]) => sum + ids.length, 0);
+        return texts.map(fakeVector);
+      },
+    };
+    const store = new MemoryStore(db, async () => engine, async () => engine);
+    const totals: number[] = [];
+    expect(await store.embedPending((_, total) => totals.push(total), 16)).toBe(n);
+    expect(store.unembedded()).toEqual([]);
+    // All of a 100k memory's texts at once held the worker past 500 MB through a run.
+    expect(readBeforeFirst).toBeLessThanOrEqual(1_000);
+    expect(new Set(totals)).toEqual(new Set([n]));
+  });
+
   it('embeds with the indexing engine, shortest texts first so each batch pads little', async () => {
     const own = recordingEmbedder('worker');
     const engine = recordingEmbedder('offscreen');
