@@ -49,6 +49,8 @@ export interface DeviceState extends SyncDeviceRow {
    * `covers` only after its last part, so a worker stopped midway goes on from `next` on its next pass.
    */
   snapshotProgress?: { path: string; next: number; last?: string; done: number };
+  /** Snapshots (`<manifest path> <hash>`) with a part refused (another file under its name): not chosen again. */
+  refusedSnapshots?: string[];
   lastSyncedAt?: number;
   /** Devices sharing the memory (their device files), this one included. */
   devices: number;

@@ -196,7 +196,7 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   // snapshot of everything here are written this pass, so that devices behind the gap move past it.
   const losses = findLosses(listing, dev);
   const reader = readerFor(deps.db, dev, storage);
-  const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path, lookPast: lookPast(dev, now()), listing });
+  const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path, lookPast: lookPast(dev, now()), listing, refused: dev.refusedSnapshots });
   // This device's log went on past its head, or holds another version of a segment it wrote, or forks, and not from
   // here (what a stopped pass sealed went out above): another profile writes as this device (a copy that wrote the
   // same number before a file-sync engine carried either). Its stamps would collide with this one's: join again.
@@ -233,12 +233,18 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   let segmentsWait = false;
   if (read.snapshot) {
     try {
-      report.written += await applySnapshot(deps, dev, reader, read.snapshot, { ledger, state, states, now });
+      await applySnapshot(deps, dev, reader, read.snapshot, { ledger, state, states, now }, (n) => (report.written += n));
     } catch (e) {
       if (!(e instanceof SnapshotPartError || e instanceof SyncFormatError)) throw e;
-      // A part changed or went since it was checked, or does not read: nothing after the snapshot is applied now.
+      // A part not there yet, some other file under a part's name, or one that does not read: nothing after the
+      // snapshot is applied now. What its parts before brought in stays: each was the one its manifest names.
       say(`snapshot ${read.snapshot.path}`, e instanceof SyncFormatError ? `${read.snapshot.path} was not used: ${e.message}` : e.message);
       if (e instanceof SyncFormatError) dev.snapshotProgress = undefined;
+      else if (e.refused) {
+        // Not chosen again (a later version may read what this one cannot: that is not marked).
+        dev.snapshotProgress = undefined;
+        dev.refusedSnapshots = [...(dev.refusedSnapshots ?? []).slice(-19), `${read.snapshot.path} ${read.snapshot.hash}`];
+      }
       segmentsWait = true;
     }
   }

@@ -100,8 +100,6 @@ export class FolderReader {
   private devices: Record<string, DeviceBody> = {};
   /** Bodies of segments opened by the last `plan`, within BODY_BUDGET, until applied. */
   private bodies = new Map<string, SegmentBody>();
-  /** Parts whose bytes were found to be the ones a manifest names (`path size hash`), so they are not read twice. */
-  private readonly verified = new Set<string>();
 
   constructor(
     private storage: SyncStorage,
@@ -143,7 +141,7 @@ export class FolderReader {
    */
   async plan(
     applied: Readonly<Record<string, Applied>>,
-    opts: { resume?: string; lookPast?: readonly string[]; listing?: FolderListing } = {},
+    opts: { resume?: string; lookPast?: readonly string[]; listing?: FolderListing; refused?: readonly string[] } = {},
   ): Promise<FolderPlan> {
     // The caller's listing when it has just taken one: each listing is a round trip to the place.
     const listing = opts.listing ?? parseListing(await this.storage.list(), this.vault.vaultId);
@@ -182,7 +180,7 @@ export class FolderReader {
     if (isNew || chains.gaps.length > 0 || behind.length > 0) {
       // Snapshots are opened only when one may be needed: a worker that restarts would otherwise read them all again.
       const snaps = await this.openAll(listing.snapshots, 'snapshot', report);
-      const ctx: PartsContext = { storage: this.storage, vault: this.vault, verified: this.verified, name: (d) => this.name(d) };
+      const ctx: PartsContext = { storage: this.storage, vault: this.vault, refused: new Set(opts.refused), name: (d) => this.name(d) };
       const chosen = await chooseSnapshot(ctx, snaps, listing, applied, [...chains.gaps, ...behind], isNew, opts.resume, report,
         (base) => this.chains(segs, base, () => undefined, false));
       if (chosen) {
@@ -230,10 +228,10 @@ export class FolderReader {
 
   /**
    * The records of part `k` of a chosen snapshot (version 2), checked to be the bytes its manifest names and to say
-   * they are that part. Throws SnapshotPartError when the file changed or went since it was checked.
+   * they are that part (`readPart`). Throws SnapshotPartError when they are not.
    */
   part(snapshot: ReadSnapshot, k: number): Promise<unknown[]> {
-    return readPart(this.storage, this.vault, snapshot, k);
+    return readPart(this.storage, this.vault, snapshot, k, (d) => this.name(d));
   }
 
   /** A segment's body read again (it was opened by an earlier read), or undefined if it is no longer what it was. */

@@ -2,7 +2,7 @@
 // names is there with the bytes it names (waiting for one still on its way, refusing one that is some other file), and
 // reading one part.
 import { sha256, toHex } from './bytes';
-import { snapshotPartPath, type FolderListing } from './folder-layout';
+import type { FolderListing } from './folder-layout';
 import type { Applied, FolderProblemKind, Opened } from './folder-reader';
 import { open, type SealingVault } from './seal';
 import { checkSnapshot, checkSnapshotPart } from './segment';
@@ -12,6 +12,8 @@ import { SyncPlaceError, type SyncStorage } from './types';
 export interface ReadSnapshot {
   /** The manifest's path (or, for the first format, the whole snapshot's). */
   path: string;
+  /** Hex SHA-256 of the manifest's sealed bytes (a refused snapshot is known by `path hash`). */
+  hash: string;
   body: {
     /** 1: the whole state is in `state`; 2: it is in `parts`, read one at a time (`FolderReader.part`). */
     version: 1 | 2;
@@ -22,93 +24,68 @@ export interface ReadSnapshot {
     /** Records in all parts (version 2). */
     records?: number;
   };
-  /** Where each part is (a copy an engine made counts when its bytes are the ones named), and its hash. */
-  parts: { path: string; hash: string }[];
+  /**
+   * Where each part is to be read, and its hash: the file under its name first, then any copy an engine made of it
+   * (`also`), the first whose bytes are the ones named being the part.
+   */
+  parts: { path: string; hash: string; also?: string[] }[];
   /** Version 1's state, whole. */
   state?: unknown;
 }
 
-/** A snapshot's part that is no longer what was checked (changed or removed since): the snapshot waits. */
+/**
+ * A snapshot's part that cannot be applied now. Not `refused`: it went, or is an earlier write of that part (its
+ * writer stopped and wrote it again; the new one is on its way), and the snapshot goes on from this part once it is
+ * there. `refused`: some other file is under its name (changed, cut, put there), and the rest of the snapshot is not
+ * used.
+ */
 export class SnapshotPartError extends Error {
   constructor(
     readonly path: string,
     message: string,
+    readonly refused = false,
   ) {
     super(message);
     this.name = 'SnapshotPartError';
   }
 }
 
-/** What choosing a snapshot and checking its parts need of the reader. */
+/** What choosing a snapshot needs of the reader. */
 export interface PartsContext {
   storage: SyncStorage;
   vault: SealingVault & { vaultId: string };
-  /** Parts found to be the bytes a manifest names (`path size hash`), not read again by the same reader. */
-  verified: Set<string>;
+  /** Snapshots (`path hash` of their manifests) with a part refused: not chosen again. */
+  refused: ReadonlySet<string>;
   /** A device's name in words. */
   name(device: string): string;
 }
 
 /**
- * Where each part a manifest names is, or undefined (said once) while one is missing, is an earlier write of that
- * part (its writer stopped and wrote it again; the new one is on its way), or is some other file (refused).
+ * Where each part a manifest names is to be read, from the listing alone, or undefined (said once) while one is not in
+ * the folder. Each part is read once, when it is applied, and checked then (`readPart`): reading every part first to
+ * check it doubled what a new device downloads.
  */
-export async function checkParts(
+export function locateParts(
   ctx: PartsContext,
   s: { path: string; device: string; seq: number; hash: string },
   hashes: string[],
   listing: FolderListing,
   report: (k: FolderProblemKind, p: string, w: string, key?: string) => void,
-): Promise<{ path: string; hash: string }[] | undefined> {
+): { path: string; hash: string; also: string[] }[] | undefined {
   const mine = listing.parts.filter((p) => p.device === s.device && p.seq === s.seq);
-  const found: { path: string; hash: string }[] = [];
-  const wait = (have: number) => {
+  const have = new Set(mine.map((p) => p.part)).size;
+  if (hashes.some((_, k) => !mine.some((p) => p.part === k))) {
     report('gap', s.path, `${ctx.name(s.device)}'s snapshot ${s.seq} is not all in the folder yet (${have} of ${hashes.length} parts); ` +
       'it is used once the rest arrive.', `snapshot-wait ${s.path} ${s.hash}`);
     return undefined;
-  };
-  const have = new Set(mine.map((p) => p.part)).size;
-  if (hashes.some((_, k) => !mine.some((p) => p.part === k))) return wait(have);
-  for (const [k, hash] of hashes.entries()) {
-    const cands = mine.filter((p) => p.part === k).sort((a, b) => Number(a.copy) - Number(b.copy) || (a.path < b.path ? -1 : 1));
-    let at = cands.find((c) => ctx.verified.has(`${c.path} ${c.size} ${hash}`))?.path;
-    let other: { path: string; bytes: Uint8Array } | undefined;
-    for (const c of at ? [] : cands) {
-      let bytes: Uint8Array;
-      try {
-        bytes = await ctx.storage.read(c.path);
-      } catch (e) {
-        if (e instanceof SyncPlaceError && e.problem === 'gone') continue;
-        throw e;
-      }
-      if (toHex(await sha256(bytes)) === hash) {
-        ctx.verified.add(`${c.path} ${c.size} ${hash}`);
-        at = c.path;
-        break;
-      }
-      other ??= { path: c.path, bytes };
-    }
-    if (at) {
-      found.push({ path: at, hash });
-      continue;
-    }
-    if (!other) return wait(have - 1);
-    // Not the bytes named. An earlier write of this very part (sealed by this vault, saying it is this part) waits
-    // for the new one; anything else was changed or put there, and the snapshot is not used.
-    let same = false;
-    try {
-      const body = checkSnapshotPart(await open(ctx.vault, 'snapshot-part', other.bytes));
-      same = body.device === s.device && body.seq === s.seq && body.part === k;
-    } catch {
-      same = false;
-    }
-    if (same) return wait(have - 1);
-    report('unreadable', other.path, `${other.path} is not the part ${ctx.name(s.device)}'s snapshot ${s.seq} names ` +
-      `(${snapshotPartPath(ctx.vault.vaultId, s.device, s.seq, k)}): it was changed or put there from elsewhere. ` +
-      'That snapshot was not used.', `part ${other.path} ${s.hash}`);
-    return undefined;
   }
-  return found;
+  return hashes.map((hash, k) => {
+    const [first, ...also] = mine
+      .filter((p) => p.part === k)
+      .sort((a, b) => Number(a.copy) - Number(b.copy) || (a.path < b.path ? -1 : 1))
+      .map((p) => p.path);
+    return { path: first, hash, also };
+  });
 }
 
 /**
@@ -144,10 +121,11 @@ export async function chooseSnapshot(
     .sort((a, b) => Number(b.path === resume) - Number(a.path === resume) || a.left - b.left
       || total(b.covers ?? {}) - total(a.covers ?? {}) || (a.path < b.path ? -1 : 1));
   for (const s of helpful) {
+    if (ctx.refused.has(`${s.path} ${s.hash}`)) continue;
     const body = { device: s.device, seq: s.seq, covers: s.covers ?? {}, heads: s.heads ?? {} };
     if (s.parts) {
-      const parts = await checkParts(ctx, s, s.parts, listing, report);
-      if (parts) return { path: s.path, body: { version: 2, ...body, records: s.records }, parts };
+      const parts = locateParts(ctx, s, s.parts, listing, report);
+      if (parts) return { path: s.path, hash: s.hash, body: { version: 2, ...body, records: s.records }, parts };
       continue;
     }
     // The first format holds the whole memory in one file: only the chosen one is read again.
@@ -156,7 +134,7 @@ export async function chooseSnapshot(
       if (toHex(await sha256(bytes)) !== s.hash) continue;
       const whole = checkSnapshot(await open(ctx.vault, 'snapshot', bytes));
       if (!('state' in whole)) continue;
-      return { path: s.path, body: { version: 1, ...body }, parts: [], state: whole.state };
+      return { path: s.path, hash: s.hash, body: { version: 1, ...body }, parts: [], state: whole.state };
     } catch (e) {
       if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
     }
@@ -165,22 +143,47 @@ export async function chooseSnapshot(
 }
 
 /**
- * The records of part `k` of a chosen snapshot (version 2), checked to be the bytes its manifest names and to say they
- * are that part. Throws SnapshotPartError when the file changed or went since it was checked.
+ * The records of part `k` of a chosen snapshot (version 2): the first file where it is (its name, then an engine's
+ * copies) whose bytes are the ones its manifest names, and that says it is that part. Throws SnapshotPartError when
+ * none is: waiting while the part went or is an earlier write of it, refused when another file is under its name.
  */
-export async function readPart(storage: SyncStorage, vault: SealingVault, snapshot: ReadSnapshot, k: number): Promise<unknown[]> {
-  const { path, hash } = snapshot.parts[k];
-  let bytes: Uint8Array;
+export async function readPart(storage: SyncStorage, vault: SealingVault, snapshot: ReadSnapshot, k: number, name: (device: string) => string): Promise<unknown[]> {
+  const { path, hash, also = [] } = snapshot.parts[k];
+  const { device, seq } = snapshot.body;
+  let other: Uint8Array | undefined;
+  let otherPath = path;
+  for (const at of [path, ...also]) {
+    let bytes: Uint8Array;
+    try {
+      bytes = await storage.read(at);
+    } catch (e) {
+      if (e instanceof SyncPlaceError && e.problem === 'gone') continue;
+      throw e;
+    }
+    if (toHex(await sha256(bytes)) !== hash) {
+      if (!other) [other, otherPath] = [bytes, at];
+      continue;
+    }
+    const body = checkSnapshotPart(await open(vault, 'snapshot-part', bytes));
+    if (body.device !== device || body.seq !== seq || body.part !== k) {
+      throw new SnapshotPartError(at, `${at} is not the part of the snapshot it is named in. The rest of that snapshot was not used.`, true);
+    }
+    return body.records;
+  }
+  if (!other) throw new SnapshotPartError(path, `${path} went from the folder while the snapshot was being read; it is read again once it is back.`);
+  // Not the bytes named. An earlier write of this very part (sealed by this vault, saying it is this part) waits for
+  // the new one; anything else was changed or put there.
+  let same = false;
   try {
-    bytes = await storage.read(path);
-  } catch (e) {
-    if (e instanceof SyncPlaceError && e.problem === 'gone') throw new SnapshotPartError(path, `${path} went from the folder while it was being read.`);
-    throw e;
+    const body = checkSnapshotPart(await open(vault, 'snapshot-part', other));
+    same = body.device === device && body.seq === seq && body.part === k;
+  } catch {
+    same = false;
   }
-  if (toHex(await sha256(bytes)) !== hash) throw new SnapshotPartError(path, `${path} changed while the snapshot was being read.`);
-  const body = checkSnapshotPart(await open(vault, 'snapshot-part', bytes));
-  if (body.device !== snapshot.body.device || body.seq !== snapshot.body.seq || body.part !== k) {
-    throw new SnapshotPartError(path, `${path} is not the part of the snapshot it is named in.`);
+  if (same) {
+    throw new SnapshotPartError(otherPath, `${name(device)}'s snapshot ${seq} is not all in the folder yet (part ${k} is still the one a stopped write left); ` +
+      'the rest is read once it arrives.');
   }
-  return body.records;
+  throw new SnapshotPartError(otherPath, `${otherPath} is not the part ${name(device)}'s snapshot ${seq} names ` +
+    `(${path}): it was changed or put there from elsewhere. The rest of that snapshot was not used.`, true);
 }

@@ -45,7 +45,6 @@ export async function writeMerged(deps: SyncDeps, ledger: SyncLedger, state: Mer
  * with this device's rows of those ids (or taken as they are where it has none), written into memory with the ledger,
  * saved, and let go before the next part is read. `dev.snapshotProgress` is saved with each part's rows, so a stopped
  * pass goes on from the next part; how far each log is applied moves to the snapshot's `covers` after the last.
- * Returns the items written into memory.
  */
 export async function applySnapshot(
   deps: SyncDeps,
@@ -53,9 +52,10 @@ export async function applySnapshot(
   reader: FolderReader,
   snap: ReadSnapshot,
   held: { ledger: SyncLedger; state: MergeState; states: StateStore; now: () => number },
-): Promise<number> {
+  /** Items written into memory, told part by part: a part that cannot be applied ends the snapshot, not what came before. */
+  wrote: (items: number) => void,
+): Promise<void> {
   const { ledger, state, states } = held;
-  let written = 0;
   const total = snap.body.version === 1 ? 0 : snap.parts.length;
   const at = dev.snapshotProgress?.path === snap.path ? dev.snapshotProgress : { path: snap.path, next: 0, done: 0 };
   for (let k = at.next; k <= total; k++) {
@@ -87,7 +87,7 @@ export async function applySnapshot(
       }
     }
     part.records.clear();
-    written += await writeMerged(deps, ledger, state, touched, dev, false);
+    wrote(await writeMerged(deps, ledger, state, touched, dev, false));
     at.next = k + 1;
     at.last = ids.at(-1) ?? at.last;
     at.done += ids.length;
@@ -102,7 +102,6 @@ export async function applySnapshot(
   dev.snapshotProgress = undefined;
   dev.opsSinceSnapshot = 0;
   await writeDevice(deps.db, dev);
-  return written;
 }
 
 /**

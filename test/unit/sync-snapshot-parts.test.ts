@@ -8,11 +8,11 @@ import { MemoryStore } from '../../lib/memory/store';
 import { readDevice } from '../../lib/sync/device';
 import { connectVault, syncPass, type PassReport, type SyncDeps } from '../../lib/sync/engine';
 import { parseListing, snapshotPartPath, snapshotPath } from '../../lib/sync/folder-layout';
-import { FolderReader } from '../../lib/sync/folder-reader';
+import { FolderReader, SnapshotPartError } from '../../lib/sync/folder-reader';
 import { LogWriter } from '../../lib/sync/log-writer';
 import { MergeState } from '../../lib/sync/merge';
 import { stateHash, stateToJson } from '../../lib/sync/merge-json';
-import { seal } from '../../lib/sync/seal';
+import { open, seal } from '../../lib/sync/seal';
 import { StateStore } from '../../lib/sync/state-store';
 import { MemoryStorage } from '../../lib/sync/storage-memory';
 import type { SyncStorage } from '../../lib/sync/types';
@@ -83,11 +83,16 @@ function failing(folder: MemoryStorage, path: () => string | undefined): SyncSto
 }
 
 describe('snapshots in parts', () => {
-  it('a new device reads a snapshot written in parts: every item, the same state hash', async () => {
+  it('a new device reads a snapshot written in parts, each part once: every item, the same state hash', async () => {
     const { folder, a, parts } = await firstDevice();
     expect(parts.length).toBeGreaterThan(20);
     expect([...folder.files.keys()].filter((p) => p.includes('/log/'))).toEqual([]);
-    const { b, got } = await secondDevice(folder);
+    const reads = new Map<string, number>();
+    const counted: SyncStorage = { ...folder, list: () => folder.list(), create: (p, b) => folder.create(p, b), remove: (p) => folder.remove(p),
+      read: (p) => (reads.set(p, (reads.get(p) ?? 0) + 1), folder.read(p)) };
+    const { b, got } = await secondDevice(counted);
+    // What a new device downloads: each part once (checked as it is applied), not once to check and again to apply.
+    expect(parts.map((p) => reads.get(p))).toEqual(parts.map(() => 1));
     expect(got.written).toBe(ITEMS);
     expect(await b.texts()).toEqual(await a.texts());
     expect(await b.hash()).toBe(await a.hash());
@@ -103,10 +108,10 @@ describe('snapshots in parts', () => {
     let stopAt: string | undefined;
     const b = new Profile(failing(folder, () => stopAt));
     await b.connect('B');
-    // The parts are checked before any is applied, then read again one at a time: the stop comes at part k's second read.
-    let reads = 0;
+    // Each part is read when it is applied: the stop comes as part k is first read.
+    let once = true;
     const inner = b.storage;
-    b.storage = { ...inner, read: async (p) => (p === parts[k] && ++reads === 2 && (stopAt = p), inner.read(p)) };
+    b.storage = { ...inner, read: async (p) => (p === parts[k] && once && ((once = false), (stopAt = p)), inner.read(p)) };
     await expect(b.pass()).rejects.toThrow(/stopped/);
     const dev = (await readDevice(b.db))!;
     expect(dev.snapshotProgress).toMatchObject({ next: k, done: b.progress.at(-1)![0] });
@@ -141,25 +146,57 @@ describe('snapshots in parts', () => {
     expect(await b.hash()).toBe(await a.hash());
   });
 
-  it('a changed part is refused, said once, and nothing of its snapshot applied', async () => {
+  it('a changed part is refused and said once; what the parts before it brought stays, the rest is not used, and the snapshot is not tried again', async () => {
     const { folder, parts } = await firstDevice();
     const bytes = folder.files.get(parts[5])!.slice();
     bytes[bytes.length - 3] ^= 1;
     folder.files.set(parts[5], bytes);
-    const { b, got } = await secondDevice(folder);
-    expect(got.written).toBe(0);
-    expect(await b.texts()).toEqual({});
-    expect(got.problems).toEqual([expect.stringMatching(/is not the part .* snapshot .* names .* That snapshot was not used/)]);
+    const reads: string[] = [];
+    const counted: SyncStorage = { ...folder, list: () => folder.list(), create: (p, b) => folder.create(p, b), remove: (p) => folder.remove(p),
+      read: (p) => (reads.push(p), folder.read(p)) };
+    const { b, got } = await secondDevice(counted);
+    // Parts 0 to 4 are the ones the manifest names, each checked as it was applied.
+    const before = Object.keys(await b.texts()).length;
+    expect(got.written).toBe(before);
+    expect(before).toBe(b.progress.at(-1)![0]);
+    expect(before).toBeGreaterThan(0);
+    expect(before).toBeLessThan(ITEMS);
+    expect(got.problems).toEqual([expect.stringMatching(/is not the part .* snapshot .* names .* The rest of that snapshot was not used/)]);
+    reads.length = 0;
     expect((await b.pass()).problems).toEqual([]);
-    expect(await b.texts()).toEqual({});
+    expect(reads.filter((p) => parts.includes(p))).toEqual([]);
+    expect(Object.keys(await b.texts())).toHaveLength(before);
   });
 
   it('a part put under another part’s name is refused', async () => {
     const { folder, parts } = await firstDevice();
     folder.files.set(parts[2], folder.files.get(parts[1])!);
-    const { got } = await secondDevice(folder);
-    expect(got.written).toBe(0);
+    const { b, got } = await secondDevice(folder);
+    expect(got.written).toBe(b.progress.at(-1)![0]);
     expect(got.problems).toEqual([expect.stringContaining(parts[2])]);
+  });
+
+  it('a part that is still an earlier write of itself (its writer stopped and wrote it again) waits; the pass after it arrives goes on from that part', async () => {
+    const { folder, a, parts } = await firstDevice();
+    const k = 6;
+    const dev = (await readDevice(a.db))!;
+    const vault = { key: dev.vaultKey, digest: dev.digest };
+    const right = folder.files.get(parts[k])!;
+    // The same part sealed again (a new salt): it says it is part k of that snapshot, but its bytes are not the ones named.
+    folder.files.set(parts[k], await seal(vault, 'snapshot-part', await open(vault, 'snapshot-part', right)));
+    const reads: string[] = [];
+    const counted: SyncStorage = { ...folder, list: () => folder.list(), create: (p, b) => folder.create(p, b), remove: (p) => folder.remove(p),
+      read: (p) => (reads.push(p), folder.read(p)) };
+    const { b, got } = await secondDevice(counted);
+    expect(got.problems).toEqual([expect.stringMatching(/snapshot \d+ is not all in the folder yet \(part 6 is still the one a stopped write left\)/)]);
+    expect((await readDevice(b.db))!.snapshotProgress).toMatchObject({ next: k });
+    folder.files.set(parts[k], right);
+    reads.length = 0;
+    const rest = await b.pass();
+    expect(rest.problems).toEqual([]);
+    expect(reads.filter((p) => parts.slice(0, k).includes(p))).toEqual([]);
+    expect(await b.texts()).toEqual(await a.texts());
+    expect(await b.hash()).toBe(await a.hash());
   });
 
   it('an engine’s copy of a part is read like the part; a stale copy beside it does not matter', async () => {
@@ -233,9 +270,15 @@ describe('choosing a snapshot in parts', () => {
   it('refuses a part of an older snapshot put under the newest one’s name, and uses the older one', async () => {
     const place = await twoSnapshots();
     place.files.set(part(2, 0), place.files.get(part(1, 0))!);
-    const read = await new FolderReader(place, vault).plan({});
-    expect(read.snapshot?.body.seq).toBe(1);
-    expect(read.problems).toEqual([expect.objectContaining({ kind: 'unreadable', path: part(2, 0) })]);
+    const reader = new FolderReader(place, vault);
+    const read = await reader.plan({});
+    expect(read.snapshot?.body.seq).toBe(2);
+    const refused = await reader.part(read.snapshot!, 0).catch((e: SnapshotPartError) => e);
+    expect(refused).toMatchObject({ refused: true, path: part(2, 0) });
+    const again = await reader.plan({}, { refused: [`${read.snapshot!.path} ${read.snapshot!.hash}`] });
+    expect(again.snapshot?.body.seq).toBe(1);
+    const parts = await Promise.all(again.snapshot!.parts.map((_, k) => reader.part(again.snapshot!, k)));
+    expect(parts.flat()).toEqual(records(30, 'old')[0]);
   });
 
   it('writing a snapshot again after a stop replaces the parts it left, and pruning removes a manifest with its parts', async () => {
