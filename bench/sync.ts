@@ -35,6 +35,8 @@
  *   of the heap at the start of each garbage collection of its thread (MinorGC/MajorGC in a trace of the browser).
  * - sync_browser_heap_after_mb_<n>: the same once the status says synced, after GC.
  * - sync_browser_searchable_s_<n>: Connect clicked -> the extension holds all n and finds sampled items by their words.
+ * - sync_browser_heap_embedding_mb_<n>: the worker's heap, highest read, through the first minute of embedding what
+ *   arrived (it runs for hours at 100k).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -337,7 +339,7 @@ async function main() {
   const named = new Set(rows.map((r) => r.name));
   const first = label(a.sizes[0]);
   const wanted = a.browserOnly ? ['sync_bytes_per_item', 'sync_unlock_ms'] : [`sync_searchable_s_${first}`, `sync_embedded_s_${first}`, 'sync_bytes_per_item', 'sync_second_pass_bytes', 'sync_edit_s', 'sync_unlock_ms'];
-  if (a.browser) for (const n of a.sizes) wanted.push(`sync_peak_heap_mb_${label(n)}`, `sync_browser_heap_after_mb_${label(n)}`, `sync_browser_searchable_s_${label(n)}`);
+  if (a.browser) for (const n of a.sizes) wanted.push(`sync_peak_heap_mb_${label(n)}`, `sync_browser_heap_after_mb_${label(n)}`, `sync_browser_searchable_s_${label(n)}`, `sync_browser_heap_embedding_mb_${label(n)}`);
   for (const want of wanted) if (!named.has(want)) unmeasured.push(`${want}: not measured (see above)`);
   if (!a.sizes.some((n) => n >= 100_000)) {
     unmeasured.push('sync_peak_heap_mb_100k: not run (--sizes has no 100000)');

@@ -31,6 +31,7 @@ describe('the sync bench’s browser figures', () => {
     beforeBytes: 18_100_000, peakBytes: 250_000_000, afterBytes: 26_500_000, afterRawBytes: 72_200_000, peakCommittedBytes: 300_000_000,
     samples: 108, peakGcBytes: 240_000_000, collections: 40, traceLost: false, peakAtS: 6.1, timeline: [[0, 18.2], [6100, 250]], maxGapMs: 543, passS: 12.4, searchableS: 13.2, checkS: 0.8, found: 50, memorySize: 100_000,
     modelBefore: 'ready', model: { state: 'ready', unembedded: 100_000 }, statusText: 'Synced', browserVersion: '156',
+    embedding: { watchS: 60, peakBytes: 90_000_000, afterBytes: 40_000_000, embedded: 512 },
     ...over,
   });
   const byName = (rows: FigureRow[]) => Object.fromEntries(rows.map((r) => [r.name, r]));
@@ -42,6 +43,8 @@ describe('the sync bench’s browser figures', () => {
     expect(big.sync_peak_heap_mb_100k.what).toContain('IndexedDB in the browser process');
     expect(big.sync_browser_heap_after_mb_100k.value).toBe(26.5);
     expect(big.sync_browser_searchable_s_100k).toMatchObject({ value: 13.2, target: 'reported' });
+    expect(big.sync_browser_heap_embedding_mb_100k).toMatchObject({ value: 90, target: 'reported' });
+    expect(big.sync_browser_heap_embedding_mb_100k.note).toContain('512 items embedded');
     const small = byName(browserRows('2k', 2000, figures({ peakBytes: 67_000_000, peakGcBytes: 87_800_000 })).rows);
     expect(small.sync_peak_heap_mb_2k).toMatchObject({ value: 87.8, target: 'reported', ok: undefined });
     expect(small.sync_browser_searchable_s_2k).toMatchObject({ target: '<= 30 s', ok: true });

@@ -138,6 +138,8 @@ class GcTrace {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How long the worker's heap is watched while it embeds what the pass brought (`sync_browser_heap_embedding_mb_*`). */
+const EMBEDDING_WATCH_MS = 60_000;
 
 /** At most 300 points of the heap over the pass, the highest read of each stretch kept (a peak is never smoothed away). */
 function heapTimeline(reads: [number, number][]): [number, number][] {
@@ -266,11 +268,20 @@ export async function browserSecondDevice(run: BrowserSyncRun): Promise<BrowserS
     }
     if (memorySize !== n) throw new Error(`the extension holds ${memorySize} of ${n} items after its first pass`);
     if (found < run.sample.length) throw new Error(`only ${found} of ${run.sample.length} sampled items found by their words`);
+
+    // Then the embedding of what arrived, which runs for hours at 100k: the worker's heap through its first
+    // EMBEDDING_WATCH_MS (reads every 500 ms), and how many items it embedded meanwhile.
+    let embeddingPeak = 0;
+    for (const end = Date.now() + EMBEDDING_WATCH_MS; Date.now() < end; await sleep(500)) embeddingPeak = Math.max(embeddingPeak, (await worker.heap()).usedSize);
+    const embeddingAfter = (await worker.heapAfterGc()).usedSize;
+    const watched = await h.call<ServiceStatus>('model:status', {});
+    log(`browser: embedding for ${EMBEDDING_WATCH_MS / 1000} s after the pass: heap peak ${(embeddingPeak / 1e6).toFixed(1)} MB, after GC ${(embeddingAfter / 1e6).toFixed(1)} MB; ${watched.unembedded} unembedded`);
     return {
       beforeBytes: before, peakBytes: peak, afterBytes: after, afterRawBytes: afterRaw, peakCommittedBytes: peakCommitted, samples, maxGapMs,
       peakGcBytes: gc.peakBytes, collections: gc.collections, traceLost: gc.lost,
       peakAtS: (timeline.find(([, u]) => u === peak)?.[0] ?? 0) / 1000, timeline: heapTimeline(timeline),
       passS, searchableS, checkS, found, memorySize, modelBefore,
+      embedding: { watchS: EMBEDDING_WATCH_MS / 1000, peakBytes: embeddingPeak, afterBytes: embeddingAfter, embedded: model.unembedded - watched.unembedded },
       model: { state: model.state, unembedded: model.unembedded, indexBackend: model.indexBackend },
       statusText: (await status.textContent()) ?? '',
       browserVersion: h.context.browser()?.version() ?? '?',

@@ -36,6 +36,11 @@ export interface BrowserSyncFigures {
   memorySize: number;
   /** The model's state when the heap before was read. */
   modelBefore: ServiceStatus['state'];
+  /**
+   * The first `watchS` seconds of embedding what arrived, after the searchable check: the highest heap read (every
+   * 500 ms), the heap after GC at their end, and the items embedded meanwhile.
+   */
+  embedding: { watchS: number; peakBytes: number; afterBytes: number; embedded: number };
   /** The model and background indexing when the after-figure was read (embedding starts as the pass ends). */
   model: Pick<ServiceStatus, 'state' | 'unembedded' | 'indexBackend'>;
   statusText: string;
@@ -84,6 +89,10 @@ export function browserRows(L: string, n: number, f: BrowserSyncFigures, everyMs
         name: `sync_browser_searchable_s_${L}`, what: `second device in Chromium: Connect clicked on the options page -> all ${L} items held and sampled ones found by their words (memory:query, the memory browser's search)`,
         value: r1(f.searchableS), target: n <= 10_000 ? '<= 30 s' : 'reported', ok: n <= 10_000 ? f.searchableS <= 30 : undefined,
         note: `the pass (connect -> status synced) ${r1(f.passS)} s, then the sampled items' queries in one burst ${r1(f.checkS)} s (the worker embedding meanwhile): ${f.found} found, ${f.memorySize} items held; WebDAV on 127.0.0.1, the bench vault's cheap key derivation (8 MiB Argon2id, timed apart as sync_unlock_ms at the default)`,
+      },
+      {
+        name: `sync_browser_heap_embedding_mb_${L}`, what: `the same worker's heap while it embeds what arrived (it runs for hours at 100k), its first ${f.embedding.watchS} s after the searchable check: the highest read (every 500 ms)`,
+        value: mb(f.embedding.peakBytes), target: 'reported', note: `${mb(f.embedding.afterBytes)} MB after GC at the end of those ${f.embedding.watchS} s; ${f.embedding.embedded} items embedded in them`,
       },
     ],
     extra: {
