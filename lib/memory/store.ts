@@ -315,6 +315,7 @@ export class MemoryStore {
     const ids = [...new Set([...own, ...threaded])];
     // Nothing waiting (every worker start checks): no same-text index, which reads every item.
     if (!ids.length) return 0;
+    // Memories, not texts (those of later windows are not read yet): at least as many texts as this.
     embedder.runSize?.(ids.length);
     const progress = new MemoryProgress(ids.length, onProgress);
     const engine = indexingEngine(embedder, this.getEmbedder);
