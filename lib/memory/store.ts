@@ -320,7 +320,6 @@ export class MemoryStore {
     const progress = new MemoryProgress(ids.length, onProgress);
     const engine = indexingEngine(embedder, this.getEmbedder);
     const model = embedder.modelId;
-    const sameText = sameTextIndex(this.mem);
     let count: ((texts: string[]) => number[]) | undefined;
     let done = 0;
     const stored = async (part: EmbedJob[], vectors: Float32Array[][]) => {
@@ -334,9 +333,10 @@ export class MemoryStore {
       const window = ids.slice(at, at + INDEX_WINDOW);
       const jobs = await pendingJobs(() => this.mem, this.contexts, window.filter((id) => ownSet.has(id)), window.filter((id) => threadedSet.has(id)));
       progress.expect(window, jobs);
-      // Items whose texts another item already has vectors for take those; repeats within the window are made once.
+      // Items whose texts another item already has vectors for (an earlier window's included) take those; repeats
+      // within the window are made once.
       const donated = await donatedVectors(
-        jobs, sameText, (ids) => this.mem.hydrate(ids, false), (ids) => this.db.vectors.bulkGet(ids), this.model,
+        jobs, sameTextIndex(this.mem), (ids) => this.mem.hydrate(ids, false), (ids) => this.db.vectors.bulkGet(ids), this.model,
       );
       const given = jobs.flatMap((job, i) => (donated[i] ? [{ job, vs: donated[i] }] : []));
       if (given.length) await stored(given.map((g) => g.job), given.map((g) => g.vs));

@@ -53,15 +53,19 @@ describe('background indexing (MemoryStore.embedPending)', () => {
   it('reads the texts of a large memory a window at a time: the first vectors come before most texts are read', async () => {
     const db = freshDb();
     const n = 2_500;
+    // m2400 has m7's words: the vectors made for m7 in the first window are m2400's too, not made again.
+    const text = (i: number) => `Memory ${i === 2400 ? 7 : i}: ${'word '.repeat(20 + ((i === 2400 ? 7 : i) % 30))}`;
     await new MemoryStore(db, async () => null).add(
-      Array.from({ length: n }, (_, i) => ({ id: `m${i}`, text: `Memory ${i}: ${'word '.repeat(20 + (i % 30))}` })), { from: 'user' }, { deferEmbedding: true });
+      Array.from({ length: n }, (_, i) => ({ id: `m${i}`, text: text(i) })), { from: 'user' }, { deferEmbedding: true });
     // As after a worker start (or a first sync): nothing held but the items' heads; texts are read from IndexedDB.
     const read = vi.spyOn(db.items, 'bulkGet');
     let readBeforeFirst: number | undefined;
+    const made: string[] = [];
     const engine: Embedder = {
       modelId: 'fake', dim: 4, backend: 'offscreen',
       async embed(texts) {
         readBeforeFirst ??= read.mock.calls.reduce((sum, [ids]) => sum + ids.length, 0);
+        made.push(...texts);
         return texts.map(fakeVector);
       },
     };
@@ -72,6 +76,8 @@ describe('background indexing (MemoryStore.embedPending)', () => {
     // All of a 100k memory's texts at once held the worker past 500 MB through a run.
     expect(readBeforeFirst).toBeLessThanOrEqual(1_000);
     expect(new Set(totals)).toEqual(new Set([n]));
+    expect(made.filter((t) => t.startsWith('Memory 7:'))).toHaveLength(1);
+    expect(made).toHaveLength(n - 1);
   });
 
   it('embeds with the indexing engine, shortest texts first so each batch pads little', async () => {
