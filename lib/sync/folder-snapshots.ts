@@ -1,6 +1,6 @@
-// Snapshots in the folder (docs/sync.md, "Snapshots"): which one a device starts from, whether every part a manifest
-// names is there with the bytes it names (waiting for one still on its way, refusing one that is some other file), and
-// reading one part.
+// Snapshots in the folder (docs/sync.md, "Snapshots"): which one a device starts from (every part its manifest names
+// in the folder), and reading one part, checked to be the bytes named as it is applied (waiting for one still on its
+// way, refusing one that is some other file).
 import { sha256, toHex } from './bytes';
 import type { FolderListing } from './folder-layout';
 import type { Applied, FolderProblemKind, Opened } from './folder-reader';
