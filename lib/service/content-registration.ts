@@ -1,6 +1,6 @@
 import { browser } from 'wxt/browser';
 import { accessFor, readablePatterns } from '../sites/site-access';
-import { syncOrigins } from '../sites/sync-host';
+import { heldSyncOrigins } from '../sites/sync-host';
 
 /** The content script runs only on sites the user let Backstory read: registered at runtime for exactly those. */
 export const CONTENT_SCRIPT_ID = 'backstory-content';
@@ -22,7 +22,7 @@ export class ContentRegistration {
     const access = accessFor(url);
     if (access.kind !== 'askable') return false;
     try {
-      if ((await syncOrigins()).includes(access.pattern)) return false;
+      if ((await heldSyncOrigins()).includes(access.pattern)) return false;
       return await browser.permissions.contains({ origins: [access.pattern] });
     } catch {
       return false;
@@ -53,7 +53,7 @@ export class ContentRegistration {
 
   private async syncNow(): Promise<void> {
     // The WebDAV server sync writes to is granted for sync alone: its pages are not read.
-    const reserved = new Set(await syncOrigins());
+    const reserved = new Set(await heldSyncOrigins());
     const matches = readablePatterns((await browser.permissions.getAll()).origins?.filter((o) => !reserved.has(o)));
     const [existing] = await browser.scripting.getRegisteredContentScripts({ ids: [CONTENT_SCRIPT_ID] });
     if (!matches.length) {
@@ -71,7 +71,7 @@ export class ContentRegistration {
 
   /** Pages already open on newly granted sites get the content script now, without a reload. */
   async injectInto(patterns: string[]): Promise<void> {
-    const reserved = await syncOrigins();
+    const reserved = await heldSyncOrigins();
     const readable = readablePatterns(patterns.filter((p) => !reserved.includes(p)));
     if (!readable.length) return;
     const tabs = await browser.tabs.query({ url: readable });

@@ -17,7 +17,7 @@ import { RemovedImports } from '../memory-browse/import-removal';
 import { ModelHolder } from './model';
 import { ModelStatusReport } from './model-status';
 import { PageBridge } from './page-bridge';
-import { setSyncOrigins, syncOrigins } from '../sites/sync-host';
+import { heldSyncOrigins, setSyncOrigins } from '../sites/sync-host';
 import { PanelHub } from './panel-hub';
 import { PhraseOffers } from './phrase-offers';
 import { SettingsCache } from './settings-cache';
@@ -99,7 +99,7 @@ export class Service {
    * sync's WebDAV server's is: held for sync alone until now, its pages are read from here on.
    */
   async siteAllowed(pattern: string): Promise<void> {
-    const held = await syncOrigins();
+    const held = await heldSyncOrigins();
     if (!held.includes(pattern)) return;
     await setSyncOrigins(held.filter((p) => p !== pattern));
     await this.sitesChanged({ added: [pattern] });

@@ -1,6 +1,6 @@
 import { browser } from 'wxt/browser';
 import { allowedHosts, suggestionUnion, suggestionsToShow, validHosts } from '../sites/site-suggestions';
-import { syncOrigins } from '../sites/sync-host';
+import { heldSyncOrigins } from '../sites/sync-host';
 
 /** The hostnames other devices allowed, as synced here (a union), and the ones the user dismissed on this device. */
 export const SUGGESTIONS_KEY = 'siteSuggestions';
@@ -16,7 +16,7 @@ export interface SiteSuggestionsDeps {
 
 const browserDeps = (): SiteSuggestionsDeps => ({
   granted: async () => (await browser.permissions.getAll()).origins ?? [],
-  reserved: syncOrigins,
+  reserved: heldSyncOrigins,
   storage: browser.storage.local,
 });
 

@@ -9,7 +9,7 @@ import { dismissRevisions, revisionsOf } from '../sync/revisions';
 import { FolderStorage } from '../sync/storage-folder';
 import { WebDavStorage } from '../sync/storage-webdav';
 import { SyncPlaceError, type SyncStorage } from '../sync/types';
-import { setSyncOrigins, syncOrigins } from '../sites/sync-host';
+import { heldSyncOrigins, setSyncOrigins } from '../sites/sync-host';
 import { webdavOrigin } from '../sync/webdav-origin';
 import type { SettingsCache } from './settings-cache';
 import { syncedSettingsIO, type SyncedParts } from './synced-settings';
@@ -195,7 +195,7 @@ export class SyncService {
     if (dev?.place.kind === 'webdav') {
       // Given back only when it was granted for sync alone: a site the user reads stays read.
       const o = webdavOrigin(dev.place.url);
-      if (o.ok && (await syncOrigins()).includes(o.pattern)) await browser.permissions.remove({ origins: [o.pattern] }).catch(() => false);
+      if (o.ok && (await heldSyncOrigins()).includes(o.pattern)) await browser.permissions.remove({ origins: [o.pattern] }).catch(() => false);
     }
     await setSyncOrigins([]);
     return this.push();
