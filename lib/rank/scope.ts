@@ -126,10 +126,30 @@ function addressOf(task: TaskReading, person: string): boolean {
   return false;
 }
 
+/** Whether a person condition holds for a task (`personHolds`). */
+export interface PersonHold {
+  readonly to: boolean;
+  readonly named: boolean;
+}
+
+/**
+ * Answers of `personHolds` per task and person: a ranking asks of every rule scoped to people twice (while gathering
+ * and while weighing), and a memory with hundreds of them asked it a thousand times a ranking, each reading the
+ * task's addresses and text again.
+ */
+const holdsOnTask = new WeakMap<TaskReading, Map<string, PersonHold>>();
+
 /** Whether a person condition holds: the task is written to them, or its text names them ("my manager Dana"). */
-export function personHolds(task: TaskReading, person: string): { to: boolean; named: boolean } {
-  const to = writingTo(task, person) || addressOf(task, person);
-  return { to, named: !to && namedInText(task, person) };
+export function personHolds(task: TaskReading, person: string): PersonHold {
+  let known = holdsOnTask.get(task);
+  if (!known) holdsOnTask.set(task, (known = new Map()));
+  let h = known.get(person);
+  if (!h) {
+    const to = writingTo(task, person) || addressOf(task, person);
+    h = { to, named: !to && namedInText(task, person) };
+    known.set(person, h);
+  }
+  return h;
 }
 
 /** Whether the task is addressed to the person: the same address or name, or a first name the text gave alone. */

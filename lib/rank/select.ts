@@ -190,8 +190,10 @@ class Selection {
   }
 
   beyondCards(s: Scored): Decision {
-    return { s, included: false, stage: 'limit', reason: `Beyond the ${this.maxCards} cards shown` };
+    // One reason for all: once the cards are full, every situated item past them is decided here (thousands).
+    return { s, included: false, stage: 'limit', reason: (this.beyond ??= `Beyond the ${this.maxCards} cards shown`) };
   }
+  private beyond?: string;
 
   /** Includes `s` for a guarantee if there is room (and `extraRoom`), then the next items of its thread. */
   guarantee(s: Scored, g: Guarantee, reason: string, extraRoom = true): void {
