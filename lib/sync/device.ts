@@ -4,6 +4,7 @@
 import type { BackstoryDB, SyncDeviceRow } from '../memory/db';
 import type { Applied } from './folder-reader';
 import type { PendingSegment } from './log-writer';
+import type { SnapshotSizes } from './folder-layout';
 import type { VaultHeader } from './vault';
 import type { SyncOp } from './types';
 
@@ -34,6 +35,8 @@ export interface DeviceState extends SyncDeviceRow {
   snapshotCovers?: Record<string, number>;
   /** How many parts that snapshot has: it counts as covering only while every one is in the folder. */
   snapshotParts?: number;
+  /** The sizes its files were written at: it counts as covering only while the folder lists each at that size. */
+  snapshotSizes?: SnapshotSizes;
   opsSinceSnapshot: number;
   /** Bytes of segments this device wrote since its last snapshot, and that snapshot's size. */
   bytesSinceSnapshot?: number;

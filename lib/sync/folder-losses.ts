@@ -22,13 +22,19 @@ export interface Losses {
   damaged: number[];
   /** Other devices' it applied, where no snapshot of its own in the folder covers them. */
   held: { device: string; seqs: number[] }[];
+  /**
+   * This device's newest snapshot, when the folder lists one of its files at another size than it wrote (no copy at
+   * the right one): changed or cut short there, so it covers nothing (a device that reads it refuses it).
+   */
+  damagedSnapshot?: number;
 }
 
 export function findLosses(folder: FolderListing, dev: DeviceState): Losses {
   const me = dev.deviceId;
   // This device's newest snapshot covers only while it is whole in the folder: a manifest whose parts went (a partial
   // restore, a hand clean-up) is of no use to a device behind it.
-  const whole = wholeSnapshot(folder, dev);
+  const found = snapshotState(folder, dev);
+  const whole = found === 'whole';
   const listing = whole ? folder : { ...folder, snapshots: folder.snapshots.filter((s) => !(s.device === me && s.seq === dev.snapshotSeq)) };
   const own = missingSegments(listing, me, dev.applied[me]?.seq ?? 0);
   const mine = whole ? (dev.snapshotCovers ?? {}) : {};
@@ -46,17 +52,26 @@ export function findLosses(folder: FolderListing, dev: DeviceState): Losses {
     .filter(({ seq, size }) => seq > dev.snapshotSeq && listed.has(seq) && !listed.get(seq)!.includes(size))
     .map(({ seq }) => seq)
     .sort((x, y) => x - y);
-  return { own, damaged, held };
+  return { own, damaged, held, ...(found === 'damaged' ? { damagedSnapshot: dev.snapshotSeq } : {}) };
 }
 
-/** Whether this device's newest snapshot is in the folder with every part it was written with. */
-function wholeSnapshot(listing: FolderListing, dev: DeviceState): boolean {
+/**
+ * Whether this device's newest snapshot is in the folder with every part it was written with (`whole`), a file of it
+ * gone (`gone`), or one listed at another size than written, with no engine's copy at the right size (`damaged`).
+ */
+function snapshotState(listing: FolderListing, dev: DeviceState): 'whole' | 'gone' | 'damaged' {
   const me = dev.deviceId;
-  if (!listing.snapshots.some((s) => s.device === me && s.seq === dev.snapshotSeq)) return false;
+  const manifests = listing.snapshots.filter((s) => s.device === me && s.seq === dev.snapshotSeq);
+  if (!manifests.length) return 'gone';
   const n = dev.snapshotParts;
-  if (n === undefined) return true; // written before the count was kept (or the first format: no parts)
-  const held = new Set(listing.parts.filter((p) => p.device === me && p.seq === dev.snapshotSeq).map((p) => p.part));
-  return Array.from({ length: n }, (_, k) => k).every((k) => held.has(k));
+  if (n === undefined) return 'whole'; // written before the count was kept (or the first format: no parts)
+  const parts = listing.parts.filter((p) => p.device === me && p.seq === dev.snapshotSeq);
+  if (!Array.from({ length: n }, (_, k) => k).every((k) => parts.some((p) => p.part === k))) return 'gone';
+  const sizes = dev.snapshotSizes;
+  if (!sizes) return 'whole'; // written before the sizes were kept
+  const atSize = (files: { size: number }[], size: number | undefined) => size === undefined || files.some((f) => f.size === size);
+  const right = atSize(manifests, sizes.manifest) && Array.from({ length: n }, (_, k) => k).every((k) => atSize(parts.filter((p) => p.part === k), sizes.parts[k]));
+  return right ? 'whole' : 'damaged';
 }
 
 const span = (seqs: readonly number[]) => (seqs.length === 1 ? `segment ${seqs[0]}` : `segments ${seqs[0]} to ${seqs.at(-1)}`);
@@ -86,8 +101,11 @@ export function noteWaiting(dev: DeviceState, read: FolderPlan, losses: Losses, 
     say(`gap ${key}`, `Changes from ${name(device)} wait for its ${span(seqs)}, missing from the folder for ${durationInWords(now - waiting[key])}. ` +
       `If ${name(device)} still syncs, its next pass writes ${seqs.length === 1 ? 'it' : 'them'} again.`);
   }
-  const { own, damaged } = losses;
-  if (own.length) {
+  const { own, damaged, damagedSnapshot } = losses;
+  if (own.length && damagedSnapshot !== undefined) {
+    say(`damaged snapshot ${damagedSnapshot}`, `This device's snapshot ${damagedSnapshot} was changed or cut short in the folder (a file of it is now another size than written), ` +
+      `and it stood for its ${span(own)}. All of this memory was written again, so the other devices get it.`);
+  } else if (own.length) {
     say(`lost ${own[0]} ${own.at(-1)}`, `Some of what this device synced is no longer in the folder (${span(own)}: was the folder put back to an older copy?). ` +
       'All of this memory was written again, so the other devices get it.');
   }

@@ -2,7 +2,7 @@
 // right `seq` and `prev`, snapshots, and removing its own files a newer snapshot of its own covers. A device writes
 // only under its own paths, so it never races another writer for a name.
 import { sha256, toHex } from './bytes';
-import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath } from './folder-layout';
+import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath, type SnapshotSizes } from './folder-layout';
 import type { Applied } from './folder-reader';
 import { open, seal, sealJson, type SealingVault } from './seal';
 import { checkSegment, checkSnapshot, checkSnapshotPart, SNAPSHOT_VERSION, type SnapshotManifest } from './segment';
@@ -93,28 +93,32 @@ export class LogWriter {
    * slice at a time in id order, go into parts of at most `partBytes` of JSON (or `PART_RECORDS` records), each sealed
    * and written as soon as it is full, then the manifest naming each part by the hash of its sealed bytes. Neither the
    * whole state nor more than one part is held. Parts left by a write that stopped before its manifest are removed
-   * first (no manifest names them). Returns the manifest's path and the bytes of every file written (or found there).
+   * first (no manifest names them). Returns the manifest's path, the bytes of every file written (or found there),
+   * and each file's size (`SnapshotSizes`).
    */
   async snapshot(
     seq: number,
     covers: Readonly<Record<string, Applied>>,
     slices: AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>,
     opts: { partBytes?: number } = {},
-  ): Promise<{ path: string; size: number; parts: number }> {
+  ): Promise<{ path: string; size: number; parts: number; sizes: SnapshotSizes }> {
     const path = snapshotPath(this.vault.vaultId, this.device, seq);
     const listing = parseListing(await this.storage.list(), this.vault.vaultId);
     const left = listing.parts.filter((p) => p.device === this.device && p.seq === seq);
     const there = await this.existing(path);
     const made = there && (await ownFileAt(this.vault, this.device, path, there));
     if (there && made) {
-      // Written before a stop: as many parts as it names (some may have gone since), not as many as are found.
-      return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: 'parts' in made && Array.isArray(made.parts) ? made.parts.length : 0 };
+      // Written before a stop: as many parts as it names (some may have gone since), not as many as are found, each at
+      // the size it has now (the stopped write's bytes are not known).
+      const parts = Object.fromEntries(left.filter((p) => !p.copy).map((p) => [p.part, p.size]));
+      return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: 'parts' in made && Array.isArray(made.parts) ? made.parts.length : 0, sizes: { manifest: there.length, parts } };
     }
     // Another file there is what a cut-off upload of the manifest left, or junk: written over, with the parts.
     if (there) await this.storage.remove(path);
     for (const p of left) await this.storage.remove(p.path);
     const limit = opts.partBytes ?? PART_BYTES;
     const hashes: string[] = [];
+    const partSizes: Record<number, number> = {};
     let size = 0;
     let records = 0;
     let part: string[] = [];
@@ -125,6 +129,7 @@ export class LogWriter {
       const head = JSON.stringify({ device: this.device, seq, part: hashes.length });
       const sealed = await sealJson(this.vault, 'snapshot-part', `${head.slice(0, -1)},"records":[${part.join(',')}]}`);
       await this.storage.create(snapshotPartPath(this.vault.vaultId, this.device, seq, hashes.length), sealed);
+      partSizes[hashes.length] = sealed.length;
       hashes.push(toHex(await sha256(sealed)));
       size += sealed.length;
       part = [];
@@ -151,7 +156,7 @@ export class LogWriter {
     };
     const sealed = await seal(this.vault, 'snapshot', manifest);
     await this.storage.create(path, sealed);
-    return { path, size: size + sealed.length, parts: hashes.length };
+    return { path, size: size + sealed.length, parts: hashes.length, sizes: { manifest: sealed.length, parts: partSizes } };
   }
 
   /**

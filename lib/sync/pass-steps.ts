@@ -143,12 +143,13 @@ export async function writeSnapshot(db: BackstoryDB, dev: DeviceState, writer: L
     }
   }
   const seq = dev.applied[dev.deviceId].seq;
-  const { size, parts } = await writer.snapshot(seq, dev.applied, records(), { partBytes });
+  const { size, parts, sizes } = await writer.snapshot(seq, dev.applied, records(), { partBytes });
   await db.syncState.bulkDelete(dropped);
   dev.snapshotSeq = seq;
   dev.segmentSizes = Object.fromEntries(Object.entries(dev.segmentSizes ?? {}).filter(([k]) => Number(k) > seq));
   dev.snapshotCovers = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
   dev.snapshotParts = parts;
+  dev.snapshotSizes = sizes;
   dev.snapshotBytes = size;
   dev.opsSinceSnapshot = 0;
   dev.bytesSinceSnapshot = 0;

@@ -698,6 +698,42 @@ describe('sync between two profiles through one folder', () => {
     expect(b.settings.rank).toEqual(a.settings.rank);
   });
 
+  it.each([
+    ['a part', 'memory'],
+    ['a part', 'webdav'],
+    ['the manifest', 'memory'],
+    ['the manifest', 'webdav'],
+  ] as const)('a snapshot with %s cut short in the folder after it was written: its writer finds it by its size, says so once, and writes its memory again, so a new device joins (%s)', async (which, where) => {
+    const { folder } = await restorableFolder(where, `snapshot cut short ${which}`);
+    const a = new Profile('A', folder);
+    await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
+    await a.connect();
+    await a.pass();
+    const text = noise(11);
+    const paths = async () => (await folder.list()).map((f) => f.path);
+    const isPart = (p: string) => /p\d{5}\.bin$/.test(p);
+    const manifests = async () => (await paths()).filter((p) => p.includes('/snap/') && !isPart(p));
+    for (let k = 0; k < 30 && !(await manifests()).length; k++) {
+      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: text(150_000) } };
+      await a.pass();
+    }
+    // A's only device: its snapshot covers every segment, so its pruning left none. Then the server's disk, a restore
+    // or a hand leaves half of one of the snapshot's files.
+    expect((await paths()).filter((p) => p.includes('/log/'))).toEqual([]);
+    const path = which === 'a part' ? (await paths()).filter(isPart).sort()[0] : (await manifests())[0];
+    const bytes = await folder.read(path);
+    await replace(folder, path, bytes.slice(0, bytes.length >> 1));
+    const noticed = await a.pass();
+    expect(noticed?.problems).toEqual([expect.stringMatching(/snapshot .*changed or cut short in the folder.* written again/)]);
+    expect((await a.pass())?.problems).toEqual([]);
+    const b = new Profile('B', folder);
+    await b.connect();
+    await b.pass();
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'The lease renews in March.' });
+    expect(b.settings.rank).toEqual(a.settings.rank);
+  });
+
   it('a snapshot whose manifest landed before a stop, and one of whose parts then went, is not taken as whole on the next pass', async () => {
     const folder = new MemoryStorage();
     const a = new Profile('A', folder);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DeviceState } from '../../lib/sync/device';
 import type { FolderPlan } from '../../lib/sync/folder-reader';
-import { LOST_AFTER_MS, lookPast, noteWaiting } from '../../lib/sync/folder-losses';
+import { findLosses, LOST_AFTER_MS, lookPast, noteWaiting } from '../../lib/sync/folder-losses';
+import { parseListing } from '../../lib/sync/folder-layout';
 
 const plan = (over: Partial<FolderPlan>): FolderPlan => ({ segments: [], heads: {}, devices: {}, problems: [], gaps: [], past: [], rewritten: [], ...over });
 const noLosses = { own: [], damaged: [], held: [] };
@@ -19,5 +20,36 @@ describe('what a device waits for, by its clock', () => {
     noteWaiting(dev, read, noLosses, right + LOST_AFTER_MS, say);
     expect(said).toEqual([expect.stringMatching(/segment 2, missing from the folder for 1 day/)]);
     expect(lookPast(dev, right + LOST_AFTER_MS)).toEqual(['bbbb']);
+  });
+});
+
+describe('whether this device’s newest snapshot still stands for what it covers', () => {
+  const v = 'o2uxff4kdscdtb2bjch7l5caty';
+  const me = 'nylrkhp6clg3cs32ssxn3pmqkm';
+  // Its only snapshot (seq 3) covers segments 1 to 3, which its pruning removed: the folder holds the snapshot alone.
+  const dev = {
+    deviceId: me, applied: { [me]: { seq: 3, hash: 'h' } }, snapshotSeq: 3, snapshotParts: 2,
+    snapshotSizes: { manifest: 300, parts: { 0: 2000, 1: 900 } }, snapshotCovers: { [me]: 3 },
+  } as unknown as DeviceState;
+  const snap = `backstory/${v}/snap/${me}/00000003`;
+  const listing = (files: [string, number][]) => parseListing(files.map(([path, size]) => ({ path, size })), v);
+
+  it('a snapshot whose files are at the sizes written covers its segments', () => {
+    expect(findLosses(listing([[`${snap}.bin`, 300], [`${snap}p00000.bin`, 2000], [`${snap}p00001.bin`, 900]]), dev)).toEqual(noLosses);
+  });
+
+  it('a part or the manifest at another size: the snapshot covers nothing, and the segments it stood for are lost', () => {
+    const part = findLosses(listing([[`${snap}.bin`, 300], [`${snap}p00000.bin`, 1000], [`${snap}p00001.bin`, 900]]), dev);
+    expect(part).toEqual({ ...noLosses, own: [1, 2, 3], damagedSnapshot: 3 });
+    const manifest = findLosses(listing([[`${snap}.bin`, 150], [`${snap}p00000.bin`, 2000], [`${snap}p00001.bin`, 900]]), dev);
+    expect(manifest).toEqual({ ...noLosses, own: [1, 2, 3], damagedSnapshot: 3 });
+    const said: string[] = [];
+    noteWaiting({ waiting: {} } as unknown as DeviceState, plan({}), part, Date.UTC(2026, 11, 1), (_, words) => void said.push(words));
+    expect(said).toEqual([expect.stringMatching(/snapshot 3 was changed or cut short in the folder .* segments 1 to 3\. All of this memory was written again/)]);
+  });
+
+  it('an engine’s copy at the size written keeps it standing (a reader takes the copy)', () => {
+    const withCopy = listing([[`${snap}.bin`, 300], [`${snap}p00000.bin`, 1000], [`${snap}p00000 (1).bin`, 2000], [`${snap}p00001.bin`, 900]]);
+    expect(findLosses(withCopy, dev)).toEqual(noLosses);
   });
 });
