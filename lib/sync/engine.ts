@@ -5,7 +5,7 @@ import type { BackstoryDB } from '../memory/db';
 import type { MemoryStore } from '../memory/store';
 import { dropOutbox, outboxRow, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
 import { heldInWords, SETTINGS_ID, SyncFormatError, parseOps } from './fields';
-import { findVaults } from './folder-headers';
+import { findVaults, mendHeader } from './folder-headers';
 import { headerPath, parseListing } from './folder-layout';
 import { findLosses, lookPast, noteWaiting } from './folder-losses';
 import { FolderReader, SnapshotPartError, type Applied } from './folder-reader';
@@ -191,6 +191,9 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   const listing = parseListing(await storage.list(), dev.vaultId);
   if (!listing.headers.some((h) => h.vaultId === dev.vaultId)) {
     throw new SyncPlaceError('gone', 'The synced memory is no longer in this folder (its header file is gone). Disconnect and connect again to start a new one there; your memory on this device is kept.');
+  }
+  if (await mendHeader(storage, listing, dev.vaultId, dev.header)) {
+    say(`header ${now()}`, "The synced memory's header file was changed or cut short in the folder, so no new device could join; this device wrote it again.");
   }
   // Segments the folder lost (put back to an older copy) that this device can make up for: a segment and then a
   // snapshot of everything here are written this pass, so that devices behind the gap move past it.

@@ -1,8 +1,8 @@
 // Finding the synced memories in a folder: its header files, copies included, identified by their content (a copy an
 // engine made is the same header; a header someone planted under a known vault id is another, and does not unlock).
-import { parseListing } from './folder-layout';
+import { headerPath, parseListing, type FolderListing } from './folder-layout';
 import { headerText, parseHeader, type VaultHeader } from './vault';
-import { MAX_HEADER_BYTES } from './vault-header';
+import { canonicalHeader, MAX_HEADER_BYTES } from './vault-header';
 import { SyncPlaceError, type SyncStorage } from './types';
 
 export interface FoundVault {
@@ -48,4 +48,38 @@ export async function findVaults(storage: SyncStorage): Promise<FoundVaults> {
     else byContent.set(key, { vaultId: header.vaultId, header, paths: [f.path] });
   }
   return { vaults: [...byContent.values()], problems };
+}
+
+/**
+ * Writes this memory's header again (from the copy this device holds) when the folder holds no file of it that reads
+ * as this memory's header: a header changed or cut short there (a server's disk, a restore, a hand) left no new device
+ * able to join with the passphrase. A file at the size of this device's copy is taken as it; one at another size is
+ * read, and kept if it is this memory's header with its key wrapped otherwise (its canonical form, which every seal
+ * is bound to, the same). True when it was written.
+ */
+export async function mendHeader(storage: SyncStorage, listing: FolderListing, vaultId: string, header: VaultHeader): Promise<boolean> {
+  const bytes = new TextEncoder().encode(headerText(header));
+  const files = listing.headers.filter((h) => h.vaultId === vaultId);
+  if (!files.length || files.some((h) => h.size === bytes.length)) return false;
+  const path = headerPath(vaultId);
+  const plain = files.find((h) => h.path === path);
+  if (plain && plain.size <= MAX_HEADER_BYTES) {
+    try {
+      const there = parseHeader(await storage.read(path), path);
+      if (sameBytes(canonicalHeader(there), canonicalHeader(header))) return false;
+    } catch (e) {
+      if (e instanceof SyncPlaceError && e.problem !== 'gone') throw e;
+    }
+  }
+  try {
+    await storage.remove(path);
+  } catch (e) {
+    if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
+  }
+  await storage.create(path, bytes);
+  return true;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -610,6 +610,35 @@ describe('sync between two profiles through one folder', () => {
     await expect(a.pass()).rejects.toThrow(/no longer in this folder/);
   });
 
+  it.each(['memory', 'webdav'] as const)('the header file cut short in the folder: a device that syncs writes it again from its own copy and says so once, so a new device joins with the passphrase (%s)', async (where) => {
+    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }], (await restorableFolder(where, 'header cut short')).folder);
+    const header = (await folder.list()).map((f) => f.path).find((p) => p.startsWith('backstory-vault-'))!;
+    const bytes = await folder.read(header);
+    await replace(folder, header, bytes.slice(0, bytes.length >> 1));
+    // Before it is written again, a new device cannot join: the folder's only header does not read.
+    await expect(new Profile('C', folder).connect()).rejects.toThrow(/damaged sync header/);
+    expect((await a.pass())?.problems).toEqual([expect.stringMatching(/header file was changed or cut short in the folder.*wrote it again/)]);
+    expect((await a.pass())?.problems).toEqual([]);
+    expect(await folder.read(header)).toEqual(bytes);
+    const c = new Profile('C', folder);
+    await c.connect();
+    await c.pass();
+    expect(await c.texts()).toEqual({ x: 'The lease renews in March.' });
+  });
+
+  it('a header file of the same memory written otherwise (another layout, as another version may write it) is left as it is', async () => {
+    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }]);
+    const header = (await folder.list()).map((f) => f.path).find((p) => p.startsWith('backstory-vault-'))!;
+    const spaced = new TextEncoder().encode(JSON.stringify(JSON.parse(new TextDecoder().decode(await folder.read(header))), null, 2));
+    await replace(folder, header, spaced);
+    expect((await a.pass())?.problems).toEqual([]);
+    expect(await folder.read(header)).toEqual(spaced);
+    const c = new Profile('C', folder);
+    await c.connect();
+    await c.pass();
+    expect(await c.texts()).toEqual({ x: 'The lease renews in March.' });
+  });
+
   it.each(['memory', 'webdav'] as const)('a folder put back to an older copy: the device whose segments went writes what they held again, and says so once (%s)', async (where) => {
     const { folder, keep } = await restorableFolder(where, 'restored');
     const { a, b, c } = await restoredAfterTwoChanges(folder, keep, ['A', 'B', 'C']);
