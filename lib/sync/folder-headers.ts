@@ -76,7 +76,12 @@ export async function mendHeader(storage: SyncStorage, listing: FolderListing, v
   } catch (e) {
     if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
   }
-  await storage.create(path, bytes);
+  try {
+    await storage.create(path, bytes);
+  } catch (e) {
+    // Another device wrote it at the same moment (a place that refuses to write over a file): the next pass looks again.
+    if (!(e instanceof SyncPlaceError && e.problem === 'exists')) throw e;
+  }
   return true;
 }
 

@@ -10,7 +10,8 @@ import { dismissRevisions, revisionsOf } from '../../lib/sync/revisions';
 import { mergedRecord } from '../../lib/sync/merge';
 import { MemoryStorage, SyncedFolders } from '../../lib/sync/storage-memory';
 import { SyncPlaceError, type SyncStorage } from '../../lib/sync/types';
-import { segmentPath } from '../../lib/sync/folder-layout';
+import { parseListing, segmentPath } from '../../lib/sync/folder-layout';
+import { mendHeader } from '../../lib/sync/folder-headers';
 import { SyncProfile } from './sync-fixtures';
 import { WebDavStorage } from '../../lib/sync/storage-webdav';
 import { startWebdav, type WebdavServer } from '../webdav-server';
@@ -624,6 +625,18 @@ describe('sync between two profiles through one folder', () => {
     await c.connect();
     await c.pass();
     expect(await c.texts()).toEqual({ x: 'The lease renews in March.' });
+  });
+
+  it('two devices that find the header cut short at the same moment both write it again, on a place that will not write over a file', async () => {
+    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }], new MemoryStorage({ createOnly: true }));
+    const header = (await folder.list()).map((f) => f.path).find((p) => p.startsWith('backstory-vault-'))!;
+    const bytes = await folder.read(header);
+    await replace(folder, header, bytes.slice(0, 100));
+    // Both list the folder before either writes: each removes and writes, one after the other's remove or write.
+    const { vaultId, header: own } = (await readDevice(a.db))!;
+    const listing = parseListing(await folder.list(), vaultId);
+    expect(await Promise.all([mendHeader(folder, listing, vaultId, own), mendHeader(folder, listing, vaultId, own)])).toEqual([true, true]);
+    expect(await folder.read(header)).toEqual(bytes);
   });
 
   it('a header file of the same memory written otherwise (another layout, as another version may write it) is left as it is', async () => {
