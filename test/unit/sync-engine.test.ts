@@ -121,6 +121,42 @@ async function replace(folder: SyncStorage, path: string, bytes: Uint8Array): Pr
   await folder.create(path, bytes);
 }
 
+/** The path of the folder's (only) header file. */
+async function headerFile(folder: SyncStorage): Promise<string> {
+  return (await folder.list()).map((f) => f.path).find((p) => p.startsWith('backstory-vault-'))!;
+}
+
+/** Whether a folder path is a snapshot's part. */
+const isPart = (p: string) => /p\d{5}\.bin$/.test(p);
+
+/**
+ * A device alone in the folder that wrote enough for a snapshot (a large setting another device can read, changed until
+ * a manifest is there): its snapshot covers every segment, so its pruning left none.
+ */
+async function loneDeviceWithSnapshot(folder: SyncStorage, seed: number): Promise<{ a: Profile; paths: () => Promise<string[]>; manifests: () => Promise<string[]> }> {
+  const a = new Profile('A', folder);
+  await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
+  await a.connect();
+  await a.pass();
+  const text = noise(seed);
+  const paths = async () => (await folder.list()).map((f) => f.path);
+  const manifests = async () => (await paths()).filter((p) => p.includes('/snap/') && !isPart(p));
+  for (let k = 0; k < 30 && !(await manifests()).length; k++) {
+    a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: text(150_000) } };
+    await a.pass();
+  }
+  expect((await paths()).filter((p) => p.includes('/log/'))).toEqual([]);
+  return { a, paths, manifests };
+}
+
+/** What a new device holds once it has joined with the passphrase and synced. */
+async function newDeviceHolds(folder: SyncStorage): Promise<Record<string, string>> {
+  const c = new Profile('C', folder);
+  await c.connect();
+  await c.pass();
+  return c.texts();
+}
+
 /** Two profiles joined through one folder, A's first memories (if any) already with B. */
 async function pair(items?: MemoryInput[]): Promise<{ folder: MemoryStorage; a: Profile; b: Profile }>;
 async function pair<F extends SyncStorage>(items: MemoryInput[], folder: F): Promise<{ folder: F; a: Profile; b: Profile }>;
@@ -613,7 +649,7 @@ describe('sync between two profiles through one folder', () => {
 
   it.each(['memory', 'webdav'] as const)('the header file cut short in the folder: a device that syncs writes it again from its own copy and says so once, so a new device joins with the passphrase (%s)', async (where) => {
     const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }], (await restorableFolder(where, 'header cut short')).folder);
-    const header = (await folder.list()).map((f) => f.path).find((p) => p.startsWith('backstory-vault-'))!;
+    const header = await headerFile(folder);
     const bytes = await folder.read(header);
     await replace(folder, header, bytes.slice(0, bytes.length >> 1));
     // Before it is written again, a new device cannot join: the folder's only header does not read.
@@ -621,15 +657,12 @@ describe('sync between two profiles through one folder', () => {
     expect((await a.pass())?.problems).toEqual([expect.stringMatching(/header file was changed or cut short in the folder.*wrote it again/)]);
     expect((await a.pass())?.problems).toEqual([]);
     expect(await folder.read(header)).toEqual(bytes);
-    const c = new Profile('C', folder);
-    await c.connect();
-    await c.pass();
-    expect(await c.texts()).toEqual({ x: 'The lease renews in March.' });
+    expect(await newDeviceHolds(folder)).toEqual({ x: 'The lease renews in March.' });
   });
 
   it('two devices that find the header cut short at the same moment both write it again, on a place that will not write over a file', async () => {
     const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }], new MemoryStorage({ createOnly: true }));
-    const header = (await folder.list()).map((f) => f.path).find((p) => p.startsWith('backstory-vault-'))!;
+    const header = await headerFile(folder);
     const bytes = await folder.read(header);
     await replace(folder, header, bytes.slice(0, 100));
     // Both list the folder before either writes: each removes and writes, one after the other's remove or write.
@@ -641,15 +674,12 @@ describe('sync between two profiles through one folder', () => {
 
   it('a header file of the same memory written otherwise (another layout, as another version may write it) is left as it is', async () => {
     const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }]);
-    const header = (await folder.list()).map((f) => f.path).find((p) => p.startsWith('backstory-vault-'))!;
+    const header = await headerFile(folder);
     const spaced = new TextEncoder().encode(JSON.stringify(JSON.parse(new TextDecoder().decode(await folder.read(header))), null, 2));
     await replace(folder, header, spaced);
     expect((await a.pass())?.problems).toEqual([]);
     expect(await folder.read(header)).toEqual(spaced);
-    const c = new Profile('C', folder);
-    await c.connect();
-    await c.pass();
-    expect(await c.texts()).toEqual({ x: 'The lease renews in March.' });
+    expect(await newDeviceHolds(folder)).toEqual({ x: 'The lease renews in March.' });
   });
 
   it.each(['memory', 'webdav'] as const)('a folder put back to an older copy: the device whose segments went writes what they held again, and says so once (%s)', async (where) => {
@@ -711,23 +741,10 @@ describe('sync between two profiles through one folder', () => {
 
   it.each(['memory', 'webdav'] as const)('a snapshot whose parts the folder lost (its manifest kept) no longer counts: its writer writes its memory again, and a new device joins (%s)', async (where) => {
     const { folder } = await restorableFolder(where, 'parts lost');
-    const a = new Profile('A', folder);
-    await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
-    await a.connect();
-    await a.pass();
-    // Enough written for a snapshot, in settings another device can read (a note under the settings' size limit).
-    const text = noise(7);
-    const paths = async () => (await folder.list()).map((f) => f.path);
-    const manifests = async () => (await paths()).filter((p) => p.includes('/snap/') && !/p\d{5}\.bin$/.test(p));
-    for (let k = 0; k < 30 && !(await manifests()).length; k++) {
-      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: text(150_000) } };
-      await a.pass();
-    }
-    // A's only device: its snapshot covers every segment, so its pruning left none.
+    const { a, paths } = await loneDeviceWithSnapshot(folder, 7);
     const files = await paths();
-    expect(files.filter((p) => p.includes('/log/'))).toEqual([]);
     // The parts go (a partial restore, a hand clean-up); the manifest stays.
-    const parts = files.filter((p) => /p\d{5}\.bin$/.test(p));
+    const parts = files.filter(isPart);
     expect(parts.length).toBeGreaterThan(0);
     for (const p of parts) await folder.remove(p);
     const noticed = await a.pass();
@@ -747,21 +764,8 @@ describe('sync between two profiles through one folder', () => {
     ['the manifest', 'webdav'],
   ] as const)('a snapshot with %s cut short in the folder after it was written: its writer finds it by its size, says so once, and writes its memory again, so a new device joins (%s)', async (which, where) => {
     const { folder } = await restorableFolder(where, `snapshot cut short ${which}`);
-    const a = new Profile('A', folder);
-    await a.add([{ id: 'x', text: 'The lease renews in March.' }]);
-    await a.connect();
-    await a.pass();
-    const text = noise(11);
-    const paths = async () => (await folder.list()).map((f) => f.path);
-    const isPart = (p: string) => /p\d{5}\.bin$/.test(p);
-    const manifests = async () => (await paths()).filter((p) => p.includes('/snap/') && !isPart(p));
-    for (let k = 0; k < 30 && !(await manifests()).length; k++) {
-      a.settings = { ...a.settings, rank: { weights: { semantic: 1 }, note: text(150_000) } };
-      await a.pass();
-    }
-    // A's only device: its snapshot covers every segment, so its pruning left none. Then the server's disk, a restore
-    // or a hand leaves half of one of the snapshot's files.
-    expect((await paths()).filter((p) => p.includes('/log/'))).toEqual([]);
+    // Then the server's disk, a restore or a hand leaves half of one of the snapshot's files.
+    const { a, paths, manifests } = await loneDeviceWithSnapshot(folder, 11);
     const path = which === 'a part' ? (await paths()).filter(isPart).sort()[0] : (await manifests())[0];
     const bytes = await folder.read(path);
     await replace(folder, path, bytes.slice(0, bytes.length >> 1));
