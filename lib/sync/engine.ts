@@ -195,6 +195,9 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   if (await mendHeader(storage, listing, dev.vaultId, dev.header)) {
     say(`header ${now()}`, "The synced memory's header file was changed or cut short in the folder, so no new device could join; this device wrote it again.");
   }
+  if (await writer.mendDeviceFile(listing, dev.deviceName, dev.joinedAt)) {
+    say(`device file ${now()}`, "This device's file in the folder was changed or cut short (or went), so other devices did not know it by its name or count it; it was written again.");
+  }
   // Segments the folder lost (put back to an older copy) that this device can make up for: a segment and then a
   // snapshot of everything here are written this pass, so that devices behind the gap move past it.
   const losses = findLosses(listing, dev);

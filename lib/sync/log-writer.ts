@@ -2,7 +2,7 @@
 // right `seq` and `prev`, snapshots, and removing its own files a newer snapshot of its own covers. A device writes
 // only under its own paths, so it never races another writer for a name.
 import { sha256, toHex } from './bytes';
-import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath, type SnapshotSizes } from './folder-layout';
+import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath, type FolderListing, type SnapshotSizes } from './folder-layout';
 import type { Applied } from './folder-reader';
 import { open, seal, sealJson, type SealingVault } from './seal';
 import { checkSegment, checkSnapshot, checkSnapshotPart, SNAPSHOT_VERSION, type SnapshotManifest } from './segment';
@@ -68,7 +68,34 @@ export class LogWriter {
   async join(name: string, joinedAt = Date.now()): Promise<void> {
     const path = devicePath(this.vault.vaultId, this.device);
     if (await this.existing(path)) return;
-    await this.storage.create(path, await seal(this.vault, 'device', { device: this.device, name: name.slice(0, 100), joinedAt }));
+    await this.storage.create(path, await this.deviceFile(name, joinedAt));
+  }
+
+  /**
+   * Writes this device's file again where the folder lists none of it (an engine's copy included) at the size it seals
+   * to: changed or cut short there, or gone, other devices that had not read it knew this device by no name and did
+   * not count it. (Sealed again, its bytes differ but not its size.) True when it was written.
+   */
+  async mendDeviceFile(listing: FolderListing, name: string, joinedAt: number): Promise<boolean> {
+    const bytes = await this.deviceFile(name, joinedAt);
+    if (listing.devices.some((f) => f.device === this.device && f.size === bytes.length)) return false;
+    const path = devicePath(this.vault.vaultId, this.device);
+    try {
+      await this.storage.remove(path);
+    } catch (e) {
+      if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
+    }
+    try {
+      await this.storage.create(path, bytes);
+    } catch (e) {
+      // A copy of this profile wrote it at the same moment (a place that will not write over a file).
+      if (!(e instanceof SyncPlaceError && e.problem === 'exists')) throw e;
+    }
+    return true;
+  }
+
+  private deviceFile(name: string, joinedAt: number): Promise<Uint8Array> {
+    return seal(this.vault, 'device', { device: this.device, name: name.slice(0, 100), joinedAt });
   }
 
   /** Seals the segment after `last` (this device's own chain head; undefined before its first). */

@@ -660,6 +660,22 @@ describe('sync between two profiles through one folder', () => {
     expect(await newDeviceHolds(folder)).toEqual({ x: 'The lease renews in March.' });
   });
 
+  it.each(['memory', 'webdav'] as const)('a device file cut short in the folder: its device writes it again and says so once, and the others count that device again (%s)', async (where) => {
+    const { folder, a, b } = await pair([{ id: 'x', text: 'The lease renews in March.' }], (await restorableFolder(where, 'device file cut short')).folder);
+    expect((await b.pass())?.devices).toBe(2);
+    const id = (await readDevice(a.db))!.deviceId;
+    const path = (await folder.list()).map((f) => f.path).find((p) => p.includes('/devices/') && p.includes(id))!;
+    const bytes = await folder.read(path);
+    await replace(folder, path, bytes.slice(0, bytes.length >> 1));
+    // To a device that had not read it (a new one, or one whose worker started again), A went with it: two devices.
+    const c = new Profile('C', folder);
+    await c.connect();
+    expect((await c.pass())?.devices).toBe(2);
+    expect((await a.pass())?.problems).toEqual([expect.stringMatching(/This device's file in the folder was changed or cut short.*written again/)]);
+    expect((await a.pass())?.problems).toEqual([]);
+    expect((await c.pass())?.devices).toBe(3);
+  });
+
   it('two devices that find the header cut short at the same moment both write it again, on a place that will not write over a file', async () => {
     const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }], new MemoryStorage({ createOnly: true }));
     const header = await headerFile(folder);
