@@ -4,6 +4,7 @@ import { headerPath, parseListing, type FolderListing } from './folder-layout';
 import { headerText, parseHeader, type VaultHeader } from './vault';
 import { canonicalHeader, MAX_HEADER_BYTES } from './vault-header';
 import { SyncPlaceError, type SyncStorage } from './types';
+import { writeOver } from './log-writer';
 
 export interface FoundVault {
   vaultId: string;
@@ -71,17 +72,7 @@ export async function mendHeader(storage: SyncStorage, listing: FolderListing, v
       if (e instanceof SyncPlaceError && e.problem !== 'gone') throw e;
     }
   }
-  try {
-    await storage.remove(path);
-  } catch (e) {
-    if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
-  }
-  try {
-    await storage.create(path, bytes);
-  } catch (e) {
-    // Another device wrote it at the same moment (a place that refuses to write over a file): the next pass looks again.
-    if (!(e instanceof SyncPlaceError && e.problem === 'exists')) throw e;
-  }
+  await writeOver(storage, path, bytes);
   return true;
 }
 

@@ -79,18 +79,7 @@ export class LogWriter {
   async mendDeviceFile(listing: FolderListing, name: string, joinedAt: number): Promise<boolean> {
     const bytes = await this.deviceFile(name, joinedAt);
     if (listing.devices.some((f) => f.device === this.device && f.size === bytes.length)) return false;
-    const path = devicePath(this.vault.vaultId, this.device);
-    try {
-      await this.storage.remove(path);
-    } catch (e) {
-      if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
-    }
-    try {
-      await this.storage.create(path, bytes);
-    } catch (e) {
-      // A copy of this profile wrote it at the same moment (a place that will not write over a file).
-      if (!(e instanceof SyncPlaceError && e.problem === 'exists')) throw e;
-    }
+    await writeOver(this.storage, devicePath(this.vault.vaultId, this.device), bytes);
     return true;
   }
 
@@ -249,4 +238,22 @@ export class LogWriter {
 
 function same(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * Puts `bytes` at `path` in place of the file there, if any: for a file this device mends from its own copy (its
+ * header, its device file). Another device (or a copy of this profile) mending it at the same moment, on a place that
+ * will not write over a file, leaves the same content there: that is not an error.
+ */
+export async function writeOver(storage: SyncStorage, path: string, bytes: Uint8Array): Promise<void> {
+  try {
+    await storage.remove(path);
+  } catch (e) {
+    if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
+  }
+  try {
+    await storage.create(path, bytes);
+  } catch (e) {
+    if (!(e instanceof SyncPlaceError && e.problem === 'exists')) throw e;
+  }
 }
