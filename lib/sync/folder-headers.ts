@@ -1,5 +1,6 @@
 // Finding the synced memories in a folder: its header files, copies included, identified by their content (a copy an
 // engine made is the same header; a header someone planted under a known vault id is another, and does not unlock).
+import { sameBytes } from './bytes';
 import { headerPath, parseListing, type FolderListing } from './folder-layout';
 import { headerText, parseHeader, type VaultHeader } from './vault';
 import { canonicalHeader, MAX_HEADER_BYTES } from './vault-header';
@@ -74,8 +75,4 @@ export async function mendHeader(storage: SyncStorage, listing: FolderListing, v
   }
   await writeOver(storage, path, bytes);
   return true;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -1,7 +1,7 @@
 // Writing this device's files (docs/sync.md, "The folder"): its device file, the next segment of its log with the
 // right `seq` and `prev`, snapshots, and removing its own files a newer snapshot of its own covers. A device writes
 // only under its own paths, so it never races another writer for a name.
-import { sha256, toHex } from './bytes';
+import { sameBytes, sha256, toHex } from './bytes';
 import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath, type FolderListing, type SnapshotSizes } from './folder-layout';
 import type { Applied } from './folder-reader';
 import { open, seal, sealJson, type SealingVault } from './seal';
@@ -221,7 +221,7 @@ export class LogWriter {
     for (let attempt = 0; ; attempt++) {
       const there = await this.existing(path);
       if (there) {
-        if (same(there, bytes)) return;
+        if (sameBytes(there, bytes)) return;
         if (await ownFileAt(this.vault, this.device, path, there)) throw new LogForkError(path);
         await this.storage.remove(path);
       }
@@ -236,9 +236,6 @@ export class LogWriter {
   }
 }
 
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
 
 /**
  * Puts `bytes` at `path` in place of the file there, if any: for a file this device mends from its own copy (its
