@@ -73,6 +73,14 @@ export async function mendHeader(storage: SyncStorage, listing: FolderListing, v
       if (e instanceof SyncPlaceError && e.problem !== 'gone') throw e;
     }
   }
+  // First beside it, under a name an engine's copy of it would have (a header is found by its content, whatever copy
+  // holds it): a worker stopped after the damaged file was removed, before the header was written again under its
+  // name, leaves this one, and the memory is not taken for gone.
+  const beside = headerPath(vaultId, 'mended');
+  await writeOver(storage, beside, bytes);
   await writeOver(storage, path, bytes);
+  await storage.remove(beside).catch((e: unknown) => {
+    if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
+  });
   return true;
 }

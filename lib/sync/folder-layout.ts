@@ -14,8 +14,9 @@ const FILE_NAME = new RegExp(`^(${ID}|\\d{${SEQ_DIGITS}})(${COPY_MARK}*)\\.bin$`
 const PART_DIGITS = 5;
 const PART_NAME = new RegExp(`^(\\d{${SEQ_DIGITS}})p(\\d{${PART_DIGITS}})(${COPY_MARK}*)\\.bin$`);
 
-export function headerPath(vaultId: string): string {
-  return `backstory-vault-${vaultId}.json`;
+/** The header's name; with `copy`, the name an engine's copy of it named so would have ("… (copy).json"). */
+export function headerPath(vaultId: string, copy?: string): string {
+  return `backstory-vault-${vaultId}${copy ? ` (${copy})` : ''}.json`;
 }
 
 export function devicePath(vaultId: string, device: string): string {

@@ -676,6 +676,23 @@ describe('sync between two profiles through one folder', () => {
     expect((await c.pass())?.devices).toBe(3);
   });
 
+  it('a worker stopped while it writes the header again leaves one the next pass and a new device can use', async () => {
+    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }]);
+    const header = await headerFile(folder);
+    const bytes = await folder.read(header);
+    await replace(folder, header, bytes.slice(0, bytes.length >> 1));
+    // The browser stops the worker as it writes the header under its name (after the damaged one was removed).
+    a.storage = { list: () => folder.list(), read: (p) => folder.read(p), remove: (p) => folder.remove(p),
+      create: async (p, b) => {
+        if (p === header) throw new Error('the worker was stopped');
+        await folder.create(p, b);
+      } };
+    await expect(a.pass()).rejects.toThrow(/stopped/);
+    a.storage = folder;
+    expect((await a.pass())?.problems.join(' ')).not.toMatch(/no longer in this folder/);
+    expect(await newDeviceHolds(folder)).toEqual({ x: 'The lease renews in March.' });
+  });
+
   it('two devices that find the header cut short at the same moment both write it again, on a place that will not write over a file', async () => {
     const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }], new MemoryStorage({ createOnly: true }));
     const header = await headerFile(folder);
