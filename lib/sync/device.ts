@@ -61,8 +61,12 @@ export interface DeviceState extends SyncDeviceRow {
   failure?: string;
   /** The last pass failed because the browser took back the folder's permission: one click in a page gives it back. */
   reconnect?: boolean;
-  /** Something the last pass noticed and said (a tampered file, a clock far ahead), in words. */
+  /**
+   * The last thing a pass noticed and said (a tampered file, a clock far ahead, a copied profile), in words, and when:
+   * it stays in the status for `NOTICE_KEPT_MS` after, unless another replaces it.
+   */
   notice?: string;
+  noticeAt?: number;
   /** Memories with a revision from a concurrent edit, for the status ("2 memories have two versions"). */
   revisions?: string[];
   /**

@@ -150,6 +150,25 @@ export async function connectVault(
 }
 
 /**
+ * How long a pass's words stay in the status after it said them (unless a later pass says something else). A change
+ * syncs a few seconds after it is made, and a pass asked for meanwhile runs right after: the words of one pass cleared
+ * by the next, seconds later, were seldom seen.
+ */
+export const NOTICE_KEPT_MS = 10 * 60_000;
+
+/** What the status says after a pass: what it said, or what an earlier pass said less than NOTICE_KEPT_MS before. */
+function noteNotice(dev: DeviceState, said: string | undefined, now: number): void {
+  if (said) {
+    dev.notice = said;
+    dev.noticeAt = now;
+  } else if (dev.notice && !(now - (dev.noticeAt ?? 0) >= 0 && now - (dev.noticeAt ?? 0) < NOTICE_KEPT_MS)) {
+    // (A time noted while the clock ran ahead does not keep it: a clock set back clears it.)
+    dev.notice = undefined;
+    dev.noticeAt = undefined;
+  }
+}
+
+/**
  * One sync pass. Undefined when sync is off on this device. When the folder holds another file sealed with this
  * memory's key under a name this device was about to write, another profile writes as this device (this one was
  * copied, or restored from a backup):
@@ -167,7 +186,7 @@ export async function syncPass(deps: SyncDeps): Promise<PassReport | undefined> 
     const joined = await readDevice(deps.db);
     if (!report || !joined) return report;
     report.problems.push(COPIED_PROFILE);
-    await writeDevice(deps.db, { ...joined, notice: COPIED_PROFILE });
+    await writeDevice(deps.db, { ...joined, notice: COPIED_PROFILE, noticeAt: deps.now?.() ?? Date.now() });
     return report;
   }
 }
@@ -355,7 +374,7 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   dev.lastSyncedAt = now();
   dev.failure = undefined;
   dev.reconnect = undefined;
-  dev.notice = report.problems.at(-1);
+  noteNotice(dev, report.problems.at(-1), now());
   await writeDevice(deps.db, dev);
   return report;
 }

@@ -676,6 +676,22 @@ describe('sync between two profiles through one folder', () => {
     expect((await c.pass())?.devices).toBe(3);
   });
 
+  it('what a pass said stays in the status ten minutes, through the passes right after it, and then goes', async () => {
+    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }]);
+    a.clock = Date.now();
+    const header = await headerFile(folder);
+    await replace(folder, header, (await folder.read(header)).slice(0, 100));
+    const said = (await a.pass())!.problems;
+    expect(said).toHaveLength(1);
+    // A change syncs a few seconds later, and says nothing new: the words stay.
+    a.clock += 5_000;
+    expect((await a.pass())?.problems).toEqual([]);
+    expect((await readDevice(a.db))?.notice).toBe(said[0]);
+    a.clock += 10 * 60_000;
+    await a.pass();
+    expect((await readDevice(a.db))?.notice).toBeUndefined();
+  });
+
   it('a worker stopped while it writes the header again leaves one the next pass and a new device can use', async () => {
     const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }]);
     const header = await headerFile(folder);
