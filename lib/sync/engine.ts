@@ -161,8 +161,11 @@ function noteNotice(dev: DeviceState, said: string | undefined, now: number): vo
   if (said) {
     dev.notice = said;
     dev.noticeAt = now;
-  } else if (dev.notice && !(now - (dev.noticeAt ?? 0) >= 0 && now - (dev.noticeAt ?? 0) < NOTICE_KEPT_MS)) {
-    // (A time noted while the clock ran ahead does not keep it: a clock set back clears it.)
+    return;
+  }
+  const age = now - (dev.noticeAt ?? 0);
+  // A time noted while the clock ran ahead does not keep it: a clock set back clears it.
+  if (age < 0 || age >= NOTICE_KEPT_MS) {
     dev.notice = undefined;
     dev.noticeAt = undefined;
   }
