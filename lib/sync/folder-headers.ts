@@ -5,7 +5,7 @@ import { headerPath, parseListing, type FolderListing } from './folder-layout';
 import { headerText, parseHeader, type VaultHeader } from './vault';
 import { canonicalHeader, MAX_HEADER_BYTES } from './vault-header';
 import { SyncPlaceError, type SyncStorage } from './types';
-import { writeOver } from './log-writer';
+import { removeIfThere, writeOver } from './log-writer';
 
 export interface FoundVault {
   vaultId: string;
@@ -57,30 +57,37 @@ export async function findVaults(storage: SyncStorage): Promise<FoundVaults> {
  * as this memory's header: a header changed or cut short there (a server's disk, a restore, a hand) left no new device
  * able to join with the passphrase. A file at the size of this device's copy is taken as it; one at another size is
  * read, and kept if it is this memory's header with its key wrapped otherwise (its canonical form, which every seal
- * is bound to, the same). True when it was written.
+ * is bound to, the same). The copy a mend writes beside the header first counts for nothing here: a worker stopped
+ * before the header was under its name again gets it written there at the next pass, and one stopped after gets the
+ * copy removed. True when the header was written.
  */
 export async function mendHeader(storage: SyncStorage, listing: FolderListing, vaultId: string, header: VaultHeader): Promise<boolean> {
   const bytes = new TextEncoder().encode(headerText(header));
-  const files = listing.headers.filter((h) => h.vaultId === vaultId);
-  if (!files.length || files.some((h) => h.size === bytes.length)) return false;
   const path = headerPath(vaultId);
+  // Under a name an engine's copy of it would have (a header is found by its content, whatever copy holds it).
+  const beside = headerPath(vaultId, 'mended');
+  const files = listing.headers.filter((h) => h.vaultId === vaultId && h.path !== beside);
+  const left = listing.headers.some((h) => h.path === beside);
+  if (files.some((h) => h.size === bytes.length)) {
+    if (left) await removeIfThere(storage, beside);
+    return false;
+  }
   const plain = files.find((h) => h.path === path);
   if (plain && plain.size <= MAX_HEADER_BYTES) {
     try {
       const there = parseHeader(await storage.read(path), path);
-      if (sameBytes(canonicalHeader(there), canonicalHeader(header))) return false;
+      if (sameBytes(canonicalHeader(there), canonicalHeader(header))) {
+        if (left) await removeIfThere(storage, beside);
+        return false;
+      }
     } catch (e) {
       if (e instanceof SyncPlaceError && e.problem !== 'gone') throw e;
     }
   }
-  // First beside it, under a name an engine's copy of it would have (a header is found by its content, whatever copy
-  // holds it): a worker stopped after the damaged file was removed, before the header was written again under its
-  // name, leaves this one, and the memory is not taken for gone.
-  const beside = headerPath(vaultId, 'mended');
+  // First beside it: a worker stopped after the damaged file was removed, before the header was written again under
+  // its name, leaves this one, and the memory is not taken for gone.
   await writeOver(storage, beside, bytes);
   await writeOver(storage, path, bytes);
-  await storage.remove(beside).catch((e: unknown) => {
-    if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
-  });
+  await removeIfThere(storage, beside);
   return true;
 }
