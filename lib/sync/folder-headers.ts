@@ -5,7 +5,7 @@ import { headerPath, parseListing, type FolderListing } from './folder-layout';
 import { headerText, parseHeader, type VaultHeader } from './vault';
 import { canonicalHeader, MAX_HEADER_BYTES } from './vault-header';
 import { SyncPlaceError, type SyncStorage } from './types';
-import { removeIfThere, writeOver } from './log-writer';
+import { writeOver } from './log-writer';
 
 export interface FoundVault {
   vaultId: string;
@@ -69,7 +69,7 @@ export async function mendHeader(storage: SyncStorage, listing: FolderListing, v
   const files = listing.headers.filter((h) => h.vaultId === vaultId && h.path !== beside);
   const left = listing.headers.some((h) => h.path === beside);
   if (files.some((h) => h.size === bytes.length)) {
-    if (left) await removeIfThere(storage, beside);
+    if (left) await storage.remove(beside);
     return false;
   }
   const plain = files.find((h) => h.path === path);
@@ -77,7 +77,7 @@ export async function mendHeader(storage: SyncStorage, listing: FolderListing, v
     try {
       const there = parseHeader(await storage.read(path), path);
       if (sameBytes(canonicalHeader(there), canonicalHeader(header))) {
-        if (left) await removeIfThere(storage, beside);
+        if (left) await storage.remove(beside);
         return false;
       }
     } catch (e) {
@@ -88,6 +88,6 @@ export async function mendHeader(storage: SyncStorage, listing: FolderListing, v
   // its name, leaves this one, and the memory is not taken for gone.
   await writeOver(storage, beside, bytes);
   await writeOver(storage, path, bytes);
-  await removeIfThere(storage, beside);
+  await storage.remove(beside);
   return true;
 }

@@ -243,19 +243,11 @@ export class LogWriter {
  * will not write over a file, leaves the same content there: that is not an error.
  */
 export async function writeOver(storage: SyncStorage, path: string, bytes: Uint8Array): Promise<void> {
-  await removeIfThere(storage, path);
+  // A file already gone is not an error (`SyncStorage.remove`).
+  await storage.remove(path);
   try {
     await storage.create(path, bytes);
   } catch (e) {
     if (!(e instanceof SyncPlaceError && e.problem === 'exists')) throw e;
-  }
-}
-
-/** Removes the file at `path`; one already gone (another device, or a stopped pass, removed it) is not an error. */
-export async function removeIfThere(storage: SyncStorage, path: string): Promise<void> {
-  try {
-    await storage.remove(path);
-  } catch (e) {
-    if (!(e instanceof SyncPlaceError && e.problem === 'gone')) throw e;
   }
 }
