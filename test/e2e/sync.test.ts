@@ -99,7 +99,8 @@ describe('sync through a WebDAV folder', () => {
     ];
     await expect.poll(() => list(laptop), { timeout: 30_000 }).toEqual(both);
     await expect.poll(() => list(desktop), { timeout: 30_000 }).toEqual(both);
-    expect(await status(await options(laptop)).textContent()).toContain('2 devices');
+    const laptopPage = await options(laptop);
+    await expect.poll(() => status(laptopPage).textContent(), { timeout: 30_000 }).toContain('2 devices');
   });
 
   it('carries an edit one way and a delete the other', async () => {
@@ -164,7 +165,7 @@ describe('sync through a WebDAV folder', () => {
     const before = await list(desktop);
     await syncNow(desktop);
     const page = await options(desktop);
-    expect(await status(page).textContent()).toContain('was not read');
+    await expect.poll(() => status(page).textContent(), { timeout: 30_000 }).toContain('was not read');
     expect(await list(desktop)).toEqual(before);
 
     // An old segment put back under a later name.
@@ -181,8 +182,8 @@ describe('sync through a WebDAV folder', () => {
     for (const h of [desktop, laptop]) {
       await syncNow(h);
       const page = await options(h);
-      expect(await status(page).getAttribute('data-state')).toBe('error');
-      expect(await status(page).textContent()).toContain('Change the app password');
+      await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('error');
+      await expect.poll(() => status(page).textContent(), { timeout: 30_000 }).toContain('Change the app password');
       const login = page.getByTestId('sync-login');
       await login.getByTestId('sync-login-password').fill('still not it');
       await login.getByTestId('sync-login-save').click();
@@ -204,8 +205,8 @@ describe('sync through a WebDAV folder', () => {
     rmSync(join(dav.dir, SYNC_FOLDER), { recursive: true, force: true });
     await syncNow(desktop);
     const page = await options(desktop);
-    expect(await status(page).getAttribute('data-state')).toBe('error');
-    expect(await status(page).textContent()).toMatch(/no longer/);
+    await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('error');
+    await expect.poll(() => status(page).textContent(), { timeout: 30_000 }).toMatch(/no longer/);
     expect(await list(desktop)).toEqual(before);
   });
 });
