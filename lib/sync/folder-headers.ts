@@ -85,8 +85,9 @@ export async function mendHeader(storage: SyncStorage, listing: FolderListing, v
     }
   }
   // First beside it: a worker stopped after the damaged file was removed, before the header was written again under
-  // its name, leaves this one, and the memory is not taken for gone.
-  await writeOver(storage, beside, bytes);
+  // its name, leaves this one, and the memory is not taken for gone. A copy a stopped mend left there at the right
+  // size is kept as it is: removed to be written again, it would leave the folder a moment with no header at all.
+  if (!listing.headers.some((h) => h.path === beside && h.size === bytes.length)) await writeOver(storage, beside, bytes);
   await writeOver(storage, path, bytes);
   await storage.remove(beside);
   return true;

@@ -73,10 +73,17 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
         await folder.create(p, b);
       } };
     await expect(a.pass()).rejects.toThrow(/stopped/);
-    a.storage = folder;
     // The next pass finishes the mend, and says so (the stopped pass said nothing): the header is under its own name
-    // again and the copy beside it is gone.
+    // again and the copy beside it is gone. At no moment is the folder without a header (a device listing it then
+    // would take the memory for gone).
+    let bare = 0;
+    a.storage = { list: () => folder.list(), read: (p) => folder.read(p), create: (p, b) => folder.create(p, b),
+      remove: async (p) => {
+        await folder.remove(p);
+        if (!(await folder.list()).some((f) => f.path.startsWith('backstory-vault-'))) bare++;
+      } };
     expect((await a.pass())?.problems).toEqual([expect.stringMatching(/header file was changed or cut short/)]);
+    expect(bare).toBe(0);
     expect(await folder.read(header)).toEqual(bytes);
     expect((await folder.list()).filter((f) => /vault-/.test(f.path)).map((f) => f.path)).toEqual([header]);
     expect(await newDeviceHolds(folder)).toEqual({ x: 'The lease renews in March.' });
