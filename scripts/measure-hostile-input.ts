@@ -1,8 +1,8 @@
 /**
  * Measures by hand what hostile page or file content costs: the cases of a page's very long "To" field, a note of
- * brackets, an HTML-only mail of "<", a zip that inflates a hundredfold and more, deeply nested JSON and zips inside
- * zips. Run with `npx tsx scripts/measure-hostile-input.ts [case…]`; prints milliseconds and the
- * process's peak resident memory in MB (one case per run gives that case's own peak).
+ * brackets, an HTML-only mail of "<", a note of one unbroken run (its token count), a zip that inflates a hundredfold
+ * and more, deeply nested JSON and zips inside zips. Run with `npx tsx scripts/measure-hostile-input.ts [case…]`;
+ * prints milliseconds and the process's peak resident memory in MB (one case per run gives that case's own peak).
  * Not a test: the figures depend on the machine.
  */
 import { Zip, ZipDeflate, zipSync } from 'fflate';
@@ -12,6 +12,7 @@ import { markdownToText } from '../lib/import/note-text';
 import { noteItems } from '../lib/import/notes';
 import { mailItems } from '../lib/import/mail';
 import type { ImportFile } from '../lib/import/types';
+import { createItem } from '../lib/memory/normalize';
 
 const MB = 1024 * 1024;
 
@@ -76,6 +77,12 @@ const cases: Record<string, () => Promise<void>> = {
     const md = '['.repeat(100_000);
     await measure('markdownToText of a 100 KB note of "["', () => markdownToText(md));
     await measure('noteItems of a 100 KB note of "["', () => noteItems(md, 'n.md', { format: 'markdown' }));
+  },
+  async run() {
+    for (const [what, ch] of [['one letter', 'a'], ['zero-width spaces', '\u200b'], ['one CJK character', '\u7684']]) {
+      const text = ch.repeat(100_000);
+      await measure(`createItem of a 100,000-character note of ${what}`, () => createItem({ text, kind: 'evidence' }));
+    }
   },
   async mail() {
     const html = '<'.repeat(100_000);

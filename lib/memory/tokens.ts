@@ -1,4 +1,5 @@
 import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
+import { mergingLongPiecesFast } from './bpe-merge';
 import { loadTokenRanks, tokenRanks } from './token-ranks-node';
 
 let encoding: GptEncoding | undefined;
@@ -14,7 +15,7 @@ export async function loadTokenCounter(): Promise<void> {
 
 /** gpt-tokenizer's o200k_base encoder, made at the first count (its 200k-entry map is built then). */
 function encoder(): GptEncoding {
-  return (encoding ??= GptEncoding.getEncodingApi('o200k_base', tokenRanks));
+  return (encoding ??= mergingLongPiecesFast(GptEncoding.getEncodingApi('o200k_base', tokenRanks)));
 }
 
 /** Token count as the destination model would see it (cl100k/o200k-style BPE from gpt-tokenizer). */

@@ -134,6 +134,20 @@ describe('privacy and safety in Chromium', () => {
     await page.close();
   });
 
+  it('remembers a selection of one unbroken run of 100,000 characters at once, and goes on answering', async () => {
+    const { page, tabId } = await h.openPage('/fixtures/article.html');
+    // Zero-width spaces: one piece to the token counter's encoder, which took two minutes over it, the worker blocked.
+    const run = `Kestrel audit notes ${'\u200b'.repeat(100_000)} end of the audit notes.`;
+    const t0 = Date.now();
+    await h.contextMenu({ menuItemId: 'remember-selection', selectionText: run, pageUrl: page.url(), frameId: 0, editable: false }, tabId);
+    const kept = async () => (await h.call<{ items: { text: string }[] }>('memory:list', {})).items.some((i) => i.text.startsWith('Kestrel audit notes'));
+    await expect.poll(kept, { timeout: 20_000 }).toBe(true);
+    expect((await h.call<{ seq: number }>('panel:get', { tabId })).seq).toBeGreaterThanOrEqual(0);
+    // A blocked worker answers late rather than not at all: how late is what the user sees.
+    expect(Date.now() - t0, 'the worker answered within 20 s').toBeLessThan(20_000);
+    await page.close();
+  });
+
   it('holds a captured API key out of suggestions until the user confirms it', async () => {
     const { page, tabId } = await h.openPage('/fixtures/textarea.html');
     const secret = 'Staging deploy: use token ghp_abcdefghijklmnopqrstuvwxyz0123456789ABCD for the kestrel pipeline.';

@@ -19,6 +19,7 @@ import { noteFormat, noteItems } from '../../lib/import/notes';
 import { textItems } from '../../lib/import/plain-text';
 import { findPhrases } from '../../lib/learn/phrases';
 import { guessKind } from '../../lib/memory/kind-guess';
+import { createItem } from '../../lib/memory/normalize';
 import { guessScope, isBoundary } from '../../lib/memory/scope-guess';
 import { titleFrom } from '../../lib/memory/title';
 import { planQuery } from '../../lib/rank/query';
@@ -143,6 +144,11 @@ describe('cost grows about linearly with what a page or file controls', () => {
     await staysLinear((s) => askDateTerms(s, 0), ['in '], 0);
     await staysLinear((s) => planQuery(reading(s)), ['<'], 1);
     await staysLinear(titleFrom, ['#'], 0);
+  });
+
+  it('a note remembered: its token count and all else an item is made with, over one unbroken run', async () => {
+    // The token counter's encoder keeps a run with no break its pattern splits on as one piece (see bpe-merge.ts).
+    await staysLinear((s) => createItem({ text: s, kind: 'evidence' }, 0), ['a', '\u200b', '\u7684', '='], 1);
   });
 
   it('the words a card marks and *Why?* quotes, in an item of numbers with separators', async () => {
