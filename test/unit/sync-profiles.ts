@@ -36,10 +36,18 @@ export function cuttingUploads(what: RegExp): { fetch: typeof fetch; cut: boolea
       control.cut = false;
       const whole = bytes as Uint8Array;
       const half = whole.slice(0, whole.length >> 1);
+      // The connection drops a moment after the half has gone out: timed from the request's start, a busy machine
+      // (a full test run) could drop it before the request had sent a byte, and the server kept an empty file.
+      let sent = false;
       const body = new ReadableStream<Uint8Array>({
-        start(c) {
-          c.enqueue(half);
-          setTimeout(() => c.error(new Error('the connection dropped')), 300);
+        async pull(c) {
+          if (!sent) {
+            sent = true;
+            c.enqueue(half);
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 300));
+          c.error(new Error('the connection dropped'));
         },
       });
       const headers = { ...(init.headers as Record<string, string>), 'Content-Length': String(whole.length) };
