@@ -1,6 +1,6 @@
 // Byte-pair merging of one long piece in O(n log n). gpt-tokenizer merges a piece by scanning every pair for the
 // lowest rank at each merge, quadratic in the piece's length: a run with no break the encoder's pattern splits on
-// (100,000 letters, zero-width spaces, one CJK character repeated: a crafted file or page) took 16 s to two minutes,
+// (100,000 letters, zero-width spaces, one CJK character repeated: a crafted file or page) took 11-16 s to two minutes,
 // the worker blocked all that time. This makes the same merges in the same order (lowest rank first, the leftmost of
 // equal ones), with a heap of candidate pairs and a linked list of parts.
 import { BytePairEncodingCore } from 'gpt-tokenizer/BytePairEncodingCore';

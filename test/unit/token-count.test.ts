@@ -42,7 +42,7 @@ describe('merging a long piece', () => {
 
 describe('token counts of crafted text', () => {
   // A file or a page can hold one unbroken run, which the encoder's pattern keeps as one piece; gpt-tokenizer merges
-  // a piece in time quadratic in its length (100,000 letters took 16 s, as many zero-width spaces two minutes, the
+  // a piece in time quadratic in its length (100,000 letters took 11-16 s, as many zero-width spaces two minutes, the
   // worker blocked all that time).
   const runs = { letters: 'a'.repeat(100_000), 'zero-width spaces': '\u200b'.repeat(100_000), 'one CJK character': '的'.repeat(100_000), spaces: `x${' '.repeat(100_000)}x`, 'one sign (a divider line)': '='.repeat(100_000) };
 
