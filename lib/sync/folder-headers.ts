@@ -67,7 +67,7 @@ export async function mendHeader(storage: SyncStorage, listing: FolderListing, v
   // Under a name an engine's copy of it would have (a header is found by its content, whatever copy holds it).
   const beside = headerPath(vaultId, 'mended');
   const files = listing.headers.filter((h) => h.vaultId === vaultId && h.path !== beside);
-  const left = listing.headers.some((h) => h.path === beside);
+  const left = listing.headers.find((h) => h.path === beside);
   if (files.some((h) => h.size === bytes.length)) {
     if (left) await storage.remove(beside);
     return false;
@@ -87,7 +87,7 @@ export async function mendHeader(storage: SyncStorage, listing: FolderListing, v
   // First beside it: a worker stopped after the damaged file was removed, before the header was written again under
   // its name, leaves this one, and the memory is not taken for gone. A copy a stopped mend left there at the right
   // size is kept as it is: removed to be written again, it would leave the folder a moment with no header at all.
-  if (!listing.headers.some((h) => h.path === beside && h.size === bytes.length)) await writeOver(storage, beside, bytes);
+  if (left?.size !== bytes.length) await writeOver(storage, beside, bytes);
   await writeOver(storage, path, bytes);
   await storage.remove(beside);
   return true;

@@ -236,7 +236,6 @@ export class LogWriter {
   }
 }
 
-
 /**
  * Puts `bytes` at `path` in place of the file there, if any: for a file this device mends from its own copy (its
  * header, its device file). Another device (or a copy of this profile) mending it at the same moment, on a place that

@@ -61,8 +61,8 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
     expect((await readDevice(a.db))?.notice).toBeUndefined();
   });
 
-  it('a worker stopped while it writes the header again leaves one the next pass and a new device can use', async () => {
-    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }]);
+  it.each(['memory', 'webdav'] as const)('a worker stopped while it writes the header again leaves one the next pass and a new device can use (%s)', async (where) => {
+    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }], (await restorableFolder(where, 'mend stopped before the header')).folder);
     const header = await headerFile(folder);
     const bytes = await folder.read(header);
     await replace(folder, header, bytes.slice(0, bytes.length >> 1));
@@ -89,8 +89,8 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
     expect(await newDeviceHolds(folder)).toEqual({ x: 'The lease renews in March.' });
   });
 
-  it('a worker stopped after the header is written again, before the copy beside it is removed: the next pass removes the copy and says nothing', async () => {
-    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }]);
+  it.each(['memory', 'webdav'] as const)('a worker stopped after the header is written again, before the copy beside it is removed: the next pass removes the copy and says nothing (%s)', async (where) => {
+    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }], (await restorableFolder(where, 'mend stopped before the copy went')).folder);
     const header = await headerFile(folder);
     const bytes = await folder.read(header);
     await replace(folder, header, bytes.slice(0, bytes.length >> 1));
