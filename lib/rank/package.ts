@@ -145,7 +145,7 @@ export function buildPackage(
   return memo.count(fast.text) === fast.tokens ? fast : packWith(cards, destination, budgetTokens, countTokens, spend);
 }
 
-/** How the package spends its budget on long items' passages (chosen by cross-validation: docs/benchmarks.md, 6 Dec 2026). */
+/** How the package spends its budget on long items' passages (chosen by cross-validation: docs/benchmarks.md, 6 and 7 Dec 2026). */
 export interface PackageSpend {
   /** Each card first with its best passage only (`best`), or with every passage it chose (`chosen`, fewer if need be). */
   first: 'best' | 'chosen';
@@ -162,7 +162,7 @@ export interface PackageSpend {
   floor: number;
 }
 
-export const PACKAGE_SPEND: PackageSpend = { first: 'best', sharpness: 1, floor: 0.2 };
+export const PACKAGE_SPEND: PackageSpend = { first: 'best', sharpness: 1, floor: 0.3 };
 
 /**
  * Per item (an edit makes a new item), the tokens of each passage's own part (what no neighbouring passage holds):
