@@ -11,6 +11,26 @@ import type { SyncOp } from './types';
 /** Where the files are. The WebDAV password stays on this device, as the browser keeps a site's saved password. */
 export type SyncPlace = { kind: 'webdav'; url: string; user: string; password: string } | { kind: 'folder'; name: string };
 
+/** One of this device's files as written (`DeviceState.writtenFiles`). */
+export interface WrittenFile {
+  /** The start of the hash of its sealed bytes (`writtenHash`). */
+  hash: string;
+  /** The place's mark of it as first listed after it was written. */
+  stamp?: string;
+}
+
+/**
+ * What `writtenFiles` keeps a file under: its kind of folder and its name ("log/00000012.bin"); the rest of the path
+ * is the same for all of this device's files, and the record is saved at every segment written.
+ */
+export function writtenKey(path: string): string {
+  const parts = path.split('/');
+  return `${parts[2]}/${parts[parts.length - 1]}`;
+}
+
+/** Of a file's hash (hex), what `WrittenFile` keeps: 64 bits tell other bytes (readers check every byte by its seal). */
+export const writtenHash = (hex: string): string => hex.slice(0, 16);
+
 export interface DeviceState extends SyncDeviceRow {
   key: 'device';
   deviceId: string;
@@ -45,6 +65,12 @@ export interface DeviceState extends SyncDeviceRow {
    * was changed or cut short there, and devices that have not read it wait before it (`findLosses`).
    */
   segmentSizes?: Record<number, number>;
+  /**
+   * This device's segments since its newest snapshot, and that snapshot's files (by `writtenKey`): the hash of the
+   * sealed bytes written, and the place's mark of the file (`SyncFileEntry.stamp`) as first listed after. A file listed
+   * with another mark is read again: if its bytes no longer hash as written, it was changed in place (`changedInPlace`).
+   */
+  writtenFiles?: Record<string, WrittenFile>;
   snapshotBytes?: number;
   /**
    * A snapshot (version 2) being applied part by part: its manifest, the next part, the last record id applied (parts

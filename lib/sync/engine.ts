@@ -3,11 +3,11 @@
 // anything. Joining a synced memory (or making one) is `connectVault`.
 import type { BackstoryDB } from '../memory/db';
 import type { MemoryStore } from '../memory/store';
-import { dropOutbox, outboxRow, readDevice, readOutbox, writeDevice, type DeviceState, type OutboxRow, type SyncPlace } from './device';
+import { dropOutbox, outboxRow, readDevice, readOutbox, writeDevice, writtenHash, writtenKey, type DeviceState, type OutboxRow, type SyncPlace } from './device';
 import { heldInWords, SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults, mendHeader } from './folder-headers';
 import { headerPath, parseListing } from './folder-layout';
-import { findLosses, lookPast, noteWaiting } from './folder-losses';
+import { changedInPlace, findLosses, lookPast, noteWaiting } from './folder-losses';
 import { FolderReader, SnapshotPartError, type Applied } from './folder-reader';
 import { durationInWords, HybridClock, MAX_DRIFT, parseStamp, receiveAll, type ClockAhead } from './hlc';
 import { SyncLedger } from './ledger';
@@ -222,7 +222,7 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   }
   // Segments the folder lost (put back to an older copy) that this device can make up for: a segment and then a
   // snapshot of everything here are written this pass, so that devices behind the gap move past it.
-  const losses = findLosses(listing, dev);
+  const losses = findLosses(listing, dev, await changedInPlace(storage, listing, dev));
   const reader = readerFor(deps.db, dev, storage);
   const read = await reader.plan(dev.applied, { resume: dev.snapshotProgress?.path, lookPast: lookPast(dev, now()), listing, refused: dev.refusedSnapshots });
   // This device's log went on past its head, or holds another version of a segment it wrote, or forks, and not from
@@ -399,6 +399,7 @@ async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter,
     dev.wrote[dev.deviceId] = now();
     dev.bytesSinceSnapshot = (dev.bytesSinceSnapshot ?? 0) + pending.bytes.length;
     dev.segmentSizes = { ...dev.segmentSizes, [pending.seq]: pending.bytes.length };
+    dev.writtenFiles = { ...dev.writtenFiles, [writtenKey(pending.path)]: { hash: writtenHash(pending.hash) } };
     const rows = store.rows(held, ids);
     await db.transaction('rw', [db.syncState, db.syncDevice], async () => {
       await store.write(rows);

@@ -57,6 +57,8 @@ export interface SnapshotSizes {
 export interface Placed {
   path: string;
   size: number;
+  /** The place's mark of the file's version (`SyncFileEntry.stamp`), where it gives one. */
+  stamp?: string;
   /** The device folder (or device file) it is under. */
   device: string;
   /** The seq its name says; 0 for a device file. */
@@ -87,7 +89,8 @@ export function isJunk(name: string): boolean {
 /** Sorts a listing into the vault's files (or just the headers when `vaultId` is not given). */
 export function parseListing(entries: readonly SyncFileEntry[], vaultId?: string): FolderListing {
   const out: FolderListing = { headers: [], devices: [], segments: [], snapshots: [], parts: [] };
-  for (const { path, size } of entries) {
+  for (const { path, size, stamp } of entries) {
+    const mark = stamp !== undefined ? { stamp } : {};
     const parts = path.split('/');
     const name = parts[parts.length - 1];
     if (isJunk(name)) continue;
@@ -99,16 +102,16 @@ export function parseListing(entries: readonly SyncFileEntry[], vaultId?: string
     if (vaultId === undefined || parts[0] !== 'backstory' || parts[1] !== vaultId) continue;
     const pm = PART_NAME.exec(name);
     if (pm && parts.length === 5 && parts[2] === 'snap' && new RegExp(`^${ID}$`).test(parts[3])) {
-      out.parts.push({ path, size, device: parts[3], seq: Number(pm[1]), part: Number(pm[2]), copy: pm[3] !== '' });
+      out.parts.push({ path, size, device: parts[3], seq: Number(pm[1]), part: Number(pm[2]), copy: pm[3] !== '', ...mark });
       continue;
     }
     const m = FILE_NAME.exec(name);
     if (!m) continue;
     const copy = m[2] !== '';
     if (parts.length === 4 && parts[2] === 'devices' && new RegExp(`^${ID}$`).test(m[1])) {
-      out.devices.push({ path, size, device: m[1], seq: 0, copy });
+      out.devices.push({ path, size, device: m[1], seq: 0, copy, ...mark });
     } else if (parts.length === 5 && /^\d+$/.test(m[1]) && new RegExp(`^${ID}$`).test(parts[3])) {
-      const placed = { path, size, device: parts[3], seq: Number(m[1]), copy };
+      const placed = { path, size, device: parts[3], seq: Number(m[1]), copy, ...mark };
       if (parts[2] === 'log') out.segments.push(placed);
       else if (parts[2] === 'snap') out.snapshots.push(placed);
     }

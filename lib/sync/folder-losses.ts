@@ -1,7 +1,9 @@
 // What a folder lost (docs/sync.md, "Pruning" and "Reading"): segments gone with the folder put back to an older copy,
 // written again as a snapshot by their writer or by a device that applied them; and gaps that last, said.
-import type { DeviceState } from './device';
+import { writtenHash, writtenKey, type DeviceState } from './device';
 import { missingSegments, type FolderListing } from './folder-layout';
+import { sha256, toHex } from './bytes';
+import { SyncPlaceError, type SyncStorage } from './types';
 import type { FolderPlan } from './folder-reader';
 import { durationInWords } from './hlc';
 
@@ -17,7 +19,7 @@ export interface Losses {
   own: number[];
   /**
    * This device's own, since its newest snapshot, that the folder lists at another size than it wrote (no copy at the
-   * right one): changed or cut short there, so a device that has not read one waits before it for good.
+   * right one), or changed in place (`changedInPlace`): a device that has not read one waits before it for good.
    */
   damaged: number[];
   /** Other devices' it applied, where no snapshot of its own in the folder covers them. */
@@ -29,11 +31,12 @@ export interface Losses {
   damagedSnapshot?: number;
 }
 
-export function findLosses(folder: FolderListing, dev: DeviceState): Losses {
+/** `changed`: the paths of this device's files found changed in place (`changedInPlace`). */
+export function findLosses(folder: FolderListing, dev: DeviceState, changed: readonly string[] = []): Losses {
   const me = dev.deviceId;
   // This device's newest snapshot covers only while it is whole in the folder: a manifest whose parts went (a partial
   // restore, a hand clean-up) is of no use to a device behind it.
-  const found = snapshotState(folder, dev);
+  const found = snapshotState(folder, dev, changed);
   const whole = found === 'whole';
   const listing = whole ? folder : { ...folder, snapshots: folder.snapshots.filter((s) => !(s.device === me && s.seq === dev.snapshotSeq)) };
   const own = missingSegments(listing, me, dev.applied[me]?.seq ?? 0);
@@ -51,15 +54,52 @@ export function findLosses(folder: FolderListing, dev: DeviceState): Losses {
     .map(([k, size]) => ({ seq: Number(k), size }))
     .filter(({ seq, size }) => seq > dev.snapshotSeq && listed.has(seq) && !listed.get(seq)!.includes(size))
     .map(({ seq }) => seq)
+    .concat(folder.segments.filter((f) => changed.includes(f.path) && f.seq > dev.snapshotSeq).map((f) => f.seq))
+    .filter((seq, k, all) => all.indexOf(seq) === k)
     .sort((x, y) => x - y);
   return { own, damaged, held, ...(found === 'damaged' ? { damagedSnapshot: dev.snapshotSeq } : {}) };
 }
 
 /**
- * Whether this device's newest snapshot is in the folder with every part it was written with (`whole`), a file of it
- * gone (`gone`), or one listed at another size than written, with no engine's copy at the right size (`damaged`).
+ * This device's files the folder lists under their own name with another mark than the place gave them when first
+ * listed after they were written, and whose bytes no longer hash as written: changed in place (a flipped byte keeps
+ * the size). Its segments since its newest snapshot and that snapshot's files are checked (`DeviceState.writtenFiles`).
+ * A file marked anew with the bytes it had (an engine that copied it back) takes the new mark. Only files marked anew
+ * are read; a place that gives no marks is not checked, and a file changed before its first listing after the write
+ * is taken as it is then. Returns their paths.
  */
-function snapshotState(listing: FolderListing, dev: DeviceState): 'whole' | 'gone' | 'damaged' {
+export async function changedInPlace(storage: SyncStorage, folder: FolderListing, dev: DeviceState): Promise<string[]> {
+  const written = { ...dev.writtenFiles };
+  const changed: string[] = [];
+  for (const f of [...folder.segments, ...folder.snapshots, ...folder.parts]) {
+    if (f.device !== dev.deviceId || f.copy || f.stamp === undefined) continue;
+    const key = writtenKey(f.path);
+    const was = written[key];
+    if (!was || was.stamp === f.stamp) continue;
+    if (was.stamp === undefined) {
+      written[key] = { ...was, stamp: f.stamp };
+      continue;
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await storage.read(f.path);
+    } catch (e) {
+      if (e instanceof SyncPlaceError && e.problem === 'gone') continue; // removed since the listing: the next one says
+      throw e;
+    }
+    if (writtenHash(toHex(await sha256(bytes))) === was.hash) written[key] = { ...was, stamp: f.stamp };
+    else changed.push(f.path);
+  }
+  dev.writtenFiles = written;
+  return changed;
+}
+
+/**
+ * Whether this device's newest snapshot is in the folder with every part it was written with (`whole`), a file of it
+ * gone (`gone`), or one changed in place (`changed`) or listed at another size than written, with no engine's copy at
+ * the right size (`damaged`).
+ */
+function snapshotState(listing: FolderListing, dev: DeviceState, changed: readonly string[]): 'whole' | 'gone' | 'damaged' {
   const me = dev.deviceId;
   const manifests = listing.snapshots.filter((s) => s.device === me && s.seq === dev.snapshotSeq);
   if (!manifests.length) return 'gone';
@@ -67,6 +107,7 @@ function snapshotState(listing: FolderListing, dev: DeviceState): 'whole' | 'gon
   if (n === undefined) return 'whole'; // written before the count was kept (or the first format: no parts)
   const parts = listing.parts.filter((p) => p.device === me && p.seq === dev.snapshotSeq);
   if (!Array.from({ length: n }, (_, k) => k).every((k) => parts.some((p) => p.part === k))) return 'gone';
+  if ([...manifests, ...parts].some((f) => changed.includes(f.path))) return 'damaged';
   const sizes = dev.snapshotSizes;
   if (!sizes) return 'whole'; // written before the sizes were kept
   const atSize = (files: { size: number }[], size: number | undefined) => size === undefined || files.some((f) => f.size === size);
@@ -103,14 +144,14 @@ export function noteWaiting(dev: DeviceState, read: FolderPlan, losses: Losses, 
   }
   const { own, damaged, damagedSnapshot } = losses;
   if (own.length && damagedSnapshot !== undefined) {
-    say(`damaged snapshot ${damagedSnapshot}`, `This device's snapshot ${damagedSnapshot} was changed or cut short in the folder (a file of it is now another size than written), ` +
+    say(`damaged snapshot ${damagedSnapshot}`, `This device's snapshot ${damagedSnapshot} was changed or cut short in the folder (a file of it is no longer as written), ` +
       `and it stood for its ${span(own)}. All of this memory was written again, so the other devices get it.`);
   } else if (own.length) {
     say(`lost ${own[0]} ${own.at(-1)}`, `Some of what this device synced is no longer in the folder (${span(own)}: was the folder put back to an older copy?). ` +
       'All of this memory was written again, so the other devices get it.');
   }
   if (damaged.length) {
-    say(`damaged ${damaged[0]} ${damaged.at(-1)}`, `Some of what this device synced was changed or cut short in the folder (its ${span(damaged)}, now another size than written). ` +
+    say(`damaged ${damaged[0]} ${damaged.at(-1)}`, `Some of what this device synced was changed or cut short in the folder (its ${span(damaged)}, no longer as written). ` +
       'All of this memory was written again, so the other devices get it.');
   }
   const held = losses.held.filter(({ device, seqs }) => lasted(`held ${device} ${seqs[0]}`));

@@ -110,14 +110,14 @@ export class LogWriter {
    * and written as soon as it is full, then the manifest naming each part by the hash of its sealed bytes. Neither the
    * whole state nor more than one part is held. Parts left by a write that stopped before its manifest are removed
    * first (no manifest names them). Returns the manifest's path, the bytes of every file written (or found there),
-   * and each file's size (`SnapshotSizes`).
+   * each file's size (`SnapshotSizes`), and each file's hash by path.
    */
   async snapshot(
     seq: number,
     covers: Readonly<Record<string, Applied>>,
     slices: AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>,
     opts: { partBytes?: number } = {},
-  ): Promise<{ path: string; size: number; parts: number; sizes: SnapshotSizes }> {
+  ): Promise<{ path: string; size: number; parts: number; sizes: SnapshotSizes; hashes: Record<string, string> }> {
     const path = snapshotPath(this.vault.vaultId, this.device, seq);
     const listing = parseListing(await this.storage.list(), this.vault.vaultId);
     const left = listing.parts.filter((p) => p.device === this.device && p.seq === seq);
@@ -127,7 +127,10 @@ export class LogWriter {
       // Written before a stop: as many parts as it names (some may have gone since), not as many as are found, each at
       // the size it has now (the stopped write's bytes are not known).
       const parts = Object.fromEntries(left.filter((p) => !p.copy).map((p) => [p.part, p.size]));
-      return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: 'parts' in made && Array.isArray(made.parts) ? made.parts.length : 0, sizes: { manifest: there.length, parts } };
+      const named: unknown[] = 'parts' in made && Array.isArray(made.parts) ? made.parts : [];
+      const hashes: Record<string, string> = { [path]: toHex(await sha256(there)) };
+      named.forEach((h, k) => typeof h === 'string' && (hashes[snapshotPartPath(this.vault.vaultId, this.device, seq, k)] = h));
+      return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: named.length, sizes: { manifest: there.length, parts }, hashes };
     }
     // Another file there is what a cut-off upload of the manifest left, or junk: written over, with the parts.
     if (there) await this.storage.remove(path);
@@ -172,7 +175,8 @@ export class LogWriter {
     };
     const sealed = await seal(this.vault, 'snapshot', manifest);
     await this.storage.create(path, sealed);
-    return { path, size: size + sealed.length, parts: hashes.length, sizes: { manifest: sealed.length, parts: partSizes } };
+    const byPath = Object.fromEntries(hashes.map((h, k) => [snapshotPartPath(this.vault.vaultId, this.device, seq, k), h]));
+    return { path, size: size + sealed.length, parts: hashes.length, sizes: { manifest: sealed.length, parts: partSizes }, hashes: { ...byPath, [path]: toHex(await sha256(sealed)) } };
   }
 
   /**

@@ -1,7 +1,7 @@
 // Steps of a sync pass (docs/sync.md, "A pass", "Snapshots") that engine.ts strings together: what merged written into
 // memory and the state saved, a snapshot applied part by part, and one written a slice at a time.
 import type { BackstoryDB } from '../memory/db';
-import { writeDevice, type DeviceState } from './device';
+import { writeDevice, writtenHash, writtenKey, type DeviceState } from './device';
 import { SETTINGS_ID } from './fields';
 import type { FolderReader, ReadSnapshot } from './folder-reader';
 import type { SyncLedger } from './ledger';
@@ -143,10 +143,13 @@ export async function writeSnapshot(db: BackstoryDB, dev: DeviceState, writer: L
     }
   }
   const seq = dev.applied[dev.deviceId].seq;
-  const { size, parts, sizes } = await writer.snapshot(seq, dev.applied, records(), { partBytes });
+  const { size, parts, sizes, hashes } = await writer.snapshot(seq, dev.applied, records(), { partBytes });
   await db.syncState.bulkDelete(dropped);
   dev.snapshotSeq = seq;
   dev.segmentSizes = Object.fromEntries(Object.entries(dev.segmentSizes ?? {}).filter(([k]) => Number(k) > seq));
+  // The segments after the snapshot, and the snapshot's own files, from now on.
+  const later = Object.entries(dev.writtenFiles ?? {}).filter(([key]) => key.startsWith('log/') && parseInt(key.slice(4), 10) > seq);
+  dev.writtenFiles = Object.fromEntries([...later, ...Object.entries(hashes).map(([path, hash]) => [writtenKey(path), { hash: writtenHash(hash) }])]);
   dev.snapshotCovers = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
   dev.snapshotParts = parts;
   dev.snapshotSizes = sizes;

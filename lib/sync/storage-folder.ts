@@ -18,7 +18,8 @@ export interface DirHandle {
 export interface FileHandle {
   readonly kind: 'file';
   readonly name: string;
-  getFile(): Promise<Blob>;
+  /** The browser's is a File, whose `lastModified` is the listing's stamp. */
+  getFile(): Promise<Blob & { readonly lastModified?: number }>;
   createWritable(): Promise<{ write(data: Uint8Array<ArrayBuffer>): Promise<void>; close(): Promise<void>; abort?(): Promise<void> }>;
   /** Where the browser has it (FileSystemHandle.move). */
   move?(dir: DirHandle, name: string): Promise<void>;
@@ -91,7 +92,9 @@ export class FolderStorage implements SyncStorage {
           if (depth < MAX_DEPTH) await walk(entry, `${prefix}${entry.name}/`, depth + 1);
         } else {
           try {
-            out.push({ path: `${prefix}${entry.name}`, size: (await entry.getFile()).size });
+            const file = await entry.getFile();
+            const stamp = typeof file.lastModified === 'number' ? { stamp: String(file.lastModified) } : {};
+            out.push({ path: `${prefix}${entry.name}`, size: file.size, ...stamp });
           } catch {
             // Removed or locked while listed (an engine mid-write): the next listing has it.
           }

@@ -3,13 +3,22 @@
 import { seededRandom } from '../core/seeded-random';
 import { SyncPlaceError, type SyncFileEntry, type SyncStorage } from './types';
 
+/** Each stored byte array's stamp: bytes put in place, by `create` or by a test's hand, are a new version. */
+const stamps = new WeakMap<Uint8Array, string>();
+let stamped = 0;
+function stampOf(bytes: Uint8Array): string {
+  let s = stamps.get(bytes);
+  if (s === undefined) stamps.set(bytes, (s = String(++stamped)));
+  return s;
+}
+
 /** A place in memory. With `createOnly`, a second create of a path is refused as a WebDAV server would. */
 export class MemoryStorage implements SyncStorage {
   readonly files = new Map<string, Uint8Array>();
   constructor(private readonly options: { createOnly?: boolean } = {}) {}
 
   async list(): Promise<SyncFileEntry[]> {
-    return [...this.files].map(([path, bytes]) => ({ path, size: bytes.length }));
+    return [...this.files].map(([path, bytes]) => ({ path, size: bytes.length, stamp: stampOf(bytes) }));
   }
 
   async read(path: string): Promise<Uint8Array> {

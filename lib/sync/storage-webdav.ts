@@ -189,7 +189,7 @@ export class WebDavStorage implements SyncStorage {
       const res = await this.send(url, {
         method: 'PROPFIND',
         headers: { Depth: '1', 'Content-Type': 'application/xml; charset=utf-8' },
-        body: '<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/><d:getcontentlength/></d:prop></d:propfind>',
+        body: '<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/><d:getcontentlength/><d:getetag/><d:getlastmodified/></d:prop></d:propfind>',
       });
       if (res.status !== 207) {
         if (res.status === 404 && url.href === this.root.href) {
@@ -214,7 +214,7 @@ export class WebDavStorage implements SyncStorage {
         if (e.folder) {
           if (depth < MAX_DEPTH) await walk(this.folderUrl(rel.slice(0, -1)), depth + 1);
         } else {
-          out.push({ path: rel, size: e.size });
+          out.push({ path: rel, size: e.size, ...(e.stamp ? { stamp: e.stamp } : {}) });
         }
       }
     };

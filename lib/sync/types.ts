@@ -59,6 +59,11 @@ export interface SyncFileEntry {
   /** Relative to the folder the user chose, with `/`. */
   path: string;
   size: number;
+  /**
+   * The place's mark of this version of the file, where it gives one (a WebDAV ETag or modified time, a folder file's
+   * modified time): it changes when the file is written again, so its writer reads again only a file marked anew.
+   */
+  stamp?: string;
 }
 
 /** What went wrong with a sync place, for the status line in the user's words. */

@@ -11,7 +11,12 @@ export interface DavEntry {
   path: string;
   folder: boolean;
   size: number;
+  /** The file's ETag, else its modified time, as the server wrote it (at most MAX_STAMP characters). */
+  stamp?: string;
 }
+
+/** An ETag or a date is a few dozen characters; a longer one is not kept (the server's answer is hostile input). */
+const MAX_STAMP = 200;
 
 const parser = new XMLParser({
   removeNSPrefix: true,
@@ -25,7 +30,7 @@ const asArray = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Arra
 
 interface PropStat {
   status?: string;
-  prop?: { resourcetype?: { collection?: unknown } | string; getcontentlength?: string };
+  prop?: { resourcetype?: { collection?: unknown } | string; getcontentlength?: string; getetag?: unknown; getlastmodified?: unknown };
 }
 
 /** The entries of a multistatus body; `base` resolves relative hrefs. Throws on a body that is not one. */
@@ -47,7 +52,9 @@ export function parseMultistatus(xml: string, base: string): DavEntry[] {
     const rt = prop.resourcetype;
     const folder = typeof rt === 'object' && rt !== null && 'collection' in rt;
     const size = Number(prop.getcontentlength ?? 0);
-    out.push({ path, folder, size: Number.isFinite(size) && size >= 0 ? size : 0 });
+    const mark = [prop.getetag, prop.getlastmodified].find((x): x is string => typeof x === 'string' && x.trim() !== '')?.trim();
+    const stamp = mark && mark.length <= MAX_STAMP ? mark : undefined;
+    out.push({ path, folder, size: Number.isFinite(size) && size >= 0 ? size : 0, ...(stamp ? { stamp } : {}) });
   }
   return out;
 }

@@ -18,7 +18,7 @@ describe('the sync bench counts what a pass writes', () => {
     expect(s.removed).toBe(1);
     s.reset();
     expect({ written: s.written, files: s.files, removed: s.removed }).toEqual({ written: 0, files: 0, removed: 0 });
-    expect(await s.list()).toEqual([{ path: 'backstory/v/snap/d/00000001.bin', size: 1200 }]);
+    expect(await s.list()).toEqual([{ path: 'backstory/v/snap/d/00000001.bin', size: 1200, stamp: expect.any(String) }]);
   });
 
   it('adds up every file of the folder, by kind', () => {

@@ -165,6 +165,45 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
     expect(await b.texts()).toEqual({ x: 'The lease renews in April.', y: 'Dana wants the report by Friday.' });
   });
 
+  it.each(['memory', 'webdav'] as const)('a segment changed in the folder at the same size: its writer finds it by the mark the place gives a file written again, says so once, and writes its memory again, so the others move past it (%s)', async (where) => {
+    const { folder, a, b } = await pair([], (await restorableFolder(where, 'changed in place')).folder);
+    await a.add([{ id: 'x', text: 'The lease renews in April.' }]);
+    await a.pass();
+    const [path, bytes] = await newestSegment(folder, a);
+    await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
+    await a.pass();
+    // One byte in the middle flipped: the size the writer checks stays the same.
+    const changed = bytes.slice();
+    changed[changed.length >> 1] ^= 0xff;
+    await replace(folder, path, changed);
+    expect((await b.pass())?.problems.join(' ')).toContain(path);
+    expect(await b.texts()).toEqual({});
+    expect((await a.pass())?.problems).toEqual([expect.stringMatching(/changed or cut short in the folder .* written again/)]);
+    expect((await a.pass())?.problems).toEqual([]);
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'The lease renews in April.', y: 'Dana wants the report by Friday.' });
+  });
+
+  it.each(['memory', 'webdav'] as const)('a segment written again with the bytes it had (an engine copying it back) is read once by its writer, and nothing is said or written (%s)', async (where) => {
+    const { folder, a, b } = await pair([], (await restorableFolder(where, 'copied back')).folder);
+    await a.add([{ id: 'x', text: 'The lease renews in April.' }]);
+    await a.pass();
+    await a.pass();
+    const [path, bytes] = await newestSegment(folder, a);
+    await replace(folder, path, bytes);
+    const reads: string[] = [];
+    const read = folder.read.bind(folder);
+    folder.read = (p: string) => (reads.push(p), read(p));
+    const before = (await folder.list()).map((f) => f.path).sort();
+    expect((await a.pass())?.problems).toEqual([]);
+    expect(reads).toEqual([path]);
+    expect((await a.pass())?.problems).toEqual([]);
+    expect(reads).toEqual([path]);
+    expect((await folder.list()).map((f) => f.path).sort()).toEqual(before);
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'The lease renews in April.' });
+  });
+
   it.each(['memory', 'webdav'] as const)('a folder put back to an older copy while its writer is gone for good: a device that applied the lost segments writes them again (%s)', async (where) => {
     const day = 86_400_000;
     // The Laptop is lost as well as its two segments: nothing in the folder says it wrote more.
@@ -222,6 +261,31 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
     await replace(folder, path, bytes.slice(0, bytes.length >> 1));
     const noticed = await a.pass();
     expect(noticed?.problems).toEqual([expect.stringMatching(/snapshot .*changed or cut short in the folder.* written again/)]);
+    expect((await a.pass())?.problems).toEqual([]);
+    const b = new Profile('B', folder);
+    await b.connect();
+    await b.pass();
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'The lease renews in March.' });
+    expect(b.settings.rank).toEqual(a.settings.rank);
+  });
+
+  it.each([
+    ['a part', 'memory'],
+    ['a part', 'webdav'],
+    ['the manifest', 'memory'],
+    ['the manifest', 'webdav'],
+  ] as const)('a snapshot with %s changed in the folder at the same size: its writer finds it by the mark the place gives a file written again, says so once, and writes its memory again, so a new device joins (%s)', async (which, where) => {
+    const { folder } = await restorableFolder(where, `snapshot changed ${which}`);
+    const { a, paths, manifests } = await loneDeviceWithSnapshot(folder, 13);
+    expect((await a.pass())?.problems).toEqual([]);
+    const path = which === 'a part' ? (await paths()).filter(isPart).sort()[0] : (await manifests())[0];
+    const changed = await folder.read(path);
+    changed[changed.length >> 1] ^= 0xff;
+    await replace(folder, path, changed);
+    // Before the writer's next pass a new device cannot take the memory in from the snapshot it refuses.
+    expect(await newDeviceHolds(folder)).toEqual({});
+    expect((await a.pass())?.problems).toEqual([expect.stringMatching(/snapshot .*changed or cut short in the folder.* written again/)]);
     expect((await a.pass())?.problems).toEqual([]);
     const b = new Profile('B', folder);
     await b.connect();

@@ -81,19 +81,23 @@ class MemFile implements FileHandle {
     }
   }
 
-  async getFile(): Promise<Blob> {
-    return new Blob([this.bytes]);
+  /** When it was last written, as a disk keeps it (each write a later millisecond). */
+  written = 0;
+
+  async getFile(): Promise<File> {
+    return new File([this.bytes], this.name, { lastModified: this.written });
   }
 
   async createWritable() {
     let pending = new Uint8Array(0);
     return {
       write: async (data: Uint8Array<ArrayBuffer>) => void (pending = data.slice()),
-      close: async () => void (this.bytes = pending),
+      close: async () => void ((this.bytes = pending), (this.written = ++writes)),
     };
   }
 }
 
+let writes = 0;
 const bytes = (s: string) => new TextEncoder().encode(s);
 
 const problem = placeProblem;
@@ -105,9 +109,10 @@ describe('a local folder (File System Access API)', () => {
       const s = new FolderStorage(root, { moves: withMove });
       await s.create('backstory/v/log/dev/00000001.bin', bytes('first'));
       await s.create('backstory-vault-x.json', bytes('{}'));
-      expect((await s.list()).sort((a, b) => (a.path < b.path ? -1 : 1))).toEqual([
-        { path: 'backstory-vault-x.json', size: 2 },
-        { path: 'backstory/v/log/dev/00000001.bin', size: 5 },
+      const listed = (await s.list()).sort((a, b) => (a.path < b.path ? -1 : 1));
+      expect(listed).toEqual([
+        { path: 'backstory-vault-x.json', size: 2, stamp: expect.any(String) },
+        { path: 'backstory/v/log/dev/00000001.bin', size: 5, stamp: expect.any(String) },
       ]);
       expect(new TextDecoder().decode(await s.read('backstory/v/log/dev/00000001.bin'))).toBe('first');
       expect(await problem(s.create('backstory-vault-x.json', bytes('other')))).toBe('exists');
@@ -118,6 +123,11 @@ describe('a local folder (File System Access API)', () => {
       await s.remove('backstory/v/log/dev/00000001.bin');
       await s.remove('backstory/v/log/dev/00000001.bin');
       expect(await problem(s.read('backstory/v/log/dev/00000001.bin'))).toBe('gone');
+      // Written again at the same size: listed with another stamp (its writer reads it again by that).
+      await s.create('backstory/v/log/dev/00000001.bin', bytes('other'));
+      const again = (await s.list()).find((e) => e.path === 'backstory/v/log/dev/00000001.bin')!;
+      expect(again.size).toBe(5);
+      expect(again.stamp).not.toBe(listed[1].stamp);
       expect(await problem(s.read('../x'))).toBe('refused');
     });
   }

@@ -35,6 +35,20 @@ describe('reading a WebDAV listing', () => {
     ]);
   });
 
+  it("keeps each file's ETag as its stamp, else its modified time; an overlong or odd one is not kept", () => {
+    const entry = (prop: string) => `<d:response><d:href>/f/${Math.random().toString(36).slice(2)}.bin</d:href><d:propstat><d:prop><d:resourcetype/><d:getcontentlength>9</d:getcontentlength>${prop}</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>`;
+    const xml = `<?xml version="1.0"?><d:multistatus xmlns:d="DAV:">${[
+      '<d:getetag>"5f2b1c3d9"</d:getetag><d:getlastmodified>Mon, 07 Dec 2026 09:00:00 GMT</d:getlastmodified>',
+      '<d:getlastmodified> Mon, 07 Dec 2026 09:00:01 GMT </d:getlastmodified>',
+      `<d:getetag>"${'e'.repeat(5000)}"</d:getetag>`,
+      '<d:getetag><d:x>nested</d:x></d:getetag>',
+      '',
+    ].map(entry).join('')}</d:multistatus>`;
+    expect(parseMultistatus(xml, 'https://h.example/f/').map((e) => e.stamp)).toEqual([
+      '"5f2b1c3d9"', 'Mon, 07 Dec 2026 09:00:01 GMT', undefined, undefined, undefined,
+    ]);
+  });
+
   it('does not expand entities a hostile server declares (a billion laughs)', () => {
     let entities = '<!ENTITY a0 "xxxxxxxxxx">';
     for (let i = 1; i < 10; i++) entities += `<!ENTITY a${i} "${`&a${i - 1};`.repeat(10)}">`;

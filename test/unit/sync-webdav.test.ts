@@ -42,24 +42,30 @@ describe('a WebDAV folder (rclone serve webdav)', () => {
     await s.create("backstory/v/log/dev/00000001 (Jo's conflicted copy 2026-12-06).bin", bytes('copy'));
     await s.create('backstory/v/snap/dev/00000001.bin', bytes('snapshot!'));
     const listed = (await s.list()).sort((a, b) => (a.path < b.path ? -1 : 1));
+    const stamp = expect.any(String);
     expect(listed).toEqual([
-      { path: 'backstory-vault-x.json', size: 7 },
-      { path: "backstory/v/log/dev/00000001 (Jo's conflicted copy 2026-12-06).bin", size: 4 },
-      { path: 'backstory/v/log/dev/00000001.bin', size: 5 },
-      { path: 'backstory/v/snap/dev/00000001.bin', size: 9 },
+      { path: 'backstory-vault-x.json', size: 7, stamp },
+      { path: "backstory/v/log/dev/00000001 (Jo's conflicted copy 2026-12-06).bin", size: 4, stamp },
+      { path: 'backstory/v/log/dev/00000001.bin', size: 5, stamp },
+      { path: 'backstory/v/snap/dev/00000001.bin', size: 9, stamp },
     ]);
+    // The server's mark of each file stays the same from one listing to the next.
+    expect((await s.list()).sort((a, b) => (a.path < b.path ? -1 : 1))).toEqual(listed);
     expect(text(await s.read('backstory/v/log/dev/00000001.bin'))).toBe('first');
     await s.remove('backstory/v/log/dev/00000001.bin');
     await s.remove('backstory/v/log/dev/00000001.bin'); // already gone: not an error
     expect(await problem(s.read('backstory/v/log/dev/00000001.bin'))).toBe('gone');
     expect((await s.list()).map((e) => e.path)).not.toContain('backstory/v/log/dev/00000001.bin');
+    // Written again at the same size, it is listed with another mark.
+    await s.create('backstory/v/log/dev/00000001.bin', bytes('other'));
+    expect((await s.list()).find((e) => e.path === 'backstory/v/log/dev/00000001.bin')?.stamp).not.toBe(listed[2].stamp);
     // A folder the user names when connecting is made if it is not there (once; later a missing one is gone).
     const fresh = new WebDavStorage({ url: `${base}/made on connect`, user: USER, password: PASS });
     expect(await problem(fresh.list())).toBe('gone');
     await fresh.makeFolder();
     await fresh.makeFolder();
     await fresh.create('x/y.bin', bytes('y'));
-    expect(await fresh.list()).toEqual([{ path: 'x/y.bin', size: 1 }]);
+    expect(await fresh.list()).toEqual([{ path: 'x/y.bin', size: 1, stamp }]);
     // A path that climbs out of the folder is refused before any request.
     expect(await problem(s.read('../secret'))).toBe('refused');
   });
