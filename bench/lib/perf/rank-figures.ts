@@ -122,7 +122,7 @@ export function rankSetups(n: number, corpus: SyntheticCorpus, withSameItems = f
  */
 export const WARM_RANKINGS = 40;
 /** Of the warm-up, how many of each setup's first rankings `first` takes the median of. */
-const FIRST_RANKINGS = 10;
+export const FIRST_RANKINGS = 10;
 
 /**
  * The full ranker (situation -> package, learning applied as the service applies it) over each setup, the same
