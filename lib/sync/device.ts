@@ -66,9 +66,10 @@ export interface DeviceState extends SyncDeviceRow {
    */
   segmentSizes?: Record<number, number>;
   /**
-   * This device's segments since its newest snapshot, and that snapshot's files (by `writtenKey`): the hash of the
-   * sealed bytes written, and the place's mark of the file (`SyncFileEntry.stamp`) as first listed after. A file listed
-   * with another mark is read again: if its bytes no longer hash as written, it was changed in place (`changedInPlace`).
+   * This device's file, its segments since its newest snapshot, and that snapshot's files (by `writtenKey`): the hash
+   * of the sealed bytes written, and the place's mark of the file (`SyncFileEntry.stamp`) as first listed after. A file
+   * listed with another mark is read again: if its bytes no longer hash as written, it was changed in place
+   * (`changedInPlace`, `LogWriter.mendDeviceFile`).
    */
   writtenFiles?: Record<string, WrittenFile>;
   snapshotBytes?: number;

@@ -6,7 +6,7 @@ import type { MemoryStore } from '../memory/store';
 import { dropOutbox, outboxRow, readDevice, readOutbox, writeDevice, writtenHash, writtenKey, type DeviceState, type OutboxRow, type SyncPlace } from './device';
 import { heldInWords, SETTINGS_ID, SyncFormatError, parseOps } from './fields';
 import { findVaults, mendHeader } from './folder-headers';
-import { headerPath, parseListing } from './folder-layout';
+import { devicePath, headerPath, parseListing } from './folder-layout';
 import { changedInPlace, findLosses, lookPast, noteWaiting } from './folder-losses';
 import { FolderReader, SnapshotPartError, type Applied } from './folder-reader';
 import { durationInWords, HybridClock, MAX_DRIFT, parseStamp, receiveAll, type ClockAhead } from './hlc';
@@ -217,7 +217,10 @@ async function onePass(deps: SyncDeps): Promise<PassReport | undefined> {
   if (await mendHeader(storage, listing, dev.vaultId, dev.header)) {
     say(`header ${now()}`, "The synced memory's header file was changed or cut short in the folder, so no new device could join; this device wrote it again.");
   }
-  if (await writer.mendDeviceFile(listing, dev.deviceName, dev.joinedAt)) {
+  const deviceKey = writtenKey(devicePath(dev.vaultId, dev.deviceId));
+  const mended = await writer.mendDeviceFile(listing, dev.deviceName, dev.joinedAt, dev.writtenFiles?.[deviceKey]);
+  dev.writtenFiles = { ...dev.writtenFiles, [deviceKey]: mended.file };
+  if (mended.wrote) {
     say(`device file ${now()}`, "This device's file in the folder was changed or cut short (or went), so other devices did not know it by its name or count it; it was written again.");
   }
   // Segments the folder lost (put back to an older copy) that this device can make up for: a segment and then a

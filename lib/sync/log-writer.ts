@@ -5,7 +5,8 @@ import { sameBytes, sha256, toHex } from './bytes';
 import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath, type FolderListing, type SnapshotSizes } from './folder-layout';
 import type { Applied } from './folder-reader';
 import { open, seal, sealJson, type SealingVault } from './seal';
-import { checkSegment, checkSnapshot, checkSnapshotPart, SNAPSHOT_VERSION, type SnapshotManifest } from './segment';
+import { checkDevice, checkSegment, checkSnapshot, checkSnapshotPart, SNAPSHOT_VERSION, type SnapshotManifest } from './segment';
+import { writtenHash, type WrittenFile } from './device';
 import { SyncPlaceError, type SegmentBody, type SyncOp, type SyncStorage } from './types';
 
 /** A sealed segment not yet known to be in the folder. The wiring keeps it (IndexedDB) and writes it again as it is. */
@@ -72,15 +73,36 @@ export class LogWriter {
   }
 
   /**
-   * Writes this device's file again where the folder lists none of it (an engine's copy included) at the size it seals
-   * to: changed or cut short there, or gone, other devices that had not read it knew this device by no name and did
-   * not count it. (Sealed again, its bytes differ but not its size.) True when it was written.
+   * Writes this device's file again where the folder holds none of it as written: neither the file under its name nor
+   * an engine's copy has the bytes `written` says (before that is known: opens as this device's file, whatever its
+   * size, as another version may write it). The file under its name listed with the mark it had when last found so is
+   * not read again. Changed or cut short there, or gone, other devices that had not read it knew this device by no
+   * name and did not count it. Returns whether it was written, and the file as it now stands, for the next pass.
    */
-  async mendDeviceFile(listing: FolderListing, name: string, joinedAt: number): Promise<boolean> {
+  async mendDeviceFile(listing: FolderListing, name: string, joinedAt: number, written?: WrittenFile): Promise<{ wrote: boolean; file: WrittenFile }> {
+    const mine = listing.devices.filter((f) => f.device === this.device).sort((a, b) => Number(a.copy) - Number(b.copy));
+    const own = mine[0]?.copy === false ? mine[0] : undefined;
+    if (written?.stamp !== undefined && own?.stamp === written.stamp) return { wrote: false, file: written };
+    for (const f of mine) {
+      const bytes = await this.existing(f.path);
+      if (!bytes) continue;
+      const hash = writtenHash(toHex(await sha256(bytes)));
+      if (written ? hash !== written.hash : !(await this.opensAsDevice(bytes))) continue;
+      const stamp = f === own ? f.stamp : written?.stamp;
+      return { wrote: false, file: { hash, ...(stamp !== undefined ? { stamp } : {}) } };
+    }
     const bytes = await this.deviceFile(name, joinedAt);
-    if (listing.devices.some((f) => f.device === this.device && f.size === bytes.length)) return false;
     await writeOver(this.storage, devicePath(this.vault.vaultId, this.device), bytes);
-    return true;
+    return { wrote: true, file: { hash: writtenHash(toHex(await sha256(bytes))) } };
+  }
+
+  /** Whether `bytes` are this device's file, sealed with this memory's key. */
+  private async opensAsDevice(bytes: Uint8Array): Promise<boolean> {
+    try {
+      return checkDevice(await open(this.vault, 'device', bytes)).device === this.device;
+    } catch {
+      return false;
+    }
   }
 
   private deviceFile(name: string, joinedAt: number): Promise<Uint8Array> {

@@ -147,8 +147,8 @@ export async function writeSnapshot(db: BackstoryDB, dev: DeviceState, writer: L
   await db.syncState.bulkDelete(dropped);
   dev.snapshotSeq = seq;
   dev.segmentSizes = Object.fromEntries(Object.entries(dev.segmentSizes ?? {}).filter(([k]) => Number(k) > seq));
-  // The segments after the snapshot, and the snapshot's own files, from now on.
-  const later = Object.entries(dev.writtenFiles ?? {}).filter(([key]) => key.startsWith('log/') && parseInt(key.slice(4), 10) > seq);
+  // The device file, the segments after the snapshot, and the snapshot's own files, from now on.
+  const later = Object.entries(dev.writtenFiles ?? {}).filter(([key]) => key.startsWith('devices/') || (key.startsWith('log/') && parseInt(key.slice(4), 10) > seq));
   dev.writtenFiles = Object.fromEntries([...later, ...Object.entries(hashes).map(([path, hash]) => [writtenKey(path), { hash: writtenHash(hash) }])]);
   dev.snapshotCovers = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
   dev.snapshotParts = parts;

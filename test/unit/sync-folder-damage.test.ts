@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { readDevice } from '../../lib/sync/device';
+import { readDevice, writeDevice } from '../../lib/sync/device';
 import { MemoryStorage } from '../../lib/sync/storage-memory';
 import { SyncPlaceError } from '../../lib/sync/types';
 import { parseListing } from '../../lib/sync/folder-layout';
 import { mendHeader } from '../../lib/sync/folder-headers';
+import { open, sealJson } from '../../lib/sync/seal';
+import { checkDevice } from '../../lib/sync/segment';
 import { Profile, noise, newestSegment, replace, headerFile, isPart, loneDeviceWithSnapshot, newDeviceHolds, pair, restorableFolder, restoredAfterTwoChanges } from './sync-profiles';
 
 describe('sync through a folder whose files are cut, changed, lost or put back', () => {
@@ -29,13 +31,20 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
     expect(await newDeviceHolds(folder)).toEqual({ x: 'The lease renews in March.' });
   });
 
-  it.each(['memory', 'webdav'] as const)('a device file cut short in the folder: its device writes it again and says so once, and the others count that device again (%s)', async (where) => {
-    const { folder, a, b } = await pair([{ id: 'x', text: 'The lease renews in March.' }], (await restorableFolder(where, 'device file cut short')).folder);
+  it.each([
+    ['cut short', 'memory'],
+    ['cut short', 'webdav'],
+    ['changed at the same size', 'memory'],
+    ['changed at the same size', 'webdav'],
+  ] as const)('a device file %s in the folder: its device writes it again and says so once, and the others count that device again (%s)', async (how, where) => {
+    const { folder, a, b } = await pair([{ id: 'x', text: 'The lease renews in March.' }], (await restorableFolder(where, `device file ${how}`)).folder);
     expect((await b.pass())?.devices).toBe(2);
     const id = (await readDevice(a.db))!.deviceId;
     const path = (await folder.list()).map((f) => f.path).find((p) => p.includes('/devices/') && p.includes(id))!;
     const bytes = await folder.read(path);
-    await replace(folder, path, bytes.slice(0, bytes.length >> 1));
+    const changed = bytes.slice();
+    changed[changed.length >> 1] ^= 0xff;
+    await replace(folder, path, how === 'cut short' ? bytes.slice(0, bytes.length >> 1) : changed);
     // To a device that had not read it (a new one, or one whose worker started again), A went with it: two devices.
     const c = new Profile('C', folder);
     await c.connect();
@@ -121,6 +130,31 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
     const listing = parseListing(await folder.list(), vaultId);
     expect(await Promise.all([mendHeader(folder, listing, vaultId, own), mendHeader(folder, listing, vaultId, own)])).toEqual([true, true]);
     expect(await folder.read(header)).toEqual(bytes);
+  });
+
+  it('a device file that an earlier version of this device wrote otherwise (another layout and size) is left as it is after an update, and nothing is said', async () => {
+    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }]);
+    const dev = (await readDevice(a.db))!;
+    const path = (await folder.list()).map((f) => f.path).find((p) => p.includes(`/devices/${dev.deviceId}`))!;
+    const vault = { key: dev.vaultKey, digest: dev.digest, vaultId: dev.vaultId };
+    const body = checkDevice(await open(vault, 'device', await folder.read(path)));
+    const spaced = await sealJson(vault, 'device', JSON.stringify(body, null, 2));
+    expect(spaced.length).not.toBe((await folder.read(path)).length);
+    await replace(folder, path, spaced);
+    // The device's state as that version left it: nothing kept of the files it wrote.
+    await writeDevice(a.db, { ...(await readDevice(a.db))!, writtenFiles: undefined });
+    for (let k = 0; k < 3; k++) expect((await a.pass())?.problems).toEqual([]);
+    expect(await folder.read(path)).toEqual(spaced);
+  });
+
+  it('quiet passes do not read the device file again while the place lists it as it was', async () => {
+    const { folder, a } = await pair([{ id: 'x', text: 'The lease renews in March.' }]);
+    await a.pass();
+    const reads: string[] = [];
+    const read = folder.read.bind(folder);
+    folder.read = (p: string) => (reads.push(p), read(p));
+    for (let k = 0; k < 3; k++) expect((await a.pass())?.problems).toEqual([]);
+    expect(reads.filter((p) => p.includes('/devices/'))).toEqual([]);
   });
 
   it('a header file of the same memory written otherwise (another layout, as another version may write it) is left as it is', async () => {
