@@ -9,7 +9,7 @@ import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'no
 import { launchExtension } from '../../../test/e2e/harness';
 import { createItem } from '../../../lib/memory/normalize';
 import { SyntheticCorpus } from './synthetic';
-import { PACK_SIZE_SRC, SEED_SRC, stopAsAfterBrowserStart } from './browser';
+import { PACK_SIZE_SRC, SEED_SRC, openPanelNotingCards, stopAsAfterBrowserStart } from './browser';
 
 const n = Number(process.env.N ?? 10000);
 const rounds = Number(process.env.ROUNDS ?? 10);
@@ -58,15 +58,17 @@ try {
     const t0 = Date.now();
     const wall0 = t0;
     const events: string[] = [];
-    const pg = await h.context.newPage();
     const name = (u: string) => u.split('/').pop()!.split('?')[0];
-    pg.on('request', (r) => events.push(`req ${Date.now() - t0} ${name(r.url())}`));
-    pg.on('requestfinished', (r) => events.push(`fin ${Date.now() - t0} ${name(r.url())}`));
+    h.context.once('page', (pg) => {
+      pg.on('request', (r) => events.push(`req ${Date.now() - t0} ${name(r.url())}`));
+      pg.on('requestfinished', (r) => events.push(`fin ${Date.now() - t0} ${name(r.url())}`));
+    });
     let first = -1;
+    let pg: Awaited<ReturnType<typeof openPanelNotingCards>>['panel'] | undefined;
     try {
-      await pg.goto(`chrome-extension://${h.extensionId}/sidepanel.html?tab=${tabId}`, { timeout: 45_000 });
-      await pg.locator('[data-testid="card"]').first().waitFor({ timeout: 60_000 });
-      first = Date.now() - t0;
+      const opened = await openPanelNotingCards(h, tabId);
+      pg = opened.panel;
+      first = (await opened.firstCard(60_000)) - t0;
     } catch (e) {
       first = Date.now() - t0;
       events.push(`FAILED ${String(e).split('\n')[0]}`);
@@ -96,7 +98,7 @@ try {
         console.log(`  trace: ${f}`);
       }
     }
-    await pg.close();
+    await pg?.close();
   }
   const s = [...results].sort((a, b) => a - b);
   const pct = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
