@@ -8,6 +8,14 @@ import { open, sealJson } from '../../lib/sync/seal';
 import { checkDevice } from '../../lib/sync/segment';
 import { Profile, noise, newestSegment, replace, headerFile, isPart, loneDeviceWithSnapshot, newDeviceHolds, pair, restorableFolder, restoredAfterTwoChanges } from './sync-profiles';
 
+/** A file's bytes cut to half, or with the byte in their middle flipped (the same size). */
+function damaged(bytes: Uint8Array, how: 'cut short' | 'changed at the same size'): Uint8Array {
+  if (how === 'cut short') return bytes.slice(0, bytes.length >> 1);
+  const changed = bytes.slice();
+  changed[changed.length >> 1] ^= 0xff;
+  return changed;
+}
+
 describe('sync through a folder whose files are cut, changed, lost or put back', () => {
   it('says so in words when the synced memory was taken out of the folder', async () => {
     const folder = new MemoryStorage();
@@ -41,10 +49,7 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
     expect((await b.pass())?.devices).toBe(2);
     const id = (await readDevice(a.db))!.deviceId;
     const path = (await folder.list()).map((f) => f.path).find((p) => p.includes('/devices/') && p.includes(id))!;
-    const bytes = await folder.read(path);
-    const changed = bytes.slice();
-    changed[changed.length >> 1] ^= 0xff;
-    await replace(folder, path, how === 'cut short' ? bytes.slice(0, bytes.length >> 1) : changed);
+    await replace(folder, path, damaged(await folder.read(path), how));
     // To a device that had not read it (a new one, or one whose worker started again), A went with it: two devices.
     const c = new Profile('C', folder);
     await c.connect();
@@ -181,35 +186,21 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
     expect(await a.texts()).toEqual(want);
   });
 
-  it.each(['memory', 'webdav'] as const)('a segment cut short in the folder after it was written: its writer finds it by its size, says so once, and writes its memory again, so the others move past it (%s)', async (where) => {
-    const { folder, a, b } = await pair([], (await restorableFolder(where, 'cut short')).folder);
+  it.each([
+    ['cut short', 'memory'],
+    ['cut short', 'webdav'],
+    ['changed at the same size', 'memory'],
+    ['changed at the same size', 'webdav'],
+  ] as const)('a segment %s in the folder after it was written: its writer finds it (by its size, or by the mark the place gives a file written again), says so once, and writes its memory again, so the others move past it (%s)', async (how, where) => {
+    const { folder, a, b } = await pair([], (await restorableFolder(where, `segment ${how}`)).folder);
     await a.add([{ id: 'x', text: 'The lease renews in April.' }]);
     await a.pass();
     const [path, bytes] = await newestSegment(folder, a);
     await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
     await a.pass();
-    // The server's disk, a restore or a hand: the file stays, half of it.
-    await replace(folder, path, bytes.slice(0, bytes.length >> 1));
-    expect((await b.pass())?.problems.join(' ')).toContain(path);
-    expect(await b.texts()).toEqual({});
-    const noticed = await a.pass();
-    expect(noticed?.problems).toEqual([expect.stringMatching(/changed or cut short in the folder .* written again/)]);
-    expect((await a.pass())?.problems).toEqual([]);
-    await b.pass();
-    expect(await b.texts()).toEqual({ x: 'The lease renews in April.', y: 'Dana wants the report by Friday.' });
-  });
-
-  it.each(['memory', 'webdav'] as const)('a segment changed in the folder at the same size: its writer finds it by the mark the place gives a file written again, says so once, and writes its memory again, so the others move past it (%s)', async (where) => {
-    const { folder, a, b } = await pair([], (await restorableFolder(where, 'changed in place')).folder);
-    await a.add([{ id: 'x', text: 'The lease renews in April.' }]);
-    await a.pass();
-    const [path, bytes] = await newestSegment(folder, a);
-    await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
-    await a.pass();
-    // One byte in the middle flipped: the size the writer checks stays the same.
-    const changed = bytes.slice();
-    changed[changed.length >> 1] ^= 0xff;
-    await replace(folder, path, changed);
+    // The server's disk, a restore or a hand: half of the file stays, or one byte in its middle is flipped (the size
+    // the writer checks stays the same).
+    await replace(folder, path, damaged(bytes, how));
     expect((await b.pass())?.problems.join(' ')).toContain(path);
     expect(await b.texts()).toEqual({});
     expect((await a.pass())?.problems).toEqual([expect.stringMatching(/changed or cut short in the folder .* written again/)]);
@@ -281,42 +272,17 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
     expect(b.settings.rank).toEqual(a.settings.rank);
   });
 
-  it.each([
-    ['a part', 'memory'],
-    ['a part', 'webdav'],
-    ['the manifest', 'memory'],
-    ['the manifest', 'webdav'],
-  ] as const)('a snapshot with %s cut short in the folder after it was written: its writer finds it by its size, says so once, and writes its memory again, so a new device joins (%s)', async (which, where) => {
-    const { folder } = await restorableFolder(where, `snapshot cut short ${which}`);
-    // Then the server's disk, a restore or a hand leaves half of one of the snapshot's files.
+  it.each(
+    (['cut short', 'changed at the same size'] as const).flatMap((how) =>
+      (['a part', 'the manifest'] as const).flatMap((which) => (['memory', 'webdav'] as const).map((where) => [which, how, where] as const)),
+    ),
+  )('a snapshot with %s %s in the folder after it was written: its writer finds it (by its size, or by the mark the place gives a file written again), says so once, and writes its memory again, so a new device joins (%s)', async (which, how, where) => {
+    const { folder } = await restorableFolder(where, `snapshot ${how} ${which}`);
     const { a, paths, manifests } = await loneDeviceWithSnapshot(folder, 11);
-    const path = which === 'a part' ? (await paths()).filter(isPart).sort()[0] : (await manifests())[0];
-    const bytes = await folder.read(path);
-    await replace(folder, path, bytes.slice(0, bytes.length >> 1));
-    const noticed = await a.pass();
-    expect(noticed?.problems).toEqual([expect.stringMatching(/snapshot .*changed or cut short in the folder.* written again/)]);
     expect((await a.pass())?.problems).toEqual([]);
-    const b = new Profile('B', folder);
-    await b.connect();
-    await b.pass();
-    await b.pass();
-    expect(await b.texts()).toEqual({ x: 'The lease renews in March.' });
-    expect(b.settings.rank).toEqual(a.settings.rank);
-  });
-
-  it.each([
-    ['a part', 'memory'],
-    ['a part', 'webdav'],
-    ['the manifest', 'memory'],
-    ['the manifest', 'webdav'],
-  ] as const)('a snapshot with %s changed in the folder at the same size: its writer finds it by the mark the place gives a file written again, says so once, and writes its memory again, so a new device joins (%s)', async (which, where) => {
-    const { folder } = await restorableFolder(where, `snapshot changed ${which}`);
-    const { a, paths, manifests } = await loneDeviceWithSnapshot(folder, 13);
-    expect((await a.pass())?.problems).toEqual([]);
+    // Then the server's disk, a restore or a hand cuts one of the snapshot's files, or flips a byte in it.
     const path = which === 'a part' ? (await paths()).filter(isPart).sort()[0] : (await manifests())[0];
-    const changed = await folder.read(path);
-    changed[changed.length >> 1] ^= 0xff;
-    await replace(folder, path, changed);
+    await replace(folder, path, damaged(await folder.read(path), how));
     // Before the writer's next pass a new device cannot take the memory in from the snapshot it refuses.
     expect(await newDeviceHolds(folder)).toEqual({});
     expect((await a.pass())?.problems).toEqual([expect.stringMatching(/snapshot .*changed or cut short in the folder.* written again/)]);
