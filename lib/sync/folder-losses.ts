@@ -96,8 +96,8 @@ export async function changedInPlace(storage: SyncStorage, folder: FolderListing
 
 /**
  * Whether this device's newest snapshot is in the folder with every part it was written with (`whole`), a file of it
- * gone (`gone`), or one changed in place (`changed`) or listed at another size than written, with no engine's copy at
- * the right size (`damaged`).
+ * gone (`gone`), or one changed in place (its path in `changed`) or listed at another size than written, with no
+ * engine's copy at the right size (`damaged`).
  */
 function snapshotState(listing: FolderListing, dev: DeviceState, changed: readonly string[]): 'whole' | 'gone' | 'damaged' {
   const me = dev.deviceId;

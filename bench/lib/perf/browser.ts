@@ -226,7 +226,6 @@ export const COLD_ROUNDS = 20;
 /** Rounds over this long count as stalled (the cold-start stall this bench exists to catch took 12-45 s). */
 export const STALL_MS = 5_000;
 
-/** A launched build with the bench's memory, ready for cold starts. */
 /**
  * Opens the side panel pinned to a tab (`Harness.openPanel`) and gives the wall time (`Date.now()` in the page) its
  * first card was on the page, checked at every animation frame. Playwright's locator waiting polls at growing
@@ -242,6 +241,7 @@ export async function openPanelNotingCards(h: Harness, tabId: number): Promise<{
   return { panel, firstCard };
 }
 
+/** A launched build with the bench's memory, ready for cold starts. */
 export interface ColdTarget {
   h: Harness;
   ext: Page;
