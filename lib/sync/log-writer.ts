@@ -34,15 +34,19 @@ export class LogForkError extends Error {
 }
 
 /**
- * The body of `bytes` when they are the file of `device` that `path` names (a segment, a snapshot's manifest or part,
- * with that device, number and part inside), sealed with the vault's key; undefined for junk, or another of its files
- * copied there.
+ * The body of `bytes` when they are the file of `device` that `path` names (its device file, a segment, a snapshot's
+ * manifest or part, with that device, number and part inside), sealed with the vault's key; undefined for junk, or
+ * another of its files copied there.
  */
 async function ownFileAt(vault: SealingVault & { vaultId: string }, device: string, path: string, bytes: Uint8Array): Promise<object | undefined> {
   const at = parseListing([{ path, size: bytes.length }], vault.vaultId);
   const says = <T extends { device?: unknown; seq?: unknown; part?: unknown }>(body: T, want: { device: string; seq: number; part?: number }) =>
     body.device === want.device && body.seq === want.seq && (want.part === undefined || body.part === want.part) ? body : undefined;
   try {
+    if (at.devices[0]?.device === device) {
+      const body = checkDevice(await open(vault, 'device', bytes));
+      return body.device === device ? body : undefined;
+    }
     if (at.segments[0]?.device === device) return says(checkSegment(await open(vault, 'segment', bytes)), at.segments[0]);
     if (at.snapshots[0]?.device === device) return says(checkSnapshot(await open(vault, 'snapshot', bytes)), at.snapshots[0]);
     if (at.parts[0]?.device === device) return says(checkSnapshotPart(await open(vault, 'snapshot-part', bytes)), at.parts[0]);
@@ -87,7 +91,7 @@ export class LogWriter {
       const bytes = await this.existing(f.path);
       if (!bytes) continue;
       const hash = writtenHash(toHex(await sha256(bytes)));
-      if (written ? hash !== written.hash : !(await this.opensAsDevice(bytes))) continue;
+      if (written ? hash !== written.hash : !(await ownFileAt(this.vault, this.device, f.path, bytes))) continue;
       const stamp = f === own ? f.stamp : written?.stamp;
       return { wrote: false, file: { hash, ...(stamp !== undefined ? { stamp } : {}) } };
     }
@@ -96,14 +100,6 @@ export class LogWriter {
     return { wrote: true, file: { hash: writtenHash(toHex(await sha256(bytes))) } };
   }
 
-  /** Whether `bytes` are this device's file, sealed with this memory's key. */
-  private async opensAsDevice(bytes: Uint8Array): Promise<boolean> {
-    try {
-      return checkDevice(await open(this.vault, 'device', bytes)).device === this.device;
-    } catch {
-      return false;
-    }
-  }
 
   private deviceFile(name: string, joinedAt: number): Promise<Uint8Array> {
     return seal(this.vault, 'device', { device: this.device, name: name.slice(0, 100), joinedAt });
