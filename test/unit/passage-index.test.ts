@@ -10,6 +10,8 @@ import type { Embedder } from '../../lib/embed/embedder';
 import { openMemoryDB } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
+import { IndexedMemory } from '../../lib/memory/index/memory-index';
+import { createItem } from '../../lib/memory/normalize';
 import { splitPassages } from '../../lib/memory/index/passages';
 import { PACK_KEY } from '../../lib/memory/pack';
 import { longNote } from './rank-fixtures';
@@ -236,6 +238,19 @@ describe('passages in the index', () => {
       { numRuns: 400 },
     );
     expect(inLaterPassage).toBeGreaterThan(20); // items holding the word only past their first passage were asked about
+  });
+
+  it('splits an edited item by its new text: a note that fit one passage and grew, and back', () => {
+    const mem = new IndexedMemory();
+    const medium = 'The garden shed needs a new roof before winter. '.repeat(8).trim(); // counted, and found to fit
+    const put = (text: string) => mem.put(createItem({ id: 'note', text, title: '', kind: 'evidence' }, Date.UTC(2025, 6, 1)));
+    put(medium);
+    expect(mem.passages('note')).toEqual([{ start: 0, end: medium.length }]);
+    expect(mem.passages('note')).toEqual([{ start: 0, end: medium.length }]);
+    put(longNote());
+    expect(mem.passages('note')).toEqual(splitPassages(longNote()));
+    put(`${medium} And the gutters.`);
+    expect(mem.passages('note')).toEqual([{ start: 0, end: medium.length + ' And the gutters.'.length }]);
   });
 
   it('keeps finding a passage after the index compacts its dead slots', () => {

@@ -4,7 +4,7 @@ import { LexicalIndex, RANK_LEXICAL } from './lexical-index';
 import { situationKeys } from './situation-keys';
 import { VectorIndex } from './vector-index';
 import { contentPrint, passagesOf } from './item-text';
-import { ownerOf, passageKey, type Passage } from './passages';
+import { ownerOf, PASSAGE_PIECES, passageKey, type Passage } from './passages';
 import { ResidentItems } from './resident-item';
 import { textReadsAsDecision } from './decision-words';
 import { HydratedItems, type ItemReader } from './hydrated-items';
@@ -47,6 +47,12 @@ export class IndexedMemory implements MemoryView {
   private parts = new Map<string, number>();
   /** Passages of items split into several, made on first use (dropped when the item changes). */
   private passageCache = new Map<string, Passage[]>();
+  /**
+   * Items long enough to need counting that were found to fit one passage (dropped when the item changes): the
+   * ranker asks of every candidate, and counting a medium item's word pieces at each ranking cost more than keeping
+   * its id.
+   */
+  private fitsWhole = new Set<string>();
 
   /** The whole items `get` answers with, and `hydrate` reads (lib/memory/index/hydrated-items.ts). */
   private readonly hydrated: HydratedItems;
@@ -111,10 +117,12 @@ export class IndexedMemory implements MemoryView {
   passages(id: string): readonly Passage[] {
     const item = this.get(id);
     if (!item) return [];
+    if (this.fitsWhole.has(id)) return [{ start: 0, end: item.text.length }];
     let ps = this.passageCache.get(id);
     if (!ps) {
       ps = passagesOf(item);
       if (ps.length > 1) this.passageCache.set(id, ps);
+      else if (item.text.length > PASSAGE_PIECES) this.fitsWhole.add(id);
     }
     return ps;
   }
@@ -203,6 +211,7 @@ export class IndexedMemory implements MemoryView {
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
     this.passageCache.delete(item.id);
+    this.fitsWhole.delete(item.id);
     this.hydrated.dropHydrated(item.id);
     this.prints.set(item.id, content);
     this.byId.set(item.id, this.reader ? headOf(item) : item);
@@ -256,6 +265,7 @@ export class IndexedMemory implements MemoryView {
     this.unkey(old);
     this.byId.delete(id);
     this.passageCache.delete(id);
+    this.fitsWhole.delete(id);
     this.hydrated.dropHydrated(id);
     this.prints.delete(id);
     this.setVectors(id, undefined);
