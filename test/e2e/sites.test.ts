@@ -71,10 +71,8 @@ describe('Gmail adapter', () => {
     expect(r.field?.text).not.toContain('Me'); // the signature is not the ask
     expect(r.field?.label).toBe('Message Body');
     // The watcher reported the same, debounced.
-    await page.waitForTimeout(200);
-    const all = await readings(page);
-    expect(all.at(-1)?.field?.text).toContain('over budget');
-    expect(all.length).toBeLessThanOrEqual(4);
+    await expect.poll(async () => (await readings(page)).at(-1)?.field?.text, { timeout: 5_000 }).toContain('over budget');
+    expect((await readings(page)).length).toBeLessThanOrEqual(4);
     await page.close();
   });
 
@@ -82,8 +80,7 @@ describe('Gmail adapter', () => {
     const page = await open(SITE_URLS.gmailCompose);
     await page.click('[role="dialog"] [aria-label="Message Body"]');
     await page.keyboard.type('draft');
-    await page.waitForTimeout(150);
-    expect((await readings(page)).at(-1)?.people).toContain('Ana Lima');
+    await expect.poll(async () => (await readings(page)).at(-1)?.people, { timeout: 5_000 }).toContain('Ana Lima');
     await page.evaluate(() => document.querySelector('[role="dialog"]')!.remove());
     await page.waitForTimeout(1400);
     expect(await page.evaluate(() => (window as any).__watcher.lastEditable())).toBeNull();
@@ -167,9 +164,8 @@ describe('ChatGPT and Claude adapters', () => {
 
   it('a reading is taken without focus too (the prompt box and the turns), and follows new turns through the scoped observer', async () => {
     const page = await open(SITE_URLS.chatgpt, '#prompt-textarea[contenteditable="true"]');
-    await page.waitForTimeout(150);
+    await expect.poll(async () => (await readings(page)).at(-1)?.adapter, { timeout: 5_000 }).toBe('chatgpt');
     let all = await readings(page);
-    expect(all.at(-1)?.adapter).toBe('chatgpt');
     expect(all.at(-1)?.turns).toHaveLength(4);
     // A reply arrives: the observer scoped to <main> produces a new reading without any focus or typing.
     await page.evaluate(() => {
@@ -178,9 +174,8 @@ describe('ChatGPT and Claude adapters', () => {
       turn.textContent = 'Also book a Douro valley day trip.';
       document.querySelector('main [role="presentation"]')!.append(turn);
     });
-    await page.waitForTimeout(200);
+    await expect.poll(async () => (await readings(page)).at(-1)?.turns?.at(-1), { timeout: 5_000 }).toBe('ChatGPT: Also book a Douro valley day trip.');
     all = await readings(page);
-    expect(all.at(-1)?.turns?.at(-1)).toBe('ChatGPT: Also book a Douro valley day trip.');
     const count = all.length;
     // Stopped: the observer is disconnected, nothing more is read.
     await page.evaluate(() => {
@@ -285,9 +280,7 @@ describe('Google Docs', () => {
     // The caret moves two paragraphs up with the keyboard (into the event-target iframe): a new reading, unprompted.
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('ArrowUp');
-    await page.waitForTimeout(200);
-    const last = (await readings(page)).at(-1);
-    expect(last?.field?.text).toMatch(/^Budget\nThe quarterly budget review/);
+    await expect.poll(async () => (await readings(page)).at(-1)?.field?.text, { timeout: 5_000 }).toMatch(/^Budget\nThe quarterly budget review/);
     await page.close();
   });
 
