@@ -4,7 +4,7 @@
 import type { BackstoryDB, SyncDeviceRow } from '../memory/db';
 import type { Applied } from './folder-reader';
 import type { PendingSegment } from './log-writer';
-import type { SnapshotSizes } from './folder-layout';
+import { segmentPath, snapshotPartPath, snapshotPath } from './folder-layout';
 import type { VaultHeader } from './vault';
 import type { SyncOp } from './types';
 
@@ -13,8 +13,13 @@ export type SyncPlace = { kind: 'webdav'; url: string; user: string; password: s
 
 /** One of this device's files as written (`DeviceState.writtenFiles`). */
 export interface WrittenFile {
-  /** The start of the hash of its sealed bytes (`writtenHash`). */
-  hash: string;
+  /** The start of the hash of its sealed bytes (`writtenHash`); not known for a file recorded by a version before it. */
+  hash?: string;
+  /**
+   * Its size as written: the folder listing it at another size (with no engine's copy at this one) changed or cut it
+   * (`findLosses`). Not known for a device file, or a part of a snapshot whose write stopped and that is not listed.
+   */
+  size?: number;
   /** The place's mark of it as first listed after it was written. */
   stamp?: string;
 }
@@ -55,21 +60,15 @@ export interface DeviceState extends SyncDeviceRow {
   snapshotCovers?: Record<string, number>;
   /** How many parts that snapshot has: it counts as covering only while every one is in the folder. */
   snapshotParts?: number;
-  /** The sizes its files were written at: it counts as covering only while the folder lists each at that size. */
-  snapshotSizes?: SnapshotSizes;
   opsSinceSnapshot: number;
   /** Bytes of segments this device wrote since its last snapshot, and that snapshot's size. */
   bytesSinceSnapshot?: number;
   /**
-   * The size of each segment this device wrote since its last snapshot (by seq): one the folder lists at another size
-   * was changed or cut short there, and devices that have not read it wait before it (`findLosses`).
-   */
-  segmentSizes?: Record<number, number>;
-  /**
    * This device's file, its segments since its newest snapshot, and that snapshot's files (by `writtenKey`): the hash
-   * of the sealed bytes written, and the place's mark of the file (`SyncFileEntry.stamp`) as first listed after. A file
-   * listed with another mark is read again: if its bytes no longer hash as written, it was changed in place
-   * (`changedInPlace`, `LogWriter.mendDeviceFile`).
+   * of the sealed bytes written, their size, and the place's mark of the file (`SyncFileEntry.stamp`) as first listed
+   * after. A file the folder lists at another size was changed or cut short there; one listed with another mark is read
+   * again, and if its bytes no longer hash as written, it was changed in place (`findLosses`, `changedInPlace`,
+   * `LogWriter.mendDeviceFile`). Devices that have not read a damaged segment wait before it.
    */
   writtenFiles?: Record<string, WrittenFile>;
   snapshotBytes?: number;
@@ -140,7 +139,33 @@ export async function dropOutbox(db: BackstoryDB, seq: number): Promise<void> {
 }
 
 export async function readDevice(db: BackstoryDB): Promise<DeviceState | undefined> {
-  return (await db.syncDevice.get(KEY)) as DeviceState | undefined;
+  const row = (await db.syncDevice.get(KEY)) as (DeviceState & SizesKeptApart) | undefined;
+  return row && withSizesInWrittenFiles(row);
+}
+
+/** How a version before `WrittenFile.size` kept the sizes of this device's files. */
+interface SizesKeptApart {
+  /** Each segment's size since the newest snapshot, by seq. */
+  segmentSizes?: Record<number, number>;
+  /** That snapshot's manifest's size and its parts', by part number. */
+  snapshotSizes?: { manifest: number; parts: Record<number, number> };
+}
+
+/** A device row written by a version that kept sizes apart, with them moved into `writtenFiles`. */
+function withSizesInWrittenFiles(row: DeviceState & SizesKeptApart): DeviceState {
+  const { segmentSizes, snapshotSizes, ...dev } = row;
+  if (!segmentSizes && !snapshotSizes) return row;
+  const written = { ...dev.writtenFiles };
+  const sized = (path: string, size: number | undefined) => {
+    const key = writtenKey(path);
+    if (typeof size === 'number' && written[key]?.size === undefined) written[key] = { ...written[key], size };
+  };
+  for (const [seq, size] of Object.entries(segmentSizes ?? {})) sized(segmentPath(dev.vaultId, dev.deviceId, Number(seq)), size);
+  if (snapshotSizes) {
+    sized(snapshotPath(dev.vaultId, dev.deviceId, dev.snapshotSeq), snapshotSizes.manifest);
+    for (const [part, size] of Object.entries(snapshotSizes.parts ?? {})) sized(snapshotPartPath(dev.vaultId, dev.deviceId, dev.snapshotSeq, Number(part)), size);
+  }
+  return { ...dev, writtenFiles: written };
 }
 
 export async function writeDevice(db: BackstoryDB, state: DeviceState): Promise<void> {

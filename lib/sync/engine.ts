@@ -401,8 +401,7 @@ async function flushOutbox(db: BackstoryDB, dev: DeviceState, writer: LogWriter,
     dev.seen[dev.deviceId] = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
     dev.wrote[dev.deviceId] = now();
     dev.bytesSinceSnapshot = (dev.bytesSinceSnapshot ?? 0) + pending.bytes.length;
-    dev.segmentSizes = { ...dev.segmentSizes, [pending.seq]: pending.bytes.length };
-    dev.writtenFiles = { ...dev.writtenFiles, [writtenKey(pending.path)]: { hash: writtenHash(pending.hash) } };
+    dev.writtenFiles = { ...dev.writtenFiles, [writtenKey(pending.path)]: { hash: writtenHash(pending.hash), size: pending.bytes.length } };
     const rows = store.rows(held, ids);
     await db.transaction('rw', [db.syncState, db.syncDevice], async () => {
       await store.write(rows);

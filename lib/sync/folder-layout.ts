@@ -43,16 +43,6 @@ export function snapshotPartPath(vaultId: string, device: string, seq: number, p
 /** The most parts a snapshot may have (its names have five digits). */
 export const MAX_SNAPSHOT_PARTS = 10 ** PART_DIGITS;
 
-/**
- * The sizes a snapshot's files were written at: one the folder lists at another size (with no engine's copy at the
- * right one) was changed or cut short there.
- */
-export interface SnapshotSizes {
-  manifest: number;
-  /** By part number. */
-  parts: Record<number, number>;
-}
-
 /** A file as its name places it. `copy` is true for an engine's duplicate. */
 export interface Placed {
   path: string;

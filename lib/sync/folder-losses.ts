@@ -1,7 +1,7 @@
 // What a folder lost (docs/sync.md, "Pruning" and "Reading"): segments gone with the folder put back to an older copy,
 // written again as a snapshot by their writer or by a device that applied them; and gaps that last, said.
 import { writtenHash, writtenKey, type DeviceState } from './device';
-import { missingSegments, type FolderListing } from './folder-layout';
+import { missingSegments, segmentPath, snapshotPartPath, snapshotPath, type FolderListing } from './folder-layout';
 import { sha256, toHex } from './bytes';
 import { SyncPlaceError, type SyncStorage } from './types';
 import type { FolderPlan } from './folder-reader';
@@ -47,13 +47,14 @@ export function findLosses(folder: FolderListing, dev: DeviceState, changed: rea
     const seqs = missingSegments(listing, device, seq).filter((k) => k > (mine[device] ?? 0));
     if (seqs.length) held.push({ device, seqs });
   }
-  const sizes = dev.segmentSizes ?? {};
   const listed = new Map<number, number[]>();
   for (const f of folder.segments) if (f.device === me) listed.set(f.seq, [...(listed.get(f.seq) ?? []), f.size]);
-  const damaged = Object.entries(sizes)
-    .map(([k, size]) => ({ seq: Number(k), size }))
-    .filter(({ seq, size }) => seq > dev.snapshotSeq && listed.has(seq) && !listed.get(seq)!.includes(size))
-    .map(({ seq }) => seq)
+  const damaged = [...listed]
+    .filter(([seq, sizes]) => {
+      const size = writtenSize(dev, segmentPath(dev.vaultId, me, seq));
+      return seq > dev.snapshotSeq && size !== undefined && !sizes.includes(size);
+    })
+    .map(([seq]) => seq)
     .concat(folder.segments.filter((f) => changed.includes(f.path) && f.seq > dev.snapshotSeq).map((f) => f.seq))
     .filter((seq, k, all) => all.indexOf(seq) === k)
     .sort((x, y) => x - y);
@@ -75,7 +76,7 @@ export async function changedInPlace(storage: SyncStorage, folder: FolderListing
     if (f.device !== dev.deviceId || f.copy || f.stamp === undefined) continue;
     const key = writtenKey(f.path);
     const was = written[key];
-    if (!was || was.stamp === f.stamp) continue;
+    if (!was?.hash || was.stamp === f.stamp) continue;
     if (was.stamp === undefined) {
       written[key] = { ...was, stamp: f.stamp };
       continue;
@@ -108,11 +109,17 @@ function snapshotState(listing: FolderListing, dev: DeviceState, changed: readon
   const parts = listing.parts.filter((p) => p.device === me && p.seq === dev.snapshotSeq);
   if (!Array.from({ length: n }, (_, k) => k).every((k) => parts.some((p) => p.part === k))) return 'gone';
   if ([...manifests, ...parts].some((f) => changed.includes(f.path))) return 'damaged';
-  const sizes = dev.snapshotSizes;
-  if (!sizes) return 'whole'; // written before the sizes were kept
+  // A size not known (a file written before sizes were kept) is taken as right.
   const atSize = (files: { size: number }[], size: number | undefined) => size === undefined || files.some((f) => f.size === size);
-  const right = atSize(manifests, sizes.manifest) && Array.from({ length: n }, (_, k) => k).every((k) => atSize(parts.filter((p) => p.part === k), sizes.parts[k]));
+  const right =
+    atSize(manifests, writtenSize(dev, snapshotPath(dev.vaultId, me, dev.snapshotSeq))) &&
+    Array.from({ length: n }, (_, k) => k).every((k) => atSize(parts.filter((p) => p.part === k), writtenSize(dev, snapshotPartPath(dev.vaultId, me, dev.snapshotSeq, k))));
   return right ? 'whole' : 'damaged';
+}
+
+/** The size this device wrote the file at `path` at, when it keeps it (`DeviceState.writtenFiles`). */
+function writtenSize(dev: DeviceState, path: string): number | undefined {
+  return dev.writtenFiles?.[writtenKey(path)]?.size;
 }
 
 const span = (seqs: readonly number[]) => (seqs.length === 1 ? `segment ${seqs[0]}` : `segments ${seqs[0]} to ${seqs.at(-1)}`);

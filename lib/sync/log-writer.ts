@@ -2,12 +2,20 @@
 // right `seq` and `prev`, snapshots, and removing its own files a newer snapshot of its own covers. A device writes
 // only under its own paths, so it never races another writer for a name.
 import { sameBytes, sha256, toHex } from './bytes';
-import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath, type FolderListing, type SnapshotSizes } from './folder-layout';
+import { devicePath, MAX_SNAPSHOT_PARTS, parseListing, segmentPath, snapshotPartPath, snapshotPath, type FolderListing } from './folder-layout';
 import type { Applied } from './folder-reader';
 import { open, seal, sealJson, type SealingVault } from './seal';
 import { checkDevice, checkSegment, checkSnapshot, checkSnapshotPart, SNAPSHOT_VERSION, type SnapshotManifest } from './segment';
 import { writtenHash, type WrittenFile } from './device';
 import { SyncPlaceError, type SegmentBody, type SyncOp, type SyncStorage } from './types';
+
+/** One file of a snapshot as `LogWriter.snapshot` wrote it (or found it, written before a stop). */
+export interface SnapshotFile {
+  /** The SHA-256 of its sealed bytes, hex (a part the manifest names otherwise: not known). */
+  hash?: string;
+  /** Its size (a part of a stopped write that is no longer listed: not known). */
+  size?: number;
+}
 
 /** A sealed segment not yet known to be in the folder. The wiring keeps it (IndexedDB) and writes it again as it is. */
 export interface PendingSegment {
@@ -91,7 +99,7 @@ export class LogWriter {
       const bytes = await this.existing(f.path);
       if (!bytes) continue;
       const hash = writtenHash(toHex(await sha256(bytes)));
-      if (written ? hash !== written.hash : !(await ownFileAt(this.vault, this.device, f.path, bytes))) continue;
+      if (written?.hash ? hash !== written.hash : !(await ownFileAt(this.vault, this.device, f.path, bytes))) continue;
       const stamp = f === own ? f.stamp : written?.stamp;
       return { wrote: false, file: { hash, ...(stamp !== undefined ? { stamp } : {}) } };
     }
@@ -127,35 +135,37 @@ export class LogWriter {
    * slice at a time in id order, go into parts of at most `partBytes` of JSON (or `PART_RECORDS` records), each sealed
    * and written as soon as it is full, then the manifest naming each part by the hash of its sealed bytes. Neither the
    * whole state nor more than one part is held. Parts left by a write that stopped before its manifest are removed
-   * first (no manifest names them). Returns the manifest's path, the bytes of every file written (or found there),
-   * each file's size (`SnapshotSizes`), and each file's hash by path.
+   * first (no manifest names them). Returns the manifest's path, the bytes of every file written (or found there), and
+   * each file's hash and size by path (`SnapshotFile`).
    */
   async snapshot(
     seq: number,
     covers: Readonly<Record<string, Applied>>,
     slices: AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>,
     opts: { partBytes?: number } = {},
-  ): Promise<{ path: string; size: number; parts: number; sizes: SnapshotSizes; hashes: Record<string, string> }> {
+  ): Promise<{ path: string; size: number; parts: number; files: Record<string, SnapshotFile> }> {
     const path = snapshotPath(this.vault.vaultId, this.device, seq);
     const listing = parseListing(await this.storage.list(), this.vault.vaultId);
     const left = listing.parts.filter((p) => p.device === this.device && p.seq === seq);
     const there = await this.existing(path);
     const made = there && (await ownFileAt(this.vault, this.device, path, there));
     if (there && made) {
-      // Written before a stop: as many parts as it names (some may have gone since), not as many as are found, each at
-      // the size it has now (the stopped write's bytes are not known).
-      const parts = Object.fromEntries(left.filter((p) => !p.copy).map((p) => [p.part, p.size]));
+      // Written before a stop: as many parts as it names (some may have gone since), not as many as are found, each
+      // with the hash the manifest names and the size it has now (the stopped write's bytes are not known).
       const named: unknown[] = 'parts' in made && Array.isArray(made.parts) ? made.parts : [];
-      const hashes: Record<string, string> = { [path]: toHex(await sha256(there)) };
-      named.forEach((h, k) => typeof h === 'string' && (hashes[snapshotPartPath(this.vault.vaultId, this.device, seq, k)] = h));
-      return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: named.length, sizes: { manifest: there.length, parts }, hashes };
+      const files: Record<string, SnapshotFile> = { [path]: { hash: toHex(await sha256(there)), size: there.length } };
+      named.forEach((h, k) => {
+        const found = left.find((p) => !p.copy && p.part === k);
+        files[snapshotPartPath(this.vault.vaultId, this.device, seq, k)] = { ...(typeof h === 'string' ? { hash: h } : {}), ...(found ? { size: found.size } : {}) };
+      });
+      return { path, size: there.length + left.reduce((n, p) => n + p.size, 0), parts: named.length, files };
     }
     // Another file there is what a cut-off upload of the manifest left, or junk: written over, with the parts.
     if (there) await this.storage.remove(path);
     for (const p of left) await this.storage.remove(p.path);
     const limit = opts.partBytes ?? PART_BYTES;
     const hashes: string[] = [];
-    const partSizes: Record<number, number> = {};
+    const files: Record<string, SnapshotFile> = {};
     let size = 0;
     let records = 0;
     let part: string[] = [];
@@ -165,9 +175,10 @@ export class LogWriter {
       if (hashes.length >= MAX_SNAPSHOT_PARTS) throw new Error(`A snapshot cannot have more than ${MAX_SNAPSHOT_PARTS} parts.`);
       const head = JSON.stringify({ device: this.device, seq, part: hashes.length });
       const sealed = await sealJson(this.vault, 'snapshot-part', `${head.slice(0, -1)},"records":[${part.join(',')}]}`);
-      await this.storage.create(snapshotPartPath(this.vault.vaultId, this.device, seq, hashes.length), sealed);
-      partSizes[hashes.length] = sealed.length;
+      const partPath = snapshotPartPath(this.vault.vaultId, this.device, seq, hashes.length);
+      await this.storage.create(partPath, sealed);
       hashes.push(toHex(await sha256(sealed)));
+      files[partPath] = { hash: hashes[hashes.length - 1], size: sealed.length };
       size += sealed.length;
       part = [];
       bytes = 0;
@@ -193,8 +204,8 @@ export class LogWriter {
     };
     const sealed = await seal(this.vault, 'snapshot', manifest);
     await this.storage.create(path, sealed);
-    const byPath = Object.fromEntries(hashes.map((h, k) => [snapshotPartPath(this.vault.vaultId, this.device, seq, k), h]));
-    return { path, size: size + sealed.length, parts: hashes.length, sizes: { manifest: sealed.length, parts: partSizes }, hashes: { ...byPath, [path]: toHex(await sha256(sealed)) } };
+    files[path] = { hash: toHex(await sha256(sealed)), size: sealed.length };
+    return { path, size: size + sealed.length, parts: hashes.length, files };
   }
 
   /**

@@ -143,16 +143,15 @@ export async function writeSnapshot(db: BackstoryDB, dev: DeviceState, writer: L
     }
   }
   const seq = dev.applied[dev.deviceId].seq;
-  const { size, parts, sizes, hashes } = await writer.snapshot(seq, dev.applied, records(), { partBytes });
+  const { size, parts, files } = await writer.snapshot(seq, dev.applied, records(), { partBytes });
   await db.syncState.bulkDelete(dropped);
   dev.snapshotSeq = seq;
-  dev.segmentSizes = Object.fromEntries(Object.entries(dev.segmentSizes ?? {}).filter(([k]) => Number(k) > seq));
   // The device file, the segments after the snapshot, and the snapshot's own files, from now on.
   const later = Object.entries(dev.writtenFiles ?? {}).filter(([key]) => key.startsWith('devices/') || (key.startsWith('log/') && parseInt(key.slice(4), 10) > seq));
-  dev.writtenFiles = Object.fromEntries([...later, ...Object.entries(hashes).map(([path, hash]) => [writtenKey(path), { hash: writtenHash(hash) }])]);
+  const own = Object.entries(files).map(([path, f]) => [writtenKey(path), { ...(f.hash ? { hash: writtenHash(f.hash) } : {}), ...(f.size === undefined ? {} : { size: f.size }) }]);
+  dev.writtenFiles = Object.fromEntries([...later, ...own]);
   dev.snapshotCovers = Object.fromEntries(Object.entries(dev.applied).map(([d, a]) => [d, a.seq]));
   dev.snapshotParts = parts;
-  dev.snapshotSizes = sizes;
   dev.snapshotBytes = size;
   dev.opsSinceSnapshot = 0;
   dev.bytesSinceSnapshot = 0;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { DeviceState } from '../../lib/sync/device';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { openMemoryDB } from '../../lib/memory/db';
+import { readDevice, writeDevice, type DeviceState } from '../../lib/sync/device';
 import type { FolderPlan } from '../../lib/sync/folder-reader';
 import { findLosses, LOST_AFTER_MS, lookPast, noteWaiting } from '../../lib/sync/folder-losses';
 import { parseListing } from '../../lib/sync/folder-layout';
@@ -28,8 +30,8 @@ describe('whether this device’s newest snapshot still stands for what it cover
   const me = 'nylrkhp6clg3cs32ssxn3pmqkm';
   // Its only snapshot (seq 3) covers segments 1 to 3, which its pruning removed: the folder holds the snapshot alone.
   const dev = {
-    deviceId: me, applied: { [me]: { seq: 3, hash: 'h' } }, snapshotSeq: 3, snapshotParts: 2,
-    snapshotSizes: { manifest: 300, parts: { 0: 2000, 1: 900 } }, snapshotCovers: { [me]: 3 },
+    vaultId: v, deviceId: me, applied: { [me]: { seq: 3, hash: 'h' } }, snapshotSeq: 3, snapshotParts: 2, snapshotCovers: { [me]: 3 },
+    writtenFiles: { 'snap/00000003.bin': { size: 300 }, 'snap/00000003p00000.bin': { size: 2000 }, 'snap/00000003p00001.bin': { size: 900 } },
   } as unknown as DeviceState;
   const snap = `backstory/${v}/snap/${me}/00000003`;
   const listing = (files: [string, number][]) => parseListing(files.map(([path, size]) => ({ path, size })), v);
@@ -51,5 +53,32 @@ describe('whether this device’s newest snapshot still stands for what it cover
   it('an engine’s copy at the size written keeps it standing (a reader takes the copy)', () => {
     const withCopy = listing([[`${snap}.bin`, 300], [`${snap}p00000.bin`, 1000], [`${snap}p00000 (1).bin`, 2000], [`${snap}p00001.bin`, 900]]);
     expect(findLosses(withCopy, dev)).toEqual(noLosses);
+  });
+});
+
+describe('a device row written by a version that kept the sizes of its files apart', () => {
+  const v = 'o2uxff4kdscdtb2bjch7l5caty';
+  const me = 'nylrkhp6clg3cs32ssxn3pmqkm';
+  const snap = `backstory/${v}/snap/${me}/00000003`;
+  const log = (seq: number) => `backstory/${v}/log/${me}/0000000${seq}.bin`;
+  const listing = (files: [string, number][]) => parseListing(files.map(([path, size]) => ({ path, size })), v);
+
+  it('still finds, after the update, a segment and a snapshot part the folder lists at other sizes', async () => {
+    const db = openMemoryDB('legacy-sizes', { indexedDB: new IDBFactory(), IDBKeyRange });
+    // As that version stored it: snapshot 3 in two parts, segments 4 and 5 after it, sizes apart, no writtenFiles.
+    await db.syncDevice.put({
+      key: 'device', vaultId: v, deviceId: me, applied: { [me]: { seq: 5, hash: 'h' } }, snapshotSeq: 3, snapshotParts: 2,
+      snapshotCovers: { [me]: 3 }, snapshotSizes: { manifest: 300, parts: { 0: 2000, 1: 900 } }, segmentSizes: { 4: 700, 5: 650 },
+    } as unknown as DeviceState);
+    const dev = (await readDevice(db))!;
+    const whole: [string, number][] = [[`${snap}.bin`, 300], [`${snap}p00000.bin`, 2000], [`${snap}p00001.bin`, 900], [log(4), 700], [log(5), 650]];
+    expect(findLosses(listing(whole), dev)).toEqual(noLosses);
+    expect(findLosses(listing(whole.map(([p, n]) => [p, p === log(5) ? 400 : n])), dev)).toEqual({ ...noLosses, damaged: [5] });
+    expect(findLosses(listing(whole.map(([p, n]) => [p, p.endsWith('p00001.bin') ? 899 : n])), dev)).toEqual({ ...noLosses, own: [1, 2, 3], damagedSnapshot: 3 });
+    // Written back in the new form, the sizes are kept once.
+    await writeDevice(db, dev);
+    expect(await db.syncDevice.get('device')).not.toHaveProperty('segmentSizes');
+    expect(await db.syncDevice.get('device')).not.toHaveProperty('snapshotSizes');
+    db.close();
   });
 });
