@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readDevice, writeDevice } from '../../lib/sync/device';
+import { readDevice, writeDevice, type DeviceState } from '../../lib/sync/device';
 import { MemoryStorage } from '../../lib/sync/storage-memory';
 import { SyncPlaceError } from '../../lib/sync/types';
 import { parseListing } from '../../lib/sync/folder-layout';
@@ -203,6 +203,26 @@ describe('sync through a folder whose files are cut, changed, lost or put back',
     await replace(folder, path, damaged(bytes, how));
     expect((await b.pass())?.problems.join(' ')).toContain(path);
     expect(await b.texts()).toEqual({});
+    expect((await a.pass())?.problems).toEqual([expect.stringMatching(/changed or cut short in the folder .* written again/)]);
+    expect((await a.pass())?.problems).toEqual([]);
+    await b.pass();
+    expect(await b.texts()).toEqual({ x: 'The lease renews in April.', y: 'Dana wants the report by Friday.' });
+  });
+
+  it.each(['memory', 'webdav'] as const)('a device updated from a version that kept its files\' sizes apart still finds a segment it wrote before the update cut short, and the others move past it (%s)', async (where) => {
+    const { folder, a, b } = await pair([], (await restorableFolder(where, 'segment cut short, sizes kept apart')).folder);
+    await a.add([{ id: 'x', text: 'The lease renews in April.' }]);
+    await a.pass();
+    const [path, bytes] = await newestSegment(folder, a);
+    await a.add([{ id: 'y', text: 'Dana wants the report by Friday.' }]);
+    await a.pass();
+    // A's row as that version stored it: each segment's size since the snapshot by seq, no record of hashes or marks.
+    const { writtenFiles, ...dev } = (await readDevice(a.db))!;
+    const segmentSizes = Object.fromEntries(Object.entries(writtenFiles ?? {}).flatMap(([key, f]) => (key.startsWith('log/') ? [[parseInt(key.slice(4), 10), f.size]] : [])));
+    expect(Object.keys(segmentSizes).length).toBeGreaterThanOrEqual(2);
+    await a.db.syncDevice.put({ ...dev, segmentSizes } as DeviceState);
+    await replace(folder, path, bytes.slice(0, bytes.length >> 1));
+    expect((await b.pass())?.problems.join(' ')).toContain(path);
     expect((await a.pass())?.problems).toEqual([expect.stringMatching(/changed or cut short in the folder .* written again/)]);
     expect((await a.pass())?.problems).toEqual([]);
     await b.pass();
