@@ -108,7 +108,6 @@ export class LogWriter {
     return { wrote: true, file: { hash: writtenHash(toHex(await sha256(bytes))) } };
   }
 
-
   private deviceFile(name: string, joinedAt: number): Promise<Uint8Array> {
     return seal(this.vault, 'device', { device: this.device, name: name.slice(0, 100), joinedAt });
   }
@@ -177,8 +176,9 @@ export class LogWriter {
       const sealed = await sealJson(this.vault, 'snapshot-part', `${head.slice(0, -1)},"records":[${part.join(',')}]}`);
       const partPath = snapshotPartPath(this.vault.vaultId, this.device, seq, hashes.length);
       await this.storage.create(partPath, sealed);
-      hashes.push(toHex(await sha256(sealed)));
-      files[partPath] = { hash: hashes[hashes.length - 1], size: sealed.length };
+      const hash = toHex(await sha256(sealed));
+      hashes.push(hash);
+      files[partPath] = { hash, size: sealed.length };
       size += sealed.length;
       part = [];
       bytes = 0;
