@@ -4,7 +4,7 @@ import { LexicalIndex, RANK_LEXICAL } from './lexical-index';
 import { situationKeys } from './situation-keys';
 import { VectorIndex } from './vector-index';
 import { contentPrint, passagesOf } from './item-text';
-import { ownerOf, PASSAGE_PIECES, passageKey, type Passage } from './passages';
+import { ownerOf, PASSAGE_PIECES, passageKey, passageKeys, type Passage } from './passages';
 import { ResidentItems } from './resident-item';
 import { textReadsAsDecision } from './decision-words';
 import { HydratedItems, type ItemReader } from './hydrated-items';
@@ -28,8 +28,11 @@ export class IndexedMemory implements MemoryView {
   private resident = new ResidentItems();
   /** `contentPrint` of each item, made while its text was at hand. */
   private prints = new Map<string, number>();
-  /** int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/memory/index/vector-index.ts. */
-  private vectors = new VectorIndex();
+  /**
+   * int8 codes + a scale per vector in typed arrays (388 bytes per item instead of 1,536): lib/memory/index/vector-index.ts.
+   * Passages' vectors are grouped under their item.
+   */
+  private vectors = passageVectors();
   /** Embeddings of `contextText(item, previous item of its thread)`: the item read with the turn before it. */
   private contextVectors = new VectorIndex();
   readonly lexicalIndex = new LexicalIndex(RANK_LEXICAL);
@@ -111,7 +114,7 @@ export class IndexedMemory implements MemoryView {
    * typed-array pass; an item of several passages scores its best passage's.
    */
   denseScores(queries: Float32Array[], weights: number[], limit?: number): Map<string, number> {
-    return this.vectors.scores(queries, weights, limit, this.parts.size ? ownerOf : undefined);
+    return this.vectors.scores(queries, weights, limit, this.parts.size > 0);
   }
   /** The passages of an item: its whole text as one unless it is longer than the model's window. */
   passages(id: string): readonly Passage[] {
@@ -128,10 +131,7 @@ export class IndexedMemory implements MemoryView {
   }
   /** Weighted mean cosine of the queries with each passage vector of an item, in passage order (none held: empty). */
   passageScores(id: string, queries: Float32Array[], weights: number[]): number[] {
-    const n = this.parts.get(id) ?? (this.vectors.has(id) ? 1 : 0);
-    const keys = Array.from({ length: n }, (_, k) => passageKey(id, k));
-    const got = this.vectors.scoresFor(keys, queries, weights);
-    return keys.map((k) => got.get(k) ?? 0);
+    return this.vectors.scoresOf(passageKeys(id, this.parts.get(id) ?? (this.vectors.has(id) ? 1 : 0)), queries, weights);
   }
   /** How many items have their vectors. */
   get vectorCount(): number {
@@ -194,7 +194,7 @@ export class IndexedMemory implements MemoryView {
 
   /** Forgets every vector and context vector (they were made by another model); items and the BM25 index stay. */
   clearVectors(): void {
-    this.vectors = new VectorIndex();
+    this.vectors = passageVectors();
     this.parts.clear();
     this.contextVectors = new VectorIndex();
   }
@@ -305,6 +305,11 @@ export function arrayMemoryView(
 }
 
 /** The item without its text and title (what a store-backed index keeps). */
+/** An empty vector index whose passages' vectors are grouped under their item (`ownerOf`). */
+function passageVectors(): VectorIndex {
+  return new VectorIndex(undefined, undefined, ownerOf);
+}
+
 function headOf(item: MemoryItem): ItemHead {
   const { text: _text, title: _title, ...head } = item;
   return head;

@@ -15,6 +15,11 @@ export function passageKey(id: string, k: number): string {
   return k === 0 ? id : `${id}\u0000${k}`;
 }
 
+/** The keys of an item's `n` passages, in passage order. */
+export function passageKeys(id: string, n: number): string[] {
+  return Array.from({ length: n }, (_, k) => passageKey(id, k));
+}
+
 /** The item an index key belongs to (`passageKey` read back). */
 export function ownerOf(key: string): string {
   const at = key.indexOf('\u0000');

@@ -37,6 +37,11 @@ export class VectorIndex {
   private ids: string[] = [];
   private slots = new Map<string, number>();
   /**
+   * Each slot's group (`groupOf` of its id), made when the vector is stored: `scores` keeps the best of a group under
+   * its key, and working the key out of every id at every pass cost the ranker a string search and a copy per slot.
+   */
+  private groups: string[] = [];
+  /**
    * Scratch for the top-`limit` cut in `bestSlots` (quickselect reorders it): Float64 as every other cut's, so the
    * shared quickselect sees one kind of array (a second kind had V8 drop the compiled `bestSlots` again and again).
    */
@@ -48,7 +53,8 @@ export class VectorIndex {
   /** The dimension is taken from the first vector stored while the index is empty (384 for the bundled model). */
   dim: number;
 
-  constructor(dim = 384, capacity = 1024) {
+  /** `groupOf`: the group a vector's id belongs to (an item's passages under the item); by default the id itself. */
+  constructor(dim = 384, capacity = 1024, private readonly groupOf: (id: string) => string = (id) => id) {
     this.dim = dim;
     this.allocate(capacity);
   }
@@ -71,6 +77,13 @@ export class VectorIndex {
       scales.set(this.scales.subarray(0, n));
     }
     Object.assign(this, { wasm, q16, scales, out, codes });
+  }
+
+  /** `groupOf(id)`, as the string the group's own vector is stored under when there is one (one copy of each key held). */
+  private groupKey(id: string): string {
+    const key = this.groupOf(id);
+    const own = this.slots.get(key);
+    return own === undefined ? key : this.ids[own];
   }
 
   get size(): number {
@@ -99,6 +112,7 @@ export class VectorIndex {
       slot = this.ids.length;
       if (slot >= this.scales.length) this.grow();
       this.ids.push(id);
+      this.groups.push(this.groupKey(id));
       this.slots.set(id, slot);
     }
     let m = 0;
@@ -122,14 +136,17 @@ export class VectorIndex {
       this.codes.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
       this.scales[slot] = this.scales[last];
       this.ids[slot] = lastId;
+      this.groups[slot] = this.groups[last];
       this.slots.set(lastId, slot);
     }
     this.ids.pop();
+    this.groups.pop();
     this.slots.delete(id);
   }
 
   clear(): void {
     this.ids = [];
+    this.groups = [];
     this.slots.clear();
   }
 
@@ -163,6 +180,7 @@ export class VectorIndex {
       if (slot === undefined) {
         slot = this.ids.length;
         this.ids.push(id);
+        this.groups.push(this.groupKey(id));
         this.slots.set(id, slot);
       }
       const from = slots[k];
@@ -215,22 +233,21 @@ export class VectorIndex {
   /**
    * Weighted mean cosine with several query vectors, Σ w_i cos(q_i, v) / Σ w_i, for every stored vector. Because it
    * is linear in the queries it is one dot product per item with the combined query. With `limit`, only the best
-   * `limit` scores are returned (ties at the cut kept). With `keyOf`, the scores are keyed by `keyOf(id)` instead, the
-   * best of those sharing a key kept (an item's passages under the item), in one map.
+   * `limit` scores are returned (ties at the cut kept). With `grouped`, the scores are keyed by each vector's group
+   * (`groupOf`) instead of its id, the best of a group kept (an item's passages under the item), in one map.
    */
-  scores(queries: Float32Array[], weights: number[], limit = Infinity, keyOf?: (id: string) => string): Map<string, number> {
+  scores(queries: Float32Array[], weights: number[], limit = Infinity, grouped = false): Map<string, number> {
     const out = new Map<string, number>();
     const n = this.ids.length;
     const q = n ? this.combinedQuery(queries, weights) : null;
     if (!q) return out;
     const all = this.scoreAll(q);
-    const ids = this.ids;
+    const keys = grouped ? this.groups : this.ids;
     // One function whichever the keys, so the loops below stay monomorphic.
     const put = (k: number) => {
-      if (!keyOf) return void out.set(ids[k], all[k]);
-      const key = keyOf(ids[k]);
-      const had = out.get(key);
-      if (had === undefined || all[k] > had) out.set(key, all[k]);
+      if (!grouped) return void out.set(keys[k], all[k]);
+      const had = out.get(keys[k]);
+      if (had === undefined || all[k] > had) out.set(keys[k], all[k]);
     };
     if (limit >= n) {
       for (let k = 0; k < n; k++) put(k);
@@ -305,6 +322,16 @@ export class VectorIndex {
     for (let i = 0; i < dim; i++) this.q16[i] = Math.round(q[i] / qscale);
     this.wasm.dots(this.q16.byteOffset, this.codes.byteOffset, this.scales.byteOffset, this.out.byteOffset, n, dim, qscale);
     return all;
+  }
+
+  /** `scores` for the given ids only, in their order (0 for an id not stored): no decoding, no allocation per id. */
+  scoresOf(ids: readonly string[], queries: Float32Array[], weights: number[]): number[] {
+    const q = this.ids.length ? this.combinedQuery(queries, weights) : null;
+    if (!q) return ids.map(() => 0);
+    return ids.map((id) => {
+      const k = this.slots.get(id);
+      return k === undefined ? 0 : this.scoreSlot(q, k);
+    });
   }
 
   /** `scores` for the given ids only (those stored): no decoding, no allocation per item. */
