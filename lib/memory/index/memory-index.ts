@@ -304,12 +304,12 @@ export function arrayMemoryView(
   return mem;
 }
 
-/** The item without its text and title (what a store-backed index keeps). */
 /** An empty vector index whose passages' vectors are grouped under their item (`ownerOf`). */
 function passageVectors(): VectorIndex {
   return new VectorIndex(undefined, undefined, ownerOf);
 }
 
+/** The item without its text and title (what a store-backed index keeps). */
 function headOf(item: MemoryItem): ItemHead {
   const { text: _text, title: _title, ...head } = item;
   return head;
