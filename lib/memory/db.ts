@@ -1,4 +1,5 @@
 import Dexie, { type EntityTable, type Table } from 'dexie';
+import { ItemRevisions } from './item-revs';
 import { titleFrom } from './title';
 import type { MemoryInput, MemoryItem } from './types';
 
@@ -36,9 +37,18 @@ export interface PackRow {
   passages: { owner: Uint32Array; part: Uint32Array; slot: Int32Array };
   /**
    * The indexes into `ids` of the items whose text reads as a decision, ascending (`textReadsAsDecision`: a start
-   * need not run it over every text). Packs written before it have none, and the texts are read instead.
+   * need not run it over every text).
    */
-  decisions?: Uint32Array;
+  decisions: Uint32Array;
+  /**
+   * Each item's head (every field but the text and the title), for ids[i] (pack v7): a start takes the heads of rows
+   * not written since (`rev` at most the pack's) from here, and reads only the others whole.
+   */
+  heads: import('./types').ItemHead[];
+  /** `contentPrint` of ids[i]'s text, title and captions, made when its text was at hand. */
+  contents: Uint32Array;
+  /** The highest `rev` among the heads (0: none): every row written since has a higher one. */
+  rev: number;
   codes: Int8Array;
   scales: Float32Array;
   lexical: import('./index/lexical-pack').PackedLexicon;
@@ -132,6 +142,8 @@ export type BackstoryDB = Dexie & {
   syncMeta: EntityTable<SyncMetaRow, 'key'>;
   syncState: EntityTable<SyncStateRow, 'id'>;
   syncDevice: EntityTable<SyncDeviceRow, 'key'>;
+  /** Stamps each item row this connection writes (lib/memory/item-revs.ts). */
+  revs: ItemRevisions;
 };
 
 export const DB_NAME = 'backstory';
@@ -192,6 +204,11 @@ export function openMemoryDB(name = DB_NAME, deps?: { indexedDB: IDBFactory; IDB
   // database so that what sync writes into memory and what it notes of it land in one transaction. Nothing else
   // changes.
   db.version(7).stores({ syncLedger: 'id', syncMeta: 'key', syncState: 'id', syncDevice: 'key' });
+  // v8: items indexed by their revision (lib/memory/item-revs.ts), so a start reads whole only the rows written since
+  // the index pack. Rows written before have none and are not in the index: the worker stamps them after its start.
+  db.version(8).stores({ items: 'id, rev' });
+  db.revs = new ItemRevisions();
+  db.use(db.revs.middleware());
   return db;
 }
 

@@ -24,9 +24,9 @@ function keepDecisions(fresh: MemoryItem, old: MemoryItem, input: MemoryInput): 
   return out;
 }
 
-/** Same item apart from when it was written and which import wrote it. */
+/** Same item apart from when it was written, which import wrote it and the row's revision. */
 function sameContent(a: MemoryItem, b: MemoryItem): boolean {
-  const strip = (it: MemoryItem) => stableJson({ ...it, updatedAt: 0, source: { ...it.source, importId: undefined } });
+  const strip = (it: MemoryItem) => stableJson({ ...it, updatedAt: 0, rev: undefined, source: { ...it.source, importId: undefined } });
   return strip(a) === strip(b);
 }
 

@@ -2,8 +2,8 @@ import type { MemoryInput, MemoryItem } from './types';
 
 // Apart from normalize.ts so the side panel (Undo of a delete) can use it without loading the token counter.
 
-/** Fields of a stored item that are derived from the others (recomputed by createItem), never carried as input. */
-const DERIVED: ReadonlySet<string> = new Set<keyof MemoryItem>(['tokens']);
+/** Fields of a stored item that are derived from the others (recomputed by createItem) or local to its row, never carried as input. */
+const DERIVED: ReadonlySet<string> = new Set<keyof MemoryItem>(['tokens', 'rev']);
 
 /**
  * A stored item as input again, every field carried (undo of a delete, export): createItem(inputFromItem(it)) is

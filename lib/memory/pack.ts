@@ -1,5 +1,5 @@
 import { LexicalIndex } from './index/lexical-index';
-import { passageKey, type IndexedMemory } from './index/memory-index';
+import { headOf, passageKey, type IndexedMemory } from './index/memory-index';
 import type { PackRow } from './db';
 import type { ItemHead } from './types';
 import { textHash } from '../core/text-hash';
@@ -11,9 +11,10 @@ export const PACK_KEY = 'index';
  * v3: threaded items' context vectors are in the pack too. v4: an item longer than the model's window has a vector
  * and a BM25 entry per passage (lib/memory/index/passages.ts); bump it too when the split of passages changes. v5: an
  * entry's print reads the text and title by their print (`indexPrint`). v6: a number with its separators ("£1,200",
- * "3.5") is one term (lib/memory/index/tokenize.ts `words`).
+ * "3.5") is one term (lib/memory/index/tokenize.ts `words`). v7: the items' heads, content prints and revisions, so a
+ * start reads whole only the rows written since.
  */
-export const PACK_VERSION = 6;
+export const PACK_VERSION = 7;
 
 /**
  * FNV-1a of the fields an item's vectors and BM25 entry are made from, its text and title by their print
@@ -81,6 +82,15 @@ function inRange(p: PackRow): boolean {
   );
 }
 
+/** A head as the store writes one: the fields every item has, of their kinds, and a revision no higher than the pack's. */
+function headLike(h: ItemHead | undefined, id: string, top: number): boolean {
+  return (
+    !!h && typeof h === 'object' && h.id === id && typeof h.kind === 'string' && Array.isArray(h.tags) && Array.isArray(h.people) &&
+    Array.isArray(h.sites) && !!h.source && typeof h.source === 'object' && typeof h.createdAt === 'number' && typeof h.updatedAt === 'number' &&
+    typeof h.tokens === 'number' && (h.rev === undefined || (Number.isSafeInteger(h.rev) && h.rev > 0 && h.rev <= top))
+  );
+}
+
 /** The arrays a pack must hold, of the right kinds and lengths, pointing inside each other: a damaged row is ignored, never trusted. */
 export function wellFormed(p: PackRow): boolean {
   const l = p.lexical;
@@ -97,7 +107,9 @@ export function wellFormed(p: PackRow): boolean {
     l.len.length === docs(l) && l.asks.length === docs(l) && Array.isArray(l.threads) && l.threads.length === docs(l) &&
     l.seqStart instanceof Uint32Array && l.seqStart.length === docs(l) + 1 && l.seq instanceof Uint32Array && l.seq.length === l.seqStart[docs(l)] &&
     Array.isArray(l.threads) && typeof l.terms === 'string' &&
-    (p.decisions === undefined || (p.decisions instanceof Uint32Array && ascending(p.decisions, n))) &&
+    p.decisions instanceof Uint32Array && ascending(p.decisions, n) &&
+    Number.isSafeInteger(p.rev) && p.rev >= 0 && p.contents instanceof Uint32Array && p.contents.length === n &&
+    Array.isArray(p.heads) && p.heads.length === n && p.heads.every((h, i) => headLike(h, p.ids[i], p.rev)) &&
     !!c && Array.isArray(c.ids) && c.prints instanceof Uint32Array && c.prints.length === c.ids.length &&
     c.codes instanceof Int8Array && c.scales instanceof Float32Array && c.scales.length === c.ids.length && c.codes.length === c.scales.length * c.dim &&
     inRange(p)
@@ -130,8 +142,10 @@ export function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<
       slot.push(slotOf.get(passageKey(id, k))!);
     }
   });
+  const heads = all.map(headOf);
   return {
     key: PACK_KEY, version: PACK_VERSION, model, canary: lexicalCanary(), dim: pv.dim, ids,
+    heads, contents: Uint32Array.from(ids, (id) => mem.contentPrint(id)), rev: heads.reduce((top, h) => Math.max(top, h.rev ?? 0), 0),
     prints: Uint32Array.from(all, (it) => indexPrint(it, mem.contentPrint(it.id))), slots: Int32Array.from(ids, (id) => slotOf.get(id) ?? -1),
     passages: { owner: Uint32Array.from(owner), part: Uint32Array.from(part), slot: Int32Array.from(slot) },
     decisions: Uint32Array.from(decisions),

@@ -1,46 +1,58 @@
 import type { IndexedMemory } from './index/memory-index';
 import { packedTerms } from './index/lexical-pack';
 import { passageKey } from './index/memory-index';
-import type { BackstoryDB, StoredVector } from './db';
+import { readInSlices, type BackstoryDB, type PackRow, type StoredVector } from './db';
+import type { MemoryItem } from './types';
 import { rowVectors, type ContextVectors } from './context-vectors';
 import { indexPrint, PACK_KEY, usablePack } from './pack';
 import { countTokens, loadTokenCounter } from './tokens';
 import { contentPrint, passagesOf } from './index/item-text';
 
 /**
- * Reads the stored memory into `mem`, once per worker life. Items always come from `items`; their vectors and BM25
- * entries come from the persisted pack where the item's fingerprint still matches (one read, no re-quantising or
+ * Reads the stored memory into `mem`, once per worker life. An item's head comes from the persisted pack when its row
+ * was not written since the pack (its `rev`, lib/memory/item-revs.ts), else its row is read whole; a whole row's
+ * vectors and BM25 entry still come from the pack when its fingerprint matches (one read, no re-quantising or
  * tokenising), the rest from `vectors` and the tokeniser. If the vectors so gathered do not number the rows of
  * `vectors`, every vector is read again from the table. Context vectors come from the pack, or from `contexts`
- * when the pack does not hold them all; stale ones are dropped.
+ * when the pack does not hold them all; those an item's change made stale are dropped.
  *
  * `pickModel` is given the model the stored vectors were made with and returns the one to read them under (the
- * store's, if it already has one). Resolves to how many items were read past the pack (`stale`), and whether the
- * pack should be rewritten at once (`rewrite`: missing, or it disagreed on vectors and each start would read them
- * all again).
+ * store's, if it already has one). Resolves to how many items were read past the pack (`stale`), whether the pack
+ * should be rewritten at once (`rewrite`: missing, or it disagreed on vectors and each start would read them all
+ * again), and the rows without a revision (`unstamped`: to stamp, so the next start need not read them).
  */
 export async function loadStored(
   db: BackstoryDB,
   mem: IndexedMemory,
   contexts: ContextVectors,
   pickModel: (found: string | undefined) => string | undefined,
-): Promise<{ stale: number; rewrite: boolean }> {
-  // The token table is read while IndexedDB is (items are counted below, and ranked and made after the load).
-  const [items, stored, vectorRows, contextRows] = await Promise.all([
-    db.items.toArray(),
+): Promise<{ stale: number; rewrite: boolean; unstamped: string[] }> {
+  // The token table is read while IndexedDB is (items are counted below, and ranked and made after the load). Every
+  // row is read whole at once only when some have no revision: else the pack says which ones need it.
+  const keysRead = Promise.all([db.items.toCollection().primaryKeys() as Promise<string[]>, db.items.orderBy('rev').count()]);
+  const allRows = keysRead.then(([keys, stamped]) => (stamped === keys.length ? undefined : db.items.toArray()));
+  const [stored, [keys], whole, top, vectorRows, contextKeys] = await Promise.all([
     db.packs.get(PACK_KEY).catch(() => undefined),
+    keysRead,
+    allRows,
+    db.items.orderBy('rev').lastKey(),
     db.vectors.count(),
-    db.contexts.count(),
+    db.contexts.toCollection().primaryKeys() as Promise<string[]>,
     loadTokenCounter(),
   ]);
-  // Items from schema v1 have no token count (the upgrade step leaves it to the worker, see migrateItemV1).
-  for (const item of items) if (typeof item.tokens !== 'number') item.tokens = countTokens(item.text);
+  // Writes from now on are stamped above every revision the table or a pack holds (a deleted row's is in the pack).
+  db.revs.startAbove(Math.max(Number(top ?? 0) || 0, typeof stored?.rev === 'number' ? stored.rev : 0));
   const usable = usablePack(stored, undefined) ? stored : undefined;
   // The vectors table is the truth about which model made the vectors (a pack may predate a change of model).
   const model = pickModel((vectorRows ? (await db.vectors.toCollection().first())?.model : undefined) || usable?.model || undefined);
   const pack = usable && usable.model === model ? usable : undefined;
   const at = new Map<string, number>();
   pack?.ids.forEach((id, i) => at.set(id, i));
+  // Each item in the table's order: its row read whole, or (a number) its head's place in the pack.
+  const order = whole ?? (await rowsSince(db, pack, keys, at));
+  const rows = order.filter((x): x is MemoryItem => typeof x !== 'number');
+  // Items from schema v1 have no token count (the upgrade step leaves it to the worker, see migrateItemV1).
+  for (const item of rows) if (typeof item.tokens !== 'number') item.tokens = countTokens(item.text);
   const terms = pack ? packedTerms(pack.lexical) : [];
   const packIds: string[] = [];
   const packSlots: number[] = [];
@@ -48,31 +60,43 @@ export async function loadStored(
   const rest: string[] = [];
   // The print of each pack entry whose item still matches it.
   const printAt = new Map<number, number>();
-  // Each item's words are hashed once: the pack's check and the index (which keeps the print, not the text) share it.
-  const contents = items.map(contentPrint);
-  const fromPack = items.map((item, k) => {
-    const i = at.get(item.id);
-    const ok = !!pack && i !== undefined && pack.prints[i] === indexPrint(item, contents[k]);
-    if (ok) printAt.set(i!, pack!.prints[i!]);
-    if (ok && !item.needsReview) {
-      entries.push(i!);
-      packIds.push(item.id);
-      if (pack!.slots[i!] >= 0) packSlots.push(pack!.slots[i!]);
-      else packIds.pop();
+  const usePackEntry = (i: number, held: boolean) => {
+    printAt.set(i, pack!.prints[i]);
+    if (held) return;
+    entries.push(i);
+    if (pack!.slots[i] < 0) return;
+    packIds.push(pack!.ids[i]);
+    packSlots.push(pack!.slots[i]);
+  };
+  // Each whole row's words are hashed once: the pack's check and the index (which keeps the print, not the text) share it.
+  const contents = new Map(rows.map((row) => [row.id, contentPrint(row)]));
+  const matched = new Set<string>();
+  for (const x of order) {
+    if (typeof x === 'number') {
+      usePackEntry(x, !!pack!.heads[x].needsReview);
+      continue;
     }
-    if (!ok && !item.needsReview) rest.push(item.id);
-    return ok;
-  });
+    const i = at.get(x.id);
+    if (!!pack && i !== undefined && pack.prints[i] === indexPrint(x, contents.get(x.id)!)) {
+      matched.add(x.id);
+      usePackEntry(i, !!x.needsReview);
+    } else if (!x.needsReview) rest.push(x.id);
+  }
   // BM25 entries of unchanged items first, as loaded (postings are built per term on first use), then the rest.
   if (pack) mem.lexicalIndex.loadPacked(pack.lexical, terms, entries, entries.map((i) => pack.ids[i]));
-  // Whether a text reads as a decision, from packs that keep it; else each text is read for it.
-  const decides = pack?.decisions ? new Set(pack.decisions) : undefined;
-  items.forEach((item, k) => {
-    const i = fromPack[k] && decides ? at.get(item.id) : undefined;
-    mem.put(item, undefined, { lexicalLoaded: fromPack[k] && !item.needsReview, content: contents[k], textDecides: i === undefined ? undefined : decides!.has(i) });
-  });
+  // Whether a text reads as a decision, from the pack; else each text is read for it.
+  const decides = new Set(pack?.decisions);
+  for (const x of order) {
+    if (typeof x === 'number') {
+      const head = pack!.heads[x];
+      mem.putHead(head, { lexicalLoaded: !head.needsReview, content: pack!.contents[x], textDecides: decides.has(x) });
+      continue;
+    }
+    const i = matched.has(x.id) ? at.get(x.id) : undefined;
+    mem.put(x, undefined, { lexicalLoaded: matched.has(x.id) && !x.needsReview, content: contents.get(x.id), textDecides: i === undefined ? undefined : decides.has(i) });
+  }
   // The rows at hand are the whole items until this load ends (the index keeps their heads).
-  const rowOf = new Map(items.map((it) => [it.id, it]));
+  const rowOf = new Map(rows.map((it) => [it.id, it]));
   if (pack) {
     // Other passages of the items taken from the pack, under their passage keys.
     const { owner, part, slot } = pack.passages;
@@ -92,30 +116,93 @@ export async function loadStored(
     const vs = rowVectors(v!);
     mem.setVectors(item.id, vs.length === passagesOf(item).length ? vs : undefined);
   };
-  if (rest.length) for (const v of rest.length > items.length / 2 ? await db.vectors.toArray() : await db.vectors.bulkGet(rest)) useRow(v);
+  if (rest.length) for (const v of rest.length > order.length / 2 ? await db.vectors.toArray() : await db.vectors.bulkGet(rest)) useRow(v);
   const fullRead = mem.vectorCount !== vectorRows;
   if (fullRead) {
     // The pack and the table disagree about which items have vectors (written by other code, or a vector
-    // added or dropped since the pack): the table is the truth.
+    // added or dropped since the pack): the table is the truth, and every item is read whole to check its passages.
+    const heads = order.filter((x): x is number => typeof x === 'number').map((i) => pack!.ids[i]);
+    for (const row of await readInSlices(heads, (part) => db.items.bulkGet(part))) if (row) rowOf.set(row.id, row);
     const byId = new Map((await db.vectors.toArray()).map((v) => [v.id, v]));
-    for (const item of items) if (!item.needsReview) {
+    for (const item of rowOf.values()) if (!item.needsReview) {
       mem.setVectors(item.id, undefined);
       useRow(byId.get(item.id));
     }
   }
-  const contextsRead = !pack || pack.contexts.ids.length !== contextRows;
+  // The pack's context vectors are used when the table holds vectors for the same items (what they were made from is
+  // checked below); else the table's are read.
+  const contextsRead = !pack || !sameMembers(pack.contexts.ids, contextKeys);
   if (!contextsRead) {
     const c = pack.contexts;
     mem.addPackedContextVectors(c.ids, c.ids.map((_, i) => i), c.dim, c.codes, c.scales);
     c.ids.forEach((id, i) => contexts.prints.set(id, c.prints[i]));
-  } else if (contextRows) {
+  } else if (contextKeys.length) {
     for (const row of await db.contexts.toArray()) {
       if (row.model !== model || !mem.head(row.id)) continue;
       mem.setContextVector(row.id, row.vector);
       contexts.prints.set(row.id, row.print);
     }
   }
-  const fromRows = async (ids: string[]) => new Map(ids.flatMap((id) => (rowOf.has(id) ? [[id, rowOf.get(id)!] as const] : [])));
-  await contexts.jobs(contexts.prints.keys(), fromRows); // drops the stale ones
-  return { stale: rest.length, rewrite: !pack || fullRead || (contextsRead && contextRows > 0) };
+  // A context vector reads its item and the one before it: those of threads a row read whole was in, or an item
+  // deleted since the pack was in, may be stale (those of other threads were made from what the pack holds).
+  const touched = touchedThreads(pack, rows, keys, at, whole !== undefined);
+  const check = [...contexts.prints.keys()].filter((id) => !touched || touched.has(mem.head(id)?.thread?.id ?? ''));
+  const read = async (ids: string[]) => {
+    const out = new Map(ids.flatMap((id) => (rowOf.has(id) ? [[id, rowOf.get(id)!] as const] : [])));
+    const missing = ids.filter((id) => !out.has(id));
+    if (missing.length) for (const [id, item] of await mem.hydrate(missing, false)) out.set(id, item);
+    return out;
+  };
+  await contexts.jobs(check, read); // drops the stale ones
+  return {
+    stale: whole ? rest.length : rows.length,
+    rewrite: !pack || fullRead || (contextsRead && contextKeys.length > 0),
+    unstamped: whole ? whole.filter((row) => row.rev === undefined).map((row) => row.id) : [],
+  };
+}
+
+/**
+ * With every row stamped and a pack: the rows written since the pack, and those the pack has no head for, read whole;
+ * every other item as its place in the pack. In the table's order.
+ */
+async function rowsSince(db: BackstoryDB, pack: PackRow | undefined, keys: string[], at: Map<string, number>): Promise<(MemoryItem | number)[]> {
+  if (!pack) return db.items.toArray();
+  const since = new Map((await db.items.where('rev').above(pack.rev).toArray()).map((row) => [row.id, row]));
+  const fromPack = (id: string) => {
+    const i = at.get(id);
+    return i !== undefined && !since.has(id) && pack.heads[i].rev !== undefined ? i : undefined;
+  };
+  const others = keys.filter((id) => fromPack(id) === undefined && !since.has(id));
+  for (const row of await readInSlices(others, (part) => db.items.bulkGet(part))) if (row) since.set(row.id, row);
+  return keys.flatMap<MemoryItem | number>((id) => {
+    const i = fromPack(id);
+    if (i !== undefined) return [i];
+    const row = since.get(id);
+    return row ? [row] : [];
+  });
+}
+
+/**
+ * The threads whose context vectors may be stale: those of the rows read whole, as they are now and as the pack had
+ * them, and of the pack's items deleted since. Undefined when every row was read whole (every one is checked).
+ */
+function touchedThreads(pack: PackRow | undefined, rows: MemoryItem[], keys: string[], at: Map<string, number>, allWhole: boolean): Set<string> | undefined {
+  if (allWhole || !pack) return undefined;
+  const out = new Set<string>();
+  const add = (thread: string | undefined) => thread !== undefined && out.add(thread);
+  for (const row of rows) {
+    add(row.thread?.id);
+    const i = at.get(row.id);
+    if (i !== undefined) add(pack.heads[i].thread?.id);
+  }
+  const present = new Set(keys);
+  pack.ids.forEach((id, i) => present.has(id) || add(pack.heads[i].thread?.id));
+  return out;
+}
+
+/** Whether two lists of distinct ids hold the same ids. */
+function sameMembers(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const had = new Set(a);
+  return b.every((id) => had.has(id));
 }

@@ -1,7 +1,7 @@
 import type { Embedder } from '../embed/embedder';
 import { IndexedMemory } from './index/memory-index';
 import type { Table } from 'dexie';
-import { readInSlices, type BackstoryDB } from './db';
+import { READ_SLICE, readInSlices, type BackstoryDB } from './db';
 import { writeSynced, type SyncApplied, type SyncedWriteOptions } from './synced-write';
 import type { ImportCounts } from './import-plan';
 import { intake, type Provenance } from './intake';
@@ -156,7 +156,10 @@ export class MemoryStore {
    */
   load(): Promise<void> {
     this.loaded ??= loadStored(this.db, this.mem, this.contexts, (found) => (this.model ??= found)).then(
-      ({ stale, rewrite }) => this.noteChanges(stale, rewrite),
+      ({ stale, rewrite, unstamped }) => {
+        this.noteChanges(stale, rewrite);
+        if (unstamped.length) void this.stampRows(unstamped).catch(() => undefined);
+      },
       (e: unknown) => {
         this.mem = this.emptyMemory();
         this.contexts.prints.clear();
@@ -165,6 +168,25 @@ export class MemoryStore {
       },
     );
     return this.loaded;
+  }
+
+  /**
+   * Gives rows without a revision one (written before revisions, or by a page: lib/memory/item-revs.ts), a slice at
+   * a time in turns of their own, so the next start takes their heads from the pack; the pack is rewritten after.
+   */
+  private async stampRows(ids: string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += READ_SLICE) {
+      const part = ids.slice(i, i + READ_SLICE);
+      await this.inTurn(async () => {
+        let rows: MemoryItem[] = [];
+        await this.write(async () => {
+          rows = (await this.db.items.bulkGet(part)).filter((row): row is MemoryItem => !!row && row.rev === undefined);
+          await this.db.items.bulkPut(rows);
+        }, 0);
+        for (const row of rows) if (row.rev !== undefined) this.mem.restamped(row.id, row.rev);
+      });
+    }
+    this.packs.changed(ids.length, true);
   }
 
   /** When the pack is rewritten (after enough changes, once changes pause, never while typing or indexing). */

@@ -68,6 +68,11 @@ export interface MemoryItem {
   scope?: MemoryScope;
   /** Text the item is found by but that is not part of its body, e.g. an image caption. Indexed, not inserted. */
   aux?: string;
+  /**
+   * The row's revision in this profile's IndexedDB, new at each write (lib/memory/item-revs.ts). Local: never
+   * exported, synced or carried as input.
+   */
+  rev?: number;
 }
 
 /**

@@ -2,7 +2,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../../lib/embed/embedder';
-import { openMemoryDB } from '../../lib/memory/db';
+import { openMemoryDB, type PackRow } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
 import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 import { PACK_VERSION, usablePack } from '../../lib/memory/pack';
@@ -133,6 +133,10 @@ describe('persisted index pack', () => {
       ['a passage of an item the pack does not hold', { ...good, passages: { ...good.passages, owner: set(good.passages.owner, 0, good.ids.length) } }],
       ['a decision of an item the pack does not hold', { ...good, decisions: Uint32Array.of(good.ids.length) }],
       ['decisions out of order', { ...good, decisions: Uint32Array.of(3, 1) }],
+      ['a head of another item', { ...good, heads: good.heads.map((h, i) => (i === 1 ? { ...h, id: good.ids[0] } : h)) }],
+      ['a head that is not one', { ...good, heads: good.heads.map((h, i) => (i === 1 ? ({ ...h, tags: 'kitchen' } as unknown as typeof h) : h)) }],
+      ['a head written after the pack', { ...good, heads: good.heads.map((h, i) => (i === 1 ? { ...h, rev: good.rev + 1 } : h)) }],
+      ['fewer content prints than items', { ...good, contents: good.contents.slice(1) }],
     ];
     expect(usablePack(good, undefined)).toBe(true);
     for (const [what, row] of damaged) {
@@ -162,9 +166,9 @@ describe('persisted index pack', () => {
     const fromPack = new MemoryStore(db, async () => fakeEmbedder);
     await fromPack.load();
     expect(fromPack.view.isDecision('b')).toBe(true);
-    // A pack written before it kept decisions: the texts are read for them.
+    // A pack without them (as versions before it wrote) is not used: the texts are read for them.
     const { decisions: _, ...older } = row;
-    await db.packs.put(older);
+    await db.packs.put(older as PackRow);
     const fromOlder = new MemoryStore(db, async () => fakeEmbedder);
     await fromOlder.load();
     expect(snapshot(fromOlder)).toEqual(snapshot(store));

@@ -21,7 +21,7 @@ describe('schema upgrade', () => {
     const db = openMemoryDB('backstory', { indexedDB, IDBKeyRange });
     const store = new MemoryStore(db, async () => null);
     await store.load();
-    expect(db.verno).toBe(7); // v3 adds the index pack table, v4 contexts and import jobs, v5 the copy Undo keeps of a deleted import, v6 drops the items' unused indexes, v7 adds sync's ledger; the v1 -> v2 migration runs on the way
+    expect(db.verno).toBe(8); // v3 adds the index pack table, v4 contexts and import jobs, v5 the copy Undo keeps of a deleted import, v6 drops the items' unused indexes, v7 adds sync's ledger, v8 indexes the items' revisions; the v1 -> v2 migration runs on the way
     expect(store.size).toBe(2);
     const a = (await store.read('old-1'))!;
     expect(a).toMatchObject({ text: 'Dana prefers numbers first.', kind: 'instruction', sites: ['mail.google.com'], tags: [], createdAt: 1, updatedAt: 2 });
@@ -29,8 +29,11 @@ describe('schema upgrade', () => {
     expect(store.view.vector('old-1')?.length).toBe(384);
     const b = (await store.read('old-2'))!;
     expect(b).toMatchObject({ title: 'The offsite is in Lisbon.', kind: 'evidence', pinned: false, people: [], updatedAt: 5 });
-    // The items' indexes are gone from the database itself (each write kept them, nothing read them).
-    expect([...db.backendDB().transaction('items').objectStore('items').indexNames]).toEqual([]);
+    // The items' indexes are gone from the database itself (each write kept them, nothing read them), but the
+    // revision's, by which a start finds the rows written since its pack.
+    expect([...db.backendDB().transaction('items').objectStore('items').indexNames]).toEqual(['rev']);
+    // The migrated rows had no revision: the worker gives them one after its start.
+    await expect.poll(async () => (await db.items.toArray()).map((row) => row.rev).filter((rev) => rev !== undefined).length).toBe(2);
   });
 });
 

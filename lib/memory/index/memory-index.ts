@@ -234,6 +234,21 @@ export class IndexedMemory implements MemoryView {
     }
   }
 
+  /**
+   * Adds an item by its head alone (a start's rows not written since the pack, lib/memory/store-load.ts): what `put`
+   * would work out from the text is known. Only where heads are kept (with a reader), since the text is not.
+   */
+  putHead(head: ItemHead, known: Required<Pick<KnownEntries, 'content' | 'textDecides'>> & KnownEntries): void {
+    if (!this.reader) throw new Error('putHead needs an index that reads texts from the store.');
+    this.put({ ...head, text: '', title: '' }, undefined, known);
+  }
+
+  /** The row of an item held was stamped again (lib/memory/item-revs.ts): its head carries the new revision. */
+  restamped(id: string, rev: number): void {
+    const head = this.byId.get(id);
+    if (head) head.rev = rev;
+  }
+
   setVector(id: string, vector: Float32Array | undefined): void {
     this.setVectors(id, vector ? [vector] : undefined);
   }
@@ -309,9 +324,9 @@ function passageVectors(): VectorIndex {
   return new VectorIndex(undefined, undefined, ownerOf);
 }
 
-/** The item without its text and title (what a store-backed index keeps). */
-function headOf(item: MemoryItem): ItemHead {
-  const { text: _text, title: _title, ...head } = item;
+/** The item without its text and title (what a store-backed index keeps, and its pack): a copy. */
+export function headOf(item: MemoryItem | ItemHead): ItemHead {
+  const { text: _text, title: _title, ...head } = item as MemoryItem;
   return head;
 }
 
