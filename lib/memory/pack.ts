@@ -12,7 +12,7 @@ export const PACK_KEY = 'index';
  * and a BM25 entry per passage (lib/memory/index/passages.ts); bump it too when the split of passages changes. v5: an
  * entry's print reads the text and title by their print (`indexPrint`). v6: a number with its separators ("£1,200",
  * "3.5") is one term (lib/memory/index/tokenize.ts `words`). v7: the items' heads, content prints and revisions, so a
- * start reads whole only the rows written since.
+ * start reads whole only the rows written since; BM25 term numbers in 16 bits when the lexicon allows it.
  */
 export const PACK_VERSION = 7;
 
@@ -41,6 +41,9 @@ export function lexicalCanary(): string {
 
 /** How many BM25 documents a pack's lexicon holds (an item of several passages has one per passage). */
 const docs = (l: PackRow['lexical']) => l.items[l.items.length - 1];
+
+/** An array of term numbers as `exportDocs` writes one: 16-bit or 32-bit. */
+const termNumbers = (a: unknown): boolean => a instanceof Uint16Array || a instanceof Uint32Array;
 
 /** Every value of `a` is below `bound` (an index into a table of that many rows). */
 function allBelow(a: ArrayLike<number>, bound: number): boolean {
@@ -102,10 +105,10 @@ export function wellFormed(p: PackRow): boolean {
     p.passages.part.length === p.passages.owner.length && p.passages.slot.length === p.passages.owner.length &&
     p.codes instanceof Int8Array && p.scales instanceof Float32Array && p.codes.length === p.scales.length * p.dim &&
     l.items instanceof Uint32Array && l.items.length === n + 1 && l.items[0] === 0 && l.items.every((e, i) => i === 0 || e > l.items[i - 1]) &&
-    l.start instanceof Uint32Array && l.start.length === docs(l) + 1 && l.term instanceof Uint32Array && l.tf instanceof Uint16Array &&
+    l.start instanceof Uint32Array && l.start.length === docs(l) + 1 && termNumbers(l.term) && l.tf instanceof Uint16Array &&
     l.term.length === l.start[docs(l)] && l.tf.length === l.term.length && l.len instanceof Uint32Array && l.asks instanceof Uint8Array &&
     l.len.length === docs(l) && l.asks.length === docs(l) && Array.isArray(l.threads) && l.threads.length === docs(l) &&
-    l.seqStart instanceof Uint32Array && l.seqStart.length === docs(l) + 1 && l.seq instanceof Uint32Array && l.seq.length === l.seqStart[docs(l)] &&
+    l.seqStart instanceof Uint32Array && l.seqStart.length === docs(l) + 1 && termNumbers(l.seq) && l.seq.length === l.seqStart[docs(l)] &&
     Array.isArray(l.threads) && typeof l.terms === 'string' &&
     p.decisions instanceof Uint32Array && ascending(p.decisions, n) &&
     Number.isSafeInteger(p.rev) && p.rev >= 0 && p.contents instanceof Uint32Array && p.contents.length === n &&

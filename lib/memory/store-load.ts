@@ -4,7 +4,7 @@ import { passageKey } from './index/memory-index';
 import { readInSlices, type BackstoryDB, type PackRow, type StoredVector } from './db';
 import type { MemoryItem } from './types';
 import { rowVectors, type ContextVectors } from './context-vectors';
-import { indexPrint, PACK_KEY, usablePack } from './pack';
+import { indexPrint, PACK_KEY, PACK_VERSION, usablePack } from './pack';
 import { countTokens, loadTokenCounter } from './tokens';
 import { contentPrint, passagesOf } from './index/item-text';
 
@@ -28,11 +28,15 @@ export async function loadStored(
   pickModel: (found: string | undefined) => string | undefined,
 ): Promise<{ stale: number; rewrite: boolean; unstamped: string[] }> {
   // The token table is read while IndexedDB is (items are counted below, and ranked and made after the load). Every
-  // row is read whole at once only when some have no revision: else the pack says which ones need it.
+  // row is read whole, as soon as that is known, when some have no revision or no pack of this version holds heads:
+  // else the pack says which ones need it.
   const keysRead = Promise.all([db.items.toCollection().primaryKeys() as Promise<string[]>, db.items.orderBy('rev').count()]);
-  const allRows = keysRead.then(([keys, stamped]) => (stamped === keys.length ? undefined : db.items.toArray()));
+  const packRead = db.packs.get(PACK_KEY).catch(() => undefined);
+  const allRows = Promise.all([keysRead, packRead]).then(([[keys, stamped], stored]) =>
+    stamped === keys.length && stored?.version === PACK_VERSION ? undefined : db.items.toArray(),
+  );
   const [stored, [keys], whole, top, vectorRows, contextKeys] = await Promise.all([
-    db.packs.get(PACK_KEY).catch(() => undefined),
+    packRead,
     keysRead,
     allRows,
     db.items.orderBy('rev').lastKey(),

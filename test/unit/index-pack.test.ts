@@ -118,7 +118,7 @@ describe('persisted index pack', () => {
     expect(good.passages.owner.length).toBeGreaterThan(0);
     const T = l.terms.split('\u0000').length;
     const vectors = good.scales.length;
-    const set = <A extends Uint32Array | Int32Array>(a: A, at: number, v: number): A => {
+    const set = <A extends Uint16Array | Uint32Array | Int32Array>(a: A, at: number, v: number): A => {
       const b = a.slice() as A;
       b[at] = v;
       return b;
@@ -196,6 +196,27 @@ describe('persisted index pack', () => {
     );
     expect(contentPrint({ title: 'Budget', text: 'Budget review moved to Thursday at 10:30.' })).toBe(2361259606); // what earlier versions wrote for it
   });
+
+  it('packs term numbers in 16 bits while they fit, and a memory of more distinct words than that in 32', async () => {
+    const { db, store } = await seeded();
+    await store.savePack();
+    expect((await db.packs.get('index'))!.lexical.term).toBeInstanceOf(Uint16Array);
+    // 70,000 made-up words, each once: more terms than 16 bits number.
+    const word = (i: number) => 'zq' + i.toString(26).replace(/./g, (c) => String.fromCharCode(97 + parseInt(c, 26))) + 'x';
+    await store.add(Array.from({ length: 35 }, (_, k) => ({ id: `words-${k}`, text: Array.from({ length: 2000 }, (_, j) => word(k * 2000 + j)).join(' ') })), { from: 'user' }, { deferEmbedding: true });
+    await store.savePack();
+    const row = (await db.packs.get('index'))!;
+    expect(row.lexical.terms.split('\u0000').length).toBeGreaterThan(0x10000);
+    expect(row.lexical.term).toBeInstanceOf(Uint32Array);
+    const reopened = new MemoryStore(db, async () => fakeEmbedder);
+    await reopened.load();
+    // The last words have numbers past 65,535: each is found in its own note, and only there.
+    for (const i of [69_999, 65_600, 3]) {
+      const hits = reopened.view.lexicalIndex.search(new Map([[word(i), 1]]), 3);
+      expect(hits.map((h) => h.id), word(i)).toEqual([`words-${Math.floor(i / 2000)}`]);
+    }
+    expect(snapshot(reopened)).toEqual(snapshot(store));
+  }, 60_000);
 
   it('drops a vector the table no longer has even if the pack still holds it', async () => {
     const { db, store } = await seeded();

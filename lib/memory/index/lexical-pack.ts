@@ -11,16 +11,19 @@ export interface PackedLexicon {
    * are per entry.
    */
   items: Uint32Array;
-  /** Entry i's distinct terms are term[start[i]] .. term[start[i+1] - 1], with counts in tf. */
+  /**
+   * Entry i's distinct terms are term[start[i]] .. term[start[i+1] - 1], with counts in tf. Term numbers are 16-bit
+   * when the lexicon has at most 65,536 terms, else 32-bit (in `seq` too).
+   */
   start: Uint32Array;
-  term: Uint32Array;
+  term: Uint16Array | Uint32Array;
   tf: Uint16Array;
   len: Uint32Array;
   asks: Uint8Array;
   threads: ({ id: string; seq: number } | null)[];
   /** Entry i's body as a term sequence: seq[seqStart[i]] .. seq[seqStart[i+1] - 1] (adjacent pairs are phrases). */
   seqStart: Uint32Array;
-  seq: Uint32Array;
+  seq: Uint16Array | Uint32Array;
 }
 
 export function packedTerms(p: PackedLexicon): string[] {
