@@ -35,9 +35,12 @@ export class ContextVectors {
   readonly prints = new Map<string, number>();
   constructor(private readonly mem: () => IndexedMemory) {}
 
-  /** The ids and, for threaded ones, the next item of their thread (whose context vector reads them). */
-  withSuccessors(ids: string[]): string[] {
-    const out = new Set(ids);
+  /**
+   * The ids and, for threaded ones, the next item of their thread (whose context vector reads them), with `also` (the
+   * same asked before a change: an item that leaves its thread or moves in it leaves a successor behind).
+   */
+  withSuccessors(ids: string[], also: string[] = []): string[] {
+    const out = new Set([...ids, ...also]);
     for (const id of ids) {
       const next = this.mem().lexicalIndex.neighbour(id, 1);
       if (next) out.add(next);

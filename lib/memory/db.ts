@@ -57,6 +57,16 @@ export interface PackRow {
 }
 
 /**
+ * What a start needs to know of the pack before the pack itself has been read (written with it, in one
+ * transaction): whether it is of this version, and the revision rows written since have above it.
+ */
+export interface PackInfoRow {
+  key: string;
+  version: number;
+  rev: number;
+}
+
+/**
  * A threaded item's context vector: the embedding of `contextText(item, previous item of its thread)` (schema v4).
  * `print` is a hash of that text: when the item or its predecessor changes, the print no longer matches and the
  * vector is made again.
@@ -133,6 +143,7 @@ export type BackstoryDB = Dexie & {
   vectors: EntityTable<StoredVector, 'id'>;
   contexts: EntityTable<StoredContext, 'id'>;
   packs: EntityTable<PackRow, 'key'>;
+  packInfo: EntityTable<PackInfoRow, 'key'>;
   importJobs: EntityTable<ImportJobRow, 'id'>;
   importFiles: Table<ImportFileRow, [string, number]>;
   importStaged: Table<ImportStagedRow, [string, number]>;
@@ -205,8 +216,9 @@ export function openMemoryDB(name = DB_NAME, deps?: { indexedDB: IDBFactory; IDB
   // changes.
   db.version(7).stores({ syncLedger: 'id', syncMeta: 'key', syncState: 'id', syncDevice: 'key' });
   // v8: items indexed by their revision (lib/memory/item-revs.ts), so a start reads whole only the rows written since
-  // the index pack. Rows written before have none and are not in the index: the worker stamps them after its start.
-  db.version(8).stores({ items: 'id, rev' });
+  // the index pack, and the pack's version and revision in a row of their own, read before the pack. Rows written
+  // before have no revision and are not in the index: the worker stamps them after its start.
+  db.version(8).stores({ items: 'id, rev', packInfo: 'key' });
   db.revs = new ItemRevisions();
   db.use(db.revs.middleware());
   return db;

@@ -27,18 +27,18 @@ export async function loadStored(
   contexts: ContextVectors,
   pickModel: (found: string | undefined) => string | undefined,
 ): Promise<{ stale: number; rewrite: boolean; unstamped: string[] }> {
-  // The token table is read while IndexedDB is (items are counted below, and ranked and made after the load). Every
-  // row is read whole, as soon as that is known, when some have no revision or no pack of this version holds heads:
-  // else the pack says which ones need it.
+  // The token table is read while IndexedDB is (items are counted below, and ranked and made after the load). The
+  // pack's version and revision come first, in a small row: every row is read whole at once when some have no
+  // revision or no pack of this version holds heads, else the rows written since the pack, while the pack is read.
   const keysRead = Promise.all([db.items.toCollection().primaryKeys() as Promise<string[]>, db.items.orderBy('rev').count()]);
-  const packRead = db.packs.get(PACK_KEY).catch(() => undefined);
-  const allRows = Promise.all([keysRead, packRead]).then(([[keys, stamped], stored]) =>
-    stamped === keys.length && stored?.version === PACK_VERSION ? undefined : db.items.toArray(),
+  const plan = Promise.all([keysRead, db.packInfo.get(PACK_KEY).catch(() => undefined)]).then(([[keys, stamped], info]) =>
+    stamped === keys.length && info?.version === PACK_VERSION && Number.isSafeInteger(info.rev) ? info.rev : undefined,
   );
-  const [stored, [keys], whole, top, vectorRows, contextKeys] = await Promise.all([
-    packRead,
+  const [stored, [keys], whole, since, top, vectorRows, contextKeys] = await Promise.all([
+    db.packs.get(PACK_KEY).catch(() => undefined),
     keysRead,
-    allRows,
+    plan.then((rev) => (rev === undefined ? db.items.toArray() : undefined)),
+    plan.then((rev) => (rev === undefined ? undefined : { rev, rows: quiet(db.items.where('rev').above(rev).toArray()) })),
     db.items.orderBy('rev').lastKey(),
     db.vectors.count(),
     db.contexts.toCollection().primaryKeys() as Promise<string[]>,
@@ -53,7 +53,7 @@ export async function loadStored(
   const at = new Map<string, number>();
   pack?.ids.forEach((id, i) => at.set(id, i));
   // Each item in the table's order: its row read whole, or (a number) its head's place in the pack.
-  const order = whole ?? (await rowsSince(db, pack, keys, at));
+  const order = whole ?? (await rowsSince(db, pack, keys, at, since));
   const rows = order.filter((x): x is MemoryItem => typeof x !== 'number');
   // Items from schema v1 have no token count (the upgrade step leaves it to the worker, see migrateItemV1).
   for (const item of rows) if (typeof item.tokens !== 'number') item.tokens = countTokens(item.text);
@@ -140,24 +140,42 @@ export async function loadStored(
     const c = pack.contexts;
     mem.addPackedContextVectors(c.ids, c.ids.map((_, i) => i), c.dim, c.codes, c.scales);
     c.ids.forEach((id, i) => contexts.prints.set(id, c.prints[i]));
-  } else if (contextKeys.length) {
+  }
+  // Rows of the table the pack does not hold as they are: made since it, or left behind when their item stopped
+  // needing one (a row is replaced only when one is made again). Each is checked below.
+  const unlike = new Set<string>();
+  if (contextsRead && contextKeys.length) {
+    const packed = new Map(pack?.contexts.ids.map((id, i) => [id, pack.contexts.prints[i]]));
     for (const row of await db.contexts.toArray()) {
       if (row.model !== model || !mem.head(row.id)) continue;
       mem.setContextVector(row.id, row.vector);
       contexts.prints.set(row.id, row.print);
+      if (packed.get(row.id) !== row.print) unlike.add(row.id);
     }
   }
   // A context vector reads its item and the one before it: those of threads a row read whole was in, or an item
-  // deleted since the pack was in, may be stale (those of other threads were made from what the pack holds).
+  // deleted since the pack was in, and the table's rows unlike the pack's, may be stale (the others were made from
+  // what the pack holds).
   const touched = touchedThreads(pack, rows, keys, at, whole !== undefined);
-  const check = [...contexts.prints.keys()].filter((id) => !touched || touched.has(mem.head(id)?.thread?.id ?? ''));
+  const check = [...contexts.prints.keys()].filter((id) => !touched || unlike.has(id) || touched.has(mem.head(id)?.thread?.id ?? ''));
   const read = async (ids: string[]) => {
     const out = new Map(ids.flatMap((id) => (rowOf.has(id) ? [[id, rowOf.get(id)!] as const] : [])));
     const missing = ids.filter((id) => !out.has(id));
     if (missing.length) for (const [id, item] of await mem.hydrate(missing, false)) out.set(id, item);
     return out;
   };
-  await contexts.jobs(check, read); // drops the stale ones
+  const stale = (await contexts.jobs(check, read)).filter((job) => job.print !== undefined); // drops the stale ones
+  if (!contextsRead && stale.length) {
+    // One made again since the pack (the item before it changed) is in the table, not the pack: it is taken when it
+    // reads the texts as they are now.
+    const rows = await db.contexts.bulkGet(stale.map((job) => job.id));
+    stale.forEach((job, k) => {
+      const row = rows[k];
+      if (!row || row.model !== model || row.print !== job.print) return;
+      mem.setContextVector(job.id, row.vector);
+      contexts.prints.set(job.id, row.print);
+    });
+  }
   return {
     stale: whole ? rest.length : rows.length,
     rewrite: !pack || fullRead || (contextsRead && contextKeys.length > 0),
@@ -166,12 +184,21 @@ export async function loadStored(
 }
 
 /**
- * With every row stamped and a pack: the rows written since the pack, and those the pack has no head for, read whole;
- * every other item as its place in the pack. In the table's order.
+ * With every row stamped and a pack: the rows written since the pack (`read`: being read already, above the revision
+ * the pack's info row gave), and those the pack has no head for, read whole; every other item as its place in the pack.
+ * In the table's order.
  */
-async function rowsSince(db: BackstoryDB, pack: PackRow | undefined, keys: string[], at: Map<string, number>): Promise<(MemoryItem | number)[]> {
+async function rowsSince(
+  db: BackstoryDB,
+  pack: PackRow | undefined,
+  keys: string[],
+  at: Map<string, number>,
+  read: { rev: number; rows: Promise<MemoryItem[]> } | undefined,
+): Promise<(MemoryItem | number)[]> {
   if (!pack) return db.items.toArray();
-  const since = new Map((await db.items.where('rev').above(pack.rev).toArray()).map((row) => [row.id, row]));
+  // The info row is written with the pack: another revision means another pack, and the rows are read again.
+  const rows = read && read.rev === pack.rev ? await read.rows : await db.items.where('rev').above(pack.rev).toArray();
+  const since = new Map(rows.map((row) => [row.id, row]));
   const fromPack = (id: string) => {
     const i = at.get(id);
     return i !== undefined && !since.has(id) && pack.heads[i].rev !== undefined ? i : undefined;
@@ -209,4 +236,10 @@ function sameMembers(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   const had = new Set(a);
   return b.every((id) => had.has(id));
+}
+
+/** A read that may go unawaited (its rows not wanted after all): its failure then reaches no one, and is not reported. */
+function quiet<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
 }

@@ -31,13 +31,14 @@ export async function addItems(s: StoreParts, items: MemoryItem[], deferEmbeddin
   };
   const kept = new Set(items.filter(keeps).map((it) => it.id));
   const dropped = items.filter((it) => !kept.has(it.id));
+  const before = s.contexts.withSuccessors(items.map((it) => it.id));
   await s.write(async () => {
     await s.db.items.bulkPut(items);
     await s.db.vectors.bulkDelete(dropped.map((it) => it.id));
   }, items.length);
   for (const item of items) s.mem.put(item); // put() leaves the vector held (kept items)
   for (const item of dropped) s.mem.setVector(item.id, undefined);
-  const touched = s.contexts.withSuccessors(items.map((it) => it.id));
+  const touched = s.contexts.withSuccessors(items.map((it) => it.id), before);
   if (deferEmbedding) {
     await s.contexts.dropStale(touched); // embedPending makes them
     return [];
@@ -52,6 +53,7 @@ export async function updateItem(s: StoreParts, id: string, patch: MemoryPatch, 
   if (!current) throw new Error(`No memory with id ${id}.`);
   const { item, textChanged } = patchItem(current, patch, now);
   const reembed = textChanged || item.title !== current.title;
+  const before = s.contexts.withSuccessors([id]);
   await s.write(async () => {
     await s.db.items.put(item);
     if (reembed) await s.db.vectors.delete(id);
@@ -59,7 +61,7 @@ export async function updateItem(s: StoreParts, id: string, patch: MemoryPatch, 
   s.mem.put(item);
   if (reembed) s.mem.setVector(id, undefined);
   const own: EmbedJob[] = reembed && !item.needsReview ? [ownJob(item)] : [];
-  return { item, jobs: [...own, ...(await s.contexts.jobs(s.contexts.withSuccessors([id])))] };
+  return { item, jobs: [...own, ...(await s.contexts.jobs(s.contexts.withSuccessors([id], before)))] };
 }
 
 /** Commits an import's items (`MemoryStore.commitImport`); embedPending makes their vectors. */
@@ -71,13 +73,14 @@ export async function importItems(
   const taken = inputs.map((input) => intake(input, opts.provenance));
   const olds = await s.mem.hydrate(taken.flatMap((t) => (t.id ? [t.id] : [])), false);
   const { counts, changed, reembed } = planImport(taken, (id) => olds.get(id), opts.importId, opts.now ?? Date.now());
+  const before = s.contexts.withSuccessors(changed.map((it) => it.id));
   await s.write(async () => {
     await s.db.items.bulkPut(changed);
     await s.db.vectors.bulkDelete(reembed);
   }, changed.length);
   for (const item of changed) s.mem.put(item);
   for (const id of reembed) s.mem.setVector(id, undefined);
-  await s.contexts.dropStale(s.contexts.withSuccessors(changed.map((it) => it.id))); // embedPending makes them
+  await s.contexts.dropStale(s.contexts.withSuccessors(changed.map((it) => it.id), before)); // embedPending makes them
   return counts;
 }
 

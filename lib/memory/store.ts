@@ -226,7 +226,10 @@ export class MemoryStore {
     this.packs.written();
     const row = buildPack(this.mem, this.model ?? '', this.contexts.prints);
     this.mem.trim(); // changes have paused (a load, an import): the indexes give back the room they grew into
-    await this.db.packs.put(row);
+    await this.db.transaction('rw', this.db.packs, this.db.packInfo, async () => {
+      await this.db.packs.put(row);
+      await this.db.packInfo.put({ key: row.key, version: row.version, rev: row.rev });
+    });
   }
 
   /** Ids of items still waiting for an embedding (model missing, or an import indexed in the background). */

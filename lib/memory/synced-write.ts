@@ -50,6 +50,7 @@ export async function writeSynced(s: StoreParts, puts: MemoryInput[], deletes: s
   });
   const gone = new Set(deleted);
   const next = s.contexts.withSuccessors(deleted).filter((id) => !gone.has(id));
+  const before = s.contexts.withSuccessors(put.map((it) => it.id));
   const noted = opts.ledger?.({ put, deleted, skipped, refused });
   await s.write(async () => {
     await s.db.items.bulkPut(put);
@@ -67,6 +68,6 @@ export async function writeSynced(s: StoreParts, puts: MemoryInput[], deletes: s
     s.mem.delete(id);
     s.contexts.prints.delete(id);
   }
-  await s.contexts.dropStale([...s.contexts.withSuccessors(put.map((it) => it.id)), ...next]); // embedPending makes them
+  await s.contexts.dropStale([...s.contexts.withSuccessors(put.map((it) => it.id), before), ...next]); // embedPending makes them
   return { put, deleted, skipped, refused };
 }

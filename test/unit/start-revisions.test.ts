@@ -159,6 +159,25 @@ describe('a start by the rows written since the pack', () => {
     expect(await loaded(third.store)).toEqual(await truth(p));
   });
 
+  it('takes the revision from the pack itself when the row about it says another, or is missing', async () => {
+    const p = profile();
+    const first = await p.start();
+    await first.store.add(Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, text: `Note ${i} about the allotment.` })), { from: 'user' });
+    await first.store.savePack();
+    await first.store.update('n2', { text: 'Note 2: the allotment rent is due in April.' });
+    const info = (await first.db.packInfo.get('index'))!;
+    const pack = (await first.db.packs.get('index'))!;
+    expect(info.rev).toBe(pack.rev);
+    for (const row of [{ ...info, rev: info.rev + 100 }, { ...info, rev: 0 }, undefined]) {
+      await first.db.packs.put(pack);
+      if (row) await first.db.packInfo.put(row);
+      else await first.db.packInfo.delete('index');
+      const next = await p.start();
+      expect(next.store.view.lexicalIndex.termsOf('n2')?.has('april')).toBe(true);
+      expect(await loaded(next.store)).toEqual(await truth(p));
+    }
+  });
+
   it('stamps above a deleted row whose revision only the pack still holds, so a new row is never taken for an old one', async () => {
     const p = profile();
     const first = await p.start();
@@ -195,6 +214,35 @@ describe('a start by the rows written since the pack', () => {
     } finally {
       modelDown = false;
     }
+  });
+
+  it('takes a context vector made again since the pack from the table, not the stale one the pack holds', async () => {
+    const p = profile();
+    const first = await p.start();
+    await first.store.add([
+      { id: 'x', text: 'Should we repaint the shed?', thread: { id: 't', seq: 0 } },
+      { id: 'y', text: 'Yes, in green.', thread: { id: 't', seq: 1 } },
+    ], { from: 'user' });
+    await first.store.savePack(); // y's context vector reads x as it was
+    await first.store.add([{ id: 'x', text: 'Should we replace the shed roof?', thread: { id: 't', seq: 0 } }], { from: 'user' });
+    const made = first.store.view.contextVector('y'); // made again, reading x as it is now
+    const next = await p.start();
+    expect(next.store.view.contextVector('y')).toEqual(made);
+    expect(await loaded(next.store)).toEqual(await truth(p));
+  });
+
+  it('drops the context vector of the next item at once when an item leaves its thread', async () => {
+    const p = profile();
+    const { store } = await p.start();
+    await store.add([
+      { id: 'x', text: 'Lunch on Thursday?', thread: { id: 't', seq: 0 } },
+      { id: 'y', text: 'Thursday works.', thread: { id: 't', seq: 1 } },
+    ], { from: 'user' });
+    expect(store.view.hasContextVector('y')).toBe(true);
+    await store.add([{ id: 'x', text: 'Lunch on Thursday?' }], { from: 'user' }); // x is no longer in the thread
+    expect(store.view.hasContextVector('y')).toBe(false); // y is first in its thread now: it reads no item before it
+    await store.savePack();
+    expect(await loaded((await p.start()).store)).toEqual(await truth(p));
   });
 
   it('loads the context vectors the table holds when they are as many as the pack holds but not the same', async () => {

@@ -71,12 +71,14 @@ export const PACK_SIZE_SRC = `new Promise((ok) => {
   };
   r.onerror = () => ok(-1);
 })`;
+/** Deletes the index pack (and the row a start reads about it first, in builds that keep one), as a profile without one. */
 const PACK_DELETE_SRC = `new Promise((ok, no) => {
   const r = indexedDB.open('backstory');
   r.onsuccess = () => {
     const db = r.result;
-    const tx = db.transaction('packs', 'readwrite');
-    tx.objectStore('packs').delete('index');
+    const stores = ['packs', 'packInfo'].filter((s) => db.objectStoreNames.contains(s));
+    const tx = db.transaction(stores, 'readwrite');
+    for (const s of stores) tx.objectStore(s).delete('index');
     tx.oncomplete = () => { db.close(); ok(true); };
     tx.onerror = () => no(tx.error);
   };
