@@ -31,21 +31,25 @@ export async function loadStored(
   // pack's version and revision come first, in a small row: every row is read whole at once when some have no
   // revision or no pack of this version holds heads, else the rows written since the pack, while the pack is read.
   const keysRead = Promise.all([db.items.toCollection().primaryKeys() as Promise<string[]>, db.items.orderBy('rev').count()]);
-  const plan = Promise.all([keysRead, db.packInfo.get(PACK_KEY).catch(() => undefined)]).then(([[keys, stamped], info]) =>
+  const infoRead = db.packInfo.get(PACK_KEY).catch(() => undefined);
+  const plan = Promise.all([keysRead, infoRead]).then(([[keys, stamped], info]) =>
     stamped === keys.length && info?.version === PACK_VERSION && Number.isSafeInteger(info.rev) ? info.rev : undefined,
   );
-  const [stored, [keys], whole, since, top, vectorRows, contextKeys] = await Promise.all([
+  const [stored, [keys], whole, since, top, info, vectorRows, contextKeys] = await Promise.all([
     db.packs.get(PACK_KEY).catch(() => undefined),
     keysRead,
     plan.then((rev) => (rev === undefined ? db.items.toArray() : undefined)),
     plan.then((rev) => (rev === undefined ? undefined : { rev, rows: quiet(db.items.where('rev').above(rev).toArray()) })),
     db.items.orderBy('rev').lastKey(),
+    infoRead,
     db.vectors.count(),
     db.contexts.toCollection().primaryKeys() as Promise<string[]>,
     loadTokenCounter(),
   ]);
-  // Writes from now on are stamped above every revision the table or a pack holds (a deleted row's is in the pack).
-  db.revs.startAbove(Math.max(Number(top ?? 0) || 0, typeof stored?.rev === 'number' ? stored.rev : 0));
+  // Writes from now on are stamped above every revision the table or a pack holds (a deleted row's is in the pack),
+  // even a pack not read this time.
+  const revOf = (x: { rev?: unknown } | undefined) => (typeof x?.rev === 'number' && Number.isFinite(x.rev) ? x.rev : 0);
+  db.revs.startAbove(Math.max(Number(top ?? 0) || 0, revOf(stored), revOf(info)));
   const usable = usablePack(stored, undefined) ? stored : undefined;
   // The vectors table is the truth about which model made the vectors (a pack may predate a change of model).
   const model = pickModel((vectorRows ? (await db.vectors.toCollection().first())?.model : undefined) || usable?.model || undefined);

@@ -159,6 +159,22 @@ describe('a start by the rows written since the pack', () => {
     expect(await loaded(third.store)).toEqual(await truth(p));
   });
 
+  it('stamps above the revision of a pack that could not be read at a start, should it be read again later', async () => {
+    const p = profile();
+    const first = await p.start();
+    await first.store.add([{ id: 'a', text: 'Alpha note.' }, { id: 'b', text: 'Bravo note.' }], { from: 'user' });
+    await first.store.savePack();
+    await first.store.remove(['b']);
+    const pack = (await first.db.packs.get('index'))!;
+    await first.db.packs.delete('index'); // unreadable at the next start; its info row remains
+    const second = await p.start();
+    await second.store.add([{ id: 'b', text: 'Bravo again, about the harvest.' }], { from: 'user' });
+    await second.db.packs.put(pack); // readable again, with b's old head
+    const third = await p.start();
+    expect((await third.store.read('b'))?.text).toBe('Bravo again, about the harvest.');
+    expect(await loaded(third.store)).toEqual(await truth(p));
+  });
+
   it('takes the revision from the pack itself when the row about it says another, or is missing', async () => {
     const p = profile();
     const first = await p.start();
