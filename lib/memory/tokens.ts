@@ -18,15 +18,21 @@ function encoder(): GptEncoding {
   return (encoding ??= mergingLongPiecesFast(GptEncoding.getEncodingApi('o200k_base', tokenRanks)));
 }
 
+/**
+ * Special tokens ("<|endoftext|>") spelled in a note or a page are ordinary text to the model the user sends them to;
+ * gpt-tokenizer's default refuses such text with an error.
+ */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+
 /** Token count as the destination model would see it (cl100k/o200k-style BPE from gpt-tokenizer). */
 export function countTokens(text: string): number {
   if (!text) return 0;
   // Very long texts: count a prefix and extrapolate so one paste cannot stall the worker.
   if (text.length > 200_000) {
     const head = text.slice(0, 50_000);
-    return Math.ceil((encoder().countTokens(head) * text.length) / head.length);
+    return Math.ceil((encoder().countTokens(head, AS_TEXT) * text.length) / head.length);
   }
-  return encoder().countTokens(text);
+  return encoder().countTokens(text, AS_TEXT);
 }
 
 /**
@@ -40,6 +46,6 @@ export function countTokensUpTo(text: string, limit: number): number | undefined
     const n = countTokens(text);
     return n <= limit ? n : undefined;
   }
-  const n = encoder().isWithinTokenLimit(text, limit);
+  const n = encoder().isWithinTokenLimit(text, limit, AS_TEXT);
   return n === false ? undefined : n;
 }

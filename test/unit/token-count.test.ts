@@ -6,6 +6,9 @@ import { mergeParts } from '../../lib/memory/bpe-merge';
 import { createItem } from '../../lib/memory/normalize';
 import { tokenRanks } from '../../lib/memory/token-ranks-node';
 import { countTokens, countTokensUpTo } from '../../lib/memory/tokens';
+import { arrayMemoryView } from '../../lib/memory/index/memory-index';
+import { rankMemory } from '../../lib/rank/rank';
+import { RANK_SETTINGS } from './rank-fixtures';
 
 // gpt-tokenizer's encoder as it ships, and its core's own merge: the reference.
 interface Core {
@@ -75,5 +78,30 @@ describe('token counts of crafted text', () => {
       expect(countTokensUpTo(text, 10)).toBeUndefined();
       expect(countTokensUpTo(text, 100_000)).toBe(reference.countTokens(text));
     }
+  });
+});
+
+describe('text that spells a special token', () => {
+  // A page, a file or a chat about tokenisers can hold "<|endoftext|>"; the destination model reads it as ordinary
+  // text, and counting it must not fail the note or the ranking that packages it.
+  const texts = ['The tokenizer ends a document with <|endoftext|> and starts a turn with <|im_start|>.', '<|endofprompt|>', 'a<|im_sep|>b <|fim_prefix|>'];
+  const asText = (t: string) => reference.countTokens(t, { disallowedSpecial: new Set() });
+
+  it.each(texts)('is remembered and counted as ordinary text: %s', (text) => {
+    const item = createItem({ text, kind: 'evidence' }, Date.UTC(2026, 11, 7));
+    expect(item.tokens).toBe(asText(text));
+    expect(countTokens(text)).toBeGreaterThan(1);
+    expect(countTokensUpTo(text, 1_000)).toBe(asText(text));
+  });
+
+  it('a note that spells one is found and packaged for a task', async () => {
+    const now = Date.UTC(2026, 11, 7);
+    const items = [createItem({ id: 'tok', text: texts[0], kind: 'evidence' }, now), createItem({ id: 'other', text: 'The garden needs watering twice a week.', kind: 'evidence' }, now)];
+    const res = await rankMemory({
+      task: { url: 'https://chat.example/c/1', title: 'Chat', site: 'chat.example', adapter: 'generic', destination: 'chat', field: { text: 'how does the tokenizer end a document', kind: 'textarea' }, at: now },
+      memory: arrayMemoryView(items, new Map()), settings: RANK_SETTINGS, now,
+    });
+    expect(res.cards.map((c) => c.item.id)).toEqual(['tok']);
+    expect(res.package?.text).toContain('<|endoftext|>');
   });
 });
