@@ -76,13 +76,32 @@ for (const f of ['ort-wasm-simd-threaded.wasm', 'ort-wasm-simd-threaded.jspi.was
 }
 console.log(`onnxruntime wasm: copied to ${ORT_DIR}`);
 
-// The token counter's BPE ranks (gpt-tokenizer's o200k_base table) as JSON, read by the worker when it starts
-// (lib/memory/token-ranks-extension.ts) rather than built into its script, where they took most of its start.
+// The token counter's table (gpt-tokenizer's o200k_base ranks) as bytes, read by the worker when it starts
+// (lib/memory/token-ranks-extension.ts) rather than built into its script, where it took most of its start. The layout
+// is lib/memory/token-table.ts's `tokenTableFile`: "BSTK", format 1, the count and the total of bytes (little-endian
+// 32-bit), each token's length in one byte, then the tokens' bytes in rank order.
 {
   const TOKENIZER_DIR = join(root, 'public', 'tokenizer');
   const { default: ranks } = await import('gpt-tokenizer/bpeRanks/o200k_base');
   if (!Array.isArray(ranks) || ranks.length < 100_000) throw new Error('gpt-tokenizer has no o200k_base table; run npm install again');
+  const utf8 = new TextEncoder();
+  const tokens = ranks.map((r) => (typeof r === 'string' ? utf8.encode(r) : Uint8Array.from(r)));
+  const total = tokens.reduce((n, t) => n + t.length, 0);
+  const file = new Uint8Array(16 + tokens.length + total);
+  const head = new DataView(file.buffer);
+  head.setUint32(0, 0x4b545342, true);
+  head.setUint32(4, 1, true);
+  head.setUint32(8, tokens.length, true);
+  head.setUint32(12, total, true);
+  let at = 16 + tokens.length;
+  tokens.forEach((t, k) => {
+    if (t.length > 255) throw new Error(`o200k_base token ${k} is longer than the token table holds`);
+    file[16 + k] = t.length;
+    file.set(t, at);
+    at += t.length;
+  });
   mkdirSync(TOKENIZER_DIR, { recursive: true });
-  writeFileSync(join(TOKENIZER_DIR, 'o200k_base.json'), JSON.stringify(ranks));
-  console.log(`token ranks: ${ranks.length} written to ${TOKENIZER_DIR}`);
+  rmSync(join(TOKENIZER_DIR, 'o200k_base.json'), { force: true });
+  writeFileSync(join(TOKENIZER_DIR, 'o200k_base.bin'), file);
+  console.log(`token table: ${tokens.length} tokens written to ${TOKENIZER_DIR}`);
 }

@@ -1,13 +1,11 @@
-// Byte-pair merging of one long piece in O(n log n). gpt-tokenizer merges a piece by scanning every pair for the
-// lowest rank at each merge, quadratic in the piece's length: a run with no break the encoder's pattern splits on
-// (100,000 letters, zero-width spaces, one CJK character repeated: a crafted file or page) took 11-16 s to two minutes,
-// the worker blocked all that time. This makes the same merges in the same order (lowest rank first, the leftmost of
-// equal ones), with a heap of candidate pairs and a linked list of parts.
-import { BytePairEncodingCore } from 'gpt-tokenizer/BytePairEncodingCore';
-import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
+// Byte-pair merging of a piece of text (its UTF-8 bytes), as tiktoken and gpt-tokenizer do it: the pair with the
+// lowest rank is merged first, the leftmost of equal ones, until no pair is a token. Short pieces (words) are merged by
+// that scan; long ones in O(n log n), with a heap of candidate pairs and a linked list of parts, since the scan is
+// quadratic in the piece's length: a run with no break the encoder's pattern splits on (100,000 letters, zero-width
+// spaces, one CJK character repeated: a crafted file or page) took 11-16 s to two minutes, the worker blocked.
 
-/** The rank of a byte sequence as one token, or undefined when it is none. */
-export type RankOf = (bytes: Uint8Array) => number | undefined;
+/** The rank of `piece[from..to)` as one token, or -1 when it is none. */
+export type RankOf = (from: number, to: number) => number;
 
 /** A binary min-heap of pairs by rank, then by where the pair starts (the leftmost first, as the scan finds it). */
 class PairHeap {
@@ -60,11 +58,10 @@ class PairHeap {
 }
 
 /**
- * Where each token of `piece` starts once merged, and the piece's length last: the parts gpt-tokenizer's
+ * Where each token of a piece of `n` bytes starts once merged, and `n` last: the parts gpt-tokenizer's
  * `bytePairMerge` leaves.
  */
-export function mergeParts(piece: Uint8Array, rankOf: RankOf): number[] {
-  const n = piece.length;
+export function mergeParts(n: number, rankOf: RankOf): number[] {
   // Parts are known by where they start; `next[s]` is where the part after the one at `s` starts (n past the last).
   const next = new Int32Array(n + 1);
   const prev = new Int32Array(n + 1);
@@ -78,7 +75,8 @@ export function mergeParts(piece: Uint8Array, rankOf: RankOf): number[] {
   const heap = new PairHeap();
   const rate = (s: number) => {
     const end = next[s] < n ? next[next[s]] : n + 1;
-    rank[s] = end > n ? Infinity : (rankOf(piece.subarray(s, end)) ?? Infinity);
+    const r = end > n ? -1 : rankOf(s, end);
+    rank[s] = r < 0 ? Infinity : r;
     if (rank[s] !== Infinity) heap.push(rank[s], s);
   };
   for (let s = 0; s < n; s++) rate(s);
@@ -99,38 +97,37 @@ export function mergeParts(piece: Uint8Array, rankOf: RankOf): number[] {
   return starts;
 }
 
-/** Pieces longer than this many bytes (a word is a few dozen) are merged by `mergeParts`; gpt-tokenizer's keeps the rest. */
+/** Pieces longer than this many bytes (a word is a few dozen) are merged by `mergeParts`, shorter ones by the scan. */
 const LONG_PIECE_BYTES = 256;
+// The scan's parts and pair ranks, reused from piece to piece.
+const scanStarts = new Int32Array(LONG_PIECE_BYTES + 1);
+const scanRanks = new Float64Array(LONG_PIECE_BYTES + 1);
 
-/** What the encoder's core is past its declared (private) surface: the two methods a long piece goes through. */
-interface EncoderCore {
-  bytePairMerge(piece: Uint8Array): number[];
-  getBpeRankFromBytes(bytes: Uint8Array): number | undefined;
-}
-
-/** gpt-tokenizer's own merge, looked up on its class at each call. */
-const theirMerge = () => (BytePairEncodingCore.prototype as unknown as Partial<EncoderCore>).bytePairMerge;
-
-/**
- * `e` with its long pieces merged by `mergeParts` (the same tokens, in O(n log n)), on this instance only. Ordinary
- * text never meets it: its pieces are words, counted by gpt-tokenizer exactly as before.
- */
-export function mergingLongPiecesFast(e: GptEncoding): GptEncoding {
-  const core = (e as unknown as { bytePairEncodingCoreProcessor?: EncoderCore }).bytePairEncodingCoreProcessor;
-  const theirs = theirMerge();
-  if (typeof theirs !== 'function' || typeof core?.getBpeRankFromBytes !== 'function') {
-    throw new Error('gpt-tokenizer changed: its byte-pair merge is not where the token counter replaces it for long pieces');
-  }
-  core.bytePairMerge = function (this: EncoderCore, piece: Uint8Array): number[] {
-    if (piece.length <= LONG_PIECE_BYTES) return theirMerge()!.call(this, piece);
-    const starts = mergeParts(piece, (bytes) => core.getBpeRankFromBytes(bytes));
-    const out: number[] = [];
-    for (let k = 0; k + 1 < starts.length; k++) {
-      const rank = core.getBpeRankFromBytes(piece.subarray(starts[k], starts[k + 1]));
-      if (rank === undefined) throw new Error('The byte-pair encoding has no token for a part of a merged piece.');
-      out.push(rank);
-    }
-    return out;
+/** How many tokens a piece of `n` bytes merges into. */
+export function mergedCount(n: number, rankOf: RankOf): number {
+  if (n > LONG_PIECE_BYTES) return mergeParts(n, rankOf).length - 1;
+  // gpt-tokenizer's `bytePairMerge`, counting: parts by where they start, each with the rank of merging it with the next.
+  const rank = (k: number, len: number) => {
+    if (k + 2 >= len) return Infinity;
+    const r = rankOf(scanStarts[k], scanStarts[k + 2]);
+    return r < 0 ? Infinity : r;
   };
-  return e;
+  let len = n + 1;
+  for (let i = 0; i < len; i++) scanStarts[i] = i;
+  for (let i = 0; i < len; i++) scanRanks[i] = rank(i, len);
+  while (len > 1) {
+    let low = Infinity;
+    let at = -1;
+    for (let i = 0; i < len - 1; i++) if (scanRanks[i] < low) {
+      low = scanRanks[i];
+      at = i;
+    }
+    if (at < 0) break;
+    scanStarts.copyWithin(at + 1, at + 2, len);
+    scanRanks.copyWithin(at, at + 1, len);
+    len--;
+    scanRanks[at] = rank(at, len);
+    if (at > 0) scanRanks[at - 1] = rank(at - 1, len);
+  }
+  return len - 1;
 }

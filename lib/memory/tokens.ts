@@ -1,51 +1,72 @@
-import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
-import { mergingLongPiecesFast } from './bpe-merge';
-import { loadTokenRanks, tokenRanks } from './token-ranks-node';
-
-let encoding: GptEncoding | undefined;
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { mergedCount } from './bpe-merge';
+import type { TokenTable } from './token-table';
+import { loadTokenTable, tokenTable } from './token-ranks-node';
 
 /**
- * Reads what counting tokens needs and makes the encoder, so the first ranking does not: in the extension the worker
- * awaits it before it first makes or ranks an item (MemoryStore.load and add); in Node the ranks are there already.
+ * Reads the token table, so the first count does not wait for it: in the extension the worker awaits it before it
+ * first makes or ranks an item (MemoryStore.load and add); in Node it is made from gpt-tokenizer's module at first use.
  */
 export async function loadTokenCounter(): Promise<void> {
-  await loadTokenRanks();
-  encoder();
+  await loadTokenTable();
 }
 
-/** gpt-tokenizer's o200k_base encoder, made at the first count (its 200k-entry map is built then). */
-function encoder(): GptEncoding {
-  return (encoding ??= mergingLongPiecesFast(GptEncoding.getEncodingApi('o200k_base', tokenRanks)));
+// o200k_base's pattern (gpt-tokenizer's), with a lastIndex of its own. Special tokens ("<|endoftext|>") spelled in a
+// note or a page are ordinary text to the model the user sends them to, so the pattern splits them like any text.
+const SPLIT = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'gu');
+const utf8 = new TextEncoder();
+/** A piece's UTF-8 bytes (3 bytes at most per UTF-16 unit), grown for long pieces. */
+let buf = new Uint8Array(1024);
+/** Pieces that are not one token, with their counts (gpt-tokenizer keeps up to 100,000 merges the same way). */
+const merged = new Map<string, number>();
+const MERGED_KEPT = 50_000;
+
+function pieceTokens(table: TokenTable, piece: string): number {
+  if (piece.length === 1 && piece.charCodeAt(0) < 0x80) return 1;
+  const known = merged.get(piece);
+  if (known !== undefined) return known;
+  if (buf.length < piece.length * 3) buf = new Uint8Array(piece.length * 3);
+  const bytes = buf;
+  const n = utf8.encodeInto(piece, bytes).written;
+  if (table.rankOf(bytes, 0, n) >= 0) return 1;
+  const count = mergedCount(n, (from, to) => table.rankOf(bytes, from, to));
+  if (merged.size >= MERGED_KEPT) merged.clear();
+  merged.set(piece, count);
+  return count;
 }
 
-/**
- * Special tokens ("<|endoftext|>") spelled in a note or a page are ordinary text to the model the user sends them to;
- * gpt-tokenizer's default refuses such text with an error.
- */
-const AS_TEXT = { disallowedSpecial: new Set<string>() };
+/** The tokens of `text`, stopping once they pass `limit` (then a number above it). */
+function counted(text: string, limit: number): number {
+  const table = tokenTable();
+  let count = 0;
+  SPLIT.lastIndex = 0;
+  for (let m = SPLIT.exec(text); m; m = SPLIT.exec(text)) {
+    count += pieceTokens(table, m[0]);
+    if (count > limit) break;
+  }
+  // A long crafted piece leaves a big buffer behind; the next piece starts small again.
+  if (buf.length > 65_536) buf = new Uint8Array(1024);
+  return count;
+}
 
-/** Token count as the destination model would see it (cl100k/o200k-style BPE from gpt-tokenizer). */
+/** Token count as the destination model would see it (o200k_base's byte-pair encoding, as gpt-tokenizer counts it). */
 export function countTokens(text: string): number {
   if (!text) return 0;
   // Very long texts: count a prefix and extrapolate so one paste cannot stall the worker.
   if (text.length > 200_000) {
     const head = text.slice(0, 50_000);
-    return Math.ceil((encoder().countTokens(head, AS_TEXT) * text.length) / head.length);
+    return Math.ceil((counted(head, Infinity) * text.length) / head.length);
   }
-  return encoder().countTokens(text, AS_TEXT);
+  return counted(text, Infinity);
 }
 
 /**
- * The token count of `text` when it is at most `limit`, else undefined: BPE stops once the count passes the limit, so
- * asking whether a long excerpt fits a nearly full budget costs a few dozen tokens' work, not the whole text's.
- * Without a limit (`Infinity`) it is `countTokens`.
+ * The token count of `text` when it is at most `limit`, else undefined: counting stops once the count passes the
+ * limit, so asking whether a long excerpt fits a nearly full budget costs a few dozen tokens' work, not the whole
+ * text's. Without a limit (`Infinity`) it is `countTokens`.
  */
 export function countTokensUpTo(text: string, limit: number): number | undefined {
   if (limit < 0) return undefined;
-  if (limit === Infinity || text.length > 200_000) {
-    const n = countTokens(text);
-    return n <= limit ? n : undefined;
-  }
-  const n = encoder().isWithinTokenLimit(text, limit, AS_TEXT);
-  return n === false ? undefined : n;
+  const n = limit === Infinity || text.length > 200_000 ? countTokens(text) : counted(text, limit);
+  return n <= limit ? n : undefined;
 }

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { BytePairEncodingCore } from 'gpt-tokenizer/BytePairEncodingCore';
 import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
-import { describe, expect, it, vi } from 'vitest';
-import { mergeParts } from '../../lib/memory/bpe-merge';
+import ranks from 'gpt-tokenizer/bpeRanks/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { mergedCount, mergeParts } from '../../lib/memory/bpe-merge';
 import { createItem } from '../../lib/memory/normalize';
-import { tokenRanks } from '../../lib/memory/token-ranks-node';
+import { tokenTable } from '../../lib/memory/token-ranks-node';
 import { countTokens, countTokensUpTo } from '../../lib/memory/tokens';
 import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { rankMemory } from '../../lib/rank/rank';
@@ -15,17 +16,21 @@ interface Core {
   bytePairMerge(piece: Uint8Array): number[];
   getBpeRankFromBytes(bytes: Uint8Array): number | undefined;
 }
-const reference = GptEncoding.getEncodingApi('o200k_base', tokenRanks);
+const reference = GptEncoding.getEncodingApi('o200k_base', () => ranks);
 const core = (reference as unknown as { bytePairEncodingCoreProcessor: Core }).bytePairEncodingCoreProcessor;
 const theirMerge = (BytePairEncodingCore.prototype as unknown as Core).bytePairMerge;
 const utf8 = new TextEncoder();
+/** gpt-tokenizer's count with special tokens read as text, as the destination model reads a user's text. */
+const asText = (t: string) => reference.countTokens(t, { disallowedSpecial: new Set() });
 
+/** The tokens `mergeParts` leaves of `piece`, by the table's ranks. */
 function ourTokens(piece: Uint8Array): number[] {
-  const starts = mergeParts(piece, (b) => core.getBpeRankFromBytes(b));
-  return starts.slice(0, -1).map((s, k) => core.getBpeRankFromBytes(piece.subarray(s, starts[k + 1]))!);
+  const rankOf = (from: number, to: number) => tokenTable().rankOf(piece, from, to);
+  const starts = mergeParts(piece.length, rankOf);
+  return starts.slice(0, -1).map((s, k) => rankOf(s, starts[k + 1]));
 }
 
-describe('merging a long piece', () => {
+describe('merging a piece', () => {
   it('gives the tokens gpt-tokenizer gives, for runs of letters, CJK, marks and signs, and for any bytes', () => {
     const alphabets = ['ab', 'aeiou', 'strength', 'Zz', '的是了', 'กขค\u0e31\u0e34', 'a\u0301e\u0300', '=-_', '\u200b\u200c', '😀👍'];
     const run = fc.tuple(fc.constantFrom(...alphabets), fc.integer({ min: 1, max: 1_500 }), fc.integer()).map(([abc, n, seed]) => {
@@ -33,42 +38,66 @@ describe('merging a long piece', () => {
       let x = seed >>> 0;
       return Array.from({ length: n }, () => chars[(x = (x * 1103515245 + 12345) >>> 0) % chars.length]).join('');
     });
-    fc.assert(fc.property(run, (text) => {
-      const piece = utf8.encode(text);
-      expect(ourTokens(piece)).toEqual(theirMerge.call(core, piece));
-    }), { numRuns: 150, seed: 7 });
-    fc.assert(fc.property(fc.uint8Array({ minLength: 1, maxLength: 600 }), (piece) => {
-      expect(ourTokens(piece)).toEqual(theirMerge.call(core, piece));
-    }), { numRuns: 150, seed: 8 });
+    const same = (piece: Uint8Array) => {
+      const theirs = theirMerge.call(core, piece);
+      expect(ourTokens(piece)).toEqual(theirs);
+      expect(mergedCount(piece.length, (from, to) => tokenTable().rankOf(piece, from, to))).toBe(theirs.length);
+    };
+    fc.assert(fc.property(run, (text) => same(utf8.encode(text))), { numRuns: 150, seed: 7 });
+    fc.assert(fc.property(fc.uint8Array({ minLength: 1, maxLength: 600 }), same), { numRuns: 300, seed: 8 });
+  });
+});
+
+describe('the token table', () => {
+  it('holds every token of gpt-tokenizer at its rank, and nothing else', () => {
+    const table = tokenTable();
+    expect(table.size).toBe(ranks.length);
+    (ranks as (string | number[])[]).forEach((r, k) => {
+      const bytes = typeof r === 'string' ? utf8.encode(r) : Uint8Array.from(r);
+      if (table.rankOf(bytes, 0, bytes.length) !== k) expect.fail(`token ${k} (${JSON.stringify(r)}) is not at its rank`);
+    });
+    for (const word of ['Backstory', 'zxqv', '<|endoftext|>']) {
+      const bytes = utf8.encode(word);
+      expect(table.rankOf(bytes, 0, bytes.length), word).toBe(core.getBpeRankFromBytes(bytes) ?? -1);
+    }
+  });
+
+  it('counts any text exactly as gpt-tokenizer does: scripts, emoji, marks, numbers, code, spaces, lone surrogates', () => {
+    const parts = ['Dana', ' prefers', "'s", "'LL", ' £1,200', '2026-03-01', '\n\n', '  ', '\t', '\r\n', 'Größe', 'déjà', ' Ελληνικά', 'русский', '日本語の', 'العربية',
+      'हिन्दी', 'กขค', '👩\u200d💻', '🚀', 'a\u0301', '\ud800', '\udc00x', '{ return x; }', '<b>', '&amp;', '//', '...', '—', '<|endoftext|>', 'DON\'T', 'x'.repeat(300)];
+    // Without U+FEFF: gpt-tokenizer decodes bytes to look them up, and its decoder drops a byte order mark (below).
+    const text = fc.array(fc.oneof(fc.constantFrom(...parts), fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'grapheme', maxLength: 8 })), { maxLength: 40 })
+      .map((p) => p.join('').replaceAll('\ufeff', ''));
+    fc.assert(fc.property(text, fc.integer({ min: 0, max: 60 }), (t, limit) => {
+      const n = asText(t);
+      expect(countTokens(t)).toBe(n);
+      expect(countTokensUpTo(t, limit)).toBe(n <= limit ? n : undefined);
+    }), { numRuns: 2_000, seed: 11 });
+  });
+
+  it('counts a byte order mark by its bytes, as one token, where gpt-tokenizer loses it', () => {
+    // A file saved with a BOM starts with U+FEFF; its bytes EF BB BF are one token of o200k_base (5574). gpt-tokenizer
+    // looks byte pairs up by decoding them, its TextDecoder drops the BOM, and it counts "\ufeffHighly" as 3 tokens.
+    const bom = utf8.encode('\ufeff');
+    expect(tokenTable().rankOf(bom, 0, 3)).toBe(5574);
+    expect(countTokens('\ufeffHighly')).toBe(2);
+    expect(asText('\ufeffHighly')).toBe(3);
+    expect(countTokens('\ufeffHighly recommended')).toBe(asText('Highly recommended') + 1);
   });
 });
 
 describe('token counts of crafted text', () => {
   // A file or a page can hold one unbroken run, which the encoder's pattern keeps as one piece; gpt-tokenizer merges
   // a piece in time quadratic in its length (100,000 letters took 11-16 s, as many zero-width spaces two minutes, the
-  // worker blocked all that time).
+  // worker blocked all that time), and so would the scan here: a piece that long goes to `mergeParts` (tested above
+  // against gpt-tokenizer's merge), and these finish within the test's time.
   const runs = { letters: 'a'.repeat(100_000), 'zero-width spaces': '\u200b'.repeat(100_000), 'one CJK character': '的'.repeat(100_000), spaces: `x${' '.repeat(100_000)}x`, 'one sign (a divider line)': '='.repeat(100_000) };
 
-  // What bounds the work: gpt-tokenizer's own merge is never given a long piece.
-  function withoutQuadraticMerges(run: () => void) {
-    const spy = vi.spyOn(BytePairEncodingCore.prototype as unknown as Core, 'bytePairMerge').mockImplementation(function (this: Core, piece: Uint8Array) {
-      if (piece.length > 256) throw new Error(`gpt-tokenizer's merge was given one piece of ${piece.length} bytes`);
-      return theirMerge.call(this, piece);
-    });
-    try {
-      run();
-    } finally {
-      spy.mockRestore();
-    }
-  }
-
   it.each(Object.entries(runs))('a note of 100,000 characters of %s is remembered without a merge quadratic in its length', (_, text) => {
-    withoutQuadraticMerges(() => {
-      const item = createItem({ text, kind: 'evidence' }, Date.UTC(2026, 11, 7));
-      expect(item.tokens).toBeGreaterThan(0);
-      expect(item.tokens).toBeLessThanOrEqual(item.text.length + 2);
-      expect(countTokensUpTo(text, 100)).toBeUndefined();
-    });
+    const item = createItem({ text, kind: 'evidence' }, Date.UTC(2026, 11, 7));
+    expect(item.tokens).toBeGreaterThan(0);
+    expect(item.tokens).toBeLessThanOrEqual(item.text.length + 2);
+    expect(countTokensUpTo(text, 100)).toBeUndefined();
   });
 
   it('counts texts with long runs, and ordinary ones, exactly as gpt-tokenizer does', () => {
@@ -85,7 +114,6 @@ describe('text that spells a special token', () => {
   // A page, a file or a chat about tokenisers can hold "<|endoftext|>"; the destination model reads it as ordinary
   // text, and counting it must not fail the note or the ranking that packages it.
   const texts = ['The tokenizer ends a document with <|endoftext|> and starts a turn with <|im_start|>.', '<|endofprompt|>', 'a<|im_sep|>b <|fim_prefix|>'];
-  const asText = (t: string) => reference.countTokens(t, { disallowedSpecial: new Set() });
 
   it.each(texts)('is remembered and counted as ordinary text: %s', (text) => {
     const item = createItem({ text, kind: 'evidence' }, Date.UTC(2026, 11, 7));
