@@ -21,3 +21,9 @@ export const IMPORT_LIMITS = {
   /** Below this much unpacked, the ratio is not judged (small files of repeated text pack very well). */
   zipRatioAfter: 32 * 1024 * 1024,
 };
+
+/**
+ * The largest time, in ms from 1970 either way, that is a date (ECMAScript's range): a number past it in a file or a
+ * synced change is refused, since a date made of it cannot be written out and the export of the whole memory failed.
+ */
+export const LAST_TIME_MS = 8.64e15;

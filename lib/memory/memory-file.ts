@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { LAST_TIME_MS } from '../core/input-limits';
 import { MEMORY_FILE_FORMAT } from './intake';
 import { inputFromItem } from './item-input';
 import { parseScope } from './scope-guess';
@@ -21,7 +22,7 @@ export class ImportError extends Error {
 const Time = v.union(
   [
     v.pipe(v.string(), v.check((s) => Number.isFinite(Date.parse(s)), 'is not an ISO 8601 date')),
-    v.pipe(v.number(), v.finite('is not an ISO 8601 date')),
+    v.pipe(v.number(), v.finite('is not an ISO 8601 date'), v.check((t) => Math.abs(t) <= LAST_TIME_MS, 'is not an ISO 8601 date')),
   ],
   'is not an ISO 8601 date',
 );
@@ -149,10 +150,15 @@ export function exportItem(item: MemoryItem): Record<string, unknown> {
   return {
     ...(extra ?? {}),
     ...rest,
-    createdAt: new Date(createdAt!).toISOString(),
-    updatedAt: new Date(updatedAt!).toISOString(),
-    ...(lastUsedAt !== undefined ? { lastUsedAt: new Date(lastUsedAt).toISOString() } : {}),
+    createdAt: isoTime(createdAt!),
+    updatedAt: isoTime(updatedAt!),
+    ...(lastUsedAt !== undefined ? { lastUsedAt: isoTime(lastUsedAt) } : {}),
   };
+}
+
+/** A time as ISO 8601; one past any date (kept before files and sync refused them) at the nearest date, so it exports. */
+function isoTime(t: number): string {
+  return new Date(Number.isFinite(t) ? Math.max(-LAST_TIME_MS, Math.min(LAST_TIME_MS, t)) : 0).toISOString();
 }
 
 /**

@@ -2,7 +2,7 @@
 // Everything read from a synced folder is hostile until checked here, even once its seal is verified: a device with
 // a bug, or an old version, must not be able to put into memory what intake would never let in.
 import * as v from 'valibot';
-import { IMPORT_LIMITS } from '../core/input-limits';
+import { IMPORT_LIMITS, LAST_TIME_MS } from '../core/input-limits';
 import { FIELD_CAPS } from '../memory/intake';
 import { MAX_ITEM_CHARS } from '../memory/normalize';
 import { parseScope } from '../memory/scope-guess';
@@ -75,7 +75,7 @@ const list = (max: number, what: string) =>
     v.maxLength(FIELD_CAPS.listItems, `must be a list of at most ${FIELD_CAPS.listItems} ${what}`),
   );
 const flag = v.boolean('must be true or false');
-const time = v.pipe(v.number('must be a time'), v.finite('must be a time'), v.minValue(0, 'must be a time'));
+const time = v.pipe(v.number('must be a time'), v.finite('must be a time'), v.minValue(0, 'must be a time'), v.maxValue(LAST_TIME_MS, 'must be a time'));
 const json = (what: string) => v.pipe(v.unknown(), v.check((x) => jsonWithin(x), `must be ${what} of at most ${JSON_LIMITS.chars} characters, ${JSON_LIMITS.depth} levels deep`));
 const jsonObject = (what: string) => v.pipe(v.record(v.string(), v.unknown(), `must be ${what}`), v.check((x) => jsonWithin(x), `must be ${what} of at most ${JSON_LIMITS.chars} characters, ${JSON_LIMITS.depth} levels deep`));
 

@@ -27,6 +27,9 @@ describe('memory file', () => {
     ['an item without text', file([{ text: 'ok' }, { title: 'no text' }]), /Item 1 has no "text"/],
     ['duplicate ids', file([{ id: 'x', text: 'a' }, { id: 'x', text: 'b' }]), /Item 1: duplicate id "x"/],
     ['a bad date', file([{ text: 'a', createdAt: 'yesterday' }]), /Item 0: "createdAt" is not an ISO 8601 date/],
+    // A number past ±8.64e15 ms is no date: kept, it made every later export of the whole memory fail.
+    ['a date outside any calendar', file([{ text: 'a' }, { text: 'b', createdAt: -1e300 }]), /Item 1: "createdAt" is not an ISO 8601 date/],
+    ['a last use outside any calendar', file([{ text: 'a', lastUsedAt: 9e15 }]), /Item 0: "lastUsedAt" is not an ISO 8601 date/],
     ['a bad kind', file([{ text: 'a' }, { text: 'b', kind: 'fact' }]), /Item 1: "kind" must be "evidence" or "instruction"/],
     ['a thread without seq', file([{ text: 'a', thread: { id: 't' } }]), /Item 0: "thread.seq" is missing/],
     ['tags that are not strings', file([{ text: 'a', tags: ['x', 3] }]), /Item 0: "tags" must be a list of strings/],
@@ -34,6 +37,12 @@ describe('memory file', () => {
   ])('rejects %s with a message naming the problem', (_name, raw, message) => {
     expect(() => parseMemoryFile(raw)).toThrow(ImportError);
     expect(() => parseMemoryFile(raw)).toThrow(message);
+  });
+
+  it('exports an item whose time is past any date (kept before such times were refused) at the nearest date', () => {
+    const item = { ...createItem({ id: 'odd', text: 'a', createdAt: Date.UTC(2026, 0, 1) }), createdAt: -1e300, lastUsedAt: 1e300 };
+    const out = JSON.parse(serializeMemoryFile([item]));
+    expect(out.items[0]).toMatchObject({ id: 'odd', createdAt: '-271821-04-20T00:00:00.000Z', lastUsedAt: '+275760-09-13T00:00:00.000Z' });
   });
 
   it('round-trips every field Backstory stores: an export imported into a new profile is the same memory', async () => {

@@ -213,6 +213,11 @@ describe('merge rules, one at a time', () => {
     expect(() => parseOps([{ id: 'n', field: 'tags', value: Array(51).fill('t'), stamp, base: [] }])).toThrow(/at most 50/);
     expect(() => parseOps([{ id: '$settings', field: 'text', value: 'x', stamp, base: [] }])).toThrow(/unknown field "text"/);
     expect(() => parseOps([{ id: 'n', field: 'extra', value: JSON.parse('['.repeat(100) + ']'.repeat(100)), stamp, base: [] }])).toThrow(/"extra"/);
+    // A time past 8.64e15 ms is no date: kept, it made every later export of the whole memory fail.
+    for (const field of ['createdAt', 'updatedAt', 'lastUsedAt']) {
+      expect(() => parseOps([{ id: 'n', field, value: 1e300, stamp, base: [] }]), field).toThrow(new RegExp(`"${field}" must be a time`));
+    }
+    expect(parseOps([{ id: 'n', field: 'createdAt', value: 8.64e15, stamp, base: [] }])).toHaveLength(1);
   });
 
   it('refuses a snapshot that is not a merged state, or holds more than a state can', () => {
