@@ -3,6 +3,7 @@ import { headOf, passageKey, type IndexedMemory } from './index/memory-index';
 import type { PackRow } from './db';
 import type { ItemHead } from './types';
 import { textHash } from '../core/text-hash';
+import { lexiconPrint } from './index/lexical-pack';
 
 export const PACK_KEY = 'index';
 /**
@@ -12,9 +13,10 @@ export const PACK_KEY = 'index';
  * and a BM25 entry per passage (lib/memory/index/passages.ts); bump it too when the split of passages changes. v5: an
  * entry's print reads the text and title by their print (`indexPrint`). v6: a number with its separators ("£1,200",
  * "3.5") is one term (lib/memory/index/tokenize.ts `words`). v7: the items' heads, content prints and revisions, so a
- * start reads whole only the rows written since; BM25 term numbers in 16 bits when the lexicon allows it.
+ * start reads whole only the rows written since; BM25 term numbers in 16 bits when the lexicon allows it. v8: the BM25
+ * index's pools as it holds them (forward entries, sequences, postings), taken as they are at a start.
  */
-export const PACK_VERSION = 7;
+export const PACK_VERSION = 8;
 
 /**
  * FNV-1a of the fields an item's vectors and BM25 entry are made from, its text and title by their print
@@ -36,14 +38,11 @@ export function lexicalCanary(): string {
   const idx = new LexicalIndex();
   idx.addItem({ id: 'c', title: 'Budget review', text: 'Did Alice approve the painted houses? Running costs rose 12% (£1,200, 3.5 a day) on 3 March 2025 at 10:30, see https://x.example/a.', tags: ['Finance'], people: ['Alice Smith <alice@x.example>'], aux: 'chart of costs', createdAt: Date.UTC(2025, 2, 3) });
   const p = idx.exportDocs(['c']);
-  return `${p.terms}|${Array.from(p.term).join(',')}|${Array.from(p.tf).join(',')}|${Array.from(p.seq).join(',')}|${p.len[0]}|${p.asks[0]}`;
+  return `${p.terms}|${Array.from(p.fPool).join(',')}|${Array.from(p.seqs).join(',')}|${Array.from(p.post).join(',')}|${p.len[0]}|${p.asks[0]}`;
 }
 
 /** How many BM25 documents a pack's lexicon holds (an item of several passages has one per passage). */
 const docs = (l: PackRow['lexical']) => l.items[l.items.length - 1];
-
-/** An array of term numbers as `exportDocs` writes one: 16-bit or 32-bit. */
-const termNumbers = (a: unknown): boolean => a instanceof Uint16Array || a instanceof Uint32Array;
 
 /** Every value of `a` is below `bound` (an index into a table of that many rows). */
 function allBelow(a: ArrayLike<number>, bound: number): boolean {
@@ -73,16 +72,14 @@ function inRange(p: PackRow): boolean {
   const l = p.lexical;
   let terms = l.terms ? 1 : 0;
   for (let at = l.terms.indexOf('\u0000'); at >= 0; at = l.terms.indexOf('\u0000', at + 1)) terms++;
+  if (l.postCount.length !== terms) return false;
   const vectors = p.scales.length;
   const { owner, part, slot } = p.passages;
   for (let j = 0; j < owner.length; j++) {
     const i = owner[j];
     if (i >= p.ids.length || part[j] < 1 || part[j] >= l.items[i + 1] - l.items[i] || slot[j] < 0 || slot[j] >= vectors) return false;
   }
-  return (
-    offsets(l.start, l.term.length) && offsets(l.seqStart, l.seq.length) && allBelow(l.term, terms) && allBelow(l.seq, terms) &&
-    allBelow(p.slots, vectors)
-  );
+  return offsets(l.postStart, l.post.length) && allBelow(l.sStart, l.seqs.length + 1) && allBelow(p.slots, vectors) && l.sum === lexiconPrint(l);
 }
 
 /** A head as the store writes one: the fields every item has, of their kinds, and a revision no higher than the pack's. */
@@ -105,11 +102,12 @@ export function wellFormed(p: PackRow): boolean {
     p.passages.part.length === p.passages.owner.length && p.passages.slot.length === p.passages.owner.length &&
     p.codes instanceof Int8Array && p.scales instanceof Float32Array && p.codes.length === p.scales.length * p.dim &&
     l.items instanceof Uint32Array && l.items.length === n + 1 && l.items[0] === 0 && l.items.every((e, i) => i === 0 || e > l.items[i - 1]) &&
-    l.start instanceof Uint32Array && l.start.length === docs(l) + 1 && termNumbers(l.term) && l.tf instanceof Uint16Array &&
-    l.term.length === l.start[docs(l)] && l.tf.length === l.term.length && l.len instanceof Uint32Array && l.asks instanceof Uint8Array &&
-    l.len.length === docs(l) && l.asks.length === docs(l) && Array.isArray(l.threads) && l.threads.length === docs(l) &&
-    l.seqStart instanceof Uint32Array && l.seqStart.length === docs(l) + 1 && termNumbers(l.seq) && l.seq.length === l.seqStart[docs(l)] &&
-    Array.isArray(l.threads) && typeof l.terms === 'string' &&
+    l.len instanceof Uint32Array && l.asks instanceof Uint8Array && l.len.length === docs(l) && l.asks.length === docs(l) &&
+    Array.isArray(l.threads) && l.threads.length === docs(l) && typeof l.terms === 'string' &&
+    l.fPool instanceof Uint8Array && l.fStart instanceof Uint32Array && l.fCount instanceof Uint32Array && l.fStart.length === docs(l) && l.fCount.length === docs(l) &&
+    l.seqs instanceof Uint8Array && l.sStart instanceof Uint32Array && l.sCount instanceof Uint32Array && l.sStart.length === docs(l) && l.sCount.length === docs(l) &&
+    l.post instanceof Uint8Array && l.postStart instanceof Uint32Array && l.postCount instanceof Uint32Array && l.postLast instanceof Int32Array &&
+    l.postCount.length === l.postLast.length && l.postStart.length === l.postCount.length + 1 &&
     p.decisions instanceof Uint32Array && ascending(p.decisions, n) &&
     Number.isSafeInteger(p.rev) && p.rev >= 0 && p.contents instanceof Uint32Array && p.contents.length === n &&
     Array.isArray(p.heads) && p.heads.length === n && p.heads.every((h, i) => headLike(h, p.ids[i], p.rev)) &&
@@ -126,7 +124,9 @@ export function usablePack(row: PackRow | undefined, model: string | undefined):
 
 /** The in-memory indexes as a pack row (written by MemoryStore.savePack). */
 export function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<string, number>): PackRow {
-  const all = [...mem.items()];
+  // In the table's key order (code units, as IndexedDB orders keys): a start keeps BM25 documents in that order,
+  // as a start without a pack makes them, so rankings tie alike.
+  const all = [...mem.items()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const ids = all.map((it) => it.id);
   const pv = mem.packedVectors();
   const slotOf = new Map<string, number>();

@@ -90,8 +90,8 @@ export async function loadStored(
       usePackEntry(i, !!x.needsReview);
     } else if (!x.needsReview) rest.push(x.id);
   }
-  // BM25 entries of unchanged items first, as loaded (postings are built per term on first use), then the rest.
-  if (pack) mem.lexicalIndex.loadPacked(pack.lexical, terms, entries, entries.map((i) => pack.ids[i]));
+  // BM25 entries of unchanged items first, taken from the pack as they are, then the rest.
+  if (pack) mem.lexicalIndex.loadPacked(pack.lexical, terms, entries, pack.ids);
   // Whether a text reads as a decision, from the pack; else each text is read for it.
   const decides = new Set(pack?.decisions);
   for (const x of order) {

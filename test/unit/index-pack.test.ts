@@ -8,6 +8,7 @@ import { LexicalIndex } from '../../lib/memory/index/lexical-index';
 import { PACK_VERSION, usablePack } from '../../lib/memory/pack';
 import { contentPrint } from '../../lib/memory/index/item-text';
 import { textHash } from '../../lib/core/text-hash';
+import { PostingReader, readVarint } from '../../lib/memory/index/posting';
 
 /** A deterministic fake model: the vector is a hash of the text, so a changed text has a different vector. */
 const fakeEmbedder: Embedder = {
@@ -94,7 +95,7 @@ describe('persisted index pack', () => {
     expect(current.version).toBe(PACK_VERSION);
     // What v1 wrote: phrase pairs among the terms, counts as Uint32Array, no term sequences.
     const v1 = { ...current, version: 1, lexical: { terms: 'budget\u0000budget review\u0000review', start: new Uint32Array([0, 3]), term: new Uint32Array([0, 1, 2]), tf: new Uint32Array([1, 1, 1]), len: new Uint32Array([2]), asks: new Uint8Array([0]), threads: [null] } };
-    const damaged = { ...current, lexical: { ...current.lexical, seq: undefined, seqStart: undefined } };
+    const damaged = { ...current, lexical: { ...current.lexical, seqs: undefined, sStart: undefined } };
     for (const row of [v1, damaged]) {
       await db.packs.put(row as unknown as typeof current);
       const reopened = new MemoryStore(db, async () => fakeEmbedder);
@@ -118,16 +119,24 @@ describe('persisted index pack', () => {
     expect(good.passages.owner.length).toBeGreaterThan(0);
     const T = l.terms.split('\u0000').length;
     const vectors = good.scales.length;
-    const set = <A extends Uint16Array | Uint32Array | Int32Array>(a: A, at: number, v: number): A => {
+    const set = <A extends Uint8Array | Uint16Array | Uint32Array | Int32Array>(a: A, at: number, v: number): A => {
       const b = a.slice() as A;
       b[at] = v;
       return b;
     };
+    // The first document's first forward entry, and the first term's posting, as the pack wrote them.
+    expect(l.fPool[0]).toBeLessThan(128);
+    const firstTerm = l.fPool[0] >> 1;
+    const used = l.postCount.findIndex((n) => n > 1);
     const damaged: [string, typeof good][] = [
-      ['a term number past the lexicon', { ...good, lexical: { ...l, term: set(l.term, 0, T) } }],
-      ['a phrase-sequence term past the lexicon', { ...good, lexical: { ...l, seq: set(l.seq, 0, T + 5) } }],
-      ['entry bounds that run backwards', { ...good, lexical: { ...l, start: set(l.start, 1, l.start[2] + 1) } }],
-      ['sequence bounds that run backwards', { ...good, lexical: { ...l, seqStart: set(l.seqStart, 1, l.seqStart[2] + 1) } }],
+      ['a lexicon without its last term, which documents still name', { ...good, lexical: { ...l, terms: l.terms.slice(0, l.terms.lastIndexOf('\u0000')) } }],
+      ['a forward entry naming another term', { ...good, lexical: { ...l, fPool: set(l.fPool, 0, (((firstTerm + 1) % T) * 2) | (l.fPool[0] & 1)) } }],
+      ['a posting naming another document', { ...good, lexical: { ...l, post: set(l.post, l.postStart[used], l.post[l.postStart[used]] + 2) } }],
+      ['a posting cut short', { ...good, lexical: { ...l, postCount: set(l.postCount, used, l.postCount[used] - 1) } }],
+      ['a posting past the last document', { ...good, lexical: { ...l, postLast: set(l.postLast, used, l.len.length) } }],
+      ['entry bounds that run backwards', { ...good, lexical: { ...l, fStart: set(l.fStart, 1, l.fStart[2] + 1) } }],
+      ['posting bounds that run backwards', { ...good, lexical: { ...l, postStart: set(l.postStart, 1, l.postStart[2] + 1) } }],
+      ['a sequence past its pool', { ...good, lexical: { ...l, sStart: set(l.sStart, 1, l.seqs.length + 1) } }],
       ['a vector slot past the vectors', { ...good, slots: set(good.slots, 0, vectors) }],
       ['a passage vector slot past the vectors', { ...good, passages: { ...good.passages, slot: set(good.passages.slot, 0, vectors + 3) } }],
       ['a passage of an item the pack does not hold', { ...good, passages: { ...good.passages, owner: set(good.passages.owner, 0, good.ids.length) } }],
@@ -149,9 +158,43 @@ describe('persisted index pack', () => {
       // The store rewrites a refused pack at once, whole again.
       await reopened.savePack();
       const rewritten = (await db.packs.get('index'))!;
-      expect(Array.from(rewritten.lexical.term), what).toEqual(Array.from(l.term));
+      expect(Array.from(rewritten.lexical.fPool), what).toEqual(Array.from(l.fPool));
+      expect(Array.from(rewritten.lexical.post), what).toEqual(Array.from(l.post));
       expect(Array.from(rewritten.slots), what).toEqual(Array.from(good.slots));
     }
+  });
+
+  it('a pack says the same thing twice: each term\'s posting names exactly the documents that name the term, with their counts', async () => {
+    const { db, store } = await seeded();
+    await store.add([{ id: 'long', text: Array.from({ length: 60 }, (_, i) => `Section ${i} of the greenhouse log: seedlings watered, vents opened, vents closed.`).join(' ') }], { from: 'user' });
+    await store.add([{ id: 'b', text: 'Budget review moved to Friday at 10:30, after the budget call.', title: 'Budget' }], { from: 'user' });
+    await store.savePack();
+    const l = (await db.packs.get('index'))!.lexical;
+    const T = l.terms.split('\u0000').length;
+    // From the documents' side: term -> "document:count" in document order.
+    const fromDocs: string[][] = Array.from({ length: T }, () => []);
+    const cur = { at: 0 };
+    for (let d = 0; d < l.len.length; d++) {
+      expect(cur.at).toBe(l.fStart[d]);
+      for (let k = 0; k < l.fCount[d]; k++) {
+        const x = readVarint(l.fPool, cur);
+        fromDocs[Math.floor(x / 2)].push(`${d}:${x % 2 ? readVarint(l.fPool, cur) : 1}`);
+      }
+    }
+    expect(cur.at).toBe(l.fPool.length);
+    // From the postings' side.
+    const r = new PostingReader();
+    const fromPostings = Array.from({ length: T }, (_, t) => {
+      const got: string[] = [];
+      r.reset({ bytes: l.post, start: l.postStart[t], n: l.postCount[t] });
+      while (r.next()) got.push(`${r.slot}:${r.tf}`);
+      return got;
+    });
+    expect(fromPostings).toEqual(fromDocs);
+    expect(fromDocs.filter((docs) => docs.some((e) => !e.endsWith(':1'))).length).toBeGreaterThan(0);
+    expect(Array.from(l.postLast).every((last, t) => !fromDocs[t].length || fromDocs[t].at(-1)!.startsWith(`${last}:`))).toBe(true);
+    expect(l.items.at(-1)).toBe(l.len.length);
+    expect(l.len.length).toBeGreaterThan(6); // the long note has several passages
   });
 
   it('a start takes which notes record a decision from the pack, and still follows a change of kind since', async () => {
@@ -197,17 +240,15 @@ describe('persisted index pack', () => {
     expect(contentPrint({ title: 'Budget', text: 'Budget review moved to Thursday at 10:30.' })).toBe(2361259606); // what earlier versions wrote for it
   });
 
-  it('packs term numbers in 16 bits while they fit, and a memory of more distinct words than that in 32', async () => {
+  it('packs a memory of more distinct words than 16 bits number, and finds the last of them after a start', async () => {
     const { db, store } = await seeded();
-    await store.savePack();
-    expect((await db.packs.get('index'))!.lexical.term).toBeInstanceOf(Uint16Array);
     // 70,000 made-up words, each once: more terms than 16 bits number.
     const word = (i: number) => 'zq' + i.toString(26).replace(/./g, (c) => String.fromCharCode(97 + parseInt(c, 26))) + 'x';
     await store.add(Array.from({ length: 35 }, (_, k) => ({ id: `words-${k}`, text: Array.from({ length: 2000 }, (_, j) => word(k * 2000 + j)).join(' ') })), { from: 'user' }, { deferEmbedding: true });
     await store.savePack();
     const row = (await db.packs.get('index'))!;
     expect(row.lexical.terms.split('\u0000').length).toBeGreaterThan(0x10000);
-    expect(row.lexical.term).toBeInstanceOf(Uint32Array);
+    expect(usablePack(row, undefined)).toBe(true);
     const reopened = new MemoryStore(db, async () => fakeEmbedder);
     await reopened.load();
     // The last words have numbers past 65,535: each is found in its own note, and only there.
@@ -235,8 +276,7 @@ describe('persisted index pack', () => {
     const p = a.exportDocs(['x', 'y']);
     const terms = p.terms.split('\u0000');
     const b = new LexicalIndex();
-    b.addPacked('x', p, terms, 0);
-    b.addPacked('y', p, terms, 1);
+    b.loadPacked(p, terms, [0, 1], ['x', 'y']);
     for (const id of ['x', 'y']) expect([...b.termsOf(id)!]).toEqual([...a.termsOf(id)!]);
     const q = LexicalIndex.queryTerms('running costs houses');
     expect(b.search(q, 5)).toEqual(a.search(q, 5));
@@ -254,7 +294,7 @@ describe('persisted index pack', () => {
     const p = fresh.exportDocs(docs.map((d) => d.id));
     const loaded = new LexicalIndex();
     const keep = docs.map((_, i) => i).filter((i) => i !== 7); // an entry left out, as a stale one would be
-    loaded.loadPacked(p, p.terms.split('\u0000'), keep, keep.map((i) => docs[i].id));
+    loaded.loadPacked(p, p.terms.split('\u0000'), keep, docs.map((d) => d.id));
     loaded.addItem(docs[7]);
     // The same edits on both.
     const added = doc(100);

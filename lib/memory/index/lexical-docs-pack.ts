@@ -1,20 +1,67 @@
 import { LexicalDocs } from './lexical-docs';
-import type { PackedLexicon } from './lexical-pack';
+import { lexiconPrint, type PackedLexicon } from './lexical-pack';
 import { passageKey } from './passages';
 import { PostingPool, varintBytes, writeVarint } from './posting';
 import { SequencePool } from './term-sequence';
 
 /**
+ * The documents of items as flat arrays, in the items' order: what `PackableLexicalDocs.exportDocs` lays out as an
+ * index's pools (by loading them into an index of their own, `loadFlat`).
+ */
+interface FlatDocs {
+  terms: string[];
+  items: Uint32Array<ArrayBuffer>;
+  /** Document i's distinct terms are term[start[i]] .. term[start[i+1] - 1], with counts in tf. */
+  start: Uint32Array;
+  term: Uint16Array | Uint32Array;
+  tf: Uint16Array;
+  len: Uint32Array<ArrayBuffer>;
+  asks: Uint8Array<ArrayBuffer>;
+  threads: ({ id: string; seq: number } | null)[];
+  /** Document i's body as a term sequence: seq[seqStart[i]] .. seq[seqStart[i+1] - 1]. */
+  seqStart: Uint32Array;
+  seq: Uint16Array | Uint32Array;
+}
+
+/** The first `n` values of `a`: `a` itself when that is all of it (the laid-out index's arrays are sized exactly), else a copy. */
+function exact(a: Uint8Array, n: number): Uint8Array<ArrayBuffer>;
+function exact(a: Uint32Array, n: number): Uint32Array<ArrayBuffer>;
+function exact(a: Uint8Array | Uint32Array, n: number): Uint8Array | Uint32Array {
+  return a.length === n && a.byteOffset === 0 && a.buffer instanceof ArrayBuffer ? a : a.slice(0, n);
+}
+
+/**
  * The documents of a BM25 index written out in one piece for the store's pack, and loaded back from it: the
- * tokenising, stemming and phrase work is done once, and a later start only re-inserts the counts.
+ * tokenising, stemming and phrase work is done once, and a later start takes the postings as they were written.
  */
 export class PackableLexicalDocs extends LexicalDocs {
   /**
-   * The documents of `ids` (in that order) as flat arrays, for persisting the index: the tokenising, stemming and
-   * phrase work is done once and a later start only re-inserts the counts (IndexedDB stays the truth; the store
-   * checks each item against a fingerprint before it uses its entry). Ids not indexed get an empty entry.
+   * The documents of `items` (in that order), for persisting the index: its pools as an index holds them, so a later
+   * start takes them as they are (IndexedDB stays the truth; the store checks each item against a fingerprint before
+   * it uses its entry, and the pack's numbers against each other: lib/memory/pack.ts). Ids not indexed get an empty
+   * document.
    */
   exportDocs(items: string[]): PackedLexicon {
+    const flat = this.flatDocs(items);
+    const laid = new PackableLexicalDocs();
+    laid.loadFlat(flat, items);
+    const post = laid.postings.packed(flat.terms.length);
+    const n = flat.len.length;
+    const l: Omit<PackedLexicon, 'sum'> = {
+      terms: flat.terms.join('\u0000'), items: flat.items, len: flat.len, asks: flat.asks, threads: flat.threads,
+      fPool: exact(laid.fPool, laid.fTop),
+      fStart: exact(laid.fStart, n),
+      fCount: exact(laid.fCount, n),
+      seqs: exact(laid.seqs.bytes, laid.seqs.top),
+      sStart: exact(laid.sStart, n),
+      sCount: exact(laid.sCount, n),
+      post: post.bytes, postStart: post.start, postCount: post.count, postLast: post.last,
+    };
+    return { ...l, sum: lexiconPrint(l) };
+  }
+
+  /** The documents of `items` as flat arrays, terms numbered in sorted order. */
+  private flatDocs(items: string[]): FlatDocs {
     // Each item's documents in passage order (one for most items): entries items[i] .. items[i+1] - 1 are item i's.
     const itemStart = new Uint32Array(items.length + 1);
     const ids: string[] = [];
@@ -44,8 +91,8 @@ export class PackableLexicalDocs extends LexicalDocs {
     terms.sort();
     const remap = new Uint32Array(this.termStr.length);
     terms.forEach((t, i) => (remap[this.termId.get(t)!] = i));
-    // Term numbers in 16 bits while the lexicon allows it (10k notes use about 20,000 terms): a start reads the
-    // pack whole, and this makes it about a sixth smaller.
+    // Term numbers in 16 bits while the lexicon allows it (10k notes use about 20,000 terms): these arrays live only
+    // while the pack is written, beside the index, and are most of its size.
     const Numbers = terms.length <= 0x10000 ? Uint16Array : Uint32Array;
     const start = new Uint32Array(ids.length + 1);
     const term = new Numbers(total);
@@ -74,44 +121,22 @@ export class PackableLexicalDocs extends LexicalDocs {
     });
     start[ids.length] = k;
     seqStart[ids.length] = q;
-    // One string instead of hundreds of thousands: IndexedDB clones it in one piece.
-    return { terms: terms.join('\u0000'), items: itemStart, start, term, tf, len, asks, threads, seqStart, seq };
-  }
-
-  /** Indexes item `i` of an `exportDocs` result under `id` (`terms` split once by the caller: `packedTerms`). */
-  addPacked(id: string, p: PackedLexicon, terms: string[], item: number): void {
-    this.remove(id);
-    const from = p.items[item];
-    const n = p.items[item + 1] - from;
-    if (n > 1) this.partsOf.set(id, n); // before its slots are made (isPart)
-    for (let k = 0; k < n; k++) this.addPackedDoc(passageKey(id, k), p, terms, from + k);
-  }
-
-  private addPackedDoc(id: string, p: PackedLexicon, terms: string[], i: number): void {
-    const tf = new Map<number, number>();
-    for (let k = p.start[i]; k < p.start[i + 1]; k++) tf.set(this.intern(terms[p.term[k]]), p.tf[k]);
-    const seq: number[] = [];
-    for (let k = p.seqStart[i]; k < p.seqStart[i + 1]; k++) seq.push(this.intern(terms[p.seq[k]]));
-    this.insert(id, p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined, tf, seq);
+    return { terms, items: itemStart, start, term, tf, len, asks, threads, seqStart, seq };
   }
 
   /**
-   * Loads entries `entries` (indexes into `p`, ids in `ids`) of a persisted `exportDocs` result as they are: the
-   * pack's term numbers become the index's own, and each term's postings are allocated once at their final size.
-   * Results are the same as `addItem` for each entry. Call on an empty index, before anything else is added.
+   * Indexes every document of `p` (the items `itemIds`) in order: the flat arrays' term numbers become the index's
+   * own, and each term's postings are allocated once at their final size. Results are the same as `addItem` for each
+   * item. On an empty index.
    */
-  loadPacked(p: PackedLexicon, terms: string[], items: number[], itemIds: string[]): void {
-    if (this.ids.length || this.termStr.length) throw new Error('loadPacked needs an empty index');
-    // The items' documents: one per passage.
-    const entries: number[] = [];
+  private loadFlat(p: FlatDocs, itemIds: string[]): void {
+    const terms = p.terms;
+    // The items' documents, one per passage: document i is slot i.
     const ids: string[] = [];
-    items.forEach((i, d) => {
+    itemIds.forEach((id, i) => {
       const n = p.items[i + 1] - p.items[i];
-      for (let k = 0; k < n; k++) {
-        entries.push(p.items[i] + k);
-        ids.push(passageKey(itemIds[d], k));
-      }
-      if (n > 1) this.partsOf.set(itemIds[d], n);
+      for (let k = 0; k < n; k++) ids.push(passageKey(id, k));
+      if (n > 1) this.partsOf.set(id, n);
     });
     const T = terms.length;
     this.termStr = terms.slice();
@@ -125,15 +150,14 @@ export class PackableLexicalDocs extends LexicalDocs {
     const lastSlot = new Int32Array(T).fill(-1);
     let fBytes = 0;
     let seqTerms = 0;
-    for (let slot = 0; slot < entries.length; slot++) {
-      const i = entries[slot];
+    for (let i = 0; i < ids.length; i++) {
       for (let k = start[i], z = start[i + 1]; k < z; k++) {
         const t = term[k];
         const c = tf[k];
         const more = c > 1 ? varintBytes(c) : 0;
         fBytes += varintBytes(t * 2 + 1) + more;
-        postBytes[t] += varintBytes((slot - lastSlot[t] - 1) * 2 + 1) + more;
-        lastSlot[t] = slot;
+        postBytes[t] += varintBytes((i - lastSlot[t] - 1) * 2 + 1) + more;
+        lastSlot[t] = i;
         df[t]++;
       }
       seqTerms += seqStart[i + 1] - seqStart[i];
@@ -143,8 +167,8 @@ export class PackableLexicalDocs extends LexicalDocs {
     const fPool = (this.fPool = new Uint8Array(fBytes));
     // Sequences take about a third of a byte a term (term-sequence.ts); the room left over is given back below.
     const seqs = (this.seqs = new SequencePool());
-    seqs.reserve(Math.ceil(seqTerms / 2) + entries.length, true);
-    const n = entries.length;
+    seqs.reserve(Math.ceil(seqTerms / 2) + ids.length, true);
+    const n = ids.length;
     this.lens = new Uint32Array(n);
     this.asked = new Uint8Array(n);
     this.isPart = new Uint8Array(n);
@@ -154,9 +178,8 @@ export class PackableLexicalDocs extends LexicalDocs {
     this.sCount = new Uint32Array(n);
     this.acc = new Float64Array(n);
     let fTop = 0;
-    for (let d = 0; d < n; d++) {
-      const i = entries[d];
-      const slot = this.newSlot(ids[d], p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined);
+    for (let i = 0; i < n; i++) {
+      const slot = this.newSlot(ids[i], p.len[i], p.asks[i] === 1, p.threads[i] ?? undefined);
       this.fStart[slot] = fTop;
       this.fCount[slot] = start[i + 1] - start[i];
       for (let k = start[i], z = start[i + 1]; k < z; k++) {
@@ -173,5 +196,49 @@ export class PackableLexicalDocs extends LexicalDocs {
     }
     seqs.trim();
     this.fTop = fTop;
+  }
+
+  /**
+   * Loads a persisted `exportDocs` result (the items `itemIds`, in the pack's order) as it is: its pools become the
+   * index's, and the documents of items not in `entries` (places in `itemIds`: changed or held since the pack) are
+   * removed again. Results are the same as `addItem` for each kept item, in the pack's order. On an empty index,
+   * before anything else is added; `p` must have passed the pack's checks (lib/memory/pack.ts `wellFormed`).
+   */
+  loadPacked(p: PackedLexicon, terms: string[], entries: number[], itemIds: string[]): void {
+    if (this.ids.length || this.termStr.length) throw new Error('loadPacked needs an empty index');
+    const T = terms.length;
+    this.termStr = terms.slice();
+    this.termId = new Map();
+    for (let t = 0; t < T; t++) this.termId.set(terms[t], t);
+    this.df = Int32Array.from(p.postCount);
+    this.placeOf = new Uint32Array(T);
+    this.postings = new PostingPool();
+    this.postings.adopt({ bytes: p.post, start: p.postStart, count: p.postCount.slice(), last: p.postLast });
+    this.fPool = p.fPool;
+    this.fTop = p.fPool.length;
+    this.seqs = new SequencePool();
+    this.seqs.bytes = p.seqs;
+    this.seqs.top = p.seqs.length;
+    const n = p.len.length;
+    this.lens = new Uint32Array(n);
+    this.asked = new Uint8Array(n);
+    this.isPart = new Uint8Array(n);
+    this.fStart = p.fStart;
+    this.fCount = p.fCount;
+    this.sStart = p.sStart;
+    this.sCount = p.sCount;
+    this.acc = new Float64Array(n);
+    itemIds.forEach((id, i) => {
+      const from = p.items[i];
+      const parts = p.items[i + 1] - from;
+      if (parts > 1) this.partsOf.set(id, parts);
+      for (let k = 0; k < parts; k++) this.newSlot(passageKey(id, k), p.len[from + k], p.asks[from + k] === 1, p.threads[from + k] ?? undefined);
+    });
+    // Documents of items changed or held since the pack: dead slots, as a removal leaves them.
+    const kept = new Uint8Array(itemIds.length);
+    for (const i of entries) kept[i] = 1;
+    itemIds.forEach((id, i) => {
+      if (!kept[i]) this.remove(id);
+    });
   }
 }

@@ -48,7 +48,7 @@ export class LexicalDocs {
   protected dead = 0;
   // Pools.
   /** Each slot's distinct terms in first-seen order: varint(term × 2 + (count > 1)), then varint(count) when above 1. */
-  protected fPool = new Uint8Array(0);
+  protected fPool: Uint8Array = new Uint8Array(0);
   protected fTop = 0;
   /** Each slot's body (term-sequence.ts). */
   protected seqs = new SequencePool();

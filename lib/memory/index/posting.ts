@@ -167,7 +167,7 @@ export function grown<T extends Uint32Array | Uint16Array | Uint8Array | Int32Ar
  * by an eighth: between two trims (items saved one by one) it holds about what separate buffers held.
  */
 export class PostingPool {
-  bytes = new Uint8Array(0);
+  bytes: Uint8Array = new Uint8Array(0);
   /** End of the used part of `bytes`. */
   private top = 0;
   /** Bytes of stretches left behind by moves. */
@@ -225,6 +225,33 @@ export class PostingPool {
   /** Gives back unused room: every stretch exactly its entries, the pool exactly their sum. */
   trim(): void {
     this.repack(false);
+  }
+
+  /**
+   * The postings of terms 0 .. `terms` - 1 as one piece, for the store's pack: term t's entries are bytes start[t] ..
+   * start[t + 1] of `bytes` (the pool trimmed, so stretches follow each other in term order).
+   */
+  packed(terms: number): { bytes: Uint8Array<ArrayBuffer>; start: Uint32Array<ArrayBuffer>; count: Uint32Array<ArrayBuffer>; last: Int32Array<ArrayBuffer> } {
+    this.growTerms(terms);
+    this.trim();
+    const start = new Uint32Array(terms + 1);
+    start.set(this.start.subarray(0, terms));
+    start[terms] = terms < this.count.length ? this.start[terms] : this.top;
+    const bytes = this.bytes.length === start[terms] && this.bytes.buffer instanceof ArrayBuffer ? (this.bytes as Uint8Array<ArrayBuffer>) : this.bytes.slice(0, start[terms]);
+    return { bytes, start, count: this.count.slice(0, terms), last: this.last.slice(0, terms) };
+  }
+
+  /** Holds `packed`'s result (from the store's pack, checked: lib/memory/pack.ts), its arrays taken as they are. */
+  adopt(p: { bytes: Uint8Array; start: Uint32Array<ArrayBuffer>; count: Uint32Array<ArrayBuffer>; last: Int32Array<ArrayBuffer> }): void {
+    const terms = p.count.length;
+    this.bytes = p.bytes;
+    this.start = p.start.slice(0, terms);
+    this.end = p.start.slice(1);
+    this.cap = p.start.slice(1);
+    this.count = p.count;
+    this.last = p.last;
+    this.top = p.bytes.length;
+    this.left = 0;
   }
 
   private growTerms(need: number): void {

@@ -7,7 +7,7 @@
  * where a term number took two: the sequences were the largest part of a BM25 index.
  */
 export class SequencePool {
-  bytes = new Uint8Array(0);
+  bytes: Uint8Array = new Uint8Array(0);
   /** End of the used part of `bytes`. */
   top = 0;
   private acc = 0;
