@@ -148,7 +148,8 @@ describe('cost grows about linearly with what a page or file controls', () => {
 
   it('a note remembered: its token count and all else an item is made with, over one unbroken run', async () => {
     // The token counter's encoder keeps a run with no break its pattern splits on as one piece (see bpe-merge.ts).
-    await staysLinear((s) => createItem({ text: s, kind: 'evidence' }, 0), ['a', '\u200b', '\u7684', '='], 1);
+    // A word at each end: a run of spaces or newlines alone is no note ("There is no text to remember").
+    await staysLinear((s) => createItem({ text: s, kind: 'evidence' }, 0), ['a', '\u200b', '\u7684', '=', '\n'], 1, (f) => `note ${f} end`);
   });
 
   it('the words a card marks and *Why?* quotes, in an item of numbers with separators', async () => {

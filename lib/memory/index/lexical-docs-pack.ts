@@ -213,7 +213,7 @@ export class PackableLexicalDocs extends LexicalDocs {
     this.df = Int32Array.from(p.postCount);
     this.placeOf = new Uint32Array(T);
     this.postings = new PostingPool();
-    this.postings.adopt({ bytes: p.post, start: p.postStart, count: p.postCount.slice(), last: p.postLast });
+    this.postings.adopt({ bytes: p.post, start: p.postStart, count: p.postCount.slice(), last: p.postLast.slice() });
     this.fPool = p.fPool;
     this.fTop = p.fPool.length;
     this.seqs = new SequencePool();
