@@ -38,7 +38,7 @@ export class PackableLexicalDocs extends LexicalDocs {
   /**
    * The documents of `items` (in that order), for persisting the index: its pools as an index holds them, so a later
    * start takes them as they are (IndexedDB stays the truth; the store checks each item against a fingerprint before
-   * it uses its entry, and the pack's numbers against each other: lib/memory/pack.ts). Ids not indexed get an empty
+   * it uses its entry, and the lexicon against its print, `sum`: lib/memory/pack.ts). Ids not indexed get an empty
    * document.
    */
   exportDocs(items: string[]): PackedLexicon {
