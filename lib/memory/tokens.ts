@@ -20,6 +20,15 @@ let buf = new Uint8Array(1024);
 /** Pieces that are not one token, with their counts (gpt-tokenizer keeps up to 100,000 merges the same way). */
 const merged = new Map<string, number>();
 const MERGED_KEPT = 50_000;
+/** Only pieces up to this long are kept: words come back, a long run of a crafted file does not. */
+const KEPT_PIECE_CHARS = 64;
+
+/** Characters of the pieces whose counts are kept (for tests: what counting leaves held in memory). */
+export function keptPieceChars(): number {
+  let n = 0;
+  for (const piece of merged.keys()) n += piece.length;
+  return n;
+}
 
 function pieceTokens(table: TokenTable, piece: string): number {
   if (piece.length === 1 && piece.charCodeAt(0) < 0x80) return 1;
@@ -30,8 +39,10 @@ function pieceTokens(table: TokenTable, piece: string): number {
   const n = utf8.encodeInto(piece, bytes).written;
   if (table.rankOf(bytes, 0, n) >= 0) return 1;
   const count = mergedCount(n, (from, to) => table.rankOf(bytes, from, to));
-  if (merged.size >= MERGED_KEPT) merged.clear();
-  merged.set(piece, count);
+  if (piece.length <= KEPT_PIECE_CHARS) {
+    if (merged.size >= MERGED_KEPT) merged.clear();
+    merged.set(piece, count);
+  }
   return count;
 }
 

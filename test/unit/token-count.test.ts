@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { mergedCount, mergeParts } from '../../lib/memory/bpe-merge';
 import { createItem } from '../../lib/memory/normalize';
 import { tokenTable } from '../../lib/memory/token-ranks-node';
-import { countTokens, countTokensUpTo } from '../../lib/memory/tokens';
+import { countTokens, countTokensUpTo, keptPieceChars } from '../../lib/memory/tokens';
 import { arrayMemoryView } from '../../lib/memory/index/memory-index';
 import { rankMemory } from '../../lib/rank/rank';
 import { RANK_SETTINGS } from './rank-fixtures';
@@ -98,6 +98,15 @@ describe('token counts of crafted text', () => {
     expect(item.tokens).toBeGreaterThan(0);
     expect(item.tokens).toBeLessThanOrEqual(item.text.length + 2);
     expect(countTokensUpTo(text, 100)).toBeUndefined();
+  });
+
+  it('keeps no long run in memory after counting it: a file of many distinct runs does not pile up in the worker', () => {
+    // The counter remembers the counts of pieces it merged (words come back); a run of 20,000 characters is not one
+    // that comes back, and 300 of them held as keys were over 4 million characters the worker could not give back.
+    const letters = (k: number) => k.toString(36).replace(/\d/g, (d) => 'qrstuvwxyz'[Number(d)]);
+    for (let k = 0; k < 300; k++) countTokens(`${letters(k)}${'ab'.repeat(10_000)}`);
+    expect(keptPieceChars()).toBeLessThan(100_000);
+    expect(countTokens('unbelievably unbelievably')).toBe(asText('unbelievably unbelievably'));
   });
 
   it('counts texts with long runs, and ordinary ones, exactly as gpt-tokenizer does', () => {
