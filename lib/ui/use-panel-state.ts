@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import { PANEL_PORT, type PanelPush, type PanelState, type PanelWatch } from '../messaging/protocol';
 
@@ -6,7 +6,8 @@ import { PANEL_PORT, type PanelPush, type PanelState, type PanelWatch } from '..
 export function useWatchedTab(): number | undefined {
   const pinned = Number(new URLSearchParams(location.search).get('tab'));
   const [tabId, setTabId] = useState<number | undefined>(Number.isInteger(pinned) && pinned > 0 ? pinned : undefined);
-  useEffect(() => {
+  // Asked as the panel first renders (see usePanelState).
+  useLayoutEffect(() => {
     if (pinned > 0) return;
     const update = async () => {
       const [tab] = await browser.tabs.query({ active: true, lastFocusedWindow: true, windowType: 'normal' });
@@ -35,7 +36,9 @@ export function usePanelState(tabId: number | undefined, search: string, onPush?
   const portRef = useRef<ReturnType<typeof browser.runtime.connect> | undefined>(undefined);
   const watchRef = useRef<PanelWatch | undefined>(undefined);
 
-  useEffect(() => {
+  // Layout effects: the port opens and the watch is posted as the panel first renders, not after the first paint
+  // (a frame later), and before the other startup requests, since the ranking is what the user waits for.
+  useLayoutEffect(() => {
     let closed = false;
     const connect = () => {
       if (closed) return;
@@ -60,12 +63,14 @@ export function usePanelState(tabId: number | undefined, search: string, onPush?
     };
   }, []);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (tabId === undefined) return;
     const watch: PanelWatch = { tabId, ...(search.trim() ? { search: search.trim() } : {}) };
     watchRef.current = watch;
+    if (!search) return void portRef.current?.postMessage(watch);
     if (search.trim()) setState((s) => (s ? { ...s, status: 'searching' } : s));
-    const t = setTimeout(() => portRef.current?.postMessage(watch), search ? 150 : 0);
+    // Typing in the search box: one ranking when the typing pauses.
+    const t = setTimeout(() => portRef.current?.postMessage(watch), 150);
     return () => clearTimeout(t);
   }, [tabId, search]);
 
