@@ -83,16 +83,19 @@ export class PhraseTally {
 
   /**
    * The phrase to offer now, if any: seen in enough distinct prompts, not answered "Never" or saved, not already
-   * said by an instruction (`said`), and not a longer run of words holding another phrase that is due or answered
-   * (the parts are offered, one at a time). Most prompts first.
+   * said by an instruction (`said`: of these phrases, those an instruction says), and not a longer run of words
+   * holding another phrase that is due or answered (the parts are offered, one at a time). Most prompts first.
+   * `said` is asked only when some phrase has been seen often enough (it reads instructions' texts).
    */
-  async due(said: (key: string) => boolean): Promise<PhraseRow | undefined> {
+  async due(said: (keys: string[]) => Promise<ReadonlySet<string>> | ReadonlySet<string>): Promise<PhraseRow | undefined> {
     const rows = await this.db.phrases.toArray();
     const answered = rows.filter((r) => r.state === 'never' || r.state === 'saved').map((r) => r.key);
     const ready = rows.filter((r) => r.prompts >= (r.state === 'later' ? (r.again ?? Infinity) : PHRASES.offerAfter) && (r.state === 'counting' || r.state === 'later'));
+    if (!ready.length) return undefined;
+    const saidAlready = await said(ready.map((r) => r.key));
     const holds = (long: string, short: string) => long !== short && ` ${long} `.includes(` ${short} `);
     return ready
-      .filter((r) => !said(r.key) && ![...answered, ...ready.map((x) => x.key)].some((k) => holds(r.key, k)))
+      .filter((r) => !saidAlready.has(r.key) && ![...answered, ...ready.map((x) => x.key)].some((k) => holds(r.key, k)))
       .sort((a, b) => b.prompts - a.prompts || a.firstAt - b.firstAt)[0];
   }
 

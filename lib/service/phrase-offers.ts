@@ -47,9 +47,12 @@ export class PhraseOffers {
   /** The phrase to offer now, if one is due and no instruction says it already. */
   async offer(): Promise<{ offer?: PhraseOffer }> {
     await this.store.load();
-    const ids = [...this.store.items()].filter((i) => i.kind === 'instruction').map((i) => i.id);
-    const instructions = (await this.store.readMany(ids)).map((i) => i.text);
-    const row = await this.tally().due((key) => instructions.some((t) => saysPhrase(t, key)));
+    // Every instruction's text is read only when a phrase is due (a panel asks at each opening).
+    const row = await this.tally().due(async (keys) => {
+      const ids = [...this.store.items()].filter((i) => i.kind === 'instruction').map((i) => i.id);
+      const instructions = (await this.store.readMany(ids)).map((i) => i.text);
+      return new Set(keys.filter((key) => instructions.some((t) => saysPhrase(t, key))));
+    });
     return row ? { offer: { phrase: row.key, text: row.text, prompts: row.prompts } } : {};
   }
 
