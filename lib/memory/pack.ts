@@ -3,7 +3,7 @@ import { headOf, passageKey, type IndexedMemory } from './index/memory-index';
 import type { PackRow } from './db';
 import type { ItemHead } from './types';
 import { textHash } from '../core/text-hash';
-import { lexiconPrint } from './index/lexical-pack';
+import { lexiconDigest } from './index/lexical-pack';
 
 export const PACK_KEY = 'index';
 /**
@@ -14,9 +14,10 @@ export const PACK_KEY = 'index';
  * entry's print reads the text and title by their print (`indexPrint`). v6: a number with its separators ("£1,200",
  * "3.5") is one term (lib/memory/index/tokenize.ts `words`). v7: the items' heads, content prints and revisions, so a
  * start reads whole only the rows written since; BM25 term numbers in 16 bits when the lexicon allows it. v8: the BM25
- * index's pools as it holds them (forward entries, sequences, postings), taken as they are at a start.
+ * index's pools as it holds them (forward entries, sequences, postings), taken as they are at a start. v9: the lexicon's
+ * check is a SHA-256 digest (`lexiconDigest`), not an FNV-1a print.
  */
-export const PACK_VERSION = 8;
+export const PACK_VERSION = 9;
 
 /**
  * FNV-1a of the fields an item's vectors and BM25 entry are made from, its text and title by their print
@@ -79,7 +80,7 @@ function inRange(p: PackRow): boolean {
     const i = owner[j];
     if (i >= p.ids.length || part[j] < 1 || part[j] >= l.items[i + 1] - l.items[i] || slot[j] < 0 || slot[j] >= vectors) return false;
   }
-  return offsets(l.postStart, l.post.length) && allBelow(l.sStart, l.seqs.length + 1) && allBelow(p.slots, vectors) && l.sum === lexiconPrint(l);
+  return offsets(l.postStart, l.post.length) && allBelow(l.sStart, l.seqs.length + 1) && allBelow(p.slots, vectors);
 }
 
 /** A head as the store writes one: the fields every item has, of their kinds, and a revision no higher than the pack's. */
@@ -107,7 +108,7 @@ export function wellFormed(p: PackRow): boolean {
     l.fPool instanceof Uint8Array && l.fStart instanceof Uint32Array && l.fCount instanceof Uint32Array && l.fStart.length === docs(l) && l.fCount.length === docs(l) &&
     l.seqs instanceof Uint8Array && l.sStart instanceof Uint32Array && l.sCount instanceof Uint32Array && l.sStart.length === docs(l) && l.sCount.length === docs(l) &&
     l.post instanceof Uint8Array && l.postStart instanceof Uint32Array && l.postCount instanceof Uint32Array && l.postLast instanceof Int32Array &&
-    l.postCount.length === l.postLast.length && l.postStart.length === l.postCount.length + 1 &&
+    l.postCount.length === l.postLast.length && l.postStart.length === l.postCount.length + 1 && typeof l.sum === 'string' &&
     p.decisions instanceof Uint32Array && ascending(p.decisions, n) &&
     Number.isSafeInteger(p.rev) && p.rev >= 0 && p.contents instanceof Uint32Array && p.contents.length === n &&
     Array.isArray(p.heads) && p.heads.length === n && p.heads.every((h, i) => headLike(h, p.ids[i], p.rev)) &&
@@ -117,13 +118,20 @@ export function wellFormed(p: PackRow): boolean {
   );
 }
 
-/** A pack this code can use for vectors made by `model` (undefined: the pack's own model is taken). */
-export function usablePack(row: PackRow | undefined, model: string | undefined): row is PackRow {
-  return !!row && row.version === PACK_VERSION && (model === undefined || row.model === model) && row.canary === lexicalCanary() && wellFormed(row);
+/**
+ * A pack this code can use for vectors made by `model` (undefined: the pack's own model is taken): of this version
+ * and tokeniser, well formed, and its lexicon matching its digest.
+ */
+export async function usablePack(row: PackRow | undefined, model: string | undefined): Promise<boolean> {
+  if (!row || row.version !== PACK_VERSION || (model !== undefined && row.model !== model) || row.canary !== lexicalCanary() || !wellFormed(row)) return false;
+  return (await lexiconDigest(row.lexical).catch(() => undefined)) === row.lexical.sum;
 }
 
-/** The in-memory indexes as a pack row (written by MemoryStore.savePack). */
-export function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<string, number>): PackRow {
+/**
+ * The in-memory indexes as a pack row (written by MemoryStore.savePack). Everything is copied before the first await
+ * (the lexicon's digest), so the row is the indexes as they were when it was called.
+ */
+export async function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<string, number>): Promise<PackRow> {
   // In the table's key order (code units, as IndexedDB orders keys): a start keeps BM25 documents in that order,
   // as a start without a pack makes them, so rankings tie alike.
   const all = [...mem.items()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -146,15 +154,18 @@ export function buildPack(mem: IndexedMemory, model: string, contextPrints: Map<
     }
   });
   const heads = all.map(headOf);
-  return {
+  const pools = mem.lexicalIndex.exportDocs(ids);
+  const row: PackRow = {
     key: PACK_KEY, version: PACK_VERSION, model, canary: lexicalCanary(), dim: pv.dim, ids,
     heads, contents: Uint32Array.from(ids, (id) => mem.contentPrint(id)), rev: heads.reduce((top, h) => Math.max(top, h.rev ?? 0), 0),
     prints: Uint32Array.from(all, (it) => indexPrint(it, mem.contentPrint(it.id))), slots: Int32Array.from(ids, (id) => slotOf.get(id) ?? -1),
     passages: { owner: Uint32Array.from(owner), part: Uint32Array.from(part), slot: Int32Array.from(slot) },
     decisions: Uint32Array.from(decisions),
-    codes: pv.codes, scales: pv.scales, lexical: mem.lexicalIndex.exportDocs(ids),
+    codes: pv.codes, scales: pv.scales, lexical: { ...pools, sum: '' },
     contexts: { ids: cv.ids, prints: Uint32Array.from(cv.ids, (id) => contextPrints.get(id) ?? 0), dim: cv.dim, codes: cv.codes, scales: cv.scales },
   };
+  row.lexical.sum = await lexiconDigest(pools);
+  return row;
 }
 
 /** Quiet time after the last change before the pack is rewritten, ms. */

@@ -50,7 +50,7 @@ export async function loadStored(
   // even a pack not read this time.
   const revOf = (x: { rev?: unknown } | undefined) => (typeof x?.rev === 'number' && Number.isFinite(x.rev) ? x.rev : 0);
   db.revs.startAbove(Math.max(Number(top ?? 0) || 0, revOf(stored), revOf(info)));
-  const usable = usablePack(stored, undefined) ? stored : undefined;
+  const usable = (await usablePack(stored, undefined)) ? stored : undefined;
   // The vectors table is the truth about which model made the vectors (a pack may predate a change of model).
   const model = pickModel((vectorRows ? (await db.vectors.toCollection().first())?.model : undefined) || usable?.model || undefined);
   const pack = usable && usable.model === model ? usable : undefined;

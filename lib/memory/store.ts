@@ -117,6 +117,8 @@ export class MemoryStore {
 
   /** The last mutation queued (see inTurn). */
   private turns: Promise<unknown> = Promise.resolve();
+  /** Writes of the pack begun (see savePack). */
+  private packWrites = 0;
 
   /**
    * Runs a mutation of the stored items once every mutation queued before it is done, so each one reads and changes
@@ -224,7 +226,10 @@ export class MemoryStore {
     if (this.writing) return this.packs.schedule(); // a write is between IndexedDB and memory: try again later
     if (opts.whenIdle && this.pending) return this.packs.afterIndexing(); // it would be stale at once
     this.packs.written();
-    const row = buildPack(this.mem, this.model ?? '', this.contexts.prints);
+    // A later write of the pack, begun while this one's digest was taken, writes the newer indexes.
+    const gen = ++this.packWrites;
+    const row = await buildPack(this.mem, this.model ?? '', this.contexts.prints);
+    if (gen !== this.packWrites) return;
     this.mem.trim(); // changes have paused (a load, an import): the indexes give back the room they grew into
     await this.db.transaction('rw', this.db.packs, this.db.packInfo, async () => {
       await this.db.packs.put(row);

@@ -1,6 +1,6 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Embedder } from '../../lib/embed/embedder';
 import { openMemoryDB, type PackRow } from '../../lib/memory/db';
 import { MemoryStore } from '../../lib/memory/store';
@@ -147,9 +147,9 @@ describe('persisted index pack', () => {
       ['a head written after the pack', { ...good, heads: good.heads.map((h, i) => (i === 1 ? { ...h, rev: good.rev + 1 } : h)) }],
       ['fewer content prints than items', { ...good, contents: good.contents.slice(1) }],
     ];
-    expect(usablePack(good, undefined)).toBe(true);
+    expect(await usablePack(good, undefined)).toBe(true);
     for (const [what, row] of damaged) {
-      expect(usablePack(row, undefined), what).toBe(false);
+      expect(await usablePack(row, undefined), what).toBe(false);
       await db.packs.put(row);
       const reopened = new MemoryStore(db, async () => fakeEmbedder);
       await reopened.load();
@@ -240,6 +240,30 @@ describe('persisted index pack', () => {
     expect(contentPrint({ title: 'Budget', text: 'Budget review moved to Thursday at 10:30.' })).toBe(2361259606); // what earlier versions wrote for it
   });
 
+  it('two writes of the pack at once leave the newer indexes stored, whichever digest is taken last', async () => {
+    const { db, store } = await seeded();
+    await store.savePack();
+    // The first write's digest is held until the second write has stored its pack.
+    let release!: () => void;
+    const held = new Promise<void>((ok) => (release = ok));
+    const digest = crypto.subtle.digest.bind(crypto.subtle);
+    const spy = vi.spyOn(crypto.subtle, 'digest').mockImplementationOnce(async (alg, data) => (await held, digest(alg, data)));
+    try {
+      const first = store.savePack();
+      await vi.waitFor(() => expect(spy).toHaveBeenCalled());
+      await store.add([{ id: 'late', text: 'Kiln firing moved to Saturday.' }], { from: 'user' });
+      await store.savePack();
+      release();
+      await first;
+    } finally {
+      spy.mockRestore();
+    }
+    const row = (await db.packs.get('index'))!;
+    expect(row.ids).toContain('late');
+    expect((await db.packInfo.get('index'))?.rev).toBe(row.rev);
+    expect(await usablePack(row, undefined)).toBe(true);
+  });
+
   it('packs a memory of more distinct words than 16 bits number, and finds the last of them after a start', async () => {
     const { db, store } = await seeded();
     // 70,000 made-up words, each once: more terms than 16 bits number.
@@ -248,7 +272,7 @@ describe('persisted index pack', () => {
     await store.savePack();
     const row = (await db.packs.get('index'))!;
     expect(row.lexical.terms.split('\u0000').length).toBeGreaterThan(0x10000);
-    expect(usablePack(row, undefined)).toBe(true);
+    expect(await usablePack(row, undefined)).toBe(true);
     const reopened = new MemoryStore(db, async () => fakeEmbedder);
     await reopened.load();
     // The last words have numbers past 65,535: each is found in its own note, and only there.

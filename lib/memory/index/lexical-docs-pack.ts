@@ -1,5 +1,5 @@
 import { LexicalDocs } from './lexical-docs';
-import { lexiconPrint, type PackedLexicon } from './lexical-pack';
+import type { LexiconPools } from './lexical-pack';
 import { passageKey } from './passages';
 import { PostingPool, varintBytes, writeVarint } from './posting';
 import { SequencePool } from './term-sequence';
@@ -38,16 +38,16 @@ export class PackableLexicalDocs extends LexicalDocs {
   /**
    * The documents of `items` (in that order), for persisting the index: its pools as an index holds them, so a later
    * start takes them as they are (IndexedDB stays the truth; the store checks each item against a fingerprint before
-   * it uses its entry, and the lexicon against its print, `sum`: lib/memory/pack.ts). Ids not indexed get an empty
+   * it uses its entry, and the lexicon against its digest, `lexiconDigest`: lib/memory/pack.ts). Ids not indexed get an empty
    * document.
    */
-  exportDocs(items: string[]): PackedLexicon {
+  exportDocs(items: string[]): LexiconPools {
     const flat = this.flatDocs(items);
     const laid = new PackableLexicalDocs();
     laid.loadFlat(flat, items);
     const post = laid.postings.packed(flat.terms.length);
     const n = flat.len.length;
-    const l: Omit<PackedLexicon, 'sum'> = {
+    return {
       terms: flat.terms.join('\u0000'), items: flat.items, len: flat.len, asks: flat.asks, threads: flat.threads,
       fPool: exact(laid.fPool, laid.fTop),
       fStart: exact(laid.fStart, n),
@@ -57,7 +57,6 @@ export class PackableLexicalDocs extends LexicalDocs {
       sCount: exact(laid.sCount, n),
       post: post.bytes, postStart: post.start, postCount: post.count, postLast: post.last,
     };
-    return { ...l, sum: lexiconPrint(l) };
   }
 
   /** The documents of `items` as flat arrays, terms numbered in sorted order. */
@@ -204,7 +203,7 @@ export class PackableLexicalDocs extends LexicalDocs {
    * removed again. Results are the same as `addItem` for each kept item, in the pack's order. On an empty index,
    * before anything else is added; `p` must have passed the pack's checks (lib/memory/pack.ts `wellFormed`).
    */
-  loadPacked(p: PackedLexicon, terms: string[], entries: number[], itemIds: string[]): void {
+  loadPacked(p: LexiconPools, terms: string[], entries: number[], itemIds: string[]): void {
     if (this.ids.length || this.termStr.length) throw new Error('loadPacked needs an empty index');
     const T = terms.length;
     this.termStr = terms.slice();

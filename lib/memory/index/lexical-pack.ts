@@ -1,5 +1,3 @@
-import { textHash } from '../../core/text-hash';
-
 /**
  * A LexicalIndex's documents as the store persists them (`PackableLexicalDocs.exportDocs`, lib/memory/pack.ts): the
  * index's own pools, laid out document by document and term by term, so a start takes them as they are instead of
@@ -37,32 +35,31 @@ export interface PackedLexicon {
   postStart: Uint32Array<ArrayBuffer>;
   postCount: Uint32Array<ArrayBuffer>;
   postLast: Int32Array<ArrayBuffer>;
-  /** The print of all of the above (lib/memory/pack.ts `lexiconPrint`): a pack whose lexicon does not match it is refused. */
-  sum: number;
+  /** The digest of all of the above (`lexiconDigest`, hex): a pack whose lexicon does not match it is refused. */
+  sum: string;
 }
 
-/** The lexicon's arrays a print covers, in order. */
-const printed = (l: Omit<PackedLexicon, 'sum'>) => [l.items, l.len, l.asks, l.fPool, l.fStart, l.fCount, l.seqs, l.sStart, l.sCount, l.post, l.postStart, l.postCount, l.postLast];
+/** The lexicon as an index exports it (`PackableLexicalDocs.exportDocs`), before its digest is taken. */
+export type LexiconPools = Omit<PackedLexicon, 'sum'>;
+
+/** The lexicon's arrays the digest covers, in order. */
+const digested = (l: LexiconPools) => [l.items, l.len, l.asks, l.fPool, l.fStart, l.fCount, l.seqs, l.sStart, l.sCount, l.post, l.postStart, l.postCount, l.postLast];
 
 /**
- * FNV-1a of the lexicon's terms and arrays, 32 bits at a time, written with the pack (`sum`) and checked at each start (lib/memory/pack.ts). The pack keeps the
- * index's pools as the index holds them (each document's terms, each term's posting of documents), which a start
- * takes as they are: a damaged byte would make a search find a document for a word it lacks, or name one past the
- * last. Reading every posting to check it took 45-90 ms of a start in Node; this reads the same bytes in a few.
+ * SHA-256 (WebCrypto) of the lexicon's terms and of each of its arrays, then of those digests in order, as hex:
+ * written with the pack (`sum`) and checked at each start (lib/memory/pack.ts). The pack keeps the index's pools as
+ * the index holds them (each document's terms, each term's posting of documents), which a start takes as they are: a
+ * damaged byte would make a search find a document for a word it lacks, or name one past the last. The digests run
+ * in the browser's native code off the worker's thread; an FNV-1a over the same bytes in script took 13-92 ms of a
+ * start in a build at 10k items (its first run in the worker's life, on code V8 had not compiled).
  */
-export function lexiconPrint(l: Omit<PackedLexicon, 'sum'>): number {
-  let h = textHash(l.terms);
-  for (const a of printed(l)) {
-    const whole = a.byteLength >>> 2;
-    const words = a.byteOffset % 4 === 0 ? new Uint32Array(a.buffer, a.byteOffset, whole) : new Uint32Array(a.buffer.slice(a.byteOffset, a.byteOffset + whole * 4));
-    for (let i = 0; i < whole; i++) h = Math.imul(h ^ words[i], 0x01000193);
-    const tail = new Uint8Array(a.buffer, a.byteOffset + whole * 4, a.byteLength - whole * 4);
-    for (let i = 0; i < tail.length; i++) h = Math.imul(h ^ tail[i], 0x01000193);
-    h = Math.imul(h ^ a.length, 0x01000193);
-  }
-  return h >>> 0;
+export async function lexiconDigest(l: LexiconPools): Promise<string> {
+  const parts = await Promise.all([new TextEncoder().encode(l.terms), ...digested(l)].map((a) => crypto.subtle.digest('SHA-256', a)));
+  const joined = new Uint8Array(parts.length * 32);
+  parts.forEach((d, k) => joined.set(new Uint8Array(d), k * 32));
+  return Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', joined)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-export function packedTerms(p: PackedLexicon): string[] {
+export function packedTerms(p: LexiconPools): string[] {
   return p.terms ? p.terms.split('\u0000') : [];
 }
