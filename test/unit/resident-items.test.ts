@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { IndexedMemory } from '../../lib/memory/index/memory-index';
+import { headOf, IndexedMemory } from '../../lib/memory/index/memory-index';
 import { createItem } from '../../lib/memory/normalize';
 import type { MemoryInput, MemoryItem } from '../../lib/memory/types';
 
@@ -45,6 +45,11 @@ describe('items held in memory', () => {
         const items = inputs.map((x, i) => createItem({ ...x, id: `i${i}` } as MemoryInput, Date.UTC(2025, 0, 1)));
         for (const it of items) mem.put(structuredClone(it));
         for (const it of items) expect(mem.get(it.id)).toStrictEqual(it);
+        // A start's heads from the pack, kept as they are given, and read whole from the store when asked.
+        const rows = new Map(items.map((it) => [it.id, it]));
+        const started = new IndexedMemory(async (ids) => ids.map((id) => structuredClone(rows.get(id))));
+        for (const it of items) started.putHead(structuredClone(headOf(it)), { content: 1, textDecides: false, lexicalLoaded: true });
+        for (const it of items) expect(started.head(it.id)).toStrictEqual(headOf(it));
       }),
     );
   });
@@ -57,5 +62,13 @@ describe('items held in memory', () => {
     expect(() => ((a.source as { format?: string }).format = 'mbox')).toThrow();
     expect(mem.get('chat-2')!.tags).toEqual([]);
     expect(mem.get('chat-2')!.source.format).toBe('chatgpt');
+    // So do the heads a start takes from the pack.
+    const started = new IndexedMemory(async () => []);
+    for (const it of imported(3)) started.putHead(headOf(it), { content: 1, textDecides: false, lexicalLoaded: true });
+    const h = started.head('chat-1')!;
+    expect(() => h.tags.push('x')).toThrow();
+    expect(() => ((h.source as { format?: string }).format = 'mbox')).toThrow();
+    expect(started.head('chat-2')!.tags).toEqual([]);
+    expect(started.head('chat-2')!.source).toBe(h.source);
   });
 });

@@ -207,6 +207,22 @@ export class IndexedMemory implements MemoryView {
   put(given: MemoryItem, vector?: Float32Array | Float32Array[], known: KnownEntries = {}): void {
     const content = known.content ?? contentPrint(given);
     const item = this.resident.of(given);
+    this.keep(item, this.reader ? headOf(item) : item, content, vector, known);
+  }
+
+  /**
+   * Adds an item by its head alone (a start's rows not written since the pack, lib/memory/store-load.ts): what `put`
+   * would work out from the text is known. Only where heads are kept (with a reader), since the text is not. The head
+   * becomes the one kept (its repeated parts shared in place): the caller gives it up.
+   */
+  putHead(head: ItemHead, known: Required<Pick<KnownEntries, 'content' | 'textDecides'>> & KnownEntries): void {
+    if (!this.reader) throw new Error('putHead needs an index that reads texts from the store.');
+    const kept = this.resident.adopt(head);
+    this.keep(kept, kept, known.content, undefined, known);
+  }
+
+  /** `put`'s and `putHead`'s indexing of `item`, whose head is kept as `head`. */
+  private keep(item: MemoryItem | ItemHead, head: ItemHead, content: number, vector: Float32Array | Float32Array[] | undefined, known: KnownEntries): void {
     this.flaggedList = undefined;
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
@@ -214,7 +230,7 @@ export class IndexedMemory implements MemoryView {
     this.fitsWhole.delete(item.id);
     this.hydrated.dropHydrated(item.id);
     this.prints.set(item.id, content);
-    this.byId.set(item.id, this.reader ? headOf(item) : item);
+    this.byId.set(item.id, head);
     if (item.needsReview || item.id.includes('\u0000')) {
       // Held back (e.g. it looks like a secret): kept, but in no index until the user confirms it.
       if (item.needsReview) this.heldIds.add(item.id);
@@ -224,23 +240,15 @@ export class IndexedMemory implements MemoryView {
       return;
     }
     if (vector) this.setVectors(item.id, Array.isArray(vector) ? vector : [vector]);
-    if (!known.lexicalLoaded) this.lexicalIndex.addItem(item);
+    // A head's words are in the index already (its BM25 entry came with it); a head without is a document without words.
+    if (!known.lexicalLoaded) this.lexicalIndex.addItem('text' in item ? item : { ...item, text: '', title: '' });
     if (isFlagged(item)) this.flaggedIds.add(item.id);
-    if (known.textDecides ?? textReadsAsDecision(item.text)) this.decisionTexts.add(item.id);
+    if (known.textDecides ?? ('text' in item && textReadsAsDecision(item.text))) this.decisionTexts.add(item.id);
     for (const k of situationKeys(item)) {
       const set = this.byKey.get(k) ?? new Set<string>();
       set.add(item.id);
       this.byKey.set(k, set);
     }
-  }
-
-  /**
-   * Adds an item by its head alone (a start's rows not written since the pack, lib/memory/store-load.ts): what `put`
-   * would work out from the text is known. Only where heads are kept (with a reader), since the text is not.
-   */
-  putHead(head: ItemHead, known: Required<Pick<KnownEntries, 'content' | 'textDecides'>> & KnownEntries): void {
-    if (!this.reader) throw new Error('putHead needs an index that reads texts from the store.');
-    this.put({ ...head, text: '', title: '' }, undefined, known);
   }
 
   /** The row of an item held was stamped again (lib/memory/item-revs.ts): its head carries the new revision. */

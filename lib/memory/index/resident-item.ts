@@ -1,4 +1,4 @@
-import type { MemoryItem, MemoryScope, MemorySource } from '../types';
+import type { ItemHead, MemoryItem, MemoryScope, MemorySource } from '../types';
 
 /**
  * The copy of an item the in-memory index keeps: the same fields and values, with the parts most items repeat
@@ -39,6 +39,23 @@ export class ResidentItems {
       out.title = this.shared(item.title);
     }
     return out;
+  }
+
+  /**
+   * `of` for a head the caller gives up (a pack's, just read): its repeated parts are shared in place, and it is
+   * returned as it is. A copy of each of a start's 10k heads took about half of the start's own time in Node.
+   */
+  adopt(head: ItemHead): ItemHead {
+    const h = head as { -readonly [K in keyof ItemHead]: ItemHead[K] };
+    if (h.kind === 'instruction') h.kind = 'instruction';
+    else if (h.kind === 'evidence') h.kind = 'evidence';
+    h.tags = this.list(h.tags);
+    h.people = this.list(h.people);
+    h.sites = this.list(h.sites);
+    if (h.thread || !h.source.url) h.source = this.source(h.source);
+    if (h.scope) h.scope = this.scope(h.scope);
+    if (h.thread) h.thread = { id: this.shared(h.thread.id), seq: h.thread.seq };
+    return h;
   }
 
   private shared(s: string): string {
