@@ -41,7 +41,9 @@
  *   (bench/lib/perf/browser.ts; `--browser-only` runs just these). cold_start_ms (p50), cold_start_ms_p95 and
  *   cold_start_stalled_rounds (rounds over 5 s) are 20 rounds of the shipping build, WebGPU engine included, beside
  *   the same 20 rounds of the WASM-only build (BACKSTORY_WASM_ONLY=1, built by the bench) as their baseline;
- *   cold_start_ms_no_pack is the shipping build with the index pack deleted. index_items_per_s_browser's baseline is
+ *   cold_start_ms_no_pack is the shipping build with the index pack deleted. rank_ms_first_after_start_browser: in
+ *   those cold starts, the worker's first ranking by words (`RANKED_MEASURE`, the ranker's own time), p50, against
+ *   the median of its next rankings by words before the model was ready. index_items_per_s_browser's baseline is
  *   the service worker's own 1-thread path, measured in alternating rounds, with the latency of rankings asked for
  *   during each import. index_items_per_s_webgpu: a 1,024-note import on the WebGPU engine, on a hardware GPU adapter
  *   only (`--webgpu` turns WebGPU on in Chromium); the key is always written, null without such an adapter.

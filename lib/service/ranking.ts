@@ -7,6 +7,7 @@ import type { ConditionVectorCache, QueryVectorCache } from './query-vectors';
 import type { Learning } from '../learn/learning';
 import { rankLearned } from '../learn/learned-ranking';
 import type { OverrideMemo } from '../rank/overridden-instructions';
+import { measureRanking } from './start-marks';
 
 export interface RankInputs {
   tabId: number;
@@ -74,6 +75,8 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
   // A rule's subject is judged by meaning as well as by its words; a failure to embed leaves it to the words.
   const conditionVectors =
     inp.embedder && queryVectors && inp.conditions ? await inp.conditions.for(inp.embedder, inp.store.view.flagged()).catch(() => undefined) : undefined;
+  const learned = await inp.learning.active();
+  const started = performance.now();
   const result = await rankLearned({
     task,
     memory: inp.store.view,
@@ -83,9 +86,10 @@ export async function rankForTab(inp: RankInputs): Promise<PanelState> {
     recentlyUsed: inp.recentlyUsed,
     dismissed: inp.dismissed,
     overrides: inp.overrides,
-    learned: await inp.learning.active(),
+    learned,
     now: inp.now ?? Date.now(),
   });
+  measureRanking(started, !!queryVectors);
   inp.learning.noteShown(inp.tabId, task, result.cards);
   return {
     ...base,

@@ -7,7 +7,7 @@ import { modelTag } from '../../../lib/embed/model-tag';
 import { NODE_MODEL_ROOT } from '../../../lib/embed/node-embedder';
 import { SyntheticCorpus, englishNote, percentile, rng } from './synthetic';
 import { DEBOUNCE_MS } from '../../../lib/sites/index';
-import { LISTENING_MARK, MEMORY_LOADED_MARK } from '../../../lib/service/start-marks';
+import { LISTENING_MARK, MEMORY_LOADED_MARK, RANKED_MEASURE } from '../../../lib/service/start-marks';
 import { indexCeilingFigures, indexCeilingRows } from './index-ceiling';
 
 // Under the tag of the int8 model the extension loads (lib/embed/model-tag.ts): vectors under any other tag are
@@ -288,17 +288,25 @@ async function coldStart(t: ColdTarget, n: number, pack: boolean, log: (s: strin
   return { cards, semantic, started };
 }
 
-/** When the running worker began answering messages and had memory in, after its own start (its start marks). */
+/**
+ * When the running worker began answering messages and had memory in, after its own start (its start marks); and
+ * its rankings by words alone (before the model was ready), in order: the first ran on code V8 had not yet compiled.
+ */
 interface WorkerStart {
   listening: number;
   memory: number;
+  byWords: number[];
 }
 
 /** The running worker's start marks (lib/service/start-marks.ts); undefined for a build that leaves none. */
 async function workerStart(h: Harness): Promise<WorkerStart | undefined> {
   const sw = await h.serviceWorker();
-  const at = await sw.evaluate(([a, b]) => [a, b].map((name) => performance.getEntriesByName(name)[0]?.startTime), [LISTENING_MARK, MEMORY_LOADED_MARK] as const);
-  return at[0] === undefined || at[1] === undefined ? undefined : { listening: at[0], memory: at[1] };
+  const [at, ranked] = await sw.evaluate(([a, b, r]) => [
+    [a, b].map((name) => performance.getEntriesByName(name)[0]?.startTime),
+    performance.getEntriesByName(r).map((m) => ({ ms: m.duration, semantic: !!(m as PerformanceMeasure).detail?.semantic })),
+  ] as const, [LISTENING_MARK, MEMORY_LOADED_MARK, RANKED_MEASURE] as const);
+  if (at[0] === undefined || at[1] === undefined) return undefined;
+  return { listening: at[0], memory: at[1], byWords: ranked.filter((x) => !x.semantic).map((x) => x.ms) };
 }
 
 /**
@@ -306,7 +314,7 @@ async function workerStart(h: Harness): Promise<WorkerStart | undefined> {
  * build alike; then `noPack` rounds of the first target with its pack deleted.
  */
 export async function coldStarts(targets: ColdTarget[], n: number, log: (s: string) => void, rounds: number, noPack = 0) {
-  const runs = targets.map(() => ({ cold: [] as number[], semantic: [] as number[], listening: [] as number[], memory: [] as number[] }));
+  const runs = targets.map(() => ({ cold: [] as number[], semantic: [] as number[], listening: [] as number[], memory: [] as number[], firstRank: [] as number[], laterRank: [] as number[] }));
   for (let round = 1; round <= rounds; round++) {
     for (const [k, t] of targets.entries()) {
       const r = await coldStart(t, n, true, log, round);
@@ -315,6 +323,12 @@ export async function coldStarts(targets: ColdTarget[], n: number, log: (s: stri
       if (r.started) {
         runs[k].listening.push(r.started.listening);
         runs[k].memory.push(r.started.memory);
+        // Of each start, the first ranking by words, and the median of those after it (the same page, code compiled).
+        const [first, ...later] = r.started.byWords;
+        if (first !== undefined && later.length) {
+          runs[k].firstRank.push(first);
+          runs[k].laterRank.push(percentile(later, 50));
+        }
       }
     }
   }
@@ -322,11 +336,13 @@ export async function coldStarts(targets: ColdTarget[], n: number, log: (s: stri
   for (let round = 1; round <= noPack; round++) coldNoPack.push((await coldStart(targets[0], n, false, log, round)).cards);
   return {
     coldNoPack,
-    builds: runs.map(({ cold, semantic, listening, memory }) => ({
+    builds: runs.map(({ cold, semantic, listening, memory, firstRank, laterRank }) => ({
       cold, semantic, p50: percentile(cold, 50), p95: percentile(cold, 95), stalled: cold.filter((ms) => ms > STALL_MS).length,
       // A build without the start marks (one from before them) has none: null, not a figure.
       listening: listening.length ? r1(percentile(listening, 50)) : null,
       memory: memory.length ? r1(percentile(memory, 50)) : null,
+      // Starts whose worker ranked by words more than once before its model was ready (null: none did).
+      firstRank: firstRank.length ? { first: r1(percentile(firstRank, 50)), later: r1(percentile(laterRank, 50)), starts: firstRank.length } : null,
     })),
   };
 }
@@ -377,6 +393,8 @@ export async function browserFigures(log: (s: string) => void, n = 10_000, opts:
     const cs = builds[0];
     const baseline = builds[1];
     if (cs.listening === null || cs.memory === null) throw new Error(`the build under test left no start marks (lib/service/start-marks.ts): worker_listening_ms not measured`);
+    const firstRank = cs.firstRank;
+    if (!firstRank) throw new Error(`no cold start's worker ranked by words twice before its model was ready: rank_ms_first_after_start_browser not measured`);
     const { cold, semantic } = cs;
     await hb?.close(); // the other figures are this build's alone
     hb = undefined;
@@ -436,6 +454,11 @@ export async function browserFigures(log: (s: string) => void, n = 10_000, opts:
       { name: 'cold_start_ms', what: `worker stopped -> panel opened -> first ranked cards, p50 of ${COLD_ROUNDS} rounds (10k items; by words while the model loads; the shipping build, WebGPU engine included)`, value: cs.p50, baseline: percentile(coldNoPack, 50), target: '<= 1500 ms', ok: cs.p50 <= 1500, note: `rounds ${cold.join(', ')} ms; without the pack ${coldNoPack.join(', ')} ms; model ready (semantic re-rank) ${percentile(semantic, 50)} ms` },
       { name: 'cold_start_ms_p95', what: `the same, p95 of ${COLD_ROUNDS} rounds`, value: cs.p95, target: '<= 1500 ms', ok: cs.p95 <= 1500 },
       { name: 'worker_listening_ms', what: `a started worker answers messages, ms after its own start, p50 of the ${COLD_ROUNDS} cold starts (its script compiled and run)`, value: cs.listening, baseline: baseline?.listening ?? undefined, target: 'reported', note: `memory in (the pack and the token table read) ${cs.memory} ms after the start${baseline ? `; the other build: ${baseline.listening ?? 'no marks'} / ${baseline.memory ?? 'no marks'} ms` : ''}` },
+      {
+        name: 'rank_ms_first_after_start_browser', what: `a started worker's first ranking by words (the ranker's own time), p50 over the cold starts, against the median of its rankings by words after it in the same start`,
+        value: firstRank.first, baseline: firstRank.later, target: '<= 1.5 x the later ones', ok: firstRank.first <= 1.5 * firstRank.later,
+        note: `${firstRank.starts} of ${COLD_ROUNDS} starts ranked by words again before the model was ready; the first reads its candidates' texts from IndexedDB and runs on code V8 has not compiled`,
+      },
       { name: 'cold_start_stalled_rounds', what: `cold-start rounds over ${STALL_MS / 1000} s, of ${COLD_ROUNDS}`, value: cs.stalled, target: '0', ok: cs.stalled === 0 },
     ];
     const gpu = await webgpuIndexFigures(h, ext, log);
