@@ -6,8 +6,9 @@ export const LISTENING_MARK = 'backstory:listening';
 /** Memory is loaded (the index pack or the tables, and the token table): rankings can run. */
 export const MEMORY_LOADED_MARK = 'backstory:memory-loaded';
 /**
- * A ranking (lib/service/ranking.ts: a tab's, a package's, the options page's preview): the ranker's own time (`rankLearned`, the query's embedding excluded), its detail whether
- * it ranked by meaning too. The first `RANKINGS_MEASURED` of a worker's life are kept: the first against the next.
+ * A ranking (lib/service/ranking.ts: a tab's, a package's, the options page's preview): the ranker's own time
+ * (`rankLearned`, the query's embedding excluded), its detail whether it ranked by meaning too. The first
+ * `RANKINGS_MEASURED` of a worker's life are kept: the first against the next.
  */
 export const RANKED_MEASURE = 'backstory:ranked';
 const RANKINGS_MEASURED = 20;

@@ -290,12 +290,12 @@ async function coldStart(t: ColdTarget, n: number, pack: boolean, log: (s: strin
 
 /**
  * When the running worker began answering messages and had memory in, after its own start (its start marks); and
- * its rankings by words alone (before the model was ready), in order: the first ran on code V8 had not yet compiled.
+ * its rankings in order, each with whether it ranked by meaning too: the first ran on code V8 had not yet compiled.
  */
 interface WorkerStart {
   listening: number;
   memory: number;
-  byWords: number[];
+  ranked: { ms: number; semantic: boolean }[];
 }
 
 /** The running worker's start marks (lib/service/start-marks.ts); undefined for a build that leaves none. */
@@ -306,7 +306,7 @@ async function workerStart(h: Harness): Promise<WorkerStart | undefined> {
     performance.getEntriesByName(r).map((m) => ({ ms: m.duration, semantic: !!(m as PerformanceMeasure).detail?.semantic })),
   ] as const, [LISTENING_MARK, MEMORY_LOADED_MARK, RANKED_MEASURE] as const);
   if (at[0] === undefined || at[1] === undefined) return undefined;
-  return { listening: at[0], memory: at[1], byWords: ranked.filter((x) => !x.semantic).map((x) => x.ms) };
+  return { listening: at[0], memory: at[1], ranked: [...ranked] };
 }
 
 /**
@@ -323,10 +323,12 @@ export async function coldStarts(targets: ColdTarget[], n: number, log: (s: stri
       if (r.started) {
         runs[k].listening.push(r.started.listening);
         runs[k].memory.push(r.started.memory);
-        // Of each start, the first ranking by words, and the median of those after it (the same page, code compiled).
-        const [first, ...later] = r.started.byWords;
-        if (first !== undefined && later.length) {
-          runs[k].firstRank.push(first);
+        // Of each start whose first ranking was by words: that one, and the median of those by words after it (the
+        // same page, code compiled).
+        const [first, ...after] = r.started.ranked;
+        const later = after.filter((x) => !x.semantic).map((x) => x.ms);
+        if (first && !first.semantic && later.length) {
+          runs[k].firstRank.push(first.ms);
           runs[k].laterRank.push(percentile(later, 50));
         }
       }

@@ -207,7 +207,7 @@ export class IndexedMemory implements MemoryView {
   put(given: MemoryItem, vector?: Float32Array | Float32Array[], known: KnownEntries = {}): void {
     const content = known.content ?? contentPrint(given);
     const item = this.resident.of(given);
-    this.keep(item, this.reader ? headOf(item) : item, content, vector, known);
+    this.keep(item, this.reader ? headOf(item) : item, content, vector, known, item);
   }
 
   /**
@@ -217,12 +217,14 @@ export class IndexedMemory implements MemoryView {
    */
   putHead(head: ItemHead, known: Required<Pick<KnownEntries, 'content' | 'textDecides'>> & KnownEntries): void {
     if (!this.reader) throw new Error('putHead needs an index that reads texts from the store.');
+    // Without its text, an item's words can only come with it.
+    if (!known.lexicalLoaded && !head.needsReview) throw new Error('putHead needs the item\'s BM25 entry loaded.');
     const kept = this.resident.adopt(head);
     this.keep(kept, kept, known.content, undefined, known);
   }
 
-  /** `put`'s and `putHead`'s indexing of `item`, whose head is kept as `head`. */
-  private keep(item: MemoryItem | ItemHead, head: ItemHead, content: number, vector: Float32Array | Float32Array[] | undefined, known: KnownEntries): void {
+  /** `put`'s and `putHead`'s indexing of `item`, whose head is kept as `head` (`whole`: the item, when its text is at hand). */
+  private keep(item: ItemHead, head: ItemHead, content: number, vector: Float32Array | Float32Array[] | undefined, known: KnownEntries, whole?: MemoryItem): void {
     this.flaggedList = undefined;
     const old = this.byId.get(item.id);
     if (old) this.unkey(old);
@@ -240,10 +242,9 @@ export class IndexedMemory implements MemoryView {
       return;
     }
     if (vector) this.setVectors(item.id, Array.isArray(vector) ? vector : [vector]);
-    // A head's words are in the index already (its BM25 entry came with it); a head without is a document without words.
-    if (!known.lexicalLoaded) this.lexicalIndex.addItem('text' in item ? item : { ...item, text: '', title: '' });
+    if (!known.lexicalLoaded && whole) this.lexicalIndex.addItem(whole);
     if (isFlagged(item)) this.flaggedIds.add(item.id);
-    if (known.textDecides ?? ('text' in item && textReadsAsDecision(item.text))) this.decisionTexts.add(item.id);
+    if (known.textDecides ?? (!!whole && textReadsAsDecision(whole.text))) this.decisionTexts.add(item.id);
     for (const k of situationKeys(item)) {
       const set = this.byKey.get(k) ?? new Set<string>();
       set.add(item.id);
